@@ -1,0 +1,326 @@
+package profile
+
+import (
+	"errors"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"purra.dev/purramcp/internal/strictjson"
+)
+
+// ErrBudget reports that the work budget ran out (A8.2).
+var ErrBudget = errors.New("profile: validation work budget exhausted")
+
+// Violation is the first failed constraint in walk order (A7.2).
+type Violation struct {
+	Keyword string
+	// Path holds the segments after "$": ".name" for members and "[i]" for
+	// elements. Render applies the exposure rules of A9.3.
+	Path []string
+}
+
+// MaxPathBytes is the longest path rendered as is; longer ones become "$".
+const MaxPathBytes = 512
+
+// Render returns the path exposed for v (A9.3): "$" for
+// additionalProperties, so that undeclared candidate keys are never echoed,
+// and "$" for a path over MaxPathBytes.
+func (v *Violation) Render() string {
+	if v.Keyword == "additionalProperties" {
+		return "$"
+	}
+	n := 1
+	for _, s := range v.Path {
+		n += len(s)
+	}
+	if n > MaxPathBytes {
+		return "$"
+	}
+	var b strings.Builder
+	b.Grow(n)
+	b.WriteByte('$')
+	for _, s := range v.Path {
+		b.WriteString(s)
+	}
+	return b.String()
+}
+
+// budget is the work counter of A8. charge is its only mutator and is
+// called at exactly the points A8.1 lists: each schema-node visit and each
+// structural-equality call.
+type budget struct{ remaining int }
+
+func (b *budget) charge() error {
+	b.remaining--
+	if b.remaining < 0 {
+		return ErrBudget
+	}
+	return nil
+}
+
+// Validate checks value, a strictjson value, against s with a budget of
+// steps. It returns ErrBudget when the budget runs out first, else the first
+// violation (nil when the value conforms).
+func (s *Schema) Validate(value any, steps int) (*Violation, error) {
+	w := &walker{budget: budget{remaining: steps}}
+	return w.visit(value, s.root)
+}
+
+type walker struct {
+	budget
+	path []string
+}
+
+func (w *walker) violation(keyword string) *Violation {
+	return &Violation{Keyword: keyword, Path: append([]string(nil), w.path...)}
+}
+
+// visit runs the checks of A7.2 in order at one (value, schema node) pair.
+func (w *walker) visit(v any, n *node) (*Violation, error) {
+	if err := w.charge(); err != nil {
+		return nil, err
+	}
+	if vi, err := w.combinators(v, n); vi != nil || err != nil {
+		return vi, err
+	}
+	if vi, err := w.values(v, n); vi != nil || err != nil {
+		return vi, err
+	}
+	switch x := v.(type) {
+	case string:
+		return w.forString(x, n), nil
+	case []any:
+		return w.forArray(x, n)
+	case *strictjson.Object:
+		return w.forObject(x, n)
+	case float64:
+		return w.forNumber(x, n), nil
+	}
+	return nil, nil
+}
+
+// combinators validates every branch, with no short-circuit (A7.2 steps 2–3).
+func (w *walker) combinators(v any, n *node) (*Violation, error) {
+	if n.anyOf != nil {
+		passed, err := w.passing(v, n.anyOf)
+		if err != nil {
+			return nil, err
+		}
+		if passed == 0 {
+			return w.violation("anyOf"), nil
+		}
+	}
+	if n.oneOf != nil {
+		passed, err := w.passing(v, n.oneOf)
+		if err != nil {
+			return nil, err
+		}
+		if passed != 1 {
+			return w.violation("oneOf"), nil
+		}
+	}
+	return nil, nil
+}
+
+func (w *walker) passing(v any, branches []*node) (int, error) {
+	passed := 0
+	for _, b := range branches {
+		vi, err := w.visit(v, b)
+		if err != nil {
+			return 0, err
+		}
+		if vi == nil {
+			passed++
+		}
+	}
+	return passed, nil
+}
+
+// values checks type, enum and const (A7.2 steps 4–6).
+func (w *walker) values(v any, n *node) (*Violation, error) {
+	if n.types != 0 && n.types&typeOf(v) == 0 {
+		return w.violation("type"), nil
+	}
+	if n.hasEnum {
+		found := false
+		for _, candidate := range n.enum {
+			eq, err := w.equal(v, candidate)
+			if err != nil {
+				return nil, err
+			}
+			if eq {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return w.violation("enum"), nil
+		}
+	}
+	if n.hasConst {
+		eq, err := w.equal(v, n.constant)
+		if err != nil {
+			return nil, err
+		}
+		if !eq {
+			return w.violation("const"), nil
+		}
+	}
+	return nil, nil
+}
+
+// typeOf returns every type bit v satisfies: an integral number is both an
+// integer and a number; booleans are never numbers (A7.3).
+func typeOf(v any) uint8 {
+	switch x := v.(type) {
+	case nil:
+		return typeNull
+	case bool:
+		return typeBoolean
+	case float64:
+		if strictjson.IsIntegral(x) {
+			return typeNumber | typeInteger
+		}
+		return typeNumber
+	case string:
+		return typeString
+	case []any:
+		return typeArray
+	case *strictjson.Object:
+		return typeObject
+	}
+	return 0
+}
+
+// forString counts code points, not bytes or UTF-16 units (A7.2 step 7).
+func (w *walker) forString(s string, n *node) *Violation {
+	if n.minLength == 0 && n.maxLength < 0 {
+		return nil
+	}
+	length := utf8.RuneCountInString(s)
+	if length < n.minLength {
+		return w.violation("minLength")
+	}
+	if n.maxLength >= 0 && length > n.maxLength {
+		return w.violation("maxLength")
+	}
+	return nil
+}
+
+func (w *walker) forArray(list []any, n *node) (*Violation, error) {
+	if len(list) < n.minItems {
+		return w.violation("minItems"), nil
+	}
+	if n.maxItems >= 0 && len(list) > n.maxItems {
+		return w.violation("maxItems"), nil
+	}
+	if n.unique {
+		for j := 1; j < len(list); j++ {
+			for i := 0; i < j; i++ {
+				eq, err := w.equal(list[i], list[j])
+				if err != nil {
+					return nil, err
+				}
+				if eq {
+					return w.violation("uniqueItems"), nil
+				}
+			}
+		}
+	}
+	if n.items == nil {
+		return nil, nil
+	}
+	for i, item := range list {
+		w.path = append(w.path, "["+strconv.Itoa(i)+"]")
+		vi, err := w.visit(item, n.items)
+		w.path = w.path[:len(w.path)-1]
+		if vi != nil || err != nil {
+			return vi, err
+		}
+	}
+	return nil, nil
+}
+
+func (w *walker) forObject(obj *strictjson.Object, n *node) (*Violation, error) {
+	for _, name := range n.required {
+		if _, ok := obj.Get(name); !ok {
+			vi := w.violation("required")
+			vi.Path = append(vi.Path, "."+name)
+			return vi, nil
+		}
+	}
+	if n.closed {
+		for _, k := range obj.Keys {
+			if _, declared := n.properties[k]; !declared {
+				return w.violation("additionalProperties"), nil
+			}
+		}
+	}
+	if len(n.properties) == 0 {
+		return nil, nil
+	}
+	for _, k := range obj.Keys {
+		child, declared := n.properties[k]
+		if !declared {
+			continue
+		}
+		w.path = append(w.path, "."+k)
+		vi, err := w.visit(obj.Members[k], child)
+		w.path = w.path[:len(w.path)-1]
+		if vi != nil || err != nil {
+			return vi, err
+		}
+	}
+	return nil, nil
+}
+
+// forNumber applies the inclusive bounds (A7.2 step 10).
+func (w *walker) forNumber(f float64, n *node) *Violation {
+	if n.minimum != nil && f < *n.minimum {
+		return w.violation("minimum")
+	}
+	if n.maximum != nil && f > *n.maximum {
+		return w.violation("maximum")
+	}
+	return nil
+}
+
+// equal is structural equality (A7.4). Every call, recursive ones included,
+// costs one step; it stops at the first kind, length, key-count or member
+// mismatch, as A8.1 requires.
+func (w *walker) equal(a, b any) (bool, error) {
+	if err := w.charge(); err != nil {
+		return false, err
+	}
+	switch x := a.(type) {
+	case []any:
+		y, ok := b.([]any)
+		if !ok || len(x) != len(y) {
+			return false, nil
+		}
+		for i := range x {
+			if eq, err := w.equal(x[i], y[i]); !eq || err != nil {
+				return false, err
+			}
+		}
+		return true, nil
+	case *strictjson.Object:
+		y, ok := b.(*strictjson.Object)
+		if !ok || x.Len() != y.Len() {
+			return false, nil
+		}
+		for _, k := range x.Keys {
+			yv, ok := y.Get(k)
+			if !ok {
+				return false, nil
+			}
+			if eq, err := w.equal(x.Members[k], yv); !eq || err != nil {
+				return false, err
+			}
+		}
+		return true, nil
+	default:
+		return a == b, nil // nil, bool, float64 and string compare by value
+	}
+}

@@ -1,0 +1,170 @@
+// Package strictjson implements the JSON value domain shared by the
+// purra.output-schema/v1 profile and the purra.json-identity/v1 digest
+// (schema-profile.md A3 and A6): a strict RFC 8259 parser and a snapshot of
+// decoded Go values, both bounded by depth, node and detached-byte limits
+// while they work.
+//
+// A value produced here is one of nil, bool, float64 (finite, |x| ≤ 2^53−1
+// when integral, never −0), string (valid UTF-8), []any or *Object, and is
+// never shared with the input.
+package strictjson
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// MaxSafeInteger is 2^53−1, the largest integer every JSON peer represents
+// exactly (schema-profile.md A3.2).
+const MaxSafeInteger = 1<<53 - 1
+
+// Limits bounds one snapshot or parse. Every field must be positive.
+type Limits struct {
+	// Depth is the deepest level a node may sit at; the root is level 0 and
+	// object keys sit at the level of their values (A3.4).
+	Depth int
+	// Nodes caps the number of visited items: values and object keys.
+	Nodes int
+	// Bytes caps the detached-byte measure of A3.5 and, for Parse, the
+	// UTF-8 length of the text.
+	Bytes int
+}
+
+// Object is a JSON object. Keys holds every member name exactly once, in
+// JavaScript enumeration order (A3.6): array-index names in ascending
+// numeric order first, then the others in document order (Parse) or byte
+// order (Snapshot of a Go map).
+type Object struct {
+	Keys    []string
+	Members map[string]any
+}
+
+// Get returns the member named key and whether it exists.
+func (o *Object) Get(key string) (any, bool) {
+	v, ok := o.Members[key]
+	return v, ok
+}
+
+// Len returns the number of members.
+func (o *Object) Len() int { return len(o.Keys) }
+
+// Error is the single error type of this package. It never carries input text.
+type Error struct {
+	// Offset is the byte offset in the parsed text, or -1 for a Go value.
+	Offset int
+	reason string
+}
+
+func (e *Error) Error() string {
+	if e.Offset < 0 {
+		return "strictjson: " + e.reason
+	}
+	return "strictjson: " + e.reason + " at offset " + strconv.Itoa(e.Offset)
+}
+
+// meter enforces Limits while a value is visited (A3.4, A3.5).
+type meter struct {
+	lim   Limits
+	nodes int
+	bytes int
+}
+
+// enter counts one item at the given level.
+func (m *meter) enter(level int) bool {
+	m.nodes++
+	return m.nodes <= m.lim.Nodes && level <= m.lim.Depth
+}
+
+// add charges detached bytes.
+func (m *meter) add(n int) bool {
+	m.bytes += n
+	return m.bytes <= m.lim.Bytes
+}
+
+// Detached-byte costs of A3.5.
+const (
+	scalarCost = 5  // null, true, false
+	numberCost = 24 // any number
+)
+
+// containerCost is charged after a container's children: 2 + 2 per child.
+func containerCost(children int) int { return 2 + 2*children }
+
+// StringCost returns the UTF-8 length of s written as a JSON string literal
+// with only '"', '\\' and U+0000–U+001F escaped (A3.5). s must be valid UTF-8.
+func StringCost(s string) int {
+	n := 2
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '"' || c == '\\' || c == '\b' || c == '\f' || c == '\n' || c == '\r' || c == '\t':
+			n += 2
+		case c < 0x20:
+			n += 6
+		default:
+			n++
+		}
+	}
+	return n
+}
+
+// validString reports whether s holds only Unicode scalar values: Go's
+// UTF-8 decoder rejects encoded surrogates, so a lone surrogate smuggled in
+// as CESU-8 bytes fails here (A3.3).
+func validString(s string) bool { return utf8.ValidString(s) }
+
+// arrayIndex reports whether key is a canonical array index in the sense of
+// ECMAScript (0 … 2^32−2), the names JavaScript enumerates first.
+func arrayIndex(key string) (uint64, bool) {
+	if len(key) == 0 || len(key) > 10 || (len(key) > 1 && key[0] == '0') {
+		return 0, false
+	}
+	var n uint64
+	for i := 0; i < len(key); i++ {
+		c := key[i]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + uint64(c-'0')
+	}
+	return n, n <= 1<<32-2
+}
+
+// enumerationOrder reorders keys in place into JavaScript enumeration order:
+// array indexes ascending, then the rest in their given order.
+func enumerationOrder(keys []string) {
+	first := 0
+	for _, k := range keys {
+		if _, ok := arrayIndex(k); ok {
+			first++
+		}
+	}
+	if first == 0 {
+		return
+	}
+	idx := make([]string, 0, first)
+	rest := make([]string, 0, len(keys)-first)
+	for _, k := range keys {
+		if _, ok := arrayIndex(k); ok {
+			idx = append(idx, k)
+		} else {
+			rest = append(rest, k)
+		}
+	}
+	sortIndexes(idx)
+	copy(keys, idx)
+	copy(keys[len(idx):], rest)
+}
+
+// sortIndexes sorts canonical array-index strings numerically: for canonical
+// spellings, a shorter string is a smaller number.
+func sortIndexes(idx []string) {
+	slices.SortFunc(idx, func(a, b string) int {
+		if len(a) != len(b) {
+			return len(a) - len(b)
+		}
+		return strings.Compare(a, b)
+	})
+}

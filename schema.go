@@ -1,0 +1,263 @@
+package purramcp
+
+import (
+	"strings"
+	"unicode/utf8"
+
+	"purra.dev/purramcp/internal/identity"
+	"purra.dev/purramcp/internal/profile"
+	"purra.dev/purramcp/internal/strictjson"
+)
+
+// OutputSchemaProfile names the strict object-schema profile every Contract
+// enforces (schema-profile.md Part A).
+const OutputSchemaProfile = "purra.output-schema/v1"
+
+// Contract modes (schema-profile.md A1.4).
+const (
+	ModeLocal          = "local"
+	ModeNativeRequired = "native_required"
+)
+
+// Contract error codes (schema-profile.md A9.2).
+const (
+	CodeSchemaInvalid           = "structured_output_schema_invalid"
+	CodeModeUnsupported         = "structured_output_mode_unsupported"
+	CodeInvalidJSON             = "structured_output_invalid_json"
+	CodeSchemaMismatch          = "structured_output_schema_mismatch"
+	CodeValidationLimitExceeded = "structured_output_validation_limit_exceeded"
+)
+
+// ContractLimits bounds a Contract (schema-profile.md A2). A zero field
+// takes its default, which is also its maximum; a negative field or one
+// above its maximum makes NewContract fail with CodeSchemaInvalid.
+type ContractLimits struct {
+	// SchemaBytes caps the detached-byte measure of the schema. Default 65536.
+	SchemaBytes int
+	// OutputBytes caps the UTF-8 size of a Parse text and the detached-byte
+	// measure of any validated value. Default 1048576.
+	OutputBytes int
+	// SchemaDepth is the deepest level of a schema node. Default 32.
+	SchemaDepth int
+	// OutputDepth is the deepest level of a validated value. Default 64.
+	OutputDepth int
+	// SchemaNodes caps schema nodes, keys included. Default 4096.
+	SchemaNodes int
+	// OutputNodes caps value nodes, keys included. Default 65536.
+	OutputNodes int
+	// ValidationSteps is the work budget of one validation (A8). Default 100000.
+	ValidationSteps int
+}
+
+// defaultContractLimits is in the canonical order of A2.1, the order the
+// contract digest lists them in.
+var defaultContractLimits = [7]int{65536, 1048576, 32, 64, 4096, 65536, 100000}
+
+func (l ContractLimits) array() [7]int {
+	return [7]int{l.SchemaBytes, l.OutputBytes, l.SchemaDepth, l.OutputDepth,
+		l.SchemaNodes, l.OutputNodes, l.ValidationSteps}
+}
+
+// resolve fills defaults and reports whether every field is in range.
+func (l ContractLimits) resolve() (ContractLimits, bool) {
+	a := l.array()
+	for i, v := range a {
+		if v == 0 {
+			a[i] = defaultContractLimits[i]
+		} else if v < 0 || v > defaultContractLimits[i] {
+			return ContractLimits{}, false
+		}
+	}
+	return ContractLimits{a[0], a[1], a[2], a[3], a[4], a[5], a[6]}, true
+}
+
+// ContractOptions configures NewContract. The options are copied: later
+// changes to Schema by the caller change nothing.
+type ContractOptions struct {
+	// SchemaID and SchemaVersion identify the schema. Each must be valid
+	// UTF-8 of at most 128 bytes and not blank under JavaScript trim().
+	// They are kept and hashed verbatim, untrimmed.
+	SchemaID, SchemaVersion string
+	// Schema is the schema, in the value domain of IdentityDigest. Its root
+	// must be an object whose "type" is "object".
+	Schema any
+	// Mode is "" or ModeLocal (the default), or ModeNativeRequired.
+	Mode string
+	// Limits bounds the schema and every validation.
+	Limits ContractLimits
+}
+
+// A Contract is a compiled purra.output-schema/v1 contract: a strict,
+// closed schema profile that validates without coercion, defaults or
+// repair. It is immutable and safe for concurrent use.
+type Contract struct {
+	id, version, mode string
+	limits            ContractLimits
+	schema            any // *strictjson.Object, the normalized snapshot (A5)
+	compiled          *profile.Schema
+	schemaDigest      string
+	contractDigest    string
+}
+
+// A ContractError reports why a contract could not be built or a value
+// failed it. Code is one of the Code* constants; Keyword and Path follow
+// schema-profile.md A9. It never carries input text.
+type ContractError struct {
+	Code, Path, Keyword string
+}
+
+// Error returns the fixed text of A9.1, whatever the failure.
+func (e *ContractError) Error() string { return "Structured output contract validation failed" }
+
+// Is reports whether target is a *ContractError with the same Code.
+func (e *ContractError) Is(target error) bool {
+	t, ok := target.(*ContractError)
+	return ok && t.Code == e.Code
+}
+
+func contractError(code, keyword, path string) *ContractError {
+	return &ContractError{Code: code, Path: path, Keyword: keyword}
+}
+
+var errSchemaInvalid = contractError(CodeSchemaInvalid, "schema", "$")
+
+// NewContract checks and compiles opts in the order of schema-profile.md
+// A1.3: identity strings, limits, schema snapshot under the schema limits,
+// root type, inspection, then mode. Failures are *ContractError with
+// CodeSchemaInvalid (keyword "schema") or, for an unknown mode only,
+// CodeModeUnsupported (keyword "mode").
+func NewContract(opts ContractOptions) (*Contract, error) {
+	if !validIdentityString(opts.SchemaID) || !validIdentityString(opts.SchemaVersion) {
+		return nil, fresh(errSchemaInvalid)
+	}
+	limits, ok := opts.Limits.resolve()
+	if !ok {
+		return nil, fresh(errSchemaInvalid)
+	}
+	schema, err := strictjson.Snapshot(opts.Schema, strictjson.Limits{
+		Depth: limits.SchemaDepth, Nodes: limits.SchemaNodes, Bytes: limits.SchemaBytes})
+	if err != nil {
+		return nil, fresh(errSchemaInvalid)
+	}
+	compiled, err := profile.Compile(schema)
+	if err != nil {
+		return nil, fresh(errSchemaInvalid)
+	}
+	mode := opts.Mode
+	if mode == "" {
+		mode = ModeLocal
+	}
+	if mode != ModeLocal && mode != ModeNativeRequired {
+		return nil, contractError(CodeModeUnsupported, "mode", "$")
+	}
+	c := &Contract{id: opts.SchemaID, version: opts.SchemaVersion, mode: mode,
+		limits: limits, schema: schema, compiled: compiled}
+	c.schemaDigest = identity.Digest(schema)
+	c.contractDigest = c.identityDigest()
+	return c, nil
+}
+
+func fresh(e *ContractError) *ContractError { c := *e; return &c }
+
+// identityDigest hashes the six-member contract identity of A10.2.
+func (c *Contract) identityDigest() string {
+	lim := c.limits.array()
+	limits := make([]any, len(lim))
+	for i, v := range lim {
+		limits[i] = v
+	}
+	v, err := strictjson.Snapshot(map[string]any{
+		"schemaId": c.id, "schemaVersion": c.version, "schemaProfile": OutputSchemaProfile,
+		"schemaDigest": c.schemaDigest, "mode": c.mode, "limits": limits,
+	}, identityLimits)
+	if err != nil {
+		panic("purramcp: internal error: contract identity outside the JSON domain")
+	}
+	return identity.Digest(v)
+}
+
+// validIdentityString applies A1.3 step 1 to a schema id or version.
+func validIdentityString(s string) bool {
+	return len(s) <= 128 && utf8.ValidString(s) && strings.TrimFunc(s, isJSWhitespace) != ""
+}
+
+// isJSWhitespace reports whether JavaScript's String.prototype.trim removes
+// r: WhiteSpace and LineTerminator of ECMA-262, which include U+FEFF.
+func isJSWhitespace(r rune) bool {
+	switch r {
+	case '\t', '\n', '\v', '\f', '\r', ' ', 0x00A0, 0x1680, 0x2028, 0x2029, 0x202F, 0x205F, 0x3000, 0xFEFF:
+		return true
+	}
+	return r >= 0x2000 && r <= 0x200A
+}
+
+// SchemaID returns the schema id, verbatim.
+func (c *Contract) SchemaID() string { return c.id }
+
+// SchemaVersion returns the schema version, verbatim.
+func (c *Contract) SchemaVersion() string { return c.version }
+
+// Mode returns ModeLocal or ModeNativeRequired.
+func (c *Contract) Mode() string { return c.mode }
+
+// Limits returns the resolved limits, every field set.
+func (c *Contract) Limits() ContractLimits { return c.limits }
+
+// Schema returns a fresh deep copy of the normalized schema (A5): nothing
+// added or removed, −0 folded into 0, numbers as float64. The caller may
+// modify it freely.
+func (c *Contract) Schema() map[string]any {
+	return strictjson.ToGo(c.schema).(map[string]any)
+}
+
+// SchemaDigest returns the purra.json-identity/v1 digest of the normalized
+// schema (A10.1): equal for schemas that differ only in key order or number
+// spelling.
+func (c *Contract) SchemaDigest() string { return c.schemaDigest }
+
+// ContractDigest returns the identity digest of the contract (A10.2): the
+// schema digest bound to the id, version, profile, mode and every limit.
+func (c *Contract) ContractDigest() string { return c.contractDigest }
+
+func (c *Contract) outputLimits() strictjson.Limits {
+	return strictjson.Limits{Depth: c.limits.OutputDepth, Nodes: c.limits.OutputNodes, Bytes: c.limits.OutputBytes}
+}
+
+// Parse reads text as exactly one strict RFC 8259 document (A6) and
+// validates it (A7). Any syntax, Unicode, number or resource failure is
+// CodeInvalidJSON with keyword "document"; then CodeValidationLimitExceeded
+// or CodeSchemaMismatch as for ValidateValue. On success the result is a
+// fresh map the caller owns.
+func (c *Contract) Parse(text string) (map[string]any, error) {
+	v, err := strictjson.Parse(text, c.outputLimits())
+	if err != nil {
+		return nil, contractError(CodeInvalidJSON, "document", "$")
+	}
+	return c.check(v)
+}
+
+// ValidateValue snapshots an already decoded value (A7.1) and validates it.
+// A value outside the JSON domain or the output limits is CodeInvalidJSON
+// with keyword "value"; a spent work budget is CodeValidationLimitExceeded
+// (keyword "validation_steps"); a failed constraint is CodeSchemaMismatch
+// with the violated keyword and its path. Duplicate keys an upstream decoder
+// already merged cannot be detected here. On success the result is a fresh
+// map the caller owns; value itself is never modified.
+func (c *Contract) ValidateValue(value any) (map[string]any, error) {
+	v, err := strictjson.Snapshot(value, c.outputLimits())
+	if err != nil {
+		return nil, contractError(CodeInvalidJSON, "value", "$")
+	}
+	return c.check(v)
+}
+
+func (c *Contract) check(v any) (map[string]any, error) {
+	violation, err := c.compiled.Validate(v, c.limits.ValidationSteps)
+	if err != nil {
+		return nil, contractError(CodeValidationLimitExceeded, "validation_steps", "$")
+	}
+	if violation != nil {
+		return nil, contractError(CodeSchemaMismatch, violation.Keyword, violation.Render())
+	}
+	return strictjson.ToGo(v).(map[string]any), nil
+}
