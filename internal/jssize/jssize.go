@@ -1,0 +1,142 @@
+// Package jssize measures a Go value as JavaScript measures it: the UTF-8
+// length of JSON.stringify of the decoded value (adapter.md: "how bytes are
+// counted"). It imports only the standard library.
+//
+// The value is marshaled with encoding/json (HTML escaping off), then every
+// \uXXXX escape in a string is recounted at the length JavaScript writes for
+// that code unit: Go escapes U+2028, U+2029, invalid UTF-8 (as \ufffd) and,
+// inside nested MarshalJSON output, <, > and &, all of which JSON.stringify
+// writes raw. Go's float formatting matches ECMAScript Number::toString except
+// for negative zero, which Go writes "-0" and JavaScript "0".
+package jssize
+
+import (
+	"bytes"
+	"encoding/json"
+	"unicode/utf8"
+)
+
+// Size returns the UTF-8 length of JSON.stringify of v, as JavaScript would
+// write the decoded value. It fails when encoding/json cannot marshal v (for
+// example NaN or an unsupported type). A json.Number or json.RawMessage is
+// counted as its compact spelling.
+func Size(v any) (int, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return 0, err
+	}
+	b := bytes.TrimSuffix(buf.Bytes(), []byte{'\n'})
+	return len(b) - escapeSavings(b), nil
+}
+
+// escapeSavings scans compact JSON b and returns how many bytes shorter the
+// JavaScript spelling of its \u escapes is.
+func escapeSavings(b []byte) int {
+	saved := 0
+	inString := false
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		if !inString {
+			switch {
+			case c == '"':
+				inString = true
+			case c == '-' && negativeZeroAt(b, i):
+				saved++ // JSON.stringify(-0) is "0"
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			inString = false
+		case '\\':
+			if i+1 < len(b) && b[i+1] == 'u' {
+				n, width := jsLength(b, i)
+				saved += width - n
+				i += width - 1
+			} else {
+				i++ // a two-byte escape, the same in JavaScript
+			}
+		}
+	}
+	return saved
+}
+
+// negativeZeroAt reports whether the number token at b[i] is "-0" (how
+// encoding/json writes a float64 negative zero).
+func negativeZeroAt(b []byte, i int) bool {
+	if i+1 >= len(b) || b[i+1] != '0' {
+		return false
+	}
+	if i+2 == len(b) {
+		return true
+	}
+	switch b[i+2] {
+	case '.', 'e', 'E':
+		return false
+	}
+	return b[i+2] < '0' || b[i+2] > '9'
+}
+
+// jsLength reads the \u escape at b[i] (and a following low surrogate escape
+// when b[i] starts a pair). It returns the bytes JavaScript writes for it and
+// the bytes the Go spelling spans.
+func jsLength(b []byte, i int) (js, width int) {
+	u, ok := hex4(b, i+2)
+	if !ok {
+		return 6, 6 // unreachable: encoding/json writes only valid escapes
+	}
+	if u >= 0xD800 && u <= 0xDBFF {
+		if lowSurrogateAt(b, i+6) {
+			return 4, 12
+		}
+	}
+	return unitLength(u), 6
+}
+
+// lowSurrogateAt reports whether b[i:] starts with a \u escape of a low surrogate.
+func lowSurrogateAt(b []byte, i int) bool {
+	if i+6 > len(b) || b[i] != '\\' || b[i+1] != 'u' {
+		return false
+	}
+	u, ok := hex4(b, i+2)
+	return ok && u >= 0xDC00 && u <= 0xDFFF
+}
+
+// unitLength is the length JSON.stringify writes for one UTF-16 code unit
+// that is not part of a surrogate pair.
+func unitLength(u rune) int {
+	switch {
+	case u == '"' || u == '\\' || u == '\b' || u == '\f' || u == '\n' || u == '\r' || u == '\t':
+		return 2
+	case u < 0x20:
+		return 6
+	case u >= 0xD800 && u <= 0xDFFF:
+		return 6 // a lone surrogate stays escaped (well-formed JSON.stringify)
+	default:
+		return utf8.RuneLen(u)
+	}
+}
+
+// hex4 decodes four hex digits at b[i:].
+func hex4(b []byte, i int) (rune, bool) {
+	if i+4 > len(b) {
+		return 0, false
+	}
+	var u rune
+	for _, c := range b[i : i+4] {
+		u <<= 4
+		switch {
+		case c >= '0' && c <= '9':
+			u |= rune(c - '0')
+		case c >= 'a' && c <= 'f':
+			u |= rune(c - 'a' + 10)
+		case c >= 'A' && c <= 'F':
+			u |= rune(c - 'A' + 10)
+		default:
+			return 0, false
+		}
+	}
+	return u, true
+}
