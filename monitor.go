@@ -1,0 +1,193 @@
+package purramcp
+
+import (
+	"context"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Protocol versions the adapter accepts (adapter.md §2). purra-mcp 1.0.0
+// accepts the first two; 2026-07-28 is go-sdk's default.
+const (
+	ProtocolVersion20250618 = "2025-06-18"
+	ProtocolVersion20251125 = "2025-11-25"
+	ProtocolVersion20260728 = "2026-07-28"
+)
+
+// methodToolListChanged is the only notification the monitor counts.
+const methodToolListChanged = "notifications/tools/list_changed"
+
+// A CatalogMonitor follows one MCP session for the catalogs discovered over
+// it: the negotiated protocol version, tool list changes (each one makes every
+// earlier catalog stale for good) and the end of the session. A catalog checks
+// it before and after every request.
+//
+// A CatalogMonitor is safe for concurrent use. It serves exactly one session;
+// it never closes the session, the client or the transport, which the host
+// owns.
+type CatalogMonitor struct {
+	// mu guards every field below.
+	mu       sync.Mutex
+	revision uint64
+	closed   bool
+	protocol string
+	session  *mcp.ClientSession
+}
+
+// NewCatalogMonitor returns an open monitor with revision 0 and no protocol
+// version.
+func NewCatalogMonitor() *CatalogMonitor { return &CatalogMonitor{} }
+
+// ClientOptions returns a copy of base (nil means empty options) for
+// mcp.NewClient, wired to this monitor:
+//
+//   - its ToolListChangedHandler counts the change on the monitor and then
+//     calls base's own handler, if any. Setting it is also what makes go-sdk
+//     subscribe to list changes under 2026-07-28;
+//   - multi-round-trip retries are disabled, so one tools/call is one request
+//     (go-sdk otherwise re-sends tools/call for inputRequests).
+//
+// Every list change the client receives counts, from any of its sessions: use
+// one client (built with these options) per monitor. base is not modified.
+func (m *CatalogMonitor) ClientOptions(base *mcp.ClientOptions) *mcp.ClientOptions {
+	var opts mcp.ClientOptions
+	if base != nil {
+		opts = *base
+	}
+	host := opts.ToolListChangedHandler
+	opts.ToolListChangedHandler = func(ctx context.Context, req *mcp.ToolListChangedRequest) {
+		m.OnNotification(methodToolListChanged)
+		if host != nil {
+			host(ctx, req)
+		}
+	}
+	mrt := mcp.MultiRoundTripOptions{}
+	if opts.MultiRoundTrip != nil {
+		mrt = *opts.MultiRoundTrip
+	}
+	mrt.Disabled = true
+	opts.MultiRoundTrip = &mrt
+	return &opts
+}
+
+// Attach binds the monitor to session: it accepts the version the handshake
+// actually negotiated (session.InitializeResult().ProtocolVersion) and starts
+// one goroutine that waits for the session to end (session.Wait) and then
+// closes the monitor. Attaching the same session again does nothing more.
+//
+// It fails [ErrBindingInvalid] for a nil session, [ErrNotInitialized] when the
+// session has no initialize result, [ErrProtocolConflict] when another session
+// is attached (the monitor stays as it is), and otherwise as
+// AcceptProtocolVersion does. Attach never closes the session.
+func (m *CatalogMonitor) Attach(session *mcp.ClientSession) error {
+	if session == nil {
+		return fail(codeBindingInvalid)
+	}
+	init := session.InitializeResult()
+	if init == nil {
+		return fail(codeNotInitialized)
+	}
+	m.mu.Lock()
+	switch m.session {
+	case nil:
+		m.session = session
+	case session:
+		m.mu.Unlock()
+		return m.AcceptProtocolVersion(init.ProtocolVersion)
+	default:
+		m.mu.Unlock()
+		return fail(codeProtocolConflict)
+	}
+	m.mu.Unlock()
+	if err := m.AcceptProtocolVersion(init.ProtocolVersion); err != nil {
+		return err
+	}
+	go func() {
+		// Ends when the session does; the host owns and closes it.
+		_ = session.Wait()
+		m.Close()
+	}()
+	return nil
+}
+
+// AcceptProtocolVersion records the negotiated protocol version. It accepts
+// [ProtocolVersion20250618], [ProtocolVersion20251125] and
+// [ProtocolVersion20260728]; any other version fails
+// [ErrProtocolUnsupported], and a version different from one accepted before
+// fails [ErrProtocolConflict]. Both failures close the monitor.
+func (m *CatalogMonitor) AcceptProtocolVersion(version string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	switch version {
+	case ProtocolVersion20250618, ProtocolVersion20251125, ProtocolVersion20260728:
+	default:
+		m.closed = true
+		return fail(codeProtocolUnsupported)
+	}
+	if m.protocol != "" && m.protocol != version {
+		m.closed = true
+		return fail(codeProtocolConflict)
+	}
+	m.protocol = version
+	return nil
+}
+
+// OnNotification feeds a server notification by method name:
+// "notifications/tools/list_changed" advances the revision, so every catalog
+// discovered before it is stale; other methods are ignored. It never blocks.
+func (m *CatalogMonitor) OnNotification(method string) {
+	if method != methodToolListChanged {
+		return
+	}
+	m.mu.Lock()
+	m.revision++
+	m.mu.Unlock()
+}
+
+// Close marks the session ended: every later Check fails
+// [ErrConnectionClosed]. It is idempotent and does not close the session.
+func (m *CatalogMonitor) Close() {
+	m.mu.Lock()
+	m.closed = true
+	m.mu.Unlock()
+}
+
+// Revision returns the number of tool list changes seen so far.
+func (m *CatalogMonitor) Revision() uint64 {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.revision
+}
+
+// ProtocolVersion returns the accepted protocol version, or "" when none.
+func (m *CatalogMonitor) ProtocolVersion() string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.protocol
+}
+
+// Check reports whether a catalog discovered at revision is still current. It
+// fails, in this order, [ErrConnectionClosed] when the monitor is closed,
+// [ErrNotInitialized] when no version was accepted and [ErrCatalogStale] when
+// the tool list changed since revision.
+func (m *CatalogMonitor) Check(revision uint64) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	switch {
+	case m.closed:
+		return fail(codeConnectionClosed)
+	case m.protocol == "":
+		return fail(codeNotInitialized)
+	case revision != m.revision:
+		return fail(codeCatalogStale)
+	}
+	return nil
+}
+
+// attachedElsewhere reports whether the monitor is attached to a session other than s.
+func (m *CatalogMonitor) attachedElsewhere(s *mcp.ClientSession) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.session != nil && m.session != s
+}
