@@ -1,0 +1,176 @@
+package purramcp_test
+
+import (
+	"encoding/json"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"purra.dev/purramcp"
+)
+
+// fixtureTool is the canonical remote tool of mcp_tools.json.
+type fixtureTool struct {
+	Name         string         `json:"name"`
+	Description  string         `json:"description"`
+	InputSchema  map[string]any `json:"inputSchema"`
+	OutputSchema map[string]any `json:"outputSchema"`
+	Annotations  map[string]any `json:"annotations"`
+}
+
+func loadFixtureTools(t testing.TB) (tool, declared fixtureTool, digest string) {
+	var v struct {
+		Tool                fixtureTool `json:"tool"`
+		DeclaredDialectTool fixtureTool `json:"declaredDialectTool"`
+		RevisionDigest      string      `json:"revisionDigest"`
+	}
+	require.NoError(t, json.Unmarshal(readVector(t, "mcp_tools.json"), &v))
+	return v.Tool, v.DeclaredDialectTool, v.RevisionDigest
+}
+
+type identityEntry struct {
+	remote, local, description, title string
+	input, output                     map[string]any
+	concurrencySafe                   bool
+}
+
+// catalogIdentity builds the revisionDigest input of schema-profile.md B1.3.
+func catalogIdentity(serverID, protocol string, entries ...identityEntry) map[string]any {
+	list := make([]any, len(entries))
+	for i, e := range entries {
+		var output any
+		if e.output != nil {
+			output = e.output
+		}
+		list[i] = map[string]any{
+			"remoteName": e.remote, "localName": e.local, "description": e.description,
+			"inputSchema": e.input, "outputSchema": output,
+			"policy":          map[string]any{"mode": "read", "title": e.title, "riskLevel": "read"},
+			"concurrencySafe": e.concurrencySafe,
+		}
+	}
+	return map[string]any{"schemaVersion": 1, "serverId": serverID, "protocolVersion": protocol, "entries": list}
+}
+
+// TestIdentityC4_CatalogDigests checks the fixture revisionDigest and every
+// catalog digest reference-behaviors.md §4 derives.
+func TestIdentityC4_CatalogDigests(t *testing.T) {
+	tool, declared, fixtureDigest := loadFixtureTools(t)
+	search := identityEntry{remote: "remote.search", local: "search", description: tool.Description,
+		title: "Search", input: tool.InputSchema, output: tool.OutputSchema, concurrencySafe: true}
+	other := identityEntry{remote: "remote.other", local: "another", description: tool.Description,
+		title: "Other", input: tool.InputSchema, output: tool.OutputSchema}
+	changed := search
+	changed.description = "Changed description"
+	textOnly := search
+	textOnly.output = nil
+	dialect := search
+	dialect.input, dialect.output = declared.InputSchema, declared.OutputSchema
+	count := identityEntry{remote: "count", local: "count", title: "Count",
+		input: map[string]any{"type": "object", "properties": map[string]any{}, "additionalProperties": false},
+		output: map[string]any{"type": "object", "properties": map[string]any{"count": map[string]any{"type": "integer"}},
+			"required": []any{"count"}, "additionalProperties": false}}
+
+	cases := []struct {
+		name, want string
+		value      map[string]any
+	}{
+		{"fixture", fixtureDigest, catalogIdentity("fixture", "2025-11-25", search)},
+		{"fixture-2025-06-18", "d5d8ba2584e1169a9285f82218bd76e662ba9cd11aef5eb3a8cc847c48912a1c", catalogIdentity("fixture", "2025-06-18", search)},
+		{"declared-dialect", "4f50042f2d82970db42ef5e7437557a2722ec73e5b2d700c035538493dd0448c", catalogIdentity("fixture", "2025-11-25", dialect)},
+		{"G6-order", "d2e792eb8724832f433b1bf5ecd9822cf58dc58afe9ce13cc2761a7eebd68d5d", catalogIdentity("fixture", "2025-11-25", other, search)},
+		{"G6-changed", "75f2bc87bfa454d5200c2ab8685281645c6d733cb87c177d47d73b5693f750f3", catalogIdentity("fixture", "2025-11-25", other, changed)},
+		{"text-only", "9828c43572192bfbeca54e94830f6658f448945c066240f375fa4d978d043e3f", catalogIdentity("fixture", "2025-11-25", textOnly)},
+		{"installed-smoke", "2f3abeae2653d364f7f1b3d3ea4c4bd5e55f64f50db3e7a128ae638adefbeea3", catalogIdentity("local", "2025-11-25", count)},
+	}
+	assert.Equal(t, "8cb096a7199b89dd4fcdcdae1f23b91b9d29ba0146efbbba79cd1a557e62349d", fixtureDigest)
+	for _, tc := range cases {
+		got, err := purramcp.IdentityDigest(tc.value)
+		require.NoError(t, err, tc.name)
+		assert.Equal(t, tc.want, got, "case %s", tc.name)
+
+		raw, err := json.Marshal(tc.value)
+		require.NoError(t, err)
+		got, err = purramcp.IdentityDigest(json.RawMessage(raw))
+		require.NoError(t, err, tc.name)
+		assert.Equal(t, tc.want, got, "case %s as raw JSON", tc.name)
+	}
+}
+
+// TestIdentityA10_ContractExamples checks the derived examples of
+// schema-profile.md A10.5.
+func TestIdentityA10_ContractExamples(t *testing.T) {
+	cases := []struct {
+		id, mode, schema, schemaDigest, contractDigest string
+	}{
+		{"test", "", `{"type":"object"}`,
+			"35d2b71e1c667ec7dde27eb339b795691b3d5f1582109fa87a51ce344dff98c0",
+			"2ad666543996b1de6330a21191357c38604d23dd32992b2dd5cd9723d525af5f"},
+		{"test", purramcp.ModeNativeRequired, `{"type":"object"}`,
+			"35d2b71e1c667ec7dde27eb339b795691b3d5f1582109fa87a51ce344dff98c0",
+			"95fd7a28da0295d1979cb9903d0b0353c66c9bff484f2ceb9c77246d5cbd442b"},
+		{"label", purramcp.ModeLocal, `{"type":"object","properties":{"label":{"type":"string"}},"required":["label"],"additionalProperties":false}`,
+			"a7cd58cae99f2e2353794927f9e4ef7b32770de0a2711c534ecb1e87486fe43c",
+			"1069387100395a0407589c5c408b0cf54a90fa26383cb46a5682019f6b33582e"},
+	}
+	for _, tc := range cases {
+		c, err := purramcp.NewContract(purramcp.ContractOptions{SchemaID: tc.id, SchemaVersion: "1",
+			Schema: json.RawMessage(tc.schema), Mode: tc.mode})
+		require.NoError(t, err, tc.schema)
+		assert.Equal(t, tc.schemaDigest, c.SchemaDigest(), tc.schema)
+		assert.Equal(t, tc.contractDigest, c.ContractDigest(), tc.schema)
+		d, err := purramcp.IdentityDigest(json.RawMessage(tc.schema))
+		require.NoError(t, err)
+		assert.Equal(t, tc.schemaDigest, d, "IdentityDigest equals schemaDigest")
+	}
+}
+
+// TestIdentityB1_Domain covers the value domain and the limits of B1.1.
+func TestIdentityB1_Domain(t *testing.T) {
+	self := map[string]any{}
+	self["self"] = self
+	deep := any("leaf")
+	for range 65 {
+		deep = []any{deep}
+	}
+	wide := make([]any, 65536)
+	for i := range wide {
+		wide[i] = nil
+	}
+	rejected := map[string]any{
+		"NaN": math.NaN(), "+Inf": math.Inf(1), "unsafe int64": int64(1) << 53,
+		"unsafe uint64": uint64(1) << 60, "unsafe float": 9007199254740992.0,
+		"invalid UTF-8": "\xff", "CESU-8 surrogate": "\xed\xa0\x80",
+		"invalid UTF-8 key": map[string]any{"\xff": 1}, "struct": struct{}{},
+		"typed slice": []string{"a"}, "cycle": self, "depth 65": deep, "nodes 65537": wide,
+		"bytes over 1 MiB": strings.Repeat("x", 1<<20), "bad json.Number": json.Number("01"),
+		"raw duplicate": json.RawMessage(`{"a":1,"a":2}`), "raw lone surrogate": json.RawMessage(`"\ud800"`),
+		"raw trailing": json.RawMessage(`1 2`), "empty raw": json.RawMessage(nil),
+	}
+	for name, v := range rejected {
+		got, err := purramcp.IdentityDigest(v)
+		assert.Error(t, err, name)
+		assert.Empty(t, got, name)
+		assert.Equal(t, "", purramcp.CodeOf(err), "%s: identity errors are plain, not coded", name)
+	}
+
+	equal := [][]any{
+		{1, 1.0, int64(1), uint8(1), float32(1), json.Number("1e0"), json.RawMessage("1.0")},
+		{0, math.Copysign(0, -1), json.Number("-0"), json.RawMessage("-0.0"), json.RawMessage("1e-400")},
+		{map[string]any{"b": 1, "a": 2}, json.RawMessage(`{"a":2,"b":1}`), map[string]any{"a": json.RawMessage("2"), "b": 1.0}},
+		{math.SmallestNonzeroFloat64, json.RawMessage("4.9e-324")},
+		{float64(1<<53 - 1), json.Number("9007199254740991")},
+	}
+	for _, group := range equal {
+		first, err := purramcp.IdentityDigest(group[0])
+		require.NoError(t, err)
+		for _, v := range group[1:] {
+			got, err := purramcp.IdentityDigest(v)
+			require.NoError(t, err, "%#v", v)
+			assert.Equal(t, first, got, "%#v digests like %#v", v, group[0])
+		}
+	}
+}
