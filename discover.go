@@ -1,0 +1,459 @@
+package purramcp
+
+import (
+	"context"
+	"maps"
+	"regexp"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"purra.dev/purramcp/internal/jssize"
+)
+
+// Schema identity of every remote contract and the one root dialect the
+// adapter recognizes (adapter.md §5).
+const (
+	remoteSchemaID      = "mcp.object"
+	remoteSchemaVersion = "1"
+	dialectKey          = "$schema"
+	dialect202012       = "https://json-schema.org/draft/2020-12/schema"
+	snapshotVersion     = 1
+)
+
+var (
+	remoteNamePattern = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
+	localNamePattern  = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,63}$`)
+)
+
+// A ToolBinding binds one remote tool, by its remote name (the map key given
+// to DiscoverTools), to a local name and a read policy.
+type ToolBinding struct {
+	// LocalName is the name the core sees: ^[A-Za-z_][A-Za-z0-9_]{0,63}$.
+	LocalName string
+	// Policy must have Mode "read", RiskLevel "" or "read" and a non-blank
+	// Title (stored trimmed).
+	Policy ToolPolicy
+	// Scope is required; Unscoped is the explicit opt-out.
+	Scope ScopeFunc
+	// ConcurrencySafe records the host's declaration (default false).
+	ConcurrencySafe bool
+}
+
+// DiscoveryOptions configures DiscoverTools.
+type DiscoveryOptions struct {
+	// Monitor follows the session; required.
+	Monitor *CatalogMonitor
+	// Limits bounds discovery and every call; zero fields take defaults.
+	Limits Limits
+}
+
+// A Snapshot is the immutable identity of a catalog. json.Marshal gives the
+// purra-mcp 1.0.0 snapshot shape.
+type Snapshot struct {
+	SchemaVersion   int         `json:"schemaVersion"`
+	ServerID        string      `json:"serverId"`
+	ProtocolVersion string      `json:"protocolVersion"`
+	RevisionDigest  string      `json:"revisionDigest"`
+	Entries         []ToolEntry `json:"entries"` // sorted by LocalName
+}
+
+// A ToolEntry is one bound tool in a Snapshot.
+type ToolEntry struct {
+	RemoteName  string         `json:"remoteName"`
+	LocalName   string         `json:"localName"`
+	Description string         `json:"description"`
+	InputSchema map[string]any `json:"inputSchema"`
+	// OutputSchema is nil (JSON null) when the tool has none.
+	OutputSchema    map[string]any `json:"outputSchema"`
+	Policy          ToolPolicy     `json:"policy"`
+	ConcurrencySafe bool           `json:"concurrencySafe"`
+}
+
+// A Catalog is the result of one discovery: a snapshot and one registration
+// per binding. It is immutable; Stale and the registrations are safe for
+// concurrent use. It stays bound to the session it was discovered over.
+type Catalog struct {
+	snapshot Snapshot
+	tools    []*boundTool // sorted by local name
+	monitor  *CatalogMonitor
+	revision uint64
+}
+
+// binding is a validated, normalized copy of a ToolBinding.
+type binding struct {
+	remote          string
+	local           string
+	policy          ToolPolicy
+	scope           ScopeFunc
+	concurrencySafe bool
+}
+
+// boundTool is everything one registration needs.
+type boundTool struct {
+	binding  binding
+	entry    ToolEntry
+	input    *Contract
+	output   *Contract // nil when the tool has no output schema
+	envelope *Contract
+	session  *mcp.ClientSession
+	limits   Limits
+	monitor  *CatalogMonitor
+	revision uint64
+}
+
+// DiscoverTools lists the session's tools page by page and binds the tools
+// named in bindings, in the order of adapter.md §3; nothing is sent before the
+// bindings, limits and monitor pass. Unbound tools are never compiled.
+//
+// It returns only *Error values or [ErrCanceled] (when ctx ends), never an SDK
+// error or remote text: [ErrBindingInvalid], [ErrNameConflict],
+// [ErrConnectionClosed], [ErrNotInitialized], [ErrCatalogStale],
+// [ErrProtocolConflict] (the monitor holds another version than the
+// session), [ErrToolsUnavailable], [ErrCatalogLimitExceeded],
+// [ErrPaginationInvalid], [ErrSchemaUnsupported], [ErrBindingMissing] and,
+// for a failed request, the codes of Run's error mapping (adapter.md §4).
+//
+// bindings is copied; changing it later changes nothing. DiscoverTools never
+// closes the session, which the host owns. Each request is bounded by
+// Limits.Timeout.
+func DiscoverTools(ctx context.Context, session *mcp.ClientSession, serverID string,
+	bindings map[string]ToolBinding, opts DiscoveryOptions) (*Catalog, error) {
+	limits, err := opts.Limits.resolve()
+	if err != nil {
+		return nil, err
+	}
+	m := opts.Monitor
+	if session == nil || m == nil || !remoteNamePattern.MatchString(serverID) || bindings == nil ||
+		m.attachedElsewhere(session) {
+		return nil, fail(codeBindingInvalid)
+	}
+	bound, err := copyBindings(bindings, limits.MaxTools)
+	if err != nil {
+		return nil, err
+	}
+	d := &discovery{ctx: ctx, session: session, monitor: m, limits: limits, bound: bound,
+		seen: map[string]bool{}, cursors: map[string]bool{}, found: map[string]*boundTool{}}
+	if err := d.preflight(); err != nil {
+		return nil, err
+	}
+	if err := d.pages(); err != nil {
+		return nil, err
+	}
+	return d.catalog(serverID)
+}
+
+// copyBindings validates and copies every binding in sorted remote-name order
+// (adapter.md §3.3), so map order never changes the outcome.
+func copyBindings(bindings map[string]ToolBinding, maxTools int) (map[string]*binding, error) {
+	bound := make(map[string]*binding, len(bindings))
+	locals := make(map[string]bool, len(bindings))
+	for _, remote := range slices.Sorted(maps.Keys(bindings)) {
+		b := bindings[remote]
+		title := strings.TrimFunc(b.Policy.Title, isJSWhitespace)
+		if !remoteNamePattern.MatchString(remote) || !localNamePattern.MatchString(b.LocalName) ||
+			b.Policy.Mode != "read" || (b.Policy.RiskLevel != "" && b.Policy.RiskLevel != "read") ||
+			title == "" || !utf8.ValidString(title) || b.Scope == nil {
+			return nil, fail(codeBindingInvalid)
+		}
+		if locals[b.LocalName] {
+			return nil, fail(codeNameConflict)
+		}
+		locals[b.LocalName] = true
+		bound[remote] = &binding{remote: remote, local: b.LocalName, scope: b.Scope,
+			policy:          ToolPolicy{Mode: "read", Title: title, RiskLevel: "read"},
+			concurrencySafe: b.ConcurrencySafe}
+	}
+	if len(bound) == 0 || len(bound) > maxTools {
+		return nil, fail(codeBindingInvalid)
+	}
+	return bound, nil
+}
+
+// discovery is the state of one DiscoverTools call.
+type discovery struct {
+	ctx        context.Context
+	session    *mcp.ClientSession
+	monitor    *CatalogMonitor
+	revision   uint64
+	protocol   string
+	limits     Limits
+	envelope   *Contract
+	bound      map[string]*binding
+	seen       map[string]bool // remote names on every page so far
+	cursors    map[string]bool
+	found      map[string]*boundTool
+	totalBytes int
+}
+
+// preflight runs adapter.md §3.4: monitor, version, tools capability and the
+// envelope contract, all before any request.
+func (d *discovery) preflight() error {
+	d.revision = d.monitor.Revision()
+	if err := d.monitor.Check(d.revision); err != nil {
+		return err
+	}
+	d.protocol = d.monitor.ProtocolVersion()
+	init := d.session.InitializeResult()
+	if init == nil {
+		return fail(codeNotInitialized) // unreachable after a successful Connect
+	}
+	if init.ProtocolVersion != d.protocol {
+		return fail(codeProtocolConflict)
+	}
+	if init.Capabilities == nil || init.Capabilities.Tools == nil {
+		return fail(codeToolsUnavailable)
+	}
+	envelope, err := newRemoteContract(map[string]any{"type": "object"}, d.limits)
+	if err != nil {
+		return err
+	}
+	d.envelope = envelope
+	return nil
+}
+
+// pages pages tools/list (adapter.md §3.5–§3.6).
+func (d *discovery) pages() error {
+	cursor := ""
+	for range d.limits.MaxPages {
+		if err := d.monitor.Check(d.revision); err != nil {
+			return err
+		}
+		if d.ctx.Err() != nil {
+			return ErrCanceled // adapter.md §3.5: no request sent
+		}
+		result, err := bounded(d.ctx, d.limits.Timeout, func(ctx context.Context) (*mcp.ListToolsResult, error) {
+			// adapter.md §3.5: fresh params per request (go-sdk writes _meta into
+			// them); the first request carries none, so no cursor.
+			var params *mcp.ListToolsParams
+			if cursor != "" {
+				params = &mcp.ListToolsParams{Cursor: cursor}
+			}
+			return d.session.ListTools(ctx, params)
+		})
+		if err != nil {
+			return err
+		}
+		if err := d.monitor.Check(d.revision); err != nil {
+			return err
+		}
+		if err := d.readPage(result); err != nil {
+			return err
+		}
+		next := result.NextCursor
+		if next == "" {
+			return nil
+		}
+		// adapter.md §3.6: an oversized or repeated cursor fails.
+		if len(next) > maxCursorBytes || d.cursors[next] {
+			return fail(codePaginationInvalid)
+		}
+		d.cursors[next] = true
+		cursor = next
+	}
+	return fail(codeCatalogLimitExceeded) // adapter.md §3.6: pages exhausted
+}
+
+// readPage charges one page against the catalog limits and compiles the
+// bound tools on it. result may be shared with go-sdk's cache: read only.
+func (d *discovery) readPage(result *mcp.ListToolsResult) error {
+	n, err := jssize.Size(result)
+	if err != nil {
+		return fail(codeCatalogLimitExceeded)
+	}
+	d.totalBytes += n
+	if d.totalBytes > d.limits.MaxCatalogBytes || len(d.seen)+len(result.Tools) > d.limits.MaxTools {
+		return fail(codeCatalogLimitExceeded)
+	}
+	for _, tool := range result.Tools {
+		if tool == nil {
+			continue // unreachable: go-sdk drops null tools
+		}
+		if d.seen[tool.Name] {
+			return fail(codeNameConflict)
+		}
+		d.seen[tool.Name] = true
+		b, ok := d.bound[tool.Name]
+		if !ok {
+			continue // unbound: never compiled, never widens anything
+		}
+		t, err := d.bindTool(tool, b)
+		if err != nil {
+			return err
+		}
+		d.found[tool.Name] = t
+	}
+	return nil
+}
+
+// bindTool checks one bound remote tool and compiles its schemas.
+func (d *discovery) bindTool(tool *mcp.Tool, b *binding) (*boundTool, error) {
+	if jsUTF8Len(tool.Description) > d.limits.MaxDescriptionBytes {
+		return nil, fail(codeCatalogLimitExceeded)
+	}
+	// adapter.md §5: execution.taskSupport "required" would fail
+	// mcp_tool_unsupported, but go-sdk v1.8.0 drops it while decoding.
+	input, inputSnap, err := remoteContract(tool.InputSchema, d.limits)
+	if err != nil {
+		return nil, err
+	}
+	var output *Contract
+	var outputSnap map[string]any
+	if tool.OutputSchema != nil {
+		if output, outputSnap, err = remoteContract(tool.OutputSchema, d.limits); err != nil {
+			return nil, err
+		}
+	}
+	return &boundTool{
+		binding: *b,
+		entry: ToolEntry{RemoteName: tool.Name, LocalName: b.local, Description: tool.Description,
+			InputSchema: inputSnap, OutputSchema: outputSnap, Policy: b.policy,
+			ConcurrencySafe: b.concurrencySafe},
+		input: input, output: output, envelope: d.envelope, session: d.session,
+		limits: d.limits, monitor: d.monitor, revision: d.revision,
+	}, nil
+}
+
+// remoteContract applies adapter.md §5 to one remote schema. It returns the
+// compiled contract and the snapshot schema (the root $schema kept).
+func remoteContract(schema any, limits Limits) (*Contract, map[string]any, error) {
+	root, ok := schema.(map[string]any)
+	if !ok {
+		return nil, nil, fail(codeSchemaUnsupported)
+	}
+	// adapter.md §5: the whole schema, declaration included, as compact JSON.
+	if n, err := jssize.Size(root); err != nil || n > limits.MaxSchemaBytes {
+		return nil, nil, fail(codeSchemaUnsupported)
+	}
+	declared, hasDialect := root[dialectKey]
+	if s, ok := declared.(string); hasDialect && (!ok || s != dialect202012) {
+		return nil, nil, fail(codeSchemaUnsupported)
+	}
+	body := make(map[string]any, len(root))
+	for k, v := range root {
+		if k != dialectKey {
+			body[k] = v
+		}
+	}
+	c, err := newRemoteContract(body, limits)
+	if err != nil {
+		return nil, nil, err
+	}
+	snap := c.Schema()
+	if hasDialect {
+		snap[dialectKey] = dialect202012
+	}
+	return c, snap, nil
+}
+
+// newRemoteContract compiles schema under the adapter's limits; any rejection
+// is [ErrSchemaUnsupported]. NewContract copies schema and never modifies it.
+func newRemoteContract(schema map[string]any, limits Limits) (*Contract, error) {
+	c, err := NewContract(ContractOptions{SchemaID: remoteSchemaID, SchemaVersion: remoteSchemaVersion,
+		Schema: schema, Limits: ContractLimits{SchemaBytes: limits.MaxSchemaBytes, OutputBytes: limits.MaxResultBytes}})
+	if err != nil {
+		return nil, fail(codeSchemaUnsupported)
+	}
+	return c, nil
+}
+
+// catalog runs adapter.md §3.7–§3.8 and builds the Catalog.
+func (d *discovery) catalog(serverID string) (*Catalog, error) {
+	if len(d.found) != len(d.bound) {
+		return nil, fail(codeBindingMissing)
+	}
+	tools := slices.SortedFunc(maps.Values(d.found), func(a, b *boundTool) int {
+		return strings.Compare(a.entry.LocalName, b.entry.LocalName)
+	})
+	entries := make([]ToolEntry, len(tools))
+	identityEntries := make([]any, len(tools))
+	for i, t := range tools {
+		entries[i] = t.entry
+		identityEntries[i] = entryIdentity(t.entry)
+	}
+	digest, err := IdentityDigest(map[string]any{"schemaVersion": snapshotVersion, "serverId": serverID,
+		"protocolVersion": d.protocol, "entries": identityEntries})
+	if err != nil {
+		return nil, fail(codeCatalogLimitExceeded)
+	}
+	if err := d.monitor.Check(d.revision); err != nil {
+		return nil, err
+	}
+	return &Catalog{
+		snapshot: Snapshot{SchemaVersion: snapshotVersion, ServerID: serverID, ProtocolVersion: d.protocol,
+			RevisionDigest: digest, Entries: entries},
+		tools: tools, monitor: d.monitor, revision: d.revision,
+	}, nil
+}
+
+// entryIdentity is the identity object of one entry (adapter.md §7).
+func entryIdentity(e ToolEntry) map[string]any {
+	var output any // an absent output schema is null, never {}
+	if e.OutputSchema != nil {
+		output = e.OutputSchema
+	}
+	return map[string]any{
+		"remoteName": e.RemoteName, "localName": e.LocalName, "description": e.Description,
+		"inputSchema": e.InputSchema, "outputSchema": output,
+		"policy":          map[string]any{"mode": e.Policy.Mode, "title": e.Policy.Title, "riskLevel": e.Policy.RiskLevel},
+		"concurrencySafe": e.ConcurrencySafe,
+	}
+}
+
+// Snapshot returns a deep copy of the catalog's snapshot; the caller may
+// modify it freely.
+func (c *Catalog) Snapshot() Snapshot {
+	s := c.snapshot
+	s.Entries = make([]ToolEntry, len(c.snapshot.Entries))
+	for i, e := range c.snapshot.Entries {
+		e.InputSchema = cloneObject(e.InputSchema)
+		e.OutputSchema = cloneObject(e.OutputSchema)
+		s.Entries[i] = e
+	}
+	return s
+}
+
+// Stale reports whether the catalog can no longer run: the tool list changed
+// since discovery or the session ended. Once true it stays true.
+func (c *Catalog) Stale() bool { return c.monitor.Check(c.revision) != nil }
+
+// jsUTF8Len is the length of s as TextEncoder writes it: each invalid byte
+// becomes U+FFFD, which is what range yields for it (3 bytes).
+func jsUTF8Len(s string) int {
+	n := 0
+	for _, r := range s {
+		n += utf8.RuneLen(r)
+	}
+	return n
+}
+
+// cloneObject deep-copies a decoded JSON object; nil stays nil.
+func cloneObject(m map[string]any) map[string]any {
+	if m == nil {
+		return nil
+	}
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		out[k] = cloneValue(v)
+	}
+	return out
+}
+
+// cloneValue deep-copies a decoded JSON value (maps and slices; scalars are
+// immutable).
+func cloneValue(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		return cloneObject(v)
+	case []any:
+		out := make([]any, len(v))
+		for i, e := range v {
+			out[i] = cloneValue(e)
+		}
+		return out
+	default:
+		return v
+	}
+}

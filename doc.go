@@ -1,0 +1,95 @@
+// Package purramcp lets a Go agent host expose an explicit allowlist of tools
+// from an MCP server, reached with the official Go SDK
+// (github.com/modelcontextprotocol/go-sdk), as read-only tool registrations
+// for a Go PurrA agent core. It mirrors the TypeScript package purra-mcp
+// 1.0.0: for the same catalog and negotiated protocol version the snapshot's
+// revisionDigest is the same bit for bit, and every failure carries the same
+// error code.
+//
+// Discovery pages tools/list under limits, binds each allowed remote tool to
+// a local name, compiles its schemas under the strict purra.output-schema/v1
+// profile and returns an immutable [Catalog]: a [Snapshot] whose digest is
+// the purra.json-identity/v1 digest of its entries, and one [ToolDefinition]
+// per binding, whose Run validates arguments, asks the host's scope, sends one
+// tools/call and converts the result into an [Envelope].
+//
+// # Wiring with go-sdk
+//
+// The host owns the client, the session, the transport, credentials and
+// shutdown; the adapter only sends tools/list and tools/call requests.
+//
+//	monitor := purramcp.NewCatalogMonitor()
+//	client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"},
+//		monitor.ClientOptions(nil)) // or the host's own options, composed
+//	session, err := client.Connect(ctx, transport, nil)
+//	if err != nil { ... }
+//	if err := monitor.Attach(session); err != nil { ... } // negotiated version
+//	catalog, err := purramcp.DiscoverTools(ctx, session, "documents",
+//		map[string]purramcp.ToolBinding{"remote.search": {
+//			LocalName: "search_documents",
+//			Policy:    purramcp.ToolPolicy{Mode: "read", Title: "Search documents"},
+//			Scope:     purramcp.Unscoped,
+//		}}, purramcp.DiscoveryOptions{Monitor: monitor})
+//
+// A list change makes the catalog stale for good ([Catalog.Stale]; every Run
+// then fails mcp_catalog_stale without a request): discover again and swap
+// catalogs at a safe boundary. When a session ends, close it, connect a new
+// client and session with a new monitor, and discover again; transport
+// recovery never authorizes new tools.
+//
+// # Error codes
+//
+// Every failure is an [*Error] whose Code is one of the mcp_* codes (one
+// sentinel each, such as [ErrCatalogStale]; compare with errors.Is or
+// [CodeOf]), or [ErrCanceled] when the caller's context ends. Run reports
+// known failures as a [ToolResult] with ErrorCode set and the empty envelope
+// {"text":[],"structured":null}; it returns an error only for ErrCanceled or
+// a failing host [ScopeFunc]. No error, envelope or code ever holds remote
+// text.
+//
+// # Limits
+//
+// [Limits] bounds pages, tools, catalog bytes, schema bytes, description
+// bytes, result bytes, content blocks and the per-request timeout; see
+// [DefaultLimits]. A zero field means its default; limits can only be
+// lowered, except Timeout (up to 5m). Bytes are counted as JavaScript's
+// JSON.stringify counts them (UTF-8) over the value go-sdk decoded.
+//
+// # Concurrency
+//
+// [CatalogMonitor], [Catalog.Stale], and every registration's Scope and Run
+// are safe for concurrent use. ConcurrencySafe records the host's declaration
+// and schedules nothing. The monitor's Attach starts one goroutine that ends
+// with the session. A request whose transport write blocks is abandoned at
+// the timeout; its goroutine ends when the write fails, at the latest when
+// the session closes. No other goroutine outlives a call.
+//
+// # Differences from purra-mcp 1.0.0
+//
+//   - ctx replaces AbortSignal and [ErrCanceled] replaces AgentCanceledError.
+//     go-sdk sends notifications/cancelled on cancellation, best effort; that
+//     does not prove the remote work stopped.
+//   - Bindings need a Scope; [Unscoped] replaces a null scope. A scope denies
+//     by returning [Deny]; any other error is the host's failure.
+//   - Run takes arguments as JSON text; empty (nil) arguments mean {}.
+//   - go-sdk does not order notification handling against responses, so a
+//     list change racing a discovery may make the catalog stale just after
+//     DiscoverTools returns rather than failing it.
+//   - go-sdk decodes results itself: lone surrogates become U+FFFD, the last
+//     duplicate key wins, execution.taskSupport is dropped (so
+//     mcp_tool_unsupported cannot be seen), tools with invalid x-mcp-header
+//     annotations are dropped (a bound one then fails mcp_binding_missing), a
+//     present but empty nextCursor ends paging, and a tool whose schema is
+//     not an object only fails when it is bound (mcp_schema_unsupported).
+//     Byte counts are of the re-encoded values.
+//   - Protocol 2026-07-28 is supported; under it go-sdk may answer tools/list
+//     from its TTL cache until a list change invalidates it.
+//   - A monitor serves one session: attaching a second fails
+//     mcp_protocol_conflict, as does discovering over a session whose
+//     negotiated version differs from the monitor's. A monitor attached to
+//     another session fails discovery with mcp_binding_invalid.
+//   - go-sdk decode failures without a sentinel (unknown content types, wrong
+//     field types) map to mcp_result_invalid; broken connections (including
+//     an in-flight EOF and JSON-RPC -32005) to mcp_transport_error.
+//   - Titles must be valid UTF-8.
+package purramcp

@@ -1,0 +1,85 @@
+package purramcp
+
+import (
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"purra.dev/purramcp/internal/jssize"
+)
+
+// convert turns a tools/call result into the envelope, in the order of
+// adapter.md §6. result may hold values go-sdk decoded: it is only read, and
+// the envelope holds fresh copies.
+func (t *boundTool) convert(result *mcp.CallToolResult) (Envelope, error) {
+	if result == nil {
+		return Envelope{}, fail(codeResultInvalid) // unreachable: go-sdk returns a value
+	}
+	if result.IsError {
+		return Envelope{}, fail(codeToolError) // remote text never echoed
+	}
+	if len(result.Content) > t.limits.MaxContentBlocks {
+		return Envelope{}, fail(codeResultTooLarge)
+	}
+	if n, err := jssize.Size(result); err != nil {
+		return Envelope{}, fail(codeResultInvalid)
+	} else if n > t.limits.MaxResultBytes {
+		return Envelope{}, fail(codeResultTooLarge)
+	}
+	text := make([]any, 0, len(result.Content))
+	for _, block := range result.Content {
+		tc, ok := block.(*mcp.TextContent)
+		if !ok || tc == nil {
+			return Envelope{}, fail(codeResultUnsupported)
+		}
+		text = append(text, tc.Text)
+	}
+	// adapter.md §6.3: a result asking for more input (multi-round-trip).
+	if result.NeedsInput() || result.InputRequests != nil {
+		return Envelope{}, fail(codeResultUnsupported)
+	}
+	return t.envelopeOf(text, result.StructuredContent)
+}
+
+// envelopeOf validates {text, structured} under the envelope contract and,
+// when the tool has one, structured under its output contract (adapter.md
+// §6.4). Text that looks like JSON never counts as structured content.
+func (t *boundTool) envelopeOf(text []any, structured any) (Envelope, error) {
+	var object any // absent structured content is null
+	if structured != nil {
+		m, ok := structured.(map[string]any)
+		if !ok {
+			return Envelope{}, fail(codeResultInvalid)
+		}
+		object = m
+	}
+	value, err := t.envelope.ValidateValue(map[string]any{"text": text, "structured": object})
+	if err != nil {
+		return Envelope{}, fail(codeResultInvalid)
+	}
+	if t.output != nil {
+		if _, err := t.output.ValidateValue(object); err != nil {
+			return Envelope{}, fail(codeResultInvalid)
+		}
+	}
+	return envelopeFromValue(value)
+}
+
+// envelopeFromValue reads the validated envelope, a fresh value the contract
+// returned, into an Envelope.
+func envelopeFromValue(value map[string]any) (Envelope, error) {
+	items, ok := value["text"].([]any)
+	if !ok {
+		return Envelope{}, fail(codeResultInvalid) // unreachable: built above
+	}
+	env := Envelope{Text: make([]string, len(items))}
+	for i, item := range items {
+		s, ok := item.(string)
+		if !ok {
+			return Envelope{}, fail(codeResultInvalid) // unreachable: built above
+		}
+		env.Text[i] = s
+	}
+	if s, ok := value["structured"].(map[string]any); ok {
+		env.Structured = s
+	}
+	return env, nil
+}
