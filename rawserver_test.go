@@ -31,6 +31,8 @@ type rawServer struct {
 	// call answers tools/call with a raw result, or an error when the string
 	// is empty and rpcErr is set.
 	call func(args json.RawMessage) (string, *jsonrpc.Error)
+	// closeOnCall closes the connection instead of answering tools/call.
+	closeOnCall bool
 	// stallCalls stops reading once a tools/list was answered, so the
 	// client's next write blocks.
 	stallCalls bool
@@ -150,6 +152,10 @@ func (s *rawServer) answerCall(req *jsonrpc.Request) (json.RawMessage, error) {
 	s.mu.Lock()
 	s.calls = append(s.calls, p.Arguments)
 	s.mu.Unlock()
+	if s.closeOnCall {
+		_ = s.conn.Close()
+		return json.RawMessage(`{}`), nil
+	}
 	if s.call == nil {
 		return json.RawMessage(`{"content":[],"structuredContent":{"count":1}}`), nil
 	}
