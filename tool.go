@@ -27,8 +27,11 @@ type ToolContext struct {
 // A ScopeFunc decides whether a call with validated arguments may proceed.
 // It returns nil to allow, an error from [Deny] to deny (the call then fails
 // [ErrScopeDenied] and the reason never reaches the model), or any other error
-// for a host failure, which Run returns unchanged. args is a copy the
-// function may keep; changing it changes nothing that is sent.
+// for a host failure, which Run returns unchanged. Two exceptions: when ctx
+// has ended Run returns [ErrCanceled], and an *Error (such as the one the
+// registration's own Scope wrapper returns for a stale catalog) becomes the
+// result's ErrorCode. args is a copy the function may keep; changing it
+// changes nothing that is sent.
 type ScopeFunc func(ctx context.Context, args map[string]any, call ToolContext) error
 
 // Unscoped allows every call. A binding must name a scope; choosing Unscoped
