@@ -10,6 +10,8 @@ package profile
 import (
 	"errors"
 	"slices"
+	"strconv"
+	"strings"
 
 	"purra.dev/purramcp/internal/strictjson"
 )
@@ -21,9 +23,40 @@ var Keywords = []string{
 	"oneOf", "properties", "required", "title", "type", "uniqueItems",
 }
 
-// ErrInvalid is returned by Compile for every inspection failure; its
-// details are never exposed (A4.7).
+// ErrInvalid matches every inspection failure (errors.Is). Contracts never
+// expose the details (A4.7); a compatibility inspector may.
 var ErrInvalid = errors.New("profile: schema outside purra.output-schema/v1")
+
+// A SchemaError locates an inspection failure: Path is the JSON path of the
+// offending schema node from "$" ("$.properties.q"), and Keyword the member
+// that failed ("pattern", "type", …), or "schema" when the node itself is
+// not an object or the root lacks "type": "object".
+type SchemaError struct {
+	Path    string
+	Keyword string
+}
+
+func (e *SchemaError) Error() string {
+	return "profile: schema outside purra.output-schema/v1: " + e.Keyword + " at " + e.Path
+}
+
+// Is makes every SchemaError match ErrInvalid.
+func (e *SchemaError) Is(target error) bool { return target == ErrInvalid }
+
+// compiler tracks the path of the node being inspected.
+type compiler struct{ path []string }
+
+func (c *compiler) invalid(keyword string) error {
+	return &SchemaError{Path: "$" + strings.Join(c.path, ""), Keyword: keyword}
+}
+
+// child compiles the schema node at the path segment seg.
+func (c *compiler) child(seg string, v any) (*node, error) {
+	c.path = append(c.path, seg)
+	n, err := c.node(v)
+	c.path = c.path[:len(c.path)-1]
+	return n, err
+}
 
 // Type bits for the type keyword (A7.3).
 const (
@@ -72,34 +105,35 @@ type Schema struct {
 // Compile inspects root, a strictjson snapshot, and compiles it. The root
 // must be an object whose "type" is exactly "object" (A4.1).
 func Compile(root any) (*Schema, error) {
+	c := &compiler{}
 	obj, ok := root.(*strictjson.Object)
 	if !ok {
-		return nil, ErrInvalid
+		return nil, c.invalid("schema")
 	}
 	if t, ok := obj.Get("type"); !ok || t != "object" {
-		return nil, ErrInvalid
+		return nil, c.invalid("type")
 	}
-	n, err := compileNode(root)
+	n, err := c.node(root)
 	if err != nil {
 		return nil, err
 	}
 	return &Schema{root: n}, nil
 }
 
-func compileNode(v any) (*node, error) {
+func (c *compiler) node(v any) (*node, error) {
 	obj, ok := v.(*strictjson.Object)
 	if !ok {
-		return nil, ErrInvalid // boolean schemas and non-objects (A4.2)
+		return nil, c.invalid("schema") // boolean schemas and non-objects (A4.2)
 	}
 	n := &node{maxLength: -1, maxItems: -1}
 	for _, k := range obj.Keys {
 		if _, ok := slices.BinarySearch(Keywords, k); !ok {
-			return nil, ErrInvalid
+			return nil, c.invalid(k)
 		}
 	}
 	steps := []func(*node, *strictjson.Object) error{
-		compileType, compileAnnotations, compileProperties, compileRequired,
-		compileFlags, compileItems, compileBranches, compileValues, compileRanges,
+		c.compileType, c.compileAnnotations, c.compileProperties, c.compileRequired,
+		c.compileFlags, c.compileItems, c.compileBranches, c.compileValues, c.compileRanges,
 	}
 	for _, step := range steps {
 		if err := step(n, obj); err != nil {
@@ -109,7 +143,7 @@ func compileNode(v any) (*node, error) {
 	return n, nil
 }
 
-func compileType(n *node, obj *strictjson.Object) error {
+func (c *compiler) compileType(n *node, obj *strictjson.Object) error {
 	t, ok := obj.Get("type")
 	if !ok {
 		return nil
@@ -122,42 +156,42 @@ func compileType(n *node, obj *strictjson.Object) error {
 		names = x
 	}
 	if len(names) == 0 {
-		return ErrInvalid
+		return c.invalid("type")
 	}
 	for _, name := range names {
 		s, ok := name.(string)
 		bit, known := typeNames[s]
 		if !ok || !known || n.types&bit != 0 {
-			return ErrInvalid // non-string, unknown or duplicate type name
+			return c.invalid("type") // non-string, unknown or duplicate type name
 		}
 		n.types |= bit
 	}
 	return nil
 }
 
-func compileAnnotations(_ *node, obj *strictjson.Object) error {
+func (c *compiler) compileAnnotations(_ *node, obj *strictjson.Object) error {
 	for _, k := range []string{"title", "description"} {
 		if v, ok := obj.Get(k); ok {
 			if _, isString := v.(string); !isString {
-				return ErrInvalid
+				return c.invalid(k)
 			}
 		}
 	}
 	return nil
 }
 
-func compileProperties(n *node, obj *strictjson.Object) error {
+func (c *compiler) compileProperties(n *node, obj *strictjson.Object) error {
 	v, ok := obj.Get("properties")
 	if !ok {
 		return nil
 	}
 	props, ok := v.(*strictjson.Object)
 	if !ok {
-		return ErrInvalid
+		return c.invalid("properties")
 	}
 	n.properties = make(map[string]*node, props.Len())
 	for _, name := range props.Keys {
-		child, err := compileNode(props.Members[name])
+		child, err := c.child(".properties."+name, props.Members[name])
 		if err != nil {
 			return err
 		}
@@ -166,20 +200,20 @@ func compileProperties(n *node, obj *strictjson.Object) error {
 	return nil
 }
 
-func compileRequired(n *node, obj *strictjson.Object) error {
+func (c *compiler) compileRequired(n *node, obj *strictjson.Object) error {
 	v, ok := obj.Get("required")
 	if !ok {
 		return nil
 	}
 	list, ok := v.([]any)
 	if !ok {
-		return ErrInvalid
+		return c.invalid("required")
 	}
 	seen := make(map[string]bool, len(list))
 	for _, item := range list {
 		s, ok := item.(string)
 		if !ok || s == "" || seen[s] {
-			return ErrInvalid
+			return c.invalid("required")
 		}
 		seen[s] = true
 		n.required = append(n.required, s)
@@ -187,30 +221,30 @@ func compileRequired(n *node, obj *strictjson.Object) error {
 	return nil
 }
 
-func compileFlags(n *node, obj *strictjson.Object) error {
+func (c *compiler) compileFlags(n *node, obj *strictjson.Object) error {
 	if v, ok := obj.Get("additionalProperties"); ok {
 		b, isBool := v.(bool)
 		if !isBool {
-			return ErrInvalid // schema-valued additionalProperties is outside the profile
+			return c.invalid("additionalProperties") // a schema value is outside the profile
 		}
 		n.closed = !b
 	}
 	if v, ok := obj.Get("uniqueItems"); ok {
 		b, isBool := v.(bool)
 		if !isBool {
-			return ErrInvalid
+			return c.invalid("uniqueItems")
 		}
 		n.unique = b
 	}
 	return nil
 }
 
-func compileItems(n *node, obj *strictjson.Object) error {
+func (c *compiler) compileItems(n *node, obj *strictjson.Object) error {
 	v, ok := obj.Get("items")
 	if !ok {
 		return nil
 	}
-	child, err := compileNode(v) // the tuple form (an array) fails here too
+	child, err := c.child(".items", v) // the tuple form (an array) fails here too
 	if err != nil {
 		return err
 	}
@@ -218,7 +252,7 @@ func compileItems(n *node, obj *strictjson.Object) error {
 	return nil
 }
 
-func compileBranches(n *node, obj *strictjson.Object) error {
+func (c *compiler) compileBranches(n *node, obj *strictjson.Object) error {
 	for _, k := range []string{"anyOf", "oneOf"} {
 		v, ok := obj.Get(k)
 		if !ok {
@@ -226,11 +260,11 @@ func compileBranches(n *node, obj *strictjson.Object) error {
 		}
 		list, ok := v.([]any)
 		if !ok || len(list) == 0 {
-			return ErrInvalid
+			return c.invalid(k)
 		}
 		branches := make([]*node, len(list))
 		for i, b := range list {
-			child, err := compileNode(b)
+			child, err := c.child("."+k+"["+strconv.Itoa(i)+"]", b)
 			if err != nil {
 				return err
 			}
@@ -245,11 +279,11 @@ func compileBranches(n *node, obj *strictjson.Object) error {
 	return nil
 }
 
-func compileValues(n *node, obj *strictjson.Object) error {
+func (c *compiler) compileValues(n *node, obj *strictjson.Object) error {
 	if v, ok := obj.Get("enum"); ok {
 		list, ok := v.([]any)
 		if !ok || len(list) == 0 {
-			return ErrInvalid
+			return c.invalid("enum")
 		}
 		n.enum, n.hasEnum = list, true
 	}
@@ -259,12 +293,12 @@ func compileValues(n *node, obj *strictjson.Object) error {
 	return nil
 }
 
-func compileRanges(n *node, obj *strictjson.Object) error {
+func (c *compiler) compileRanges(n *node, obj *strictjson.Object) error {
 	var err error
-	if n.minLength, n.maxLength, err = countRange(obj, "minLength", "maxLength"); err != nil {
+	if n.minLength, n.maxLength, err = c.countRange(obj, "minLength", "maxLength"); err != nil {
 		return err
 	}
-	if n.minItems, n.maxItems, err = countRange(obj, "minItems", "maxItems"); err != nil {
+	if n.minItems, n.maxItems, err = c.countRange(obj, "minItems", "maxItems"); err != nil {
 		return err
 	}
 	lo, hasLo := obj.Get("minimum")
@@ -272,43 +306,43 @@ func compileRanges(n *node, obj *strictjson.Object) error {
 	if hasLo {
 		f, ok := lo.(float64)
 		if !ok {
-			return ErrInvalid
+			return c.invalid("minimum")
 		}
 		n.minimum = &f
 	}
 	if hasHi {
 		f, ok := hi.(float64)
 		if !ok {
-			return ErrInvalid
+			return c.invalid("maximum")
 		}
 		n.maximum = &f
 	}
 	if n.minimum != nil && n.maximum != nil && *n.minimum > *n.maximum {
-		return ErrInvalid
+		return c.invalid("minimum")
 	}
 	return nil
 }
 
 // countRange reads a pair of non-negative safe-integer bounds (A4.6). An
 // absent minimum is 0 and an absent maximum is -1.
-func countRange(obj *strictjson.Object, minName, maxName string) (int, int, error) {
+func (c *compiler) countRange(obj *strictjson.Object, minName, maxName string) (int, int, error) {
 	lo, hi := 0, -1
 	if v, ok := obj.Get(minName); ok {
-		c, ok := count(v)
+		n, ok := count(v)
 		if !ok {
-			return 0, 0, ErrInvalid
+			return 0, 0, c.invalid(minName)
 		}
-		lo = c
+		lo = n
 	}
 	if v, ok := obj.Get(maxName); ok {
-		c, ok := count(v)
+		n, ok := count(v)
 		if !ok {
-			return 0, 0, ErrInvalid
+			return 0, 0, c.invalid(maxName)
 		}
-		hi = c
+		hi = n
 	}
 	if hi >= 0 && lo > hi {
-		return 0, 0, ErrInvalid
+		return 0, 0, c.invalid(minName)
 	}
 	return lo, hi, nil
 }

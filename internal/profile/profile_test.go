@@ -185,3 +185,32 @@ func TestA7_ArrayIndexPath(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "$.v[1][2]", vi.Render())
 }
+
+// TestA4_SchemaErrorLocation: every inspection failure names the node path
+// and the keyword, for the compatibility inspector; contracts hide both.
+func TestA4_SchemaErrorLocation(t *testing.T) {
+	cases := []struct{ schema, path, keyword string }{
+		{`{"type":"array"}`, "$", "type"},
+		{`{"properties":{}}`, "$", "type"},
+		{`[]`, "$", "schema"},
+		{`{"type":"object","$ref":"#/x"}`, "$", "$ref"},
+		{`{"type":"object","properties":{"q":{"type":"string","pattern":"^a"}}}`, "$.properties.q", "pattern"},
+		{`{"type":"object","properties":{"q":{"items":{"anyOf":[{},{"format":"uri"}]}}}}`, "$.properties.q.items.anyOf[1]", "format"},
+		{`{"type":"object","properties":{"q":{"items":true}}}`, "$.properties.q.items", "schema"},
+		{`{"type":"object","properties":{"q":{"additionalProperties":{}}}}`, "$.properties.q", "additionalProperties"},
+		{`{"type":"object","properties":{"q":{"minLength":3,"maxLength":2}}}`, "$.properties.q", "minLength"},
+		{`{"type":"object","properties":{"q":{"maxItems":-1}}}`, "$.properties.q", "maxItems"},
+		{`{"type":"object","oneOf":[]}`, "$", "oneOf"},
+		{`{"type":"object","required":["a","a"]}`, "$", "required"},
+		{`{"type":"object","title":null}`, "$", "title"},
+		{`{"type":"object","maximum":"1"}`, "$", "maximum"},
+	}
+	for _, tc := range cases {
+		_, err := compile(t, tc.schema)
+		var se *SchemaError
+		require.ErrorAs(t, err, &se, tc.schema)
+		assert.ErrorIs(t, err, ErrInvalid)
+		assert.Equal(t, tc.path, se.Path, tc.schema)
+		assert.Equal(t, tc.keyword, se.Keyword, tc.schema)
+	}
+}
