@@ -1,0 +1,245 @@
+package purramcp
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"purra.dev/purramcp/internal/jssize"
+	"purra.dev/purramcp/internal/profile"
+	"purra.dev/purramcp/internal/strictjson"
+)
+
+// A ToolReport says whether one remote tool could be bound under
+// purra.output-schema/v1 and the given limits and, if not, the first reason
+// discovery would give. It is for people deciding what to bind: unlike a
+// Run result, it names the schema path and keyword that failed.
+type ToolReport struct {
+	// Name is the remote tool name.
+	Name string `json:"name"`
+	// Bindable reports whether a binding of this tool would pass discovery.
+	Bindable bool `json:"bindable"`
+	// Code is the mcp_* code discovery would fail with, or "".
+	Code string `json:"code,omitempty"`
+	// Schema is "inputSchema" or "outputSchema" when a schema is the reason.
+	Schema string `json:"schema,omitempty"`
+	// Path is the JSON path of the failing node inside Schema ("$" for the
+	// root, "$.properties.q" below it); for a limit it is "$".
+	Path string `json:"path,omitempty"`
+	// Keyword is the failing schema keyword, or for a limit the name of the
+	// Limits field ("MaxSchemaBytes"), or "name" for an unbindable name.
+	Keyword string `json:"keyword,omitempty"`
+	// DescriptionBytes, InputSchemaBytes and OutputSchemaBytes are the sizes
+	// the limits are checked against (UTF-8, compact JSON).
+	DescriptionBytes  int `json:"descriptionBytes"`
+	InputSchemaBytes  int `json:"inputSchemaBytes"`
+	OutputSchemaBytes int `json:"outputSchemaBytes"`
+}
+
+// InspectTool reports whether tool could be bound under limits (zero fields
+// take defaults), applying the checks discovery applies to a bound tool, in
+// the same order: name, description bytes, then the input and the output
+// schema (adapter.md §3.5, §5). It fails [ErrBindingInvalid] only for a nil
+// tool or invalid limits. tool is only read.
+func InspectTool(tool *mcp.Tool, limits Limits) (ToolReport, error) {
+	lim, err := limits.resolve()
+	if err != nil || tool == nil {
+		return ToolReport{}, fail(codeBindingInvalid)
+	}
+	r := ToolReport{Name: tool.Name, DescriptionBytes: jsUTF8Len(tool.Description)}
+	r.InputSchemaBytes, _ = jssize.Size(tool.InputSchema)
+	if tool.OutputSchema != nil {
+		r.OutputSchemaBytes, _ = jssize.Size(tool.OutputSchema)
+	}
+	switch {
+	case !remoteNamePattern.MatchString(tool.Name):
+		r.reject(codeBindingInvalid, "", "$", "name")
+	case r.DescriptionBytes > lim.MaxDescriptionBytes:
+		r.reject(codeCatalogLimitExceeded, "", "$", "MaxDescriptionBytes")
+	default:
+		r.Bindable = r.checkSchema("inputSchema", tool.InputSchema, lim) &&
+			(tool.OutputSchema == nil || r.checkSchema("outputSchema", tool.OutputSchema, lim))
+	}
+	return r, nil
+}
+
+func (r *ToolReport) reject(code, schema, path, keyword string) {
+	r.Bindable, r.Code, r.Schema, r.Path, r.Keyword = false, code, schema, path, keyword
+}
+
+// checkSchema runs remoteContract and, when it rejects, explains why.
+func (r *ToolReport) checkSchema(which string, schema any, lim Limits) bool {
+	if _, _, err := remoteContract(schema, lim); err == nil {
+		return true
+	}
+	path, keyword := explainSchema(schema, lim)
+	r.reject(codeSchemaUnsupported, which, path, keyword)
+	return false
+}
+
+// explainSchema replays adapter.md §5 on a schema remoteContract rejected
+// and returns where it fails.
+func explainSchema(schema any, lim Limits) (path, keyword string) {
+	root, ok := schema.(map[string]any)
+	if !ok {
+		return "$", "schema"
+	}
+	if n, err := jssize.Size(root); err != nil || n > lim.MaxSchemaBytes {
+		return "$", "MaxSchemaBytes"
+	}
+	if d, has := root[dialectKey]; has && d != dialect202012 {
+		return "$", dialectKey
+	}
+	body := make(map[string]any, len(root))
+	for k, v := range root {
+		if k != dialectKey {
+			body[k] = v
+		}
+	}
+	snap, err := strictjson.Snapshot(body, strictjson.Limits{
+		Depth: defaultContractLimits[2], Nodes: defaultContractLimits[4], Bytes: lim.MaxSchemaBytes})
+	if err != nil {
+		return "$", "schema" // outside the JSON domain or the schema limits
+	}
+	var se *profile.SchemaError
+	if _, err := profile.Compile(snap); errors.As(err, &se) {
+		return se.Path, se.Keyword
+	}
+	return "$", "schema" // unreachable: remoteContract and this replay agree
+}
+
+// A CatalogReport is what InspectCatalog found on a server.
+type CatalogReport struct {
+	// ProtocolVersion is the negotiated version the monitor accepted.
+	ProtocolVersion string `json:"protocolVersion"`
+	// Tools holds one report per listed tool, sorted by name.
+	Tools []ToolReport `json:"tools"`
+	// Bindings are the default bindings of the bindable tools: local names
+	// derived from remote names, the tool title (or its name) as title, and
+	// Unscoped. Keyed by remote name.
+	Bindings map[string]ToolBinding `json:"-"`
+	// RevisionDigest is the digest DiscoverTools returns with Bindings, or ""
+	// when no tool is bindable.
+	RevisionDigest string `json:"revisionDigest"`
+}
+
+// InspectCatalog lists every tool of session under limits, reports on each
+// with InspectTool, and then discovers the bindable ones under default
+// bindings to report the digest such a catalog would have. serverID is the
+// snapshot's server id. It sends only tools/list requests and fails as
+// DiscoverTools does (for example [ErrPaginationInvalid] for a cursor loop).
+func InspectCatalog(ctx context.Context, session *mcp.ClientSession, serverID string,
+	opts DiscoveryOptions) (*CatalogReport, error) {
+	lim, err := opts.Limits.resolve()
+	if err != nil || session == nil || opts.Monitor == nil {
+		return nil, fail(codeBindingInvalid)
+	}
+	if err := opts.Monitor.Check(opts.Monitor.Revision()); err != nil {
+		return nil, err
+	}
+	tools, err := listAll(ctx, session, lim)
+	if err != nil {
+		return nil, err
+	}
+	report := &CatalogReport{ProtocolVersion: opts.Monitor.ProtocolVersion(), Bindings: map[string]ToolBinding{}}
+	used := map[string]bool{}
+	for _, tool := range tools {
+		r, err := InspectTool(tool, lim)
+		if err != nil {
+			return nil, err
+		}
+		report.Tools = append(report.Tools, r)
+		if r.Bindable {
+			report.Bindings[tool.Name] = defaultBinding(tool, used)
+		}
+	}
+	if len(report.Bindings) == 0 {
+		return report, nil
+	}
+	catalog, err := DiscoverTools(ctx, session, serverID, report.Bindings, opts)
+	if err != nil {
+		return nil, err
+	}
+	report.RevisionDigest = catalog.Snapshot().RevisionDigest
+	return report, nil
+}
+
+// listAll pages tools/list under the discovery rules and returns the tools
+// sorted by name. The tools may be shared with go-sdk's cache: read only.
+func listAll(ctx context.Context, session *mcp.ClientSession, lim Limits) ([]*mcp.Tool, error) {
+	var tools []*mcp.Tool
+	seen, cursors := map[string]bool{}, map[string]bool{}
+	total, cursor := 0, ""
+	for range lim.MaxPages {
+		if ctx.Err() != nil {
+			return nil, ErrCanceled
+		}
+		page, err := bounded(ctx, lim.Timeout, func(ctx context.Context) (*mcp.ListToolsResult, error) {
+			var params *mcp.ListToolsParams
+			if cursor != "" {
+				params = &mcp.ListToolsParams{Cursor: cursor}
+			}
+			return session.ListTools(ctx, params)
+		})
+		if err != nil {
+			return nil, err
+		}
+		n, err := jssize.Size(page)
+		total += n
+		if err != nil || total > lim.MaxCatalogBytes || len(seen)+len(page.Tools) > lim.MaxTools {
+			return nil, fail(codeCatalogLimitExceeded)
+		}
+		for _, tool := range page.Tools {
+			if tool == nil {
+				continue
+			}
+			if seen[tool.Name] {
+				return nil, fail(codeNameConflict)
+			}
+			seen[tool.Name] = true
+			tools = append(tools, tool)
+		}
+		if page.NextCursor == "" {
+			slices.SortFunc(tools, func(a, b *mcp.Tool) int { return strings.Compare(a.Name, b.Name) })
+			return tools, nil
+		}
+		if len(page.NextCursor) > maxCursorBytes || cursors[page.NextCursor] {
+			return nil, fail(codePaginationInvalid)
+		}
+		cursors[page.NextCursor] = true
+		cursor = page.NextCursor
+	}
+	return nil, fail(codeCatalogLimitExceeded)
+}
+
+// defaultBinding binds tool to a local name derived from its remote name:
+// characters outside [A-Za-z0-9_] become '_', a leading digit gets a '_'
+// prefix, the name is cut to 64 bytes, and a repeat gets a numeric suffix.
+func defaultBinding(tool *mcp.Tool, used map[string]bool) ToolBinding {
+	b := []byte(tool.Name)
+	for i, c := range b {
+		if !(c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
+			b[i] = '_'
+		}
+	}
+	base := string(b)
+	if base[0] >= '0' && base[0] <= '9' {
+		base = "_" + base
+	}
+	base = base[:min(len(base), 64)]
+	local := base
+	for i := 2; used[local]; i++ {
+		suffix := "_" + strconv.Itoa(i)
+		local = base[:min(len(base), 64-len(suffix))] + suffix
+	}
+	used[local] = true
+	title := strings.TrimFunc(tool.Title, isJSWhitespace)
+	if title == "" {
+		title = tool.Name
+	}
+	return ToolBinding{LocalName: local, Policy: ToolPolicy{Mode: "read", Title: title}, Scope: Unscoped}
+}
