@@ -1,0 +1,115 @@
+// Command inspect connects to any MCP server and reports, tool by tool,
+// whether purramcp can bind it under purra.output-schema/v1 and the default
+// limits, and if not exactly why.
+//
+//	go run ./examples/inspect -- COMMAND [ARGS...]   # a stdio server
+//	go run ./examples/inspect -url URL               # a streamable HTTP server
+//	go run ./examples/inspect -json -- COMMAND ...   # the same as JSON
+//
+// It sends only the handshake and tools/list requests: no tool is called.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"text/tabwriter"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"purra.dev/purramcp"
+)
+
+func main() {
+	url := flag.String("url", "", "streamable HTTP endpoint of the server")
+	asJSON := flag.Bool("json", false, "print the report as JSON")
+	timeout := flag.Duration("timeout", 30*time.Second, "bound on the whole inspection")
+	flag.Usage = func() {
+		fmt.Fprintln(os.Stderr, "usage: inspect [-json] [-timeout D] (-url URL | -- COMMAND [ARGS...])")
+		flag.PrintDefaults()
+	}
+	flag.Parse()
+	var transport mcp.Transport
+	switch {
+	case *url != "" && flag.NArg() == 0:
+		transport = &mcp.StreamableClientTransport{Endpoint: *url}
+	case *url == "" && flag.NArg() > 0:
+		transport = &mcp.CommandTransport{Command: exec.Command(flag.Arg(0), flag.Args()[1:]...)}
+	default:
+		flag.Usage()
+		os.Exit(2)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
+	defer cancel()
+	if err := run(ctx, transport, os.Stdout, *asJSON); err != nil {
+		fmt.Fprintln(os.Stderr, "inspect:", err)
+		os.Exit(1)
+	}
+}
+
+// run connects over transport, inspects the catalog and writes the report.
+func run(ctx context.Context, transport mcp.Transport, w io.Writer, asJSON bool) error {
+	monitor := purramcp.NewCatalogMonitor()
+	client := mcp.NewClient(&mcp.Implementation{Name: "purramcp-inspect", Version: "1"}, monitor.ClientOptions(nil))
+	session, err := client.Connect(ctx, transport, nil)
+	if err != nil {
+		return fmt.Errorf("connect: %w", err)
+	}
+	defer session.Close()
+	if err := monitor.Attach(session); err != nil {
+		return err
+	}
+	report, err := purramcp.InspectCatalog(ctx, session, "inspected", purramcp.DiscoveryOptions{Monitor: monitor})
+	if err != nil {
+		return fmt.Errorf("inspect catalog: %w", err)
+	}
+	if asJSON {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(report)
+	}
+	return writeTable(w, report)
+}
+
+// writeTable prints one row per tool and a summary line.
+func writeTable(w io.Writer, report *purramcp.CatalogReport) error {
+	lim := purramcp.DefaultLimits()
+	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "TOOL\tBINDS\tREASON\tDESC BYTES\tINPUT BYTES\tOUTPUT BYTES")
+	bindable := 0
+	for _, r := range report.Tools {
+		verdict, reason := "yes", "-"
+		if r.Bindable {
+			bindable++
+		} else {
+			verdict, reason = "no", r.Code+" "+location(r)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d/%d\t%d/%d\t%d/%d\n", r.Name, verdict, reason,
+			r.DescriptionBytes, lim.MaxDescriptionBytes, r.InputSchemaBytes, lim.MaxSchemaBytes,
+			r.OutputSchemaBytes, lim.MaxSchemaBytes)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	digest := report.RevisionDigest
+	if digest == "" {
+		digest = "(no bindable tool)"
+	}
+	_, err := fmt.Fprintf(w, "\nprotocol %s: %d of %d tools bindable; revisionDigest with all bindable tools bound: %s\n",
+		report.ProtocolVersion, bindable, len(report.Tools), digest)
+	return err
+}
+
+// location renders where a tool fails: "inputSchema $.properties.q pattern".
+func location(r purramcp.ToolReport) string {
+	s := r.Path + " " + r.Keyword
+	if r.Schema != "" {
+		s = r.Schema + " " + s
+	}
+	return s
+}

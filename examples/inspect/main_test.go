@@ -1,0 +1,115 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// fixtureServer serves the fixture tool of mcp_tools.json and its six
+// schemaCases renamed case.<id>, each schema sent verbatim.
+func fixtureServer(t *testing.T) *mcp.Server {
+	raw, err := os.ReadFile("../../testdata/mcp_tools.json")
+	require.NoError(t, err)
+	var f struct {
+		Tool        map[string]any `json:"tool"`
+		SchemaCases []struct {
+			ID   string         `json:"id"`
+			Tool map[string]any `json:"tool"`
+		} `json:"schemaCases"`
+	}
+	require.NoError(t, json.Unmarshal(raw, &f))
+	server := mcp.NewServer(&mcp.Implementation{Name: "fixture", Version: "1"}, nil)
+	add := func(name string, tool map[string]any) {
+		schema := func(key string) json.RawMessage {
+			if tool[key] == nil {
+				return nil
+			}
+			b, err := json.Marshal(tool[key])
+			require.NoError(t, err)
+			return b
+		}
+		desc, _ := tool["description"].(string)
+		mt := &mcp.Tool{Name: name, Description: desc, InputSchema: schema("inputSchema")}
+		if out := schema("outputSchema"); out != nil {
+			mt.OutputSchema = out
+		}
+		server.AddTool(mt, func(_ context.Context, _ *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			t.Error("inspect must never call a tool")
+			return &mcp.CallToolResult{}, nil
+		})
+	}
+	add("remote.search", f.Tool)
+	for _, sc := range f.SchemaCases {
+		add("case."+sc.ID, sc.Tool)
+	}
+	return server
+}
+
+func inspectFixture(t *testing.T, asJSON bool) string {
+	serverT, clientT := mcp.NewInMemoryTransports()
+	ss, err := fixtureServer(t).Connect(t.Context(), serverT, nil)
+	require.NoError(t, err)
+	defer ss.Close()
+	var out bytes.Buffer
+	require.NoError(t, run(t.Context(), clientT, &out, asJSON))
+	return out.String()
+}
+
+func TestInspectTable(t *testing.T) {
+	out := inspectFixture(t, false)
+	want := map[string]string{
+		"remote.search":                          "yes  -",
+		"case.unknown-default-annotation":        "no   mcp_schema_unsupported inputSchema $.properties.query default",
+		"case.unknown-vendor-output-annotation":  "no   mcp_schema_unsupported outputSchema $ x-fastmcp-wrap-result",
+		"case.other-input-dialect":               "no   mcp_schema_unsupported inputSchema $ $schema",
+		"case.other-output-dialect":              "no   mcp_schema_unsupported outputSchema $ $schema",
+		"case.nested-dialect":                    "no   mcp_schema_unsupported inputSchema $.properties.q $schema",
+		"case.reference-with-recognized-dialect": "no   mcp_schema_unsupported inputSchema $ $ref",
+	}
+	lines := strings.Split(out, "\n")
+	for name, verdict := range want {
+		found := false
+		for _, line := range lines {
+			fields := strings.Fields(line)
+			if len(fields) > 0 && fields[0] == name {
+				found = true
+				assert.Equal(t, strings.Fields(verdict), fields[1:len(fields)-3], "row of %s", name)
+			}
+		}
+		assert.True(t, found, "no row for %s in:\n%s", name, out)
+	}
+	for _, line := range lines {
+		if strings.HasPrefix(line, "remote.search ") {
+			assert.Equal(t, []string{"remote.search", "yes", "-", "16/8192", "187/65536", "109/65536"}, strings.Fields(line))
+		}
+	}
+	assert.Contains(t, out, "protocol 2026-07-28: 1 of 7 tools bindable; revisionDigest with all bindable tools bound: ")
+}
+
+func TestInspectJSON(t *testing.T) {
+	var report struct {
+		ProtocolVersion string `json:"protocolVersion"`
+		Tools           []struct {
+			Name     string `json:"name"`
+			Bindable bool   `json:"bindable"`
+			Code     string `json:"code"`
+			Keyword  string `json:"keyword"`
+		} `json:"tools"`
+		RevisionDigest string `json:"revisionDigest"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(inspectFixture(t, true)), &report))
+	require.Len(t, report.Tools, 7)
+	assert.Equal(t, "2026-07-28", report.ProtocolVersion)
+	assert.Len(t, report.RevisionDigest, 64)
+	for _, r := range report.Tools {
+		assert.Equal(t, r.Name == "remote.search", r.Bindable, r.Name)
+	}
+}
