@@ -48,6 +48,9 @@ type DiscoveryOptions struct {
 	Monitor *CatalogMonitor
 	// Limits bounds discovery and every call; zero fields take defaults.
 	Limits Limits
+	// Policy widens which remote schemas bind; the zero value is the
+	// reference behaviour. See SchemaPolicy.
+	Policy SchemaPolicy
 }
 
 // A Snapshot is the immutable identity of a catalog. json.Marshal gives the
@@ -134,7 +137,7 @@ func DiscoverTools(ctx context.Context, session *mcp.ClientSession, serverID str
 	if err != nil {
 		return nil, err
 	}
-	d := &discovery{ctx: ctx, session: session, monitor: m, limits: limits, bound: bound,
+	d := &discovery{ctx: ctx, session: session, monitor: m, limits: limits, policy: opts.Policy, bound: bound,
 		seen: map[string]bool{}, cursors: map[string]bool{}, found: map[string]*boundTool{}}
 	if err := d.preflight(); err != nil {
 		return nil, err
@@ -180,6 +183,7 @@ type discovery struct {
 	revision   uint64
 	protocol   string
 	limits     Limits
+	policy     SchemaPolicy
 	envelope   *Contract
 	bound      map[string]*binding
 	seen       map[string]bool // remote names on every page so far
@@ -206,7 +210,7 @@ func (d *discovery) preflight() error {
 	if init.Capabilities == nil || init.Capabilities.Tools == nil {
 		return fail(codeToolsUnavailable)
 	}
-	envelope, err := newRemoteContract(map[string]any{"type": "object"}, d.limits)
+	envelope, err := newRemoteContract(map[string]any{"type": "object"}, d.limits, SchemaPolicy{})
 	if err != nil {
 		return err
 	}
@@ -295,14 +299,14 @@ func (d *discovery) bindTool(tool *mcp.Tool, b *binding) (*boundTool, error) {
 	}
 	// adapter.md §5: execution.taskSupport "required" would fail
 	// mcp_tool_unsupported, but go-sdk v1.8.0 drops it while decoding.
-	input, inputSnap, err := remoteContract(tool.InputSchema, d.limits)
+	input, inputSnap, err := remoteContract(tool.InputSchema, d.limits, d.policy)
 	if err != nil {
 		return nil, err
 	}
 	var output *Contract
 	var outputSnap map[string]any
 	if tool.OutputSchema != nil {
-		if output, outputSnap, err = remoteContract(tool.OutputSchema, d.limits); err != nil {
+		if output, outputSnap, err = remoteContract(tool.OutputSchema, d.limits, d.policy); err != nil {
 			return nil, err
 		}
 	}
@@ -316,9 +320,10 @@ func (d *discovery) bindTool(tool *mcp.Tool, b *binding) (*boundTool, error) {
 	}, nil
 }
 
-// remoteContract applies adapter.md §5 to one remote schema. It returns the
-// compiled contract and the snapshot schema (the root $schema kept).
-func remoteContract(schema any, limits Limits) (*Contract, map[string]any, error) {
+// remoteContract applies adapter.md §5 to one remote schema, widened by
+// policy. It returns the compiled contract and the snapshot schema (the root
+// $schema kept as declared).
+func remoteContract(schema any, limits Limits, policy SchemaPolicy) (*Contract, map[string]any, error) {
 	root, ok := schema.(map[string]any)
 	if !ok {
 		return nil, nil, fail(codeSchemaUnsupported)
@@ -328,7 +333,7 @@ func remoteContract(schema any, limits Limits) (*Contract, map[string]any, error
 		return nil, nil, fail(codeSchemaUnsupported)
 	}
 	declared, hasDialect := root[dialectKey]
-	if s, ok := declared.(string); hasDialect && (!ok || s != dialect202012) {
+	if hasDialect && !policy.acceptsDialect(declared) {
 		return nil, nil, fail(codeSchemaUnsupported)
 	}
 	body := make(map[string]any, len(root))
@@ -337,22 +342,23 @@ func remoteContract(schema any, limits Limits) (*Contract, map[string]any, error
 			body[k] = v
 		}
 	}
-	c, err := newRemoteContract(body, limits)
+	c, err := newRemoteContract(body, limits, policy)
 	if err != nil {
 		return nil, nil, err
 	}
 	snap := c.Schema()
 	if hasDialect {
-		snap[dialectKey] = dialect202012
+		snap[dialectKey] = declared // a string acceptsDialect admitted
 	}
 	return c, snap, nil
 }
 
 // newRemoteContract compiles schema under the adapter's limits; any rejection
 // is [ErrSchemaUnsupported]. NewContract copies schema and never modifies it.
-func newRemoteContract(schema map[string]any, limits Limits) (*Contract, error) {
-	c, err := NewContract(ContractOptions{SchemaID: remoteSchemaID, SchemaVersion: remoteSchemaVersion,
-		Schema: schema, Limits: ContractLimits{SchemaBytes: limits.MaxSchemaBytes, OutputBytes: limits.MaxResultBytes}})
+func newRemoteContract(schema map[string]any, limits Limits, policy SchemaPolicy) (*Contract, error) {
+	c, err := newContract(ContractOptions{SchemaID: remoteSchemaID, SchemaVersion: remoteSchemaVersion,
+		Schema: schema, Limits: ContractLimits{SchemaBytes: limits.MaxSchemaBytes, OutputBytes: limits.MaxResultBytes}},
+		policy.profile())
 	if err != nil {
 		return nil, fail(codeSchemaUnsupported)
 	}

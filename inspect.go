@@ -2,6 +2,7 @@ package purramcp
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"slices"
 	"strconv"
@@ -33,6 +34,10 @@ type ToolReport struct {
 	// Keyword is the failing schema keyword, or for a limit the name of the
 	// Limits field ("MaxSchemaBytes"), or "name" for an unbindable name.
 	Keyword string `json:"keyword,omitempty"`
+	// BindsWith names the narrowest wider SchemaPolicy under which a tool
+	// that does not bind would bind ("dialect", "annotations" or
+	// "dialect+annotations"), or "" when none would or it already binds.
+	BindsWith string `json:"bindsWith,omitempty"`
 	// DescriptionBytes, InputSchemaBytes and OutputSchemaBytes are the sizes
 	// the limits are checked against (UTF-8, compact JSON).
 	DescriptionBytes  int `json:"descriptionBytes"`
@@ -41,15 +46,55 @@ type ToolReport struct {
 }
 
 // InspectTool reports whether tool could be bound under limits (zero fields
-// take defaults), applying the checks discovery applies to a bound tool, in
-// the same order: name, description bytes, then the input and the output
-// schema (adapter.md §3.5, §5). It fails [ErrBindingInvalid] only for a nil
-// tool or invalid limits. tool is only read.
-func InspectTool(tool *mcp.Tool, limits Limits) (ToolReport, error) {
+// take defaults) and policy, applying the checks discovery applies to a
+// bound tool, in the same order: name, description bytes, then the input and
+// the output schema (adapter.md §3.5, §5). When it would not bind, BindsWith
+// names the narrowest wider policy that would bind it. It fails
+// [ErrBindingInvalid] only for a nil tool or invalid limits. tool is only
+// read; schemas held as json.RawMessage or typed values (as on a server) are
+// inspected as a client would decode them.
+func InspectTool(tool *mcp.Tool, limits Limits, policy SchemaPolicy) (ToolReport, error) {
 	lim, err := limits.resolve()
 	if err != nil || tool == nil {
 		return ToolReport{}, fail(codeBindingInvalid)
 	}
+	decoded := *tool
+	decoded.InputSchema, decoded.OutputSchema = asDecoded(tool.InputSchema), asDecoded(tool.OutputSchema)
+	tool = &decoded
+	r := inspectTool(tool, lim, policy)
+	if !r.Bindable {
+		for _, wider := range []SchemaPolicy{{DialectEquivalence: true}, {Annotations: true}, {DialectEquivalence: true, Annotations: true}} {
+			wider.DialectEquivalence = wider.DialectEquivalence || policy.DialectEquivalence
+			wider.Annotations = wider.Annotations || policy.Annotations
+			if wider != policy && inspectTool(tool, lim, wider).Bindable {
+				r.BindsWith = wider.String()
+				break
+			}
+		}
+	}
+	return r, nil
+}
+
+// asDecoded returns a schema as a go-sdk client would hold it after decoding:
+// a server-side tool may carry json.RawMessage or a typed schema instead.
+func asDecoded(schema any) any {
+	switch schema.(type) {
+	case nil, map[string]any:
+		return schema
+	}
+	b, err := json.Marshal(schema)
+	if err != nil {
+		return schema // fails the inspection as not an object
+	}
+	var v any
+	if json.Unmarshal(b, &v) != nil {
+		return schema
+	}
+	return v
+}
+
+// inspectTool is InspectTool under resolved limits, without BindsWith.
+func inspectTool(tool *mcp.Tool, lim Limits, policy SchemaPolicy) ToolReport {
 	r := ToolReport{Name: tool.Name, DescriptionBytes: jsUTF8Len(tool.Description)}
 	r.InputSchemaBytes, _ = jssize.Size(tool.InputSchema)
 	if tool.OutputSchema != nil {
@@ -61,10 +106,10 @@ func InspectTool(tool *mcp.Tool, limits Limits) (ToolReport, error) {
 	case r.DescriptionBytes > lim.MaxDescriptionBytes:
 		r.reject(codeCatalogLimitExceeded, "", "$", "MaxDescriptionBytes")
 	default:
-		r.Bindable = r.checkSchema("inputSchema", tool.InputSchema, lim) &&
-			(tool.OutputSchema == nil || r.checkSchema("outputSchema", tool.OutputSchema, lim))
+		r.Bindable = r.checkSchema("inputSchema", tool.InputSchema, lim, policy) &&
+			(tool.OutputSchema == nil || r.checkSchema("outputSchema", tool.OutputSchema, lim, policy))
 	}
-	return r, nil
+	return r
 }
 
 func (r *ToolReport) reject(code, schema, path, keyword string) {
@@ -72,18 +117,18 @@ func (r *ToolReport) reject(code, schema, path, keyword string) {
 }
 
 // checkSchema runs remoteContract and, when it rejects, explains why.
-func (r *ToolReport) checkSchema(which string, schema any, lim Limits) bool {
-	if _, _, err := remoteContract(schema, lim); err == nil {
+func (r *ToolReport) checkSchema(which string, schema any, lim Limits, policy SchemaPolicy) bool {
+	if _, _, err := remoteContract(schema, lim, policy); err == nil {
 		return true
 	}
-	path, keyword := explainSchema(schema, lim)
+	path, keyword := explainSchema(schema, lim, policy)
 	r.reject(codeSchemaUnsupported, which, path, keyword)
 	return false
 }
 
 // explainSchema replays adapter.md §5 on a schema remoteContract rejected
 // and returns where it fails.
-func explainSchema(schema any, lim Limits) (path, keyword string) {
+func explainSchema(schema any, lim Limits, policy SchemaPolicy) (path, keyword string) {
 	root, ok := schema.(map[string]any)
 	if !ok {
 		return "$", "schema"
@@ -91,7 +136,7 @@ func explainSchema(schema any, lim Limits) (path, keyword string) {
 	if n, err := jssize.Size(root); err != nil || n > lim.MaxSchemaBytes {
 		return "$", "MaxSchemaBytes"
 	}
-	if d, has := root[dialectKey]; has && d != dialect202012 {
+	if d, has := root[dialectKey]; has && !policy.acceptsDialect(d) {
 		return "$", dialectKey
 	}
 	body := make(map[string]any, len(root))
@@ -106,7 +151,7 @@ func explainSchema(schema any, lim Limits) (path, keyword string) {
 		return "$", "schema" // outside the JSON domain or the schema limits
 	}
 	var se *profile.SchemaError
-	if _, err := profile.Compile(snap); errors.As(err, &se) {
+	if _, err := profile.CompileWith(snap, policy.profile()); errors.As(err, &se) {
 		return se.Path, se.Keyword
 	}
 	return "$", "schema" // unreachable: remoteContract and this replay agree
@@ -127,9 +172,9 @@ type CatalogReport struct {
 	RevisionDigest string `json:"revisionDigest"`
 }
 
-// InspectCatalog lists every tool of session under limits, reports on each
-// with InspectTool, and then discovers the bindable ones under default
-// bindings to report the digest such a catalog would have. serverID is the
+// InspectCatalog lists every tool of session under opts.Limits, reports on
+// each with InspectTool under opts.Policy, and then discovers the bindable
+// ones under default bindings to report the digest such a catalog would have. serverID is the
 // snapshot's server id. It sends only tools/list requests and fails as
 // DiscoverTools does (for example [ErrPaginationInvalid] for a cursor loop).
 func InspectCatalog(ctx context.Context, session *mcp.ClientSession, serverID string,
@@ -148,7 +193,7 @@ func InspectCatalog(ctx context.Context, session *mcp.ClientSession, serverID st
 	report := &CatalogReport{ProtocolVersion: opts.Monitor.ProtocolVersion(), Bindings: map[string]ToolBinding{}}
 	used := map[string]bool{}
 	for _, tool := range tools {
-		r, err := InspectTool(tool, lim)
+		r, err := InspectTool(tool, lim, opts.Policy)
 		if err != nil {
 			return nil, err
 		}

@@ -97,13 +97,13 @@ func TestInspect_ToolReasons(t *testing.T) {
 			[4]string{"mcp_schema_unsupported", "outputSchema", "$.properties.s", "pattern"}},
 	}
 	for _, tc := range cases {
-		r, err := purramcp.InspectTool(tc.tool, tc.lim)
+		r, err := purramcp.InspectTool(tc.tool, tc.lim, purramcp.SchemaPolicy{})
 		require.NoError(t, err, tc.name)
 		assert.Equal(t, tc.want[0] == "", r.Bindable, tc.name)
 		assert.Equal(t, tc.want, [4]string{r.Code, r.Schema, r.Path, r.Keyword}, tc.name)
 	}
-	_, err := purramcp.InspectTool(nil, purramcp.Limits{})
+	_, err := purramcp.InspectTool(nil, purramcp.Limits{}, purramcp.SchemaPolicy{})
 	assert.ErrorIs(t, err, purramcp.ErrBindingInvalid)
-	_, err = purramcp.InspectTool(&mcp.Tool{Name: "a"}, purramcp.Limits{MaxPages: -1})
+	_, err = purramcp.InspectTool(&mcp.Tool{Name: "a"}, purramcp.Limits{MaxPages: -1}, purramcp.SchemaPolicy{})
 	assert.ErrorIs(t, err, purramcp.ErrBindingInvalid)
 }

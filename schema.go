@@ -127,6 +127,12 @@ var errSchemaInvalid = contractError(CodeSchemaInvalid, "schema", "$")
 // CodeSchemaInvalid (keyword "schema") or, for an unknown mode only,
 // CodeModeUnsupported (keyword "mode").
 func NewContract(opts ContractOptions) (*Contract, error) {
+	return newContract(opts, profile.Options{})
+}
+
+// newContract is NewContract with the profile widened by popts; only
+// discovery under an explicit SchemaPolicy passes anything but the zero value.
+func newContract(opts ContractOptions, popts profile.Options) (*Contract, error) {
 	if !validIdentityString(opts.SchemaID) || !validIdentityString(opts.SchemaVersion) {
 		return nil, fresh(errSchemaInvalid)
 	}
@@ -139,7 +145,7 @@ func NewContract(opts ContractOptions) (*Contract, error) {
 	if err != nil {
 		return nil, fresh(errSchemaInvalid)
 	}
-	compiled, err := profile.Compile(schema)
+	compiled, err := profile.CompileWith(schema, popts)
 	if err != nil {
 		return nil, fresh(errSchemaInvalid)
 	}

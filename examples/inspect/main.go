@@ -29,8 +29,10 @@ func main() {
 	url := flag.String("url", "", "streamable HTTP endpoint of the server")
 	asJSON := flag.Bool("json", false, "print the report as JSON")
 	timeout := flag.Duration("timeout", 30*time.Second, "bound on the whole inspection")
+	dialect := flag.Bool("dialect", false, "apply SchemaPolicy.DialectEquivalence (draft-07 and 2019-09 roots)")
+	annotations := flag.Bool("annotations", false, "apply SchemaPolicy.Annotations (default, examples, format, ...)")
 	flag.Usage = func() {
-		fmt.Fprintln(os.Stderr, "usage: inspect [-json] [-timeout D] (-url URL | -- COMMAND [ARGS...])")
+		fmt.Fprintln(os.Stderr, "usage: inspect [-json] [-dialect] [-annotations] [-timeout D] (-url URL | -- COMMAND [ARGS...])")
 		flag.PrintDefaults()
 	}
 	flag.Parse()
@@ -46,14 +48,16 @@ func main() {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
 	defer cancel()
-	if err := run(ctx, transport, os.Stdout, *asJSON); err != nil {
+	policy := purramcp.SchemaPolicy{DialectEquivalence: *dialect, Annotations: *annotations}
+	if err := run(ctx, transport, policy, os.Stdout, *asJSON); err != nil {
 		fmt.Fprintln(os.Stderr, "inspect:", err)
 		os.Exit(1)
 	}
 }
 
-// run connects over transport, inspects the catalog and writes the report.
-func run(ctx context.Context, transport mcp.Transport, w io.Writer, asJSON bool) error {
+// run connects over transport, inspects the catalog under policy and writes
+// the report.
+func run(ctx context.Context, transport mcp.Transport, policy purramcp.SchemaPolicy, w io.Writer, asJSON bool) error {
 	monitor := purramcp.NewCatalogMonitor()
 	client := mcp.NewClient(&mcp.Implementation{Name: "purramcp-inspect", Version: "1"}, monitor.ClientOptions(nil))
 	session, err := client.Connect(ctx, transport, nil)
@@ -64,7 +68,8 @@ func run(ctx context.Context, transport mcp.Transport, w io.Writer, asJSON bool)
 	if err := monitor.Attach(session); err != nil {
 		return err
 	}
-	report, err := purramcp.InspectCatalog(ctx, session, "inspected", purramcp.DiscoveryOptions{Monitor: monitor})
+	report, err := purramcp.InspectCatalog(ctx, session, "inspected",
+		purramcp.DiscoveryOptions{Monitor: monitor, Policy: policy})
 	if err != nil {
 		return fmt.Errorf("inspect catalog: %w", err)
 	}
@@ -73,23 +78,26 @@ func run(ctx context.Context, transport mcp.Transport, w io.Writer, asJSON bool)
 		enc.SetIndent("", "  ")
 		return enc.Encode(report)
 	}
-	return writeTable(w, report)
+	return writeTable(w, report, policy)
 }
 
 // writeTable prints one row per tool and a summary line.
-func writeTable(w io.Writer, report *purramcp.CatalogReport) error {
+func writeTable(w io.Writer, report *purramcp.CatalogReport, policy purramcp.SchemaPolicy) error {
 	lim := purramcp.DefaultLimits()
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "TOOL\tBINDS\tREASON\tDESC BYTES\tINPUT BYTES\tOUTPUT BYTES")
+	fmt.Fprintln(tw, "TOOL\tBINDS\tREASON\tWITH POLICY\tDESC BYTES\tINPUT BYTES\tOUTPUT BYTES")
 	bindable := 0
 	for _, r := range report.Tools {
-		verdict, reason := "yes", "-"
+		verdict, reason, wider := "yes", "-", "-"
 		if r.Bindable {
 			bindable++
 		} else {
 			verdict, reason = "no", r.Code+" "+location(r)
+			if r.BindsWith != "" {
+				wider = r.BindsWith
+			}
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d/%d\t%d/%d\t%d/%d\n", r.Name, verdict, reason,
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d/%d\t%d/%d\t%d/%d\n", r.Name, verdict, reason, wider,
 			r.DescriptionBytes, lim.MaxDescriptionBytes, r.InputSchemaBytes, lim.MaxSchemaBytes,
 			r.OutputSchemaBytes, lim.MaxSchemaBytes)
 	}
@@ -100,8 +108,8 @@ func writeTable(w io.Writer, report *purramcp.CatalogReport) error {
 	if digest == "" {
 		digest = "(no bindable tool)"
 	}
-	_, err := fmt.Fprintf(w, "\nprotocol %s: %d of %d tools bindable; revisionDigest with all bindable tools bound: %s\n",
-		report.ProtocolVersion, bindable, len(report.Tools), digest)
+	_, err := fmt.Fprintf(w, "\npolicy %s, protocol %s: %d of %d tools bindable; revisionDigest with all bindable tools bound: %s\n",
+		policy, report.ProtocolVersion, bindable, len(report.Tools), digest)
 	return err
 }
 

@@ -11,6 +11,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"purra.dev/purramcp"
 )
 
 // fixtureServer serves the fixture tool of mcp_tools.json and its six
@@ -53,26 +55,26 @@ func fixtureServer(t *testing.T) *mcp.Server {
 	return server
 }
 
-func inspectFixture(t *testing.T, asJSON bool) string {
+func inspectFixture(t *testing.T, policy purramcp.SchemaPolicy, asJSON bool) string {
 	serverT, clientT := mcp.NewInMemoryTransports()
 	ss, err := fixtureServer(t).Connect(t.Context(), serverT, nil)
 	require.NoError(t, err)
 	defer ss.Close()
 	var out bytes.Buffer
-	require.NoError(t, run(t.Context(), clientT, &out, asJSON))
+	require.NoError(t, run(t.Context(), clientT, policy, &out, asJSON))
 	return out.String()
 }
 
 func TestInspectTable(t *testing.T) {
-	out := inspectFixture(t, false)
+	out := inspectFixture(t, purramcp.SchemaPolicy{}, false)
 	want := map[string]string{
-		"remote.search":                          "yes  -",
-		"case.unknown-default-annotation":        "no   mcp_schema_unsupported inputSchema $.properties.query default",
-		"case.unknown-vendor-output-annotation":  "no   mcp_schema_unsupported outputSchema $ x-fastmcp-wrap-result",
-		"case.other-input-dialect":               "no   mcp_schema_unsupported inputSchema $ $schema",
-		"case.other-output-dialect":              "no   mcp_schema_unsupported outputSchema $ $schema",
-		"case.nested-dialect":                    "no   mcp_schema_unsupported inputSchema $.properties.q $schema",
-		"case.reference-with-recognized-dialect": "no   mcp_schema_unsupported inputSchema $ $ref",
+		"remote.search":                          "yes  -  -",
+		"case.unknown-default-annotation":        "no   mcp_schema_unsupported inputSchema $.properties.query default  annotations",
+		"case.unknown-vendor-output-annotation":  "no   mcp_schema_unsupported outputSchema $ x-fastmcp-wrap-result  -",
+		"case.other-input-dialect":               "no   mcp_schema_unsupported inputSchema $ $schema  dialect",
+		"case.other-output-dialect":              "no   mcp_schema_unsupported outputSchema $ $schema  -",
+		"case.nested-dialect":                    "no   mcp_schema_unsupported inputSchema $.properties.q $schema  -",
+		"case.reference-with-recognized-dialect": "no   mcp_schema_unsupported inputSchema $ $ref  -",
 	}
 	lines := strings.Split(out, "\n")
 	for name, verdict := range want {
@@ -88,10 +90,13 @@ func TestInspectTable(t *testing.T) {
 	}
 	for _, line := range lines {
 		if strings.HasPrefix(line, "remote.search ") {
-			assert.Equal(t, []string{"remote.search", "yes", "-", "16/8192", "187/65536", "109/65536"}, strings.Fields(line))
+			assert.Equal(t, []string{"remote.search", "yes", "-", "-", "16/8192", "187/65536", "109/65536"}, strings.Fields(line))
 		}
 	}
-	assert.Contains(t, out, "protocol 2026-07-28: 1 of 7 tools bindable; revisionDigest with all bindable tools bound: ")
+	assert.Contains(t, out, "policy default, protocol 2026-07-28: 1 of 7 tools bindable; revisionDigest with all bindable tools bound: ")
+
+	wide := inspectFixture(t, purramcp.SchemaPolicy{DialectEquivalence: true, Annotations: true}, false)
+	assert.Contains(t, wide, "policy dialect+annotations, protocol 2026-07-28: 3 of 7 tools bindable")
 }
 
 func TestInspectJSON(t *testing.T) {
@@ -105,7 +110,7 @@ func TestInspectJSON(t *testing.T) {
 		} `json:"tools"`
 		RevisionDigest string `json:"revisionDigest"`
 	}
-	require.NoError(t, json.Unmarshal([]byte(inspectFixture(t, true)), &report))
+	require.NoError(t, json.Unmarshal([]byte(inspectFixture(t, purramcp.SchemaPolicy{}, true)), &report))
 	require.Len(t, report.Tools, 7)
 	assert.Equal(t, "2026-07-28", report.ProtocolVersion)
 	assert.Len(t, report.RevisionDigest, 64)

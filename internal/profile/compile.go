@@ -44,7 +44,10 @@ func (e *SchemaError) Error() string {
 func (e *SchemaError) Is(target error) bool { return target == ErrInvalid }
 
 // compiler tracks the path of the node being inspected.
-type compiler struct{ path []string }
+type compiler struct {
+	opts Options
+	path []string
+}
 
 func (c *compiler) invalid(keyword string) error {
 	return &SchemaError{Path: "$" + strings.Join(c.path, ""), Keyword: keyword}
@@ -104,8 +107,27 @@ type Schema struct {
 
 // Compile inspects root, a strictjson snapshot, and compiles it. The root
 // must be an object whose "type" is exactly "object" (A4.1).
-func Compile(root any) (*Schema, error) {
-	c := &compiler{}
+func Compile(root any) (*Schema, error) { return CompileWith(root, Options{}) }
+
+// Options widens the profile for a host that opts in explicitly. The zero
+// value is purra.output-schema/v1 exactly.
+type Options struct {
+	// Annotations accepts the non-asserting keywords of AnnotationKeywords
+	// wherever a schema node may stand. They never change validation, never
+	// fill in a value, and stay in the schema (so in its digest).
+	Annotations bool
+}
+
+// AnnotationKeywords are the keywords Options.Annotations admits, with the
+// JSON kind each value must have ("any" for default).
+var AnnotationKeywords = map[string]string{
+	"$comment": "string", "default": "any", "deprecated": "boolean", "examples": "array",
+	"format": "string", "readOnly": "boolean", "writeOnly": "boolean",
+}
+
+// CompileWith is Compile under opts.
+func CompileWith(root any, opts Options) (*Schema, error) {
+	c := &compiler{opts: opts}
 	obj, ok := root.(*strictjson.Object)
 	if !ok {
 		return nil, c.invalid("schema")
@@ -127,7 +149,7 @@ func (c *compiler) node(v any) (*node, error) {
 	}
 	n := &node{maxLength: -1, maxItems: -1}
 	for _, k := range obj.Keys {
-		if _, ok := slices.BinarySearch(Keywords, k); !ok {
+		if _, ok := slices.BinarySearch(Keywords, k); !ok && !c.annotation(k, obj.Members[k]) {
 			return nil, c.invalid(k)
 		}
 	}
@@ -141,6 +163,28 @@ func (c *compiler) node(v any) (*node, error) {
 		}
 	}
 	return n, nil
+}
+
+// annotation reports whether k is an admitted annotation with a value of
+// the right kind. Annotation values are data, never inspected as schemas.
+func (c *compiler) annotation(k string, v any) bool {
+	if !c.opts.Annotations {
+		return false
+	}
+	switch AnnotationKeywords[k] {
+	case "any":
+		return true
+	case "string":
+		_, ok := v.(string)
+		return ok
+	case "boolean":
+		_, ok := v.(bool)
+		return ok
+	case "array":
+		_, ok := v.([]any)
+		return ok
+	}
+	return false
 }
 
 func (c *compiler) compileType(n *node, obj *strictjson.Object) error {

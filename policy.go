@@ -1,0 +1,61 @@
+package purramcp
+
+import "purra.dev/purramcp/internal/profile"
+
+// A SchemaPolicy widens, explicitly and per discovery, which remote schemas
+// bind. The zero value is the reference behaviour of purra-mcp 1.0.0, and
+// neither policy ever weakens what is validated: each admits only keywords
+// or declarations that assert nothing the profile does not already assert.
+type SchemaPolicy struct {
+	// DialectEquivalence accepts a root "$schema" naming draft-07
+	// ("http://json-schema.org/draft-07/schema", with or without "#") or
+	// 2019-09 ("https://json-schema.org/draft/2019-09/schema", with or
+	// without "#") as well as 2020-12. Every keyword the profile allows
+	// asserts the same thing in those drafts (the tuple form of items, where
+	// they differ, stays rejected). The declaration is kept in the snapshot
+	// entry and the digest and removed before compiling, exactly as the
+	// 2020-12 one is; "$schema" below the root stays rejected.
+	DialectEquivalence bool
+	// Annotations accepts the non-asserting keywords default, examples,
+	// $comment, deprecated, readOnly, writeOnly, and format (as an
+	// annotation: purramcp does not assert it; the server may) wherever a
+	// schema node may stand. They never change validation and never fill in
+	// a value; they stay in the snapshot, the digest and the registration's
+	// input schema, and count against every byte and node limit. A value of
+	// the wrong kind (a non-string format, a non-array examples, a
+	// non-boolean readOnly) is still rejected.
+	Annotations bool
+}
+
+// String names the policy as the inspector reports it: "default",
+// "dialect", "annotations" or "dialect+annotations".
+func (p SchemaPolicy) String() string {
+	switch {
+	case p.DialectEquivalence && p.Annotations:
+		return "dialect+annotations"
+	case p.DialectEquivalence:
+		return "dialect"
+	case p.Annotations:
+		return "annotations"
+	}
+	return "default"
+}
+
+// dialects are the root "$schema" values DialectEquivalence adds.
+var equivalentDialects = map[string]bool{
+	"http://json-schema.org/draft-07/schema#":       true,
+	"http://json-schema.org/draft-07/schema":        true,
+	"https://json-schema.org/draft/2019-09/schema":  true,
+	"https://json-schema.org/draft/2019-09/schema#": true,
+}
+
+// acceptsDialect reports whether a root "$schema" value binds under p
+// (adapter.md §5: only the exact 2020-12 URI by default).
+func (p SchemaPolicy) acceptsDialect(v any) bool {
+	s, ok := v.(string)
+	return ok && (s == dialect202012 || p.DialectEquivalence && equivalentDialects[s])
+}
+
+func (p SchemaPolicy) profile() profile.Options {
+	return profile.Options{Annotations: p.Annotations}
+}

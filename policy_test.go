@@ -1,0 +1,194 @@
+package purramcp_test
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"purra.dev/purramcp"
+)
+
+// policyTool is the fixture tool with its input schema replaced.
+func policyTool(t *testing.T, name string, input map[string]any) json.RawMessage {
+	f := loadMCPFixture(t)
+	tool := withField(t, f.Tool, "name", name)
+	return withField(t, tool, "inputSchema", input)
+}
+
+var (
+	dialectOnly     = purramcp.SchemaPolicy{DialectEquivalence: true}
+	annotationsOnly = purramcp.SchemaPolicy{Annotations: true}
+	bothPolicies    = purramcp.SchemaPolicy{DialectEquivalence: true, Annotations: true}
+)
+
+// discoverOne binds tool "t" under policy and returns the catalog or the code.
+func discoverOne(t *testing.T, input map[string]any, policy purramcp.SchemaPolicy) (*purramcp.Catalog, string) {
+	s := newSDKServer(t, nil, policyTool(t, "t", input))
+	session, monitor := connectSDK(t, s.server, purramcp.ProtocolVersion20251125)
+	catalog, err := purramcp.DiscoverTools(t.Context(), session, "fixture", map[string]purramcp.ToolBinding{
+		"t": {LocalName: "t", Policy: purramcp.ToolPolicy{Mode: "read", Title: "T"}, Scope: purramcp.Unscoped},
+	}, purramcp.DiscoveryOptions{Monitor: monitor, Policy: policy})
+	return catalog, purramcp.CodeOf(err)
+}
+
+func object(members ...any) map[string]any {
+	m := map[string]any{"type": "object"}
+	for i := 0; i+1 < len(members); i += 2 {
+		m[members[i].(string)] = members[i+1]
+	}
+	return m
+}
+
+func TestPolicy_DialectEquivalence(t *testing.T) {
+	admitted := []string{
+		"http://json-schema.org/draft-07/schema#", "http://json-schema.org/draft-07/schema",
+		"https://json-schema.org/draft/2019-09/schema", "https://json-schema.org/draft/2019-09/schema#",
+	}
+	for _, uri := range admitted {
+		_, code := discoverOne(t, object("$schema", uri), purramcp.SchemaPolicy{})
+		assert.Equal(t, "mcp_schema_unsupported", code, "%s is rejected by default", uri)
+		catalog, code := discoverOne(t, object("$schema", uri), dialectOnly)
+		require.Empty(t, code, uri)
+		entry := catalog.Snapshot().Entries[0]
+		assert.Equal(t, uri, entry.InputSchema["$schema"], "the declaration stays in the snapshot as declared")
+		assert.NotContains(t, catalog.Registrations()[0].InputSchema, "$schema", "and is removed before compiling")
+	}
+	rejected := []map[string]any{
+		object("$schema", "https://json-schema.org/draft-07/schema#"), // https is not the draft-07 URI
+		object("$schema", "http://json-schema.org/draft-04/schema#"),
+		object("$schema", "https://example.invalid/schema"),
+		object("$schema", 7),
+		object("properties", map[string]any{"q": map[string]any{"$schema": "http://json-schema.org/draft-07/schema#"}}),
+		object("$schema", "http://json-schema.org/draft-07/schema#", "items", []any{map[string]any{}}),
+		object("$schema", "http://json-schema.org/draft-07/schema#", "$ref", "#/definitions/x"),
+	}
+	for _, input := range rejected {
+		_, code := discoverOne(t, input, bothPolicies)
+		assert.Equal(t, "mcp_schema_unsupported", code, "%v stays rejected", input)
+	}
+}
+
+func TestPolicy_Annotations(t *testing.T) {
+	prop := func(k string, v any) map[string]any {
+		return object("properties", map[string]any{"q": map[string]any{"type": "string", k: v}})
+	}
+	admitted := []map[string]any{
+		prop("default", nil), prop("default", map[string]any{"$ref": "#"}), prop("examples", []any{"a", 1.0}),
+		prop("$comment", "c"), prop("deprecated", true), prop("readOnly", false), prop("writeOnly", true),
+		prop("format", "uri"), object("default", map[string]any{}, "$comment", "root"),
+		object("properties", map[string]any{"a": map[string]any{"items": map[string]any{"format": "date", "default": "x"}}}),
+	}
+	for _, input := range admitted {
+		_, code := discoverOne(t, input, purramcp.SchemaPolicy{})
+		assert.Equal(t, "mcp_schema_unsupported", code, "%v is rejected by default", input)
+		catalog, code := discoverOne(t, input, annotationsOnly)
+		require.Empty(t, code, "%v", input)
+		assert.Equal(t, input, catalog.Snapshot().Entries[0].InputSchema, "annotations stay in the snapshot")
+		assert.Equal(t, input, catalog.Registrations()[0].InputSchema, "and in the registration's input schema")
+	}
+	rejected := []map[string]any{
+		prop("format", 1), prop("examples", "a"), prop("readOnly", "yes"), prop("deprecated", nil),
+		prop("pattern", "^a"), prop("multipleOf", 2), prop("exclusiveMinimum", 0), prop("minProperties", 1),
+		object("$defs", map[string]any{}), object("$ref", "#"), object("propertyNames", map[string]any{}),
+		object("additionalProperties", map[string]any{"type": "string"}), object("allOf", []any{}),
+		object("not", map[string]any{}), object("if", map[string]any{}), object("x-vendor", true),
+		object("nullable", true), object("contentMediaType", "text/plain"),
+	}
+	for _, input := range rejected {
+		_, code := discoverOne(t, input, bothPolicies)
+		assert.Equal(t, "mcp_schema_unsupported", code, "%v stays rejected", input)
+	}
+}
+
+// TestPolicy_AnnotationsNeverAssert: a default is never filled in, a format
+// never asserted, and a readOnly never enforced.
+func TestPolicy_AnnotationsNeverAssert(t *testing.T) {
+	input := object("properties", map[string]any{
+		"q": map[string]any{"type": "string", "format": "email", "default": "x@example.com", "readOnly": true},
+		"n": map[string]any{"type": "integer", "default": 5},
+	}, "required", []any{"q"}, "additionalProperties", false)
+	s := newSDKServer(t, json.RawMessage(`{"content":[],"structuredContent":{"count":1}}`), policyTool(t, "t", input))
+	session, monitor := connectSDK(t, s.server, purramcp.ProtocolVersion20251125)
+	catalog, err := purramcp.DiscoverTools(t.Context(), session, "fixture", map[string]purramcp.ToolBinding{
+		"t": {LocalName: "t", Policy: purramcp.ToolPolicy{Mode: "read", Title: "T"}, Scope: purramcp.Unscoped},
+	}, purramcp.DiscoveryOptions{Monitor: monitor, Policy: annotationsOnly})
+	require.NoError(t, err)
+	run := catalog.Registrations()[0].Run
+	res, err := run(t.Context(), json.RawMessage(`{"q":"not an email"}`), purramcp.ToolContext{})
+	require.NoError(t, err)
+	assert.Empty(t, res.ErrorCode, "format is an annotation")
+	assert.JSONEq(t, `{"q":"not an email"}`, string(s.lastArguments()), "no default filled in")
+	res, err = run(t.Context(), json.RawMessage(`{}`), purramcp.ToolContext{})
+	require.NoError(t, err)
+	assert.Equal(t, "mcp_invalid_arguments", res.ErrorCode, "a default does not satisfy required")
+	res, err = run(t.Context(), json.RawMessage(`{"q":"a","n":"5"}`), purramcp.ToolContext{})
+	require.NoError(t, err)
+	assert.Equal(t, "mcp_invalid_arguments", res.ErrorCode, "no coercion")
+}
+
+// TestPolicy_DigestFollowsSnapshot: the digest of a fixture tool is the same
+// under every policy, and a widened schema's digest differs exactly because
+// its snapshot does.
+func TestPolicy_DigestFollowsSnapshot(t *testing.T) {
+	f := loadMCPFixture(t)
+	for _, policy := range []purramcp.SchemaPolicy{{}, dialectOnly, annotationsOnly, bothPolicies} {
+		s := newSDKServer(t, nil, f.Tool)
+		session, monitor := connectSDK(t, s.server, purramcp.ProtocolVersion20251125)
+		catalog, err := purramcp.DiscoverTools(t.Context(), session, "fixture", searchBinding(),
+			purramcp.DiscoveryOptions{Monitor: monitor, Policy: policy})
+		require.NoError(t, err, policy.String())
+		assert.Equal(t, f.RevisionDigest, catalog.Snapshot().RevisionDigest, "policy %s leaves the fixture digest", policy)
+	}
+	plain, code := discoverOne(t, object("properties", map[string]any{"q": map[string]any{"type": "string"}}), bothPolicies)
+	require.Empty(t, code)
+	annotated, code := discoverOne(t, object("properties", map[string]any{"q": map[string]any{"type": "string", "format": "uri"}}), bothPolicies)
+	require.Empty(t, code)
+	declared, code := discoverOne(t, object("$schema", "http://json-schema.org/draft-07/schema#",
+		"properties", map[string]any{"q": map[string]any{"type": "string"}}), bothPolicies)
+	require.Empty(t, code)
+	digests := map[string]bool{}
+	for _, c := range []*purramcp.Catalog{plain, annotated, declared} {
+		snap := c.Snapshot()
+		digests[snap.RevisionDigest] = true
+		entries, err := json.Marshal(snap.Entries)
+		require.NoError(t, err)
+		var identityEntries []any
+		require.NoError(t, json.Unmarshal(entries, &identityEntries))
+		d, err := purramcp.IdentityDigest(map[string]any{"schemaVersion": 1, "serverId": snap.ServerID,
+			"protocolVersion": snap.ProtocolVersion, "entries": identityEntries})
+		require.NoError(t, err)
+		assert.Equal(t, snap.RevisionDigest, d, "the digest is the snapshot's identity")
+	}
+	assert.Len(t, digests, 3, "three different snapshots, three different digests")
+}
+
+func TestPolicy_InspectorSuggests(t *testing.T) {
+	f := loadMCPFixture(t)
+	want := map[string]string{
+		"unknown-default-annotation":        "annotations",
+		"unknown-vendor-output-annotation":  "",
+		"other-input-dialect":               "dialect",
+		"other-output-dialect":              "",
+		"nested-dialect":                    "",
+		"reference-with-recognized-dialect": "",
+	}
+	for _, sc := range f.SchemaCases {
+		tool := sdkTool(t, sc.Tool)
+		r, err := purramcp.InspectTool(tool, purramcp.Limits{}, purramcp.SchemaPolicy{})
+		require.NoError(t, err)
+		assert.False(t, r.Bindable, sc.ID)
+		assert.Equal(t, want[sc.ID], r.BindsWith, sc.ID)
+	}
+	both := &mcp.Tool{Name: "t", InputSchema: object("$schema", "http://json-schema.org/draft-07/schema",
+		"properties", map[string]any{"q": map[string]any{"type": "string", "default": "a"}})}
+	r, err := purramcp.InspectTool(both, purramcp.Limits{}, purramcp.SchemaPolicy{})
+	require.NoError(t, err)
+	assert.Equal(t, "dialect+annotations", r.BindsWith)
+	r, err = purramcp.InspectTool(both, purramcp.Limits{}, bothPolicies)
+	require.NoError(t, err)
+	assert.True(t, r.Bindable)
+	assert.Empty(t, r.BindsWith)
+}
