@@ -1,0 +1,80 @@
+// Command http-host is a minimal, complete purramcp host for an MCP server
+// reached over streamable HTTP. It binds units.list and units.convert (see
+// examples/stdio-server -http), calls each under timeouts and rediscovers
+// whenever the catalog goes stale.
+//
+//	go run ./examples/stdio-server -http 127.0.0.1:8080 &
+//	go run ./examples/http-host -url http://127.0.0.1:8080
+package main
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"os"
+	"slices"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"purra.dev/purramcp"
+)
+
+// bindings is the allowlist: nothing else the server lists is exposed.
+var bindings = map[string]purramcp.ToolBinding{
+	"units.list":    {LocalName: "list_units", Scope: purramcp.Unscoped, Policy: purramcp.ToolPolicy{Mode: "read", Title: "List units"}},
+	"units.convert": {LocalName: "convert_units", Scope: purramcp.Unscoped, Policy: purramcp.ToolPolicy{Mode: "read", Title: "Convert units"}},
+}
+
+// calls stand in for what an agent core would ask for.
+var calls = []struct{ tool, args string }{{"list_units", `{}`}, {"convert_units", `{"value":10,"from":"km","to":"mi"}`}}
+
+func main() {
+	url := flag.String("url", "http://127.0.0.1:8080", "the server's streamable HTTP endpoint")
+	flag.Parse()
+	if err := run(context.Background(), os.Stdout, &mcp.StreamableClientTransport{Endpoint: *url}); err != nil {
+		log.Fatal(err)
+	}
+}
+
+// run connects, discovers and runs calls, and closes the session (an HTTP
+// DELETE). w must take concurrent writes: the list-change handler uses it.
+func run(ctx context.Context, w io.Writer, transport mcp.Transport) error {
+	ctx, cancel := context.WithTimeout(ctx, time.Minute) // bounds the whole run
+	defer cancel()
+	monitor := purramcp.NewCatalogMonitor()
+	own := &mcp.ClientOptions{ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
+		fmt.Fprintln(w, "tool list changed: rediscovering before the next call") // after the monitor counted it
+	}}
+	client := mcp.NewClient(&mcp.Implementation{Name: "http-host", Version: "1"}, monitor.ClientOptions(own))
+	session, err := client.Connect(ctx, transport, nil)
+	if err != nil {
+		return err
+	}
+	defer session.Close()
+	if err := monitor.Attach(session); err != nil {
+		return err
+	}
+	opts := purramcp.DiscoveryOptions{Monitor: monitor, Limits: purramcp.Limits{Timeout: 10 * time.Second}}
+	var catalog *purramcp.Catalog
+	for _, call := range calls {
+		if catalog == nil || catalog.Stale() { // first use, or a list change: swap catalogs
+			if catalog, err = purramcp.DiscoverTools(ctx, session, "units", bindings, opts); err != nil {
+				return err // purramcp.CodeOf(err) is the mcp_* code
+			}
+			fmt.Fprintf(w, "catalog %s (%s)\n", catalog.Snapshot().RevisionDigest, monitor.ProtocolVersion())
+		}
+		tools := catalog.Registrations() // sorted by name; every binding is there
+		i := slices.IndexFunc(tools, func(t purramcp.ToolDefinition) bool { return t.Name == call.tool })
+		res, err := tools[i].Run(ctx, json.RawMessage(call.args), purramcp.ToolContext{RunID: "run-1"})
+		if err != nil {
+			return err // ErrCanceled
+		}
+		envelope, _ := json.Marshal(res.Content) // empty when ErrorCode is set
+		fmt.Fprintf(w, "%s %s -> %s %s\n", call.tool, call.args, cmp.Or(res.ErrorCode, "ok"), envelope)
+	}
+	return nil
+}

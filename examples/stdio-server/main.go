@@ -1,0 +1,98 @@
+// Command stdio-server is a small MCP server that speaks over its standard
+// input and output, for examples/stdio-host and for tests. It has two read
+// tools whose schemas purra.output-schema/v1 accepts as they are:
+//
+//   - units.list: {} -> the length units, as text;
+//   - units.convert: {value, from, to} -> {value, unit}, structured.
+//
+// It exits when its input closes:
+//
+//	go run ./examples/stdio-host -- go run ./examples/stdio-server
+//
+// With -http it serves the same tools over streamable HTTP instead, for
+// examples/http-host, and prints its URL on standard error:
+//
+//	go run ./examples/stdio-server -http 127.0.0.1:8080
+//	go run ./examples/http-host -url http://127.0.0.1:8080
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"log"
+	"math"
+	"net"
+	"net/http"
+	"os"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// metres is the length of each unit in metres.
+var metres = map[string]float64{"ft": 0.3048, "km": 1000, "m": 1, "mi": 1609.344}
+
+const unitSchema = `{"type":"string","enum":["ft","km","m","mi"]}`
+
+func main() {
+	addr := flag.String("http", "", "serve streamable HTTP on `address` instead of stdio")
+	flag.Parse()
+	server := mcp.NewServer(&mcp.Implementation{Name: "units", Version: "1"}, nil)
+	server.AddTool(&mcp.Tool{
+		Name:        "units.list",
+		Description: "List the length units",
+		InputSchema: json.RawMessage(`{"type":"object","additionalProperties":false}`),
+	}, list)
+	server.AddTool(&mcp.Tool{
+		Name:        "units.convert",
+		Description: "Convert a length between units",
+		InputSchema: json.RawMessage(`{"type":"object","properties":{
+			"value":{"type":"number","minimum":-1e9,"maximum":1e9},
+			"from":` + unitSchema + `,"to":` + unitSchema + `},
+			"required":["value","from","to"],"additionalProperties":false}`),
+		OutputSchema: json.RawMessage(`{"type":"object","properties":{
+			"value":{"type":"number"},"unit":` + unitSchema + `},
+			"required":["value","unit"],"additionalProperties":false}`),
+	}, convert)
+	if *addr != "" {
+		ln, err := net.Listen("tcp", *addr)
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Fprintf(os.Stderr, "listening on http://%s\n", ln.Addr())
+		handler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil)
+		log.Fatal(http.Serve(ln, handler))
+	}
+	// Run returns when the client closes our standard input.
+	if err := server.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
+		log.Fatal(err) // standard error; standard output carries the protocol
+	}
+}
+
+func list(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ft, km, m, mi"}}}, nil
+}
+
+func convert(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	// A server checks its own input: not every client is purramcp.
+	var args struct {
+		Value float64 `json:"value"`
+		From  string  `json:"from"`
+		To    string  `json:"to"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(req.Params.Arguments))
+	dec.DisallowUnknownFields()
+	err := dec.Decode(&args)
+	from, okFrom := metres[args.From]
+	to, okTo := metres[args.To]
+	if err != nil || !okFrom || !okTo {
+		return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "bad arguments"}}}, nil
+	}
+	value := math.Round(args.Value*from/to*1e6) / 1e6
+	return &mcp.CallToolResult{
+		Content:           []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf("%g %s = %g %s", args.Value, args.From, value, args.To)}},
+		StructuredContent: map[string]any{"value": value, "unit": args.To},
+	}, nil
+}
