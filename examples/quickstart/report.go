@@ -19,11 +19,12 @@ import (
 // with an ErrorCode; an error is only ErrCanceled or a host scope failure.
 func call(ctx context.Context, w io.Writer, server *docsServer, catalog *purramcp.Catalog,
 	name, args string, tc purramcp.ToolContext) error {
-	i := slices.IndexFunc(catalog.Registrations(), func(t purramcp.ToolDefinition) bool { return t.Name == name })
+	tools := catalog.Registrations()
+	i := slices.IndexFunc(tools, func(t purramcp.ToolDefinition) bool { return t.Name == name })
 	if i < 0 {
 		return fmt.Errorf("no registration %s", name)
 	}
-	tool := catalog.Registrations()[i]
+	tool := tools[i]
 	sent := server.calls.Load()
 	res, err := tool.Run(ctx, json.RawMessage(args), tc)
 	if err != nil {
