@@ -16,7 +16,8 @@ import (
 // rawServer is a scripted JSON-RPC server on the server end of
 // mcp.NewInMemoryTransports, for what a go-sdk server never sends: repeated
 // cursors, duplicate names, malformed results, list changes before a reply,
-// a peer that stops reading (style.md T4).
+// answers that never come, a peer that stops reading (style.md T4). It counts
+// every request it reads, so tests assert what reached the server.
 type rawServer struct {
 	conn mcp.Connection
 	// modern answers server/discover, so the session negotiates 2026-07-28;
@@ -31,25 +32,46 @@ type rawServer struct {
 	// call answers tools/call with a raw result, or an error when the string
 	// is empty and rpcErr is set.
 	call func(args json.RawMessage) (string, *jsonrpc.Error)
+	// beforeAnswer runs before each tools/call answer with the call's
+	// arguments, on the call's own goroutine (the server keeps reading
+	// meanwhile); it may block until ctx, the server's, ends at cleanup.
+	beforeAnswer func(ctx context.Context, args json.RawMessage)
+	// neverAnswer leaves every tools/call unanswered; the server keeps
+	// reading, so it sees notifications/cancelled.
+	neverAnswer bool
 	// closeOnCall closes the connection instead of answering tools/call.
 	closeOnCall bool
+	// listFault leaves every tools/list unanswered ("silent") or closes the
+	// connection instead of answering it ("close").
+	listFault string
 	// stallCalls stops reading once a tools/list was answered, so the
 	// client's next write blocks.
 	stallCalls bool
 
 	ctx    context.Context
 	cancel context.CancelFunc
+	wg     sync.WaitGroup // tools/call goroutines
 
-	mu      sync.Mutex // guards the fields below
-	lists   int
-	cursors []*string
-	calls   []json.RawMessage
-	done    chan struct{}
+	mu        sync.Mutex // guards the fields below
+	lists     int
+	cursors   []*string
+	calls     []json.RawMessage
+	callIDs   []string // JSON of each tools/call request id
+	cancelled []string // JSON of the requestId of each notifications/cancelled
+	done      chan struct{}
 }
 
-// start connects the raw server and a monitored client; the returned session
-// and server are closed at cleanup.
+// start connects the raw server and a client wired to a fresh, attached
+// monitor; the returned session and server are closed at cleanup.
 func (s *rawServer) start(t testing.TB) (*mcp.ClientSession, *purramcp.CatalogMonitor) {
+	t.Helper()
+	monitor := purramcp.NewCatalogMonitor()
+	return s.startWith(t, monitor.ClientOptions(nil), monitor), monitor
+}
+
+// startWith is start with the host's own client options, for tests that need
+// a client the monitor did not configure; the monitor is attached.
+func (s *rawServer) startWith(t testing.TB, opts *mcp.ClientOptions, monitor *purramcp.CatalogMonitor) *mcp.ClientSession {
 	t.Helper()
 	st, ct := mcp.NewInMemoryTransports()
 	conn, err := st.Connect(context.Background())
@@ -57,8 +79,7 @@ func (s *rawServer) start(t testing.TB) (*mcp.ClientSession, *purramcp.CatalogMo
 	s.conn, s.done = conn, make(chan struct{})
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	go s.serve()
-	monitor := purramcp.NewCatalogMonitor()
-	client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, monitor.ClientOptions(nil))
+	client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, opts)
 	cs, err := client.Connect(context.Background(), ct, nil)
 	require.NoError(t, err)
 	t.Cleanup(func() {
@@ -68,11 +89,12 @@ func (s *rawServer) start(t testing.TB) (*mcp.ClientSession, *purramcp.CatalogMo
 		<-s.done
 	})
 	require.NoError(t, monitor.Attach(cs))
-	return cs, monitor
+	return cs
 }
 
 func (s *rawServer) serve() {
 	defer close(s.done)
+	defer s.wg.Wait()
 	ctx := s.ctx
 	for {
 		msg, err := s.conn.Read(ctx)
@@ -80,8 +102,33 @@ func (s *rawServer) serve() {
 			return
 		}
 		req, ok := msg.(*jsonrpc.Request)
-		if !ok || !req.ID.IsValid() || req.Method == "subscriptions/listen" {
-			continue // responses, notifications and the long-lived listen
+		if !ok {
+			continue // responses
+		}
+		if !req.ID.IsValid() {
+			s.notification(req)
+			continue
+		}
+		switch req.Method {
+		case "subscriptions/listen":
+			continue // long-lived; never answered
+		case "tools/list":
+			if s.listFault != "" {
+				s.mu.Lock()
+				s.lists++
+				s.mu.Unlock()
+				if s.listFault == "close" {
+					_ = s.conn.Close()
+				}
+				continue
+			}
+		case "tools/call":
+			s.wg.Add(1)
+			go func() {
+				defer s.wg.Done()
+				s.respondCall(ctx, req)
+			}()
+			continue
 		}
 		result, rpcErr := s.answer(req)
 		if err := s.conn.Write(ctx, &jsonrpc.Response{ID: req.ID, Result: result, Error: rpcErr}); err != nil {
@@ -91,6 +138,20 @@ func (s *rawServer) serve() {
 			<-ctx.Done() // stop reading until cleanup
 		}
 	}
+}
+
+// notification records the request id of notifications/cancelled.
+func (s *rawServer) notification(req *jsonrpc.Request) {
+	if req.Method != "notifications/cancelled" {
+		return
+	}
+	var p struct {
+		RequestID json.RawMessage `json:"requestId"`
+	}
+	_ = json.Unmarshal(req.Params, &p)
+	s.mu.Lock()
+	s.cancelled = append(s.cancelled, string(p.RequestID))
+	s.mu.Unlock()
 }
 
 func (s *rawServer) capabilities() string {
@@ -120,8 +181,6 @@ func (s *rawServer) answer(req *jsonrpc.Request) (json.RawMessage, error) {
 		return json.RawMessage(`{}`), nil
 	case "tools/list":
 		return s.list(req)
-	case "tools/call":
-		return s.answerCall(req)
 	}
 	return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "no"}
 }
@@ -144,26 +203,40 @@ func (s *rawServer) list(req *jsonrpc.Request) (json.RawMessage, error) {
 	return json.RawMessage(s.pages[i]), nil
 }
 
-func (s *rawServer) answerCall(req *jsonrpc.Request) (json.RawMessage, error) {
+// respondCall records one tools/call and answers it as scripted.
+func (s *rawServer) respondCall(ctx context.Context, req *jsonrpc.Request) {
 	var p struct {
 		Arguments json.RawMessage `json:"arguments"`
 	}
 	_ = json.Unmarshal(req.Params, &p)
+	id, _ := json.Marshal(req.ID.Raw())
 	s.mu.Lock()
 	s.calls = append(s.calls, p.Arguments)
+	s.callIDs = append(s.callIDs, string(id))
 	s.mu.Unlock()
-	if s.closeOnCall {
+	switch {
+	case s.closeOnCall:
 		_ = s.conn.Close()
-		return json.RawMessage(`{}`), nil
+		return
+	case s.neverAnswer:
+		return
 	}
-	if s.call == nil {
-		return json.RawMessage(`{"content":[],"structuredContent":{"count":1}}`), nil
+	if s.beforeAnswer != nil {
+		s.beforeAnswer(ctx, p.Arguments)
 	}
-	result, rpcErr := s.call(p.Arguments)
+	result, rpcErr := json.RawMessage(`{"content":[],"structuredContent":{"count":1}}`), (*jsonrpc.Error)(nil)
+	if s.call != nil {
+		text, e := s.call(p.Arguments)
+		result, rpcErr = json.RawMessage(text), e
+		if e != nil {
+			result = nil
+		}
+	}
+	var err error
 	if rpcErr != nil {
-		return nil, rpcErr
+		err = rpcErr
 	}
-	return json.RawMessage(result), nil
+	_ = s.conn.Write(ctx, &jsonrpc.Response{ID: req.ID, Result: result, Error: err})
 }
 
 // notifyChanged sends notifications/tools/list_changed.
@@ -182,6 +255,22 @@ func (s *rawServer) seenCursors() []*string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([]*string(nil), s.cursors...)
+}
+
+// cancelledCalls returns how many tools/call requests the client cancelled
+// with notifications/cancelled.
+func (s *rawServer) cancelledCalls() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for _, c := range s.cancelled {
+		for _, id := range s.callIDs {
+			if c == id {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // toolsPage renders a tools/list result from tool JSON values.
