@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -19,290 +20,102 @@ func discoverDefault(t testing.TB, h sessionHarness, limits purramcp.Limits) (*p
 		purramcp.DiscoveryOptions{Monitor: h.monitor, Limits: limits})
 }
 
-// TestBehaviorH_SharedBoundaryCases runs all 14 mcp_tools.json cases through
-// discovery and Run at both negotiated versions (reference-behaviors.md §H).
-func TestBehaviorH_SharedBoundaryCases(t *testing.T) {
+// modernities are both raw-server handshakes: initialize (2025-11-25) and
+// server/discover (2026-07-28).
+var modernities = []bool{false, true}
+
+// TestBehaviorA1_NonReadPolicy: a policy mode other than "read" (TS "write",
+// Py "propose") fails mcp_binding_invalid before any request.
+func TestBehaviorA1_NonReadPolicy(t *testing.T) {
 	f := loadMCPFixture(t)
-	for _, version := range testVersions {
-		for _, tc := range f.Cases {
-			t.Run(version+"/"+tc.ID, func(t *testing.T) {
-				runSharedCase(t, f, tc, version)
-			})
-		}
+	h := sdkHarness(t, newSDKServer(t, nil, f.Tool), "")
+	for _, mode := range []string{"write", "propose", "confirm", "", "READ", " read"} {
+		bindings := searchBinding()
+		b := bindings["remote.search"]
+		b.Policy = purramcp.ToolPolicy{Mode: mode, Title: "Write"}
+		bindings["remote.search"] = b
+		catalog, err := purramcp.DiscoverTools(t.Context(), h.session, "fixture", bindings,
+			purramcp.DiscoveryOptions{Monitor: h.monitor})
+		assert.Nil(t, catalog, "mode %q", mode)
+		assert.Equal(t, "mcp_binding_invalid", purramcp.CodeOf(err), "mode %q", mode)
 	}
+	lists, _ := h.counts()
+	assert.Zero(t, lists, "A1: no tools/list sent")
 }
 
-func runSharedCase(t *testing.T, f mcpFixture, tc mcpCallCase, version string) {
-	var limits purramcp.Limits
-	if tc.Limits != nil {
-		limits.MaxResultBytes, limits.MaxContentBlocks = tc.Limits.MaxResultBytes, tc.Limits.MaxContentBlocks
+// TestBehaviorA2_DuplicateLocalName: two bindings with one local name fail
+// mcp_name_conflict before any request, whatever the map order.
+func TestBehaviorA2_DuplicateLocalName(t *testing.T) {
+	f := loadMCPFixture(t)
+	h := sdkHarness(t, newSDKServer(t, nil, f.Tool), "")
+	b := searchBinding()["remote.search"]
+	for _, bindings := range []map[string]purramcp.ToolBinding{
+		{"remote.search": b, "other": b},
+		{"remote.search": b, "a.first": b},
+	} {
+		catalog, err := purramcp.DiscoverTools(t.Context(), h.session, "fixture", bindings,
+			purramcp.DiscoveryOptions{Monitor: h.monitor})
+		assert.Nil(t, catalog)
+		assert.Equal(t, "mcp_name_conflict", purramcp.CodeOf(err), "A2 bindings %v", len(bindings))
 	}
-	var h sessionHarness
-	if tc.Malformed {
-		raw := &rawServer{modern: version == purramcp.ProtocolVersion20260728,
-			pages: []string{toolsPage(t, "", f.Tool)},
-			call:  func(json.RawMessage) (string, *jsonrpcError) { return string(tc.Result), nil }}
-		h = rawHarness(t, raw)
-	} else {
-		h = sdkHarness(t, newSDKServer(t, tc.Result, f.Tool), version)
-	}
-	require.Equal(t, version, h.monitor.ProtocolVersion(), "case %s", tc.ID)
-	catalog, err := discoverDefault(t, h, limits)
-	require.NoError(t, err, "case %s", tc.ID)
+	lists, _ := h.counts()
+	assert.Zero(t, lists, "A2: lists stays empty")
+}
+
+// TestBehaviorA3_BindingsCopied: changing the bindings afterwards changes nothing.
+func TestBehaviorA3_BindingsCopied(t *testing.T) {
+	f := loadMCPFixture(t)
+	h := sdkHarness(t, newSDKServer(t, nil, f.Tool), purramcp.ProtocolVersion20251125)
+	bindings := searchBinding()
+	b := bindings["remote.search"]
+	b.Policy.Title = "  Search\n"
+	bindings["remote.search"] = b
+	catalog, err := purramcp.DiscoverTools(t.Context(), h.session, "fixture", bindings,
+		purramcp.DiscoveryOptions{Monitor: h.monitor})
+	require.NoError(t, err)
+	b.LocalName = "mutated"
+	bindings["remote.search"] = b
+	delete(bindings, "remote.search")
+	assert.Equal(t, f.RevisionDigest, catalog.Snapshot().RevisionDigest, "title stored trimmed")
 	regs := catalog.Registrations()
 	require.Len(t, regs, 1)
-	res, err := regs[0].Run(t.Context(), tc.Arguments, purramcp.ToolContext{CallID: "call", ToolName: "search"})
-	require.NoError(t, err, "case %s", tc.ID)
-
-	want := ""
-	if tc.ErrorCode != nil {
-		want = *tc.ErrorCode
-	}
-	assert.Equal(t, want, res.ErrorCode, "case %s", tc.ID)
-	assert.Equal(t, "not_started", res.EffectState, "case %s", tc.ID)
-	lists, calls := h.counts()
-	assert.Equal(t, 1, lists, "case %s: tools/list requests", tc.ID)
-	wantCalls := 1
-	if want == "mcp_invalid_arguments" {
-		wantCalls = 0
-	}
-	assert.Equal(t, wantCalls, calls, "case %s: tools/call requests", tc.ID)
-	if want == "" {
-		var result struct {
-			Content []struct {
-				Text string `json:"text"`
-			} `json:"content"`
-			StructuredContent map[string]any `json:"structuredContent"`
-		}
-		require.NoError(t, json.Unmarshal(tc.Result, &result))
-		text := []string{}
-		for _, b := range result.Content {
-			text = append(text, b.Text)
-		}
-		assert.Equal(t, purramcp.Envelope{Text: text, Structured: result.StructuredContent}, res.Content, "case %s", tc.ID)
-		assert.Equal(t, decodeObject(t, tc.Arguments), decodeObject(t, h.lastArguments()), "case %s: arguments sent", tc.ID)
-	} else {
-		assert.Equal(t, emptyEnvelope, res.Content, "case %s", tc.ID)
-	}
-	assert.NoError(t, h.session.Ping(t.Context(), nil), "case %s: session left open", tc.ID)
+	assert.Equal(t, "search", regs[0].Name)
+	assert.Equal(t, "Search", regs[0].Policy.Title)
 }
 
-// TestBehaviorF_SchemaCases checks that every mcp_tools.json schemaCase fails
-// discovery before any call (reference-behaviors.md F6–F12).
-func TestBehaviorF_SchemaCases(t *testing.T) {
+// TestBehaviorA4_AnnotationsGrantNothing: the fixture's write-looking
+// annotations (readOnlyHint false, destructiveHint true) do not block a read
+// binding, and no annotation reaches the snapshot or the digest.
+func TestBehaviorA4_AnnotationsGrantNothing(t *testing.T) {
 	f := loadMCPFixture(t)
-	for _, version := range testVersions {
-		for _, tc := range f.SchemaCases {
-			t.Run(version+"/"+tc.ID, func(t *testing.T) {
-				h := sdkHarness(t, newSDKServer(t, nil, tc.Tool), version)
-				catalog, err := discoverDefault(t, h, purramcp.Limits{})
-				assert.Nil(t, catalog)
-				assert.Equal(t, tc.ErrorCode, purramcp.CodeOf(err), "case %s", tc.ID)
-				lists, calls := h.counts()
-				assert.Equal(t, 1, lists, "case %s", tc.ID)
-				assert.Equal(t, 0, calls, "case %s", tc.ID)
-			})
-		}
+	variants := map[string]json.RawMessage{
+		"fixture":   f.Tool,
+		"read_only": withField(t, f.Tool, "annotations", map[string]any{"readOnlyHint": true, "destructiveHint": false, "title": "T"}),
+		"none":      withField(t, f.Tool, "annotations", nil),
 	}
-}
-
-// TestBehaviorF13_SchemaBytesIncludeDialect: 74 compact bytes with the
-// declaration (17 without) against maxSchemaBytes 60.
-func TestBehaviorF13_SchemaBytesIncludeDialect(t *testing.T) {
-	tool := json.RawMessage(`{"name":"remote.search","inputSchema":{"type":"object","$schema":"https://json-schema.org/draft/2020-12/schema"}}`)
 	for _, version := range testVersions {
-		h := sdkHarness(t, newSDKServer(t, nil, tool), version)
-		_, err := discoverDefault(t, h, purramcp.Limits{MaxSchemaBytes: 60})
-		assert.Equal(t, "mcp_schema_unsupported", purramcp.CodeOf(err), version)
-		_, calls := h.counts()
-		assert.Zero(t, calls)
-	}
-}
-
-// TestBehaviorG4_FixtureDigest checks the snapshot shape and digest, the
-// 2025-11-25 digest being the fixture's (reference-behaviors.md G1, G2, G4).
-func TestBehaviorG4_FixtureDigest(t *testing.T) {
-	f := loadMCPFixture(t)
-	for _, version := range testVersions {
-		t.Run(version, func(t *testing.T) {
-			h := sdkHarness(t, newSDKServer(t, nil, f.Tool), version)
+		digests := map[string]string{}
+		for name, tool := range variants {
+			h := sdkHarness(t, newSDKServer(t, nil, tool), version)
 			catalog, err := discoverDefault(t, h, purramcp.Limits{})
+			require.NoError(t, err, "A4 %s at %s", name, version)
+			snap, err := json.Marshal(catalog.Snapshot())
 			require.NoError(t, err)
-			snap := catalog.Snapshot()
-			if version == purramcp.ProtocolVersion20251125 {
-				assert.Equal(t, f.RevisionDigest, snap.RevisionDigest)
-			} else {
-				assert.NotEqual(t, f.RevisionDigest, snap.RevisionDigest, "the version is in the identity")
-			}
-			tool := decodeObject(t, f.Tool)
-			want := map[string]any{"schemaVersion": 1.0, "serverId": "fixture", "protocolVersion": version,
-				"revisionDigest": snap.RevisionDigest, "entries": []any{map[string]any{
-					"remoteName": "remote.search", "localName": "search", "description": "Search documents",
-					"inputSchema": tool["inputSchema"], "outputSchema": tool["outputSchema"],
-					"policy":          map[string]any{"mode": "read", "title": "Search", "riskLevel": "read"},
-					"concurrencySafe": true}}}
-			got, err := json.Marshal(snap)
-			require.NoError(t, err)
-			assert.Equal(t, want, decodeObject(t, got))
-			delete(want, "revisionDigest")
-			digest, err := purramcp.IdentityDigest(want)
-			require.NoError(t, err)
-			assert.Equal(t, digest, snap.RevisionDigest, "digest of the snapshot minus revisionDigest")
-			assert.True(t, catalog.Registrations()[0].ConcurrencySafe)
-		})
-	}
-}
-
-// TestBehaviorG7_DeclaredDialect covers the declared 2020-12 dialect
-// (reference-behaviors.md F2, G7, H17, H18).
-func TestBehaviorG7_DeclaredDialect(t *testing.T) {
-	f := loadMCPFixture(t)
-	for _, version := range testVersions {
-		t.Run(version, func(t *testing.T) {
-			srv := newSDKServer(t, json.RawMessage(`{"content":[],"structuredContent":{"count":1}}`), f.DeclaredDialectTool)
-			h := sdkHarness(t, srv, version)
-			catalog, err := discoverDefault(t, h, purramcp.Limits{})
-			require.NoError(t, err)
-			snap := catalog.Snapshot()
-			const dialect = "https://json-schema.org/draft/2020-12/schema"
-			assert.Equal(t, dialect, snap.Entries[0].InputSchema["$schema"])
-			assert.Equal(t, dialect, snap.Entries[0].OutputSchema["$schema"])
-			if version == purramcp.ProtocolVersion20251125 {
-				assert.Equal(t, "4f50042f2d82970db42ef5e7437557a2722ec73e5b2d700c035538493dd0448c", snap.RevisionDigest)
-			}
-			reg := catalog.Registrations()[0]
-			assert.NotContains(t, reg.InputSchema, "$schema")
-			assert.NotContains(t, reg.ArgumentContract.Schema(), "$schema")
-
-			res, err := reg.Run(t.Context(), json.RawMessage(`{"q":"too long"}`), purramcp.ToolContext{})
-			require.NoError(t, err)
-			assert.Equal(t, "mcp_invalid_arguments", res.ErrorCode)
-			_, calls := h.counts()
-			assert.Equal(t, 0, calls)
-
-			res, err = reg.Run(t.Context(), json.RawMessage(`{"q":"a"}`), purramcp.ToolContext{})
-			require.NoError(t, err)
-			assert.Equal(t, purramcp.Envelope{Text: []string{}, Structured: map[string]any{"count": 1.0}}, res.Content)
-
-			srv.mu.Lock()
-			srv.result = json.RawMessage(`{"content":[],"structuredContent":{"count":"wrong"}}`)
-			srv.mu.Unlock()
-			res, err = reg.Run(t.Context(), json.RawMessage(`{"q":"a"}`), purramcp.ToolContext{})
-			require.NoError(t, err)
-			assert.Equal(t, "mcp_result_invalid", res.ErrorCode)
-			_, calls = h.counts()
-			assert.Equal(t, 2, calls)
-		})
-	}
-}
-
-// TestBehaviorD1_PaginationSkipsUnbound: cursors [none, "next"]; the unbound
-// tool's $ref schema is never compiled and not in the digest (D1, G4).
-func TestBehaviorD1_PaginationSkipsUnbound(t *testing.T) {
-	f := loadMCPFixture(t)
-	unbound := json.RawMessage(`{"name":"unbound","inputSchema":{"type":"object","$ref":"https://example.invalid/private"}}`)
-	for _, modern := range []bool{false, true} {
-		raw := &rawServer{modern: modern, pages: []string{toolsPage(t, "next", unbound), toolsPage(t, "", f.Tool)}}
-		h := rawHarness(t, raw)
-		catalog, err := discoverDefault(t, h, purramcp.Limits{})
-		require.NoError(t, err)
-		require.Len(t, catalog.Registrations(), 1)
-		cursors := raw.seenCursors()
-		require.Len(t, cursors, 2)
-		assert.Nil(t, cursors[0], "the first request carries no cursor")
-		require.NotNil(t, cursors[1])
-		assert.Equal(t, "next", *cursors[1])
-		if !modern {
-			assert.Equal(t, f.RevisionDigest, catalog.Snapshot().RevisionDigest)
+			assert.NotContains(t, string(snap), "annotations", "A4 %s at %s", name, version)
+			assert.NotContains(t, string(snap), "Hint", "A4 %s at %s", name, version)
+			digests[name] = catalog.Snapshot().RevisionDigest
+		}
+		assert.Equal(t, digests["fixture"], digests["read_only"], "A4 at %s", version)
+		assert.Equal(t, digests["fixture"], digests["none"], "A4 at %s", version)
+		if version == purramcp.ProtocolVersion20251125 {
+			assert.Equal(t, f.RevisionDigest, digests["fixture"], "A4: fixture digest")
 		}
 	}
 }
 
-// TestBehaviorD2_RepeatedCursor: the same cursor twice fails.
-func TestBehaviorD2_RepeatedCursor(t *testing.T) {
-	raw := &rawServer{pages: []string{toolsPage(t, "again")}}
-	h := rawHarness(t, raw)
-	_, err := discoverDefault(t, h, purramcp.Limits{})
-	assert.Equal(t, "mcp_pagination_invalid", purramcp.CodeOf(err))
-	lists, calls := h.counts()
-	assert.Equal(t, 2, lists)
-	assert.Zero(t, calls)
-}
-
-func TestDiscover_CursorTooLong(t *testing.T) {
-	raw := &rawServer{pages: []string{toolsPage(t, strings.Repeat("c", 513))}}
-	_, err := discoverDefault(t, rawHarness(t, raw), purramcp.Limits{})
-	assert.Equal(t, "mcp_pagination_invalid", purramcp.CodeOf(err))
-
-	raw = &rawServer{pages: []string{toolsPage(t, strings.Repeat("c", 512)), toolsPage(t, "", loadMCPFixture(t).Tool)}}
-	_, err = discoverDefault(t, rawHarness(t, raw), purramcp.Limits{})
-	assert.NoError(t, err, "512 bytes is allowed")
-}
-
-// TestBehaviorE_CatalogLimits (reference-behaviors.md E1–E4).
-func TestBehaviorE_CatalogLimits(t *testing.T) {
-	f := loadMCPFixture(t)
-	other := json.RawMessage(`{"name":"other","inputSchema":{"type":"object"}}`)
-	for _, tc := range []struct {
-		id        string
-		limits    purramcp.Limits
-		wantLists int
-	}{
-		{"E1_maxPages", purramcp.Limits{MaxPages: 1}, 1},
-		{"E2_maxTools", purramcp.Limits{MaxTools: 1}, 2},
-		{"E3_maxCatalogBytes", purramcp.Limits{MaxCatalogBytes: 64}, 1},
-		{"E4_maxDescriptionBytes", purramcp.Limits{MaxDescriptionBytes: 1}, 1},
-	} {
-		t.Run(tc.id, func(t *testing.T) {
-			raw := &rawServer{pages: []string{toolsPage(t, "next", f.Tool), toolsPage(t, "", other)}}
-			h := rawHarness(t, raw)
-			_, err := discoverDefault(t, h, tc.limits)
-			assert.Equal(t, "mcp_catalog_limit_exceeded", purramcp.CodeOf(err))
-			lists, calls := h.counts()
-			assert.Equal(t, tc.wantLists, lists)
-			assert.Zero(t, calls)
-		})
-	}
-}
-
-func TestDiscover_CatalogRejects(t *testing.T) {
-	f := loadMCPFixture(t)
-	for _, tc := range []struct {
-		id    string
-		pages []string
-		want  string
-	}{
-		{"duplicate", []string{toolsPage(t, "", f.Tool, f.Tool)}, "mcp_name_conflict"},
-		{"duplicate_across_pages", []string{toolsPage(t, "p2", f.Tool), toolsPage(t, "", f.Tool)}, "mcp_name_conflict"},
-		{"missing", []string{toolsPage(t, "")}, "mcp_binding_missing"},
-		{"input_not_object", []string{`{"tools":[{"name":"remote.search","inputSchema":true}]}`}, "mcp_schema_unsupported"},
-		{"output_not_object", []string{`{"tools":[{"name":"remote.search","inputSchema":{"type":"object"},"outputSchema":[1]}]}`}, "mcp_schema_unsupported"},
-		{"dialect_not_string", []string{`{"tools":[{"name":"remote.search","inputSchema":{"type":"object","$schema":1}}]}`}, "mcp_schema_unsupported"},
-	} {
-		t.Run(tc.id, func(t *testing.T) {
-			h := rawHarness(t, &rawServer{pages: tc.pages})
-			catalog, err := discoverDefault(t, h, purramcp.Limits{})
-			assert.Nil(t, catalog)
-			assert.Equal(t, tc.want, purramcp.CodeOf(err))
-			_, calls := h.counts()
-			assert.Zero(t, calls)
-		})
-	}
-}
-
-func TestDiscover_ToolsUnavailable(t *testing.T) {
-	for _, modern := range []bool{false, true} {
-		h := rawHarness(t, &rawServer{modern: modern, noTools: true, pages: []string{toolsPage(t, "")}})
-		_, err := discoverDefault(t, h, purramcp.Limits{})
-		assert.Equal(t, "mcp_tools_unavailable", purramcp.CodeOf(err))
-		lists, _ := h.counts()
-		assert.Zero(t, lists)
-	}
-}
-
-// TestBehaviorA_Bindings covers binding validation before any request
-// (reference-behaviors.md A1, A2, §5.1–5.4).
-func TestBehaviorA_Bindings(t *testing.T) {
+// TestGap3_BindingValidation covers binding, server id and limit validation
+// before any request (reference-behaviors.md §5.1–5.4, adapter.md §3.1–3.3).
+func TestGap3_BindingValidation(t *testing.T) {
 	f := loadMCPFixture(t)
 	ok := searchBinding()["remote.search"]
 	with := func(edit func(*purramcp.ToolBinding)) map[string]purramcp.ToolBinding {
@@ -317,8 +130,6 @@ func TestBehaviorA_Bindings(t *testing.T) {
 		serverID string
 		want     string
 	}{
-		{"A1_write_mode", with(func(b *purramcp.ToolBinding) { b.Policy.Mode = "write" }), purramcp.Limits{}, "fixture", "mcp_binding_invalid"},
-		{"A2_duplicate_local", map[string]purramcp.ToolBinding{"remote.search": ok, "other": ok}, purramcp.Limits{}, "fixture", "mcp_name_conflict"},
 		{"nil_bindings", nil, purramcp.Limits{}, "fixture", "mcp_binding_invalid"},
 		{"no_bindings", map[string]purramcp.ToolBinding{}, purramcp.Limits{}, "fixture", "mcp_binding_invalid"},
 		{"more_than_maxTools", map[string]purramcp.ToolBinding{"a": ok, "b": with(func(b *purramcp.ToolBinding) { b.LocalName = "b" })["remote.search"]}, purramcp.Limits{MaxTools: 1}, "fixture", "mcp_binding_invalid"},
@@ -350,188 +161,295 @@ func TestBehaviorA_Bindings(t *testing.T) {
 	assert.Equal(t, "mcp_binding_invalid", purramcp.CodeOf(err), "nil monitor")
 }
 
-// TestBehaviorA3_BindingsCopied: changing the bindings afterwards changes nothing.
-func TestBehaviorA3_BindingsCopied(t *testing.T) {
+// TestBehaviorD1_PaginationSkipsUnbound: cursors [none, "next"]; the unbound
+// tool's $ref schema is never compiled and not in the digest (D1, G4).
+func TestBehaviorD1_PaginationSkipsUnbound(t *testing.T) {
 	f := loadMCPFixture(t)
-	h := sdkHarness(t, newSDKServer(t, nil, f.Tool), purramcp.ProtocolVersion20251125)
-	bindings := searchBinding()
-	b := bindings["remote.search"]
-	b.Policy.Title = "  Search\n"
-	bindings["remote.search"] = b
-	catalog, err := purramcp.DiscoverTools(t.Context(), h.session, "fixture", bindings,
-		purramcp.DiscoveryOptions{Monitor: h.monitor})
-	require.NoError(t, err)
-	b.LocalName = "mutated"
-	bindings["remote.search"] = b
-	delete(bindings, "remote.search")
-	assert.Equal(t, f.RevisionDigest, catalog.Snapshot().RevisionDigest, "title stored trimmed")
-	regs := catalog.Registrations()
-	require.Len(t, regs, 1)
-	assert.Equal(t, "search", regs[0].Name)
-	assert.Equal(t, "Search", regs[0].Policy.Title)
-}
-
-// TestBehaviorG3_SnapshotImmutable: changing returned values changes nothing.
-func TestBehaviorG3_SnapshotImmutable(t *testing.T) {
-	f := loadMCPFixture(t)
-	h := sdkHarness(t, newSDKServer(t, nil, f.Tool), "")
-	catalog, err := discoverDefault(t, h, purramcp.Limits{})
-	require.NoError(t, err)
-	before, err := json.Marshal(catalog.Snapshot())
-	require.NoError(t, err)
-	snap := catalog.Snapshot()
-	snap.Entries[0].InputSchema["required"].([]any)[0] = "changed"
-	snap.Entries[0].OutputSchema["type"] = "array"
-	snap.Entries[0].LocalName = "x"
-	regs := catalog.Registrations()
-	regs[0].InputSchema["type"] = "array"
-	regs[0].Name = "x"
-	after, err := json.Marshal(catalog.Snapshot())
-	require.NoError(t, err)
-	assert.JSONEq(t, string(before), string(after))
-	assert.Equal(t, "search", catalog.Registrations()[0].Name)
-	assert.Equal(t, "object", catalog.Registrations()[0].InputSchema["type"])
-}
-
-// TestBehaviorG6_OrderIndependence (reference-behaviors.md G6).
-func TestBehaviorG6_OrderIndependence(t *testing.T) {
-	f := loadMCPFixture(t)
-	other := withField(t, f.Tool, "name", "remote.other")
-	changed := withField(t, f.Tool, "description", "Changed description")
-	bindings := searchBinding()
-	bindings["remote.other"] = purramcp.ToolBinding{LocalName: "another",
-		Policy: purramcp.ToolPolicy{Mode: "read", Title: "Other"}, Scope: purramcp.Unscoped}
-	var digests []string
-	for _, page := range []string{toolsPage(t, "", f.Tool, other), toolsPage(t, "", other, f.Tool), toolsPage(t, "", other, changed)} {
-		h := rawHarness(t, &rawServer{pages: []string{page}})
-		catalog, err := purramcp.DiscoverTools(t.Context(), h.session, "fixture", bindings,
-			purramcp.DiscoveryOptions{Monitor: h.monitor})
+	unbound := json.RawMessage(`{"name":"unbound","inputSchema":{"type":"object","$ref":"https://example.invalid/private"}}`)
+	for _, modern := range modernities {
+		raw := &rawServer{modern: modern, pages: []string{toolsPage(t, "next", unbound), toolsPage(t, "", f.Tool)}}
+		h := rawHarness(t, raw)
+		catalog, err := discoverDefault(t, h, purramcp.Limits{})
 		require.NoError(t, err)
-		var names []string
-		for _, r := range catalog.Registrations() {
-			names = append(names, r.Name)
+		require.Len(t, catalog.Registrations(), 1)
+		cursors := raw.seenCursors()
+		require.Len(t, cursors, 2)
+		assert.Nil(t, cursors[0], "the first request carries no cursor")
+		require.NotNil(t, cursors[1])
+		assert.Equal(t, "next", *cursors[1])
+		if !modern {
+			assert.Equal(t, f.RevisionDigest, catalog.Snapshot().RevisionDigest)
 		}
-		assert.Equal(t, []string{"another", "search"}, names)
-		digests = append(digests, catalog.Snapshot().RevisionDigest)
+		_, calls := h.counts()
+		assert.Zero(t, calls, "D1 modern=%v", modern)
 	}
-	assert.Equal(t, "d2e792eb8724832f433b1bf5ecd9822cf58dc58afe9ce13cc2761a7eebd68d5d", digests[0])
-	assert.Equal(t, digests[0], digests[1])
-	assert.Equal(t, "75f2bc87bfa454d5200c2ab8685281645c6d733cb87c177d47d73b5693f750f3", digests[2])
 }
 
-// TestBehaviorF3_TextOnlyTool: no output schema → outputSchema null (F3, H15).
-func TestBehaviorF3_TextOnlyTool(t *testing.T) {
-	f := loadMCPFixture(t)
-	tool := withField(t, f.Tool, "outputSchema", nil)
-	srv := newSDKServer(t, json.RawMessage(`{"content":[{"type":"text","text":"{\"count\":3}"}]}`), tool)
-	h := sdkHarness(t, srv, purramcp.ProtocolVersion20251125)
-	catalog, err := discoverDefault(t, h, purramcp.Limits{})
-	require.NoError(t, err)
-	snap := catalog.Snapshot()
-	assert.Nil(t, snap.Entries[0].OutputSchema)
-	assert.Equal(t, "9828c43572192bfbeca54e94830f6658f448945c066240f375fa4d978d043e3f", snap.RevisionDigest)
-	b, err := json.Marshal(snap.Entries[0])
-	require.NoError(t, err)
-	assert.Contains(t, decodeObject(t, b), "outputSchema")
-	assert.Nil(t, decodeObject(t, b)["outputSchema"])
-
-	res, err := catalog.Registrations()[0].Run(t.Context(), json.RawMessage(`{"q":"a"}`), purramcp.ToolContext{})
-	require.NoError(t, err)
-	assert.Equal(t, purramcp.Envelope{Text: []string{`{"count":3}`}}, res.Content)
-	assert.Empty(t, res.ErrorCode)
+// TestBehaviorD2_RepeatedCursor: the same cursor twice fails.
+func TestBehaviorD2_RepeatedCursor(t *testing.T) {
+	for _, modern := range modernities {
+		raw := &rawServer{modern: modern, pages: []string{toolsPage(t, "again")}}
+		h := rawHarness(t, raw)
+		_, err := discoverDefault(t, h, purramcp.Limits{})
+		assert.Equal(t, "mcp_pagination_invalid", purramcp.CodeOf(err), "D2 modern=%v", modern)
+		lists, calls := h.counts()
+		assert.Equal(t, 2, lists, "D2 modern=%v", modern)
+		assert.Zero(t, calls, "D2 modern=%v", modern)
+	}
 }
 
-// TestBehaviorC3_ClosedMonitor: discovery on a closed monitor sends nothing,
-// and a catalog turns stale (C3, C4).
-func TestBehaviorC3_ClosedMonitor(t *testing.T) {
-	f := loadMCPFixture(t)
-	h := sdkHarness(t, newSDKServer(t, nil, f.Tool), "")
-	catalog, err := discoverDefault(t, h, purramcp.Limits{})
-	require.NoError(t, err)
-	assert.False(t, catalog.Stale())
-	h.monitor.Close()
-	assert.True(t, catalog.Stale())
-	_, err = discoverDefault(t, h, purramcp.Limits{})
-	assert.Equal(t, "mcp_connection_closed", purramcp.CodeOf(err))
-	lists, _ := h.counts()
-	assert.Equal(t, 1, lists)
-}
-
-func TestDiscover_MonitorStates(t *testing.T) {
-	f := loadMCPFixture(t)
-	h := sdkHarness(t, newSDKServer(t, nil, f.Tool), purramcp.ProtocolVersion20251125)
-
-	fresh := purramcp.NewCatalogMonitor()
-	_, err := purramcp.DiscoverTools(t.Context(), h.session, "fixture", searchBinding(), purramcp.DiscoveryOptions{Monitor: fresh})
-	assert.Equal(t, "mcp_not_initialized", purramcp.CodeOf(err))
-
-	other := purramcp.NewCatalogMonitor()
-	require.NoError(t, other.AcceptProtocolVersion(purramcp.ProtocolVersion20250618))
-	_, err = purramcp.DiscoverTools(t.Context(), h.session, "fixture", searchBinding(), purramcp.DiscoveryOptions{Monitor: other})
-	assert.Equal(t, "mcp_protocol_conflict", purramcp.CodeOf(err), "monitor version differs from the session's")
-
-	h2 := sdkHarness(t, newSDKServer(t, nil, f.Tool), purramcp.ProtocolVersion20251125)
-	_, err = purramcp.DiscoverTools(t.Context(), h.session, "fixture", searchBinding(), purramcp.DiscoveryOptions{Monitor: h2.monitor})
-	assert.Equal(t, "mcp_binding_invalid", purramcp.CodeOf(err), "monitor attached to another session")
-
-	lists, _ := h.counts()
-	assert.Zero(t, lists)
-}
-
-// TestBehaviorJ1_CanceledDiscovery: a done ctx sends nothing.
-func TestBehaviorJ1_CanceledDiscovery(t *testing.T) {
-	f := loadMCPFixture(t)
-	h := sdkHarness(t, newSDKServer(t, nil, f.Tool), "")
-	ctx, cancel := contextWithCancel(t)
-	cancel()
-	catalog, err := purramcp.DiscoverTools(ctx, h.session, "fixture", searchBinding(), purramcp.DiscoveryOptions{Monitor: h.monitor})
-	assert.Nil(t, catalog)
-	assert.ErrorIs(t, err, purramcp.ErrCanceled)
-	assert.ErrorIs(t, err, errContextCanceled)
-	lists, _ := h.counts()
-	assert.Zero(t, lists)
-}
-
-// TestBehaviorK1_ListChangedMakesStale, then rediscovery gives the same
-// digest (K1, G5).
-func TestBehaviorK1_ListChangedMakesStale(t *testing.T) {
+// TestBehaviorD3_OneListNoRelist: one page without nextCursor is one
+// tools/list, and calls never trigger a hidden re-list.
+func TestBehaviorD3_OneListNoRelist(t *testing.T) {
 	f := loadMCPFixture(t)
 	for _, version := range testVersions {
-		t.Run(version, func(t *testing.T) {
-			srv := newSDKServer(t, nil, f.Tool)
-			h := sdkHarness(t, srv, version)
+		h := sdkHarness(t, newSDKServer(t, nil, f.Tool), version)
+		reg := discoverWith(t, h, purramcp.Limits{}, nil)
+		for range 3 {
+			res, err := reg.Run(t.Context(), argsA, purramcp.ToolContext{})
+			require.NoError(t, err)
+			assert.Empty(t, res.ErrorCode, "D3 at %s", version)
+		}
+		lists, calls := h.counts()
+		assert.Equal(t, 1, lists, "D3 at %s: tools/list requests", version)
+		assert.Equal(t, 3, calls, "D3 at %s: tools/call requests", version)
+	}
+}
+
+// TestDiscover_CursorCycle: A → B → A repeats a cursor seen two pages
+// earlier; paging stops there.
+func TestDiscover_CursorCycle(t *testing.T) {
+	f := loadMCPFixture(t)
+	for _, modern := range modernities {
+		raw := &rawServer{modern: modern, pages: []string{toolsPage(t, "A", f.Tool), toolsPage(t, "B"), toolsPage(t, "A")}}
+		h := rawHarness(t, raw)
+		catalog, err := discoverDefault(t, h, purramcp.Limits{})
+		assert.Nil(t, catalog)
+		assert.Equal(t, "mcp_pagination_invalid", purramcp.CodeOf(err), "modern=%v", modern)
+		lists, calls := h.counts()
+		assert.Equal(t, 3, lists, "modern=%v", modern)
+		assert.Zero(t, calls)
+		cursors := raw.seenCursors()
+		require.Len(t, cursors, 3)
+		assert.Nil(t, cursors[0])
+		assert.Equal(t, []string{"A", "B"}, []string{*cursors[1], *cursors[2]})
+	}
+}
+
+// TestGap7_EmptyCursor (reference-behaviors.md §5.7): purra-mcp rejects a
+// present but empty nextCursor. go-sdk decodes "nextCursor":"" and an absent
+// nextCursor to the same empty string, so the adapter cannot tell them apart:
+// paging ends and discovery succeeds on that page (adapter.md §3.6, §9).
+func TestGap7_EmptyCursor(t *testing.T) {
+	f := loadMCPFixture(t)
+	page := `{"tools":[` + string(f.Tool) + `],"nextCursor":""}`
+	for _, modern := range modernities {
+		raw := &rawServer{modern: modern, pages: []string{page, toolsPage(t, "")}}
+		h := rawHarness(t, raw)
+		catalog, err := discoverDefault(t, h, purramcp.Limits{})
+		require.NoError(t, err, "empty cursor ends paging, modern=%v", modern)
+		assert.Len(t, catalog.Registrations(), 1)
+		lists, _ := h.counts()
+		assert.Equal(t, 1, lists, "no second request, modern=%v", modern)
+		if !modern {
+			assert.Equal(t, f.RevisionDigest, catalog.Snapshot().RevisionDigest)
+		}
+	}
+}
+
+// TestGap7_CursorTooLong: a nextCursor over 512 UTF-8 bytes fails
+// mcp_pagination_invalid before it is sent; 512 bytes is allowed.
+func TestGap7_CursorTooLong(t *testing.T) {
+	f := loadMCPFixture(t)
+	for _, tc := range []struct {
+		id, cursor string
+		ok         bool
+	}{
+		{"513_ascii", strings.Repeat("c", 513), false},
+		{"513_bytes_171_runes", strings.Repeat("猫", 171), false},
+		{"512_ascii", strings.Repeat("c", 512), true},
+		{"512_bytes_256_runes", strings.Repeat("é", 256), true},
+	} {
+		raw := &rawServer{pages: []string{toolsPage(t, tc.cursor), toolsPage(t, "", f.Tool)}}
+		h := rawHarness(t, raw)
+		_, err := discoverDefault(t, h, purramcp.Limits{})
+		lists, calls := h.counts()
+		assert.Zero(t, calls, tc.id)
+		if tc.ok {
+			assert.NoError(t, err, "%s is allowed", tc.id)
+			assert.Equal(t, 2, lists, tc.id)
+			continue
+		}
+		assert.Equal(t, "mcp_pagination_invalid", purramcp.CodeOf(err), tc.id)
+		assert.Equal(t, 1, lists, "%s: the cursor is never sent", tc.id)
+	}
+}
+
+// TestGap7_DuplicateNameAcrossPages: a remote name repeated on a later page,
+// bound or not, fails mcp_name_conflict.
+func TestGap7_DuplicateNameAcrossPages(t *testing.T) {
+	f := loadMCPFixture(t)
+	other := json.RawMessage(`{"name":"other","inputSchema":{"type":"object"}}`)
+	for _, tc := range []struct {
+		id    string
+		pages []string
+	}{
+		{"bound", []string{toolsPage(t, "p2", f.Tool), toolsPage(t, "", f.Tool)}},
+		{"unbound", []string{toolsPage(t, "p2", other, f.Tool), toolsPage(t, "", other)}},
+	} {
+		for _, modern := range modernities {
+			h := rawHarness(t, &rawServer{modern: modern, pages: tc.pages})
 			catalog, err := discoverDefault(t, h, purramcp.Limits{})
-			require.NoError(t, err)
-			srv.server.AddTool(sdkTool(t, f.Tool), srv.call) // re-adding counts as a change
-			require.Eventually(t, catalog.Stale, waitFor, tick)
-			res, err := catalog.Registrations()[0].Run(t.Context(), json.RawMessage(`{"q":"a"}`), purramcp.ToolContext{})
-			require.NoError(t, err)
-			assert.Equal(t, "mcp_catalog_stale", res.ErrorCode)
-			assert.Equal(t, emptyEnvelope, res.Content)
+			assert.Nil(t, catalog)
+			assert.Equal(t, "mcp_name_conflict", purramcp.CodeOf(err), "%s modern=%v", tc.id, modern)
+			lists, calls := h.counts()
+			assert.Equal(t, 2, lists, "%s modern=%v", tc.id, modern)
+			assert.Zero(t, calls)
+		}
+	}
+}
+
+// TestDiscover_OversizedPage: a page over MaxCatalogBytes fails
+// mcp_catalog_limit_exceeded, and bytes add up across pages.
+func TestDiscover_OversizedPage(t *testing.T) {
+	f := loadMCPFixture(t)
+	big := func(name string, n int) json.RawMessage {
+		return json.RawMessage(fmt.Sprintf(`{"name":%q,"description":%q,"inputSchema":{"type":"object"}}`, name, strings.Repeat("d", n)))
+	}
+	for _, tc := range []struct {
+		id        string
+		pages     []string
+		limits    purramcp.Limits
+		wantLists int
+	}{
+		{"default_limit_one_page", []string{toolsPage(t, "", f.Tool, big("big", purramcp.DefaultLimits().MaxCatalogBytes))}, purramcp.Limits{}, 1},
+		{"default_limit_accumulated", []string{toolsPage(t, "p2", f.Tool, big("big1", 600_000)), toolsPage(t, "", big("big2", 600_000))}, purramcp.Limits{}, 2},
+		{"lowered_limit_accumulated", []string{toolsPage(t, "p2", f.Tool), toolsPage(t, "", big("big", 100))}, purramcp.Limits{MaxCatalogBytes: 600}, 2},
+	} {
+		h := rawHarness(t, &rawServer{pages: tc.pages})
+		catalog, err := discoverDefault(t, h, tc.limits)
+		assert.Nil(t, catalog)
+		assert.Equal(t, "mcp_catalog_limit_exceeded", purramcp.CodeOf(err), tc.id)
+		lists, calls := h.counts()
+		assert.Equal(t, tc.wantLists, lists, tc.id)
+		assert.Zero(t, calls, tc.id)
+	}
+}
+
+// catalogLimitCase runs one §E row: pages [tool + "next", other] under
+// limits fail mcp_catalog_limit_exceeded after wantLists requests.
+func catalogLimitCase(t *testing.T, id string, limits purramcp.Limits, wantLists int) {
+	f := loadMCPFixture(t)
+	other := json.RawMessage(`{"name":"other","inputSchema":{"type":"object"}}`)
+	for _, modern := range modernities {
+		raw := &rawServer{modern: modern, pages: []string{toolsPage(t, "next", f.Tool), toolsPage(t, "", other)}}
+		h := rawHarness(t, raw)
+		catalog, err := discoverDefault(t, h, limits)
+		assert.Nil(t, catalog)
+		assert.Equal(t, "mcp_catalog_limit_exceeded", purramcp.CodeOf(err), "%s modern=%v", id, modern)
+		lists, calls := h.counts()
+		assert.Equal(t, wantLists, lists, "%s modern=%v: tools/list requests", id, modern)
+		assert.Zero(t, calls, "%s modern=%v", id, modern)
+	}
+}
+
+// TestBehaviorE1_MaxPages: the page budget is gone after one page.
+func TestBehaviorE1_MaxPages(t *testing.T) {
+	catalogLimitCase(t, "E1", purramcp.Limits{MaxPages: 1}, 1)
+}
+
+// TestBehaviorE2_MaxTools: page 2 brings the tools seen to 2 > 1.
+func TestBehaviorE2_MaxTools(t *testing.T) {
+	catalogLimitCase(t, "E2", purramcp.Limits{MaxTools: 1}, 2)
+}
+
+// TestBehaviorE3_MaxCatalogBytes: page 1 alone is over 64 bytes.
+func TestBehaviorE3_MaxCatalogBytes(t *testing.T) {
+	catalogLimitCase(t, "E3", purramcp.Limits{MaxCatalogBytes: 64}, 1)
+}
+
+// TestBehaviorE4_MaxDescriptionBytes: the bound tool's 16-byte description
+// is over 1.
+func TestBehaviorE4_MaxDescriptionBytes(t *testing.T) {
+	catalogLimitCase(t, "E4", purramcp.Limits{MaxDescriptionBytes: 1}, 1)
+}
+
+// TestDiscover_CatalogRejects covers the remaining "catalog rejects" cases
+// (reference-behaviors.md §4) and non-object schemas.
+func TestDiscover_CatalogRejects(t *testing.T) {
+	f := loadMCPFixture(t)
+	for _, tc := range []struct {
+		id    string
+		pages []string
+		want  string
+	}{
+		{"duplicate", []string{toolsPage(t, "", f.Tool, f.Tool)}, "mcp_name_conflict"},
+		{"missing", []string{toolsPage(t, "")}, "mcp_binding_missing"},
+		{"input_not_object", []string{`{"tools":[{"name":"remote.search","inputSchema":true}]}`}, "mcp_schema_unsupported"},
+		{"output_not_object", []string{`{"tools":[{"name":"remote.search","inputSchema":{"type":"object"},"outputSchema":[1]}]}`}, "mcp_schema_unsupported"},
+		{"dialect_not_string", []string{`{"tools":[{"name":"remote.search","inputSchema":{"type":"object","$schema":1}}]}`}, "mcp_schema_unsupported"},
+	} {
+		t.Run(tc.id, func(t *testing.T) {
+			h := rawHarness(t, &rawServer{pages: tc.pages})
+			catalog, err := discoverDefault(t, h, purramcp.Limits{})
+			assert.Nil(t, catalog)
+			assert.Equal(t, tc.want, purramcp.CodeOf(err))
 			_, calls := h.counts()
 			assert.Zero(t, calls)
-			again, err := discoverDefault(t, h, purramcp.Limits{})
-			require.NoError(t, err)
-			assert.False(t, again.Stale())
-			assert.Equal(t, catalog.Snapshot().RevisionDigest, again.Snapshot().RevisionDigest)
 		})
 	}
 }
 
-// TestBehaviorK2_ListChangedDuringList: go-sdk does not order the
-// notification against the reply (adapter.md §9), so discovery either fails
-// stale or returns a catalog that ends up stale.
-func TestBehaviorK2_ListChangedDuringList(t *testing.T) {
+// TestDiscover_RequiredTaskDroppedByGoSDK documents adapter.md §9: purra-mcp
+// rejects a bound tool with execution.taskSupport "required"
+// (mcp_tool_unsupported), but go-sdk v1.8.0 drops the execution field while
+// decoding, so the adapter never sees it and the tool binds as the fixture.
+func TestDiscover_RequiredTaskDroppedByGoSDK(t *testing.T) {
 	f := loadMCPFixture(t)
-	for _, modern := range []bool{false, true} {
-		t.Run(fmt.Sprint("modern=", modern), func(t *testing.T) {
-			h := rawHarness(t, &rawServer{modern: modern, changedBeforeList: true, pages: []string{toolsPage(t, "", f.Tool)}})
-			catalog, err := discoverDefault(t, h, purramcp.Limits{})
-			if err != nil {
-				assert.Equal(t, "mcp_catalog_stale", purramcp.CodeOf(err))
-				return
-			}
-			require.Eventually(t, catalog.Stale, waitFor, tick)
-		})
+	task := withField(t, f.Tool, "execution", map[string]any{"taskSupport": "required"})
+	h := rawHarness(t, &rawServer{pages: []string{toolsPage(t, "", task)}})
+	catalog, err := discoverDefault(t, h, purramcp.Limits{})
+	require.NoError(t, err, "go-sdk drops execution.taskSupport")
+	assert.Equal(t, f.RevisionDigest, catalog.Snapshot().RevisionDigest)
+}
+
+// TestGap6_ToolsUnavailable: a server without the tools capability fails
+// mcp_tools_unavailable before any request (reference-behaviors.md §5.6).
+func TestGap6_ToolsUnavailable(t *testing.T) {
+	for _, modern := range modernities {
+		h := rawHarness(t, &rawServer{modern: modern, noTools: true, pages: []string{toolsPage(t, "")}})
+		_, err := discoverDefault(t, h, purramcp.Limits{})
+		assert.Equal(t, "mcp_tools_unavailable", purramcp.CodeOf(err), "raw modern=%v", modern)
+		lists, _ := h.counts()
+		assert.Zero(t, lists, "raw modern=%v", modern)
+	}
+	for _, version := range testVersions {
+		// A go-sdk server with no tool and no tools capability advertises none.
+		server := mcp.NewServer(&mcp.Implementation{Name: "toolless", Version: "1"}, nil)
+		cs, monitor := connectSDK(t, server, version)
+		catalog, err := purramcp.DiscoverTools(t.Context(), cs, "fixture", searchBinding(),
+			purramcp.DiscoveryOptions{Monitor: monitor})
+		assert.Nil(t, catalog)
+		assert.Equal(t, "mcp_tools_unavailable", purramcp.CodeOf(err), "go-sdk server at %s", version)
+	}
+}
+
+// TestGap5_NotInitialized: a monitor that accepted no protocol version fails
+// mcp_not_initialized before any request (reference-behaviors.md §5.5).
+func TestGap5_NotInitialized(t *testing.T) {
+	f := loadMCPFixture(t)
+	for _, version := range testVersions {
+		h := sdkHarness(t, newSDKServer(t, nil, f.Tool), version)
+		fresh := purramcp.NewCatalogMonitor()
+		catalog, err := purramcp.DiscoverTools(t.Context(), h.session, "fixture", searchBinding(),
+			purramcp.DiscoveryOptions{Monitor: fresh})
+		assert.Nil(t, catalog)
+		assert.Equal(t, "mcp_not_initialized", purramcp.CodeOf(err), version)
+		fresh.OnNotification("notifications/tools/list_changed")
+		_, err = purramcp.DiscoverTools(t.Context(), h.session, "fixture", searchBinding(),
+			purramcp.DiscoveryOptions{Monitor: fresh})
+		assert.Equal(t, "mcp_not_initialized", purramcp.CodeOf(err), "%s: not initialized before stale", version)
+		lists, _ := h.counts()
+		assert.Zero(t, lists, version)
 	}
 }

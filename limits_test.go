@@ -1,6 +1,7 @@
 package purramcp_test
 
 import (
+	"encoding/json"
 	"testing"
 	"time"
 
@@ -19,9 +20,9 @@ func TestLimits_Defaults(t *testing.T) {
 	assert.Equal(t, purramcp.DefaultLimits(), got, "zero means default")
 }
 
-// TestBehaviorB_LimitRanges: each field 0, 1..default; Timeout 1ms..5m
-// (reference-behaviors.md B1–B4, §5.1).
-func TestBehaviorB_LimitRanges(t *testing.T) {
+// TestGap1_LimitRanges: each field 0, 1..default; Timeout 1ms..5m; anything
+// else fails mcp_binding_invalid (reference-behaviors.md §5.1).
+func TestGap1_LimitRanges(t *testing.T) {
 	d := purramcp.DefaultLimits()
 	fields := map[string]func(*purramcp.Limits) *int{
 		"MaxPages":            func(l *purramcp.Limits) *int { return &l.MaxPages },
@@ -56,5 +57,62 @@ func TestBehaviorB_LimitRanges(t *testing.T) {
 	for _, v := range []time.Duration{-time.Second, time.Millisecond - 1, 5*time.Minute + 1} {
 		_, err := purramcp.ResolveLimits(purramcp.Limits{Timeout: v})
 		assert.Equal(t, "mcp_binding_invalid", purramcp.CodeOf(err), "Timeout=%v", v)
+	}
+}
+
+// acceptedLimits runs the default discovery and one call under limits at
+// both versions: limits the reference passes are accepted and work.
+func acceptedLimits(t *testing.T, id string, limits purramcp.Limits) {
+	f := loadMCPFixture(t)
+	for _, version := range testVersions {
+		h := sdkHarness(t, newSDKServer(t, nil, f.Tool), version)
+		catalog, err := discoverDefault(t, h, limits)
+		require.NoError(t, err, "%s at %s: %+v accepted", id, version, limits)
+		res, err := catalog.Registrations()[0].Run(t.Context(), argsA, purramcp.ToolContext{})
+		require.NoError(t, err, "%s at %s", id, version)
+		assert.Empty(t, res.ErrorCode, "%s at %s", id, version)
+	}
+}
+
+// TestBehaviorB1_LoweredResultLimits: maxResultBytes 256 and
+// maxContentBlocks 1 (rows H12, H13) are accepted.
+func TestBehaviorB1_LoweredResultLimits(t *testing.T) {
+	acceptedLimits(t, "B1", purramcp.Limits{MaxResultBytes: 256})
+	acceptedLimits(t, "B1", purramcp.Limits{MaxContentBlocks: 1})
+}
+
+// TestBehaviorB2_Timeouts: timeouts of 100ms and 2s (the in-flight tests)
+// are accepted.
+func TestBehaviorB2_Timeouts(t *testing.T) {
+	acceptedLimits(t, "B2", purramcp.Limits{Timeout: 100 * time.Millisecond})
+	acceptedLimits(t, "B2", purramcp.Limits{Timeout: 2 * time.Second})
+}
+
+// TestBehaviorB3_CatalogLimitValues: maxPages 1, maxTools 1,
+// maxCatalogBytes 64 and maxDescriptionBytes 1 are accepted as values: the
+// first two bind the one-page fixture, the last two fail on its content
+// (mcp_catalog_limit_exceeded after the list, never mcp_binding_invalid).
+func TestBehaviorB3_CatalogLimitValues(t *testing.T) {
+	acceptedLimits(t, "B3", purramcp.Limits{MaxPages: 1})
+	acceptedLimits(t, "B3", purramcp.Limits{MaxTools: 1})
+	f := loadMCPFixture(t)
+	for _, limits := range []purramcp.Limits{{MaxCatalogBytes: 64}, {MaxDescriptionBytes: 1}} {
+		h := sdkHarness(t, newSDKServer(t, nil, f.Tool), "")
+		_, err := discoverDefault(t, h, limits)
+		assert.Equal(t, "mcp_catalog_limit_exceeded", purramcp.CodeOf(err), "B3 %+v", limits)
+		lists, _ := h.counts()
+		assert.Equal(t, 1, lists, "B3 %+v: the value passed validation", limits)
+	}
+}
+
+// TestBehaviorB4_SchemaBytes60: maxSchemaBytes 60 is accepted: a 17-byte
+// schema binds, the 74-byte declared one fails (F13).
+func TestBehaviorB4_SchemaBytes60(t *testing.T) {
+	small := json.RawMessage(`{"name":"remote.search","inputSchema":{"type":"object"}}`)
+	for _, version := range testVersions {
+		h := sdkHarness(t, newSDKServer(t, nil, small), version)
+		catalog, err := discoverDefault(t, h, purramcp.Limits{MaxSchemaBytes: 60})
+		require.NoError(t, err, "B4 at %s", version)
+		assert.Len(t, catalog.Registrations(), 1, "B4 at %s", version)
 	}
 }

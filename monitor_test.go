@@ -2,6 +2,8 @@ package purramcp_test
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"sync"
 	"testing"
 
@@ -119,4 +121,189 @@ func TestMonitor_Concurrent(t *testing.T) {
 	wg.Wait()
 	assert.Equal(t, uint64(50), m.Revision())
 	assert.NoError(t, m.Check(50))
+}
+
+// TestBehaviorC2_NegotiatedVersionInDigest: the snapshot's protocolVersion
+// is the version the real handshake negotiated, and it is in the digest.
+func TestBehaviorC2_NegotiatedVersionInDigest(t *testing.T) {
+	f := loadMCPFixture(t)
+	want := map[string]string{
+		purramcp.ProtocolVersion20250618: "d5d8ba2584e1169a9285f82218bd76e662ba9cd11aef5eb3a8cc847c48912a1c",
+		purramcp.ProtocolVersion20251125: f.RevisionDigest,
+	}
+	digests := map[string]bool{}
+	for _, version := range append([]string{purramcp.ProtocolVersion20250618}, testVersions...) {
+		h := sdkHarness(t, newSDKServer(t, nil, f.Tool), version)
+		assert.Equal(t, version, h.session.InitializeResult().ProtocolVersion, "C2: negotiated")
+		assert.Equal(t, version, h.monitor.ProtocolVersion(), "C2 at %s", version)
+		catalog, err := discoverDefault(t, h, purramcp.Limits{})
+		require.NoError(t, err, "C2 at %s", version)
+		snap := catalog.Snapshot()
+		assert.Equal(t, version, snap.ProtocolVersion, "C2 at %s", version)
+		if d, ok := want[version]; ok {
+			assert.Equal(t, d, snap.RevisionDigest, "C2 at %s", version)
+		}
+		digests[snap.RevisionDigest] = true
+	}
+	assert.Len(t, digests, 3, "C2: one digest per version")
+}
+
+// TestBehaviorC3_ClosedMonitorDiscovery: discovery on a closed monitor fails
+// mcp_connection_closed and sends nothing.
+func TestBehaviorC3_ClosedMonitorDiscovery(t *testing.T) {
+	f := loadMCPFixture(t)
+	for _, version := range testVersions {
+		h := sdkHarness(t, newSDKServer(t, nil, f.Tool), version)
+		_, err := discoverDefault(t, h, purramcp.Limits{})
+		require.NoError(t, err)
+		h.monitor.Close()
+		catalog, err := discoverDefault(t, h, purramcp.Limits{})
+		assert.Nil(t, catalog)
+		assert.Equal(t, "mcp_connection_closed", purramcp.CodeOf(err), "C3 at %s", version)
+		lists, _ := h.counts()
+		assert.Equal(t, 1, lists, "C3 at %s: lists unchanged", version)
+	}
+}
+
+// TestBehaviorC4_CloseMakesStale: closing the monitor makes an existing
+// catalog stale; its Run fails mcp_connection_closed with no request.
+func TestBehaviorC4_CloseMakesStale(t *testing.T) {
+	f := loadMCPFixture(t)
+	for _, version := range testVersions {
+		h := sdkHarness(t, newSDKServer(t, nil, f.Tool), version)
+		catalog, err := discoverDefault(t, h, purramcp.Limits{})
+		require.NoError(t, err)
+		assert.False(t, catalog.Stale(), "C4 at %s", version)
+		h.monitor.Close()
+		assert.True(t, catalog.Stale(), "C4 at %s", version)
+		res, err := catalog.Registrations()[0].Run(t.Context(), argsA, purramcp.ToolContext{})
+		require.NoError(t, err)
+		assert.Equal(t, purramcp.ToolResult{Content: emptyEnvelope, EffectState: "not_started", ErrorCode: "mcp_connection_closed"}, res, "C4 at %s", version)
+		_, calls := h.counts()
+		assert.Zero(t, calls, "C4 at %s", version)
+	}
+}
+
+// TestBehaviorK1_ListChangedMakesStale, then rediscovery gives the same
+// digest (K1, G5).
+func TestBehaviorK1_ListChangedMakesStale(t *testing.T) {
+	f := loadMCPFixture(t)
+	for _, version := range testVersions {
+		t.Run(version, func(t *testing.T) {
+			srv := newSDKServer(t, nil, f.Tool)
+			h := sdkHarness(t, srv, version)
+			catalog, err := discoverDefault(t, h, purramcp.Limits{})
+			require.NoError(t, err)
+			srv.server.AddTool(sdkTool(t, f.Tool), srv.call) // re-adding counts as a change
+			require.Eventually(t, catalog.Stale, waitFor, tick)
+			res, err := catalog.Registrations()[0].Run(t.Context(), json.RawMessage(`{"q":"a"}`), purramcp.ToolContext{})
+			require.NoError(t, err)
+			assert.Equal(t, "mcp_catalog_stale", res.ErrorCode)
+			assert.Equal(t, emptyEnvelope, res.Content)
+			_, calls := h.counts()
+			assert.Zero(t, calls)
+			again, err := discoverDefault(t, h, purramcp.Limits{})
+			require.NoError(t, err)
+			assert.False(t, again.Stale())
+			assert.True(t, catalog.Stale(), "stale for good")
+			assert.Equal(t, catalog.Snapshot().RevisionDigest, again.Snapshot().RevisionDigest)
+			res, err = again.Registrations()[0].Run(t.Context(), argsA, purramcp.ToolContext{})
+			require.NoError(t, err)
+			assert.Empty(t, res.ErrorCode, "the new catalog runs")
+		})
+	}
+}
+
+// TestBehaviorK2_ListChangedDuringList: the server sends list_changed before
+// its tools/list reply. go-sdk does not order the notification against the
+// reply (adapter.md §9), so each discovery either fails mcp_catalog_stale or
+// returns a catalog that turns stale within a bounded wait; the test accepts
+// both and requires that the catalog ends up stale.
+func TestBehaviorK2_ListChangedDuringList(t *testing.T) {
+	f := loadMCPFixture(t)
+	for _, modern := range modernities {
+		t.Run(fmt.Sprint("modern=", modern), func(t *testing.T) {
+			for i := range 10 {
+				raw := &rawServer{modern: modern, changedBeforeList: true, pages: []string{toolsPage(t, "", f.Tool)}}
+				h := rawHarness(t, raw)
+				catalog, err := discoverDefault(t, h, purramcp.Limits{})
+				if err != nil {
+					assert.Nil(t, catalog)
+					assert.Equal(t, "mcp_catalog_stale", purramcp.CodeOf(err), "K2 round %d", i)
+				} else {
+					require.Eventually(t, catalog.Stale, waitFor, tick, "K2 round %d: ends up stale", i)
+					res, err := catalog.Registrations()[0].Run(t.Context(), argsA, purramcp.ToolContext{})
+					require.NoError(t, err)
+					assert.Equal(t, "mcp_catalog_stale", res.ErrorCode, "K2 round %d", i)
+				}
+				_, calls := h.counts()
+				assert.Zero(t, calls, "K2 round %d", i)
+			}
+		})
+	}
+}
+
+// TestBehaviorK3_StaleWhileCallInFlight: the server sends list_changed while
+// it holds the call; once the change is seen it answers, and the late result
+// is discarded → mcp_catalog_stale (the wait makes the order deterministic).
+func TestBehaviorK3_StaleWhileCallInFlight(t *testing.T) {
+	f := loadMCPFixture(t)
+	for _, modern := range modernities {
+		gate := make(chan struct{})
+		raw := &rawServer{modern: modern, pages: []string{toolsPage(t, "", f.Tool)}}
+		raw.beforeAnswer = func(ctx context.Context, _ json.RawMessage) {
+			raw.notifyChanged()
+			select {
+			case <-gate:
+			case <-ctx.Done():
+			}
+		}
+		h := rawHarness(t, raw)
+		catalog, err := discoverDefault(t, h, purramcp.Limits{})
+		require.NoError(t, err)
+		done := runAsync(t.Context(), catalog.Registrations()[0])
+		require.Eventually(t, catalog.Stale, waitFor, tick, "K3 modern=%v", modern)
+		close(gate)
+		r := <-done
+		require.NoError(t, r.err)
+		assert.Equal(t, purramcp.ToolResult{Content: emptyEnvelope, EffectState: "not_started", ErrorCode: "mcp_catalog_stale"},
+			r.res, "K3 modern=%v: late result discarded", modern)
+		_, calls := h.counts()
+		assert.Equal(t, 1, calls, "K3 modern=%v", modern)
+		assert.NoError(t, h.session.Ping(t.Context(), nil))
+	}
+}
+
+// TestGap17_ProtocolConflict (reference-behaviors.md §5.17): a second,
+// different version fails mcp_protocol_conflict and closes the monitor; a
+// monitor whose version differs from the session's fails discovery with
+// mcp_protocol_conflict; a monitor attached to another session is refused.
+// Nothing is sent in any case.
+func TestGap17_ProtocolConflict(t *testing.T) {
+	f := loadMCPFixture(t)
+	h := sdkHarness(t, newSDKServer(t, nil, f.Tool), purramcp.ProtocolVersion20251125)
+
+	m := purramcp.NewCatalogMonitor()
+	require.NoError(t, m.AcceptProtocolVersion(purramcp.ProtocolVersion20251125))
+	err := m.AcceptProtocolVersion(purramcp.ProtocolVersion20260728)
+	assert.Equal(t, "mcp_protocol_conflict", purramcp.CodeOf(err))
+	assert.Equal(t, "mcp_connection_closed", purramcp.CodeOf(m.Check(0)), "a conflict closes the monitor")
+	_, err = purramcp.DiscoverTools(t.Context(), h.session, "fixture", searchBinding(), purramcp.DiscoveryOptions{Monitor: m})
+	assert.Equal(t, "mcp_connection_closed", purramcp.CodeOf(err), "discovery on the closed monitor")
+
+	other := purramcp.NewCatalogMonitor()
+	require.NoError(t, other.AcceptProtocolVersion(purramcp.ProtocolVersion20250618))
+	_, err = purramcp.DiscoverTools(t.Context(), h.session, "fixture", searchBinding(), purramcp.DiscoveryOptions{Monitor: other})
+	assert.Equal(t, "mcp_protocol_conflict", purramcp.CodeOf(err), "monitor version differs from the session's")
+
+	h2 := sdkHarness(t, newSDKServer(t, nil, f.Tool), purramcp.ProtocolVersion20251125)
+	_, err = purramcp.DiscoverTools(t.Context(), h.session, "fixture", searchBinding(), purramcp.DiscoveryOptions{Monitor: h2.monitor})
+	assert.Equal(t, "mcp_binding_invalid", purramcp.CodeOf(err), "monitor attached to another session")
+	assert.Equal(t, "mcp_protocol_conflict", purramcp.CodeOf(h.monitor.Attach(h2.session)), "a second session")
+	assert.NoError(t, h.monitor.Check(0), "a refused second session leaves the monitor open")
+
+	lists, _ := h.counts()
+	assert.Zero(t, lists)
+	lists, _ = h2.counts()
+	assert.Zero(t, lists)
 }

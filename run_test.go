@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"strings"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -110,173 +111,6 @@ func TestRun_ScopeWrapper(t *testing.T) {
 	assert.ErrorIs(t, reg.Scope(ctx, nil, purramcp.ToolContext{}), purramcp.ErrCanceled)
 	h.monitor.OnNotification("notifications/tools/list_changed")
 	assert.ErrorIs(t, reg.Scope(t.Context(), nil, purramcp.ToolContext{}), purramcp.ErrCatalogStale)
-}
-
-// TestBehaviorJ3_CanceledRun: a done ctx sends nothing.
-func TestBehaviorJ3_CanceledRun(t *testing.T) {
-	f := loadMCPFixture(t)
-	h := sdkHarness(t, newSDKServer(t, nil, f.Tool), "")
-	reg := discoverWith(t, h, purramcp.Limits{}, nil)
-	ctx, cancel := context.WithCancel(t.Context())
-	cancel()
-	_, err := reg.Run(ctx, argsA, purramcp.ToolContext{})
-	assert.ErrorIs(t, err, purramcp.ErrCanceled)
-	assert.ErrorIs(t, err, context.Canceled)
-	_, calls := h.counts()
-	assert.Zero(t, calls)
-}
-
-// gatedServer answers tools/call only when its gate opens or the call's ctx ends.
-type gatedServer struct {
-	*sdkServer
-	started, finished chan struct{}
-	gate              chan struct{}
-	rpcError          bool
-}
-
-func newGatedServer(t testing.TB, tool json.RawMessage) *gatedServer {
-	g := &gatedServer{sdkServer: newSDKServer(t, nil, tool), started: make(chan struct{}, 8),
-		finished: make(chan struct{}, 8), gate: make(chan struct{})}
-	g.handler = func(ctx context.Context) (*mcp.CallToolResult, error) {
-		defer func() { g.finished <- struct{}{} }()
-		g.started <- struct{}{}
-		select {
-		case <-g.gate:
-		case <-ctx.Done():
-		}
-		if g.rpcError {
-			return nil, errors.New("private remote exception")
-		}
-		return &mcp.CallToolResult{Content: []mcp.Content{}, StructuredContent: map[string]any{"count": 1}}, nil
-	}
-	return g
-}
-
-// TestBehaviorI_InFlight runs the in-flight modes (reference-behaviors.md
-// I1–I4, J2).
-func TestBehaviorI_InFlight(t *testing.T) {
-	f := loadMCPFixture(t)
-	for _, mode := range []string{"timeout", "stale", "rpc", "cancel"} {
-		t.Run(mode, func(t *testing.T) {
-			g := newGatedServer(t, f.Tool)
-			h := sdkHarness(t, g.sdkServer, "")
-			limits := purramcp.Limits{Timeout: 2 * time.Second}
-			if mode == "timeout" {
-				limits.Timeout = 100 * time.Millisecond
-			}
-			g.rpcError = mode == "rpc"
-			reg := discoverWith(t, h, limits, nil)
-			ctx, cancel := context.WithCancel(t.Context())
-			defer cancel()
-			type ran struct {
-				res purramcp.ToolResult
-				err error
-			}
-			done := make(chan ran, 1)
-			go func() {
-				res, err := reg.Run(ctx, argsA, purramcp.ToolContext{})
-				done <- ran{res, err}
-			}()
-			<-g.started
-			switch mode {
-			case "stale":
-				g.server.AddTool(sdkTool(t, f.Tool), g.call)
-				require.Eventually(t, func() bool { return h.monitor.Revision() > 0 }, waitFor, tick)
-				close(g.gate)
-			case "rpc":
-				close(g.gate)
-			case "cancel":
-				cancel()
-			}
-			r := <-done
-			<-g.finished
-			want := map[string]string{"timeout": "mcp_timeout", "stale": "mcp_catalog_stale", "rpc": "mcp_protocol_error"}[mode]
-			if mode == "cancel" {
-				assert.ErrorIs(t, r.err, purramcp.ErrCanceled)
-			} else {
-				require.NoError(t, r.err)
-				assert.Equal(t, purramcp.ToolResult{Content: emptyEnvelope, EffectState: "not_started", ErrorCode: want}, r.res)
-			}
-			_, calls := h.counts()
-			assert.Equal(t, 1, calls)
-			assert.NoError(t, h.session.Ping(t.Context(), nil))
-		})
-	}
-}
-
-// TestBehaviorI4_Disconnect: the server goes away mid-call.
-func TestBehaviorI4_Disconnect(t *testing.T) {
-	f := loadMCPFixture(t)
-	for _, modern := range []bool{false, true} {
-		raw := &rawServer{modern: modern, closeOnCall: true, pages: []string{toolsPage(t, "", f.Tool)}}
-		h := rawHarness(t, raw)
-		reg := discoverWith(t, h, purramcp.Limits{}, nil)
-		res, err := reg.Run(t.Context(), argsA, purramcp.ToolContext{})
-		require.NoError(t, err)
-		assert.Equal(t, "mcp_transport_error", res.ErrorCode)
-		assert.Equal(t, emptyEnvelope, res.Content)
-		require.Eventually(t, func() bool { return h.monitor.Check(h.monitor.Revision()) != nil }, waitFor, tick)
-		res, err = reg.Run(t.Context(), argsA, purramcp.ToolContext{})
-		require.NoError(t, err)
-		assert.Equal(t, "mcp_connection_closed", res.ErrorCode, "the monitor closed with the session")
-	}
-}
-
-// TestRun_BlockedWriteTimesOut: a peer that stops reading blocks go-sdk's
-// write; Run still returns at its timeout, and the abandoned goroutine ends
-// when the session closes (synctest fails on a leftover goroutine).
-func TestRun_BlockedWriteTimesOut(t *testing.T) {
-	f := loadMCPFixture(t)
-	synctest.Test(t, func(t *testing.T) {
-		raw := &rawServer{stallCalls: true, pages: []string{toolsPage(t, "", f.Tool)}}
-		h := rawHarness(t, raw)
-		reg := discoverWith(t, h, purramcp.Limits{Timeout: 250 * time.Millisecond}, nil)
-		start := time.Now()
-		res, err := reg.Run(t.Context(), argsA, purramcp.ToolContext{})
-		require.NoError(t, err)
-		assert.Equal(t, "mcp_timeout", res.ErrorCode)
-		assert.Equal(t, 250*time.Millisecond, time.Since(start))
-	})
-}
-
-// TestRun_ResultShapes covers result conversion beyond the shared rows.
-func TestRun_ResultShapes(t *testing.T) {
-	f := loadMCPFixture(t)
-	textOnly := withField(t, f.Tool, "outputSchema", nil)
-	for _, tc := range []struct {
-		id, result, want string
-		tool             json.RawMessage
-		wantEnvelope     *purramcp.Envelope
-	}{
-		{"structured_without_output_schema", `{"content":[{"type":"text","text":"t"}],"structuredContent":{"a":[1,"x"]}}`, "", textOnly,
-			&purramcp.Envelope{Text: []string{"t"}, Structured: map[string]any{"a": []any{1.0, "x"}}}},
-		{"structured_array", `{"content":[],"structuredContent":[1]}`, "mcp_result_invalid", textOnly, nil},
-		{"structured_string", `{"content":[],"structuredContent":"x"}`, "mcp_result_invalid", textOnly, nil},
-		{"unknown_block_type", `{"content":[{"type":"video"}]}`, "mcp_result_invalid", textOnly, nil},
-		{"audio_block", `{"content":[{"type":"audio","data":"eA==","mimeType":"audio/wav"}]}`, "mcp_result_unsupported", textOnly, nil},
-		{"embedded_resource", `{"content":[{"type":"resource","resource":{"uri":"file:///a","text":"x"}}]}`, "mcp_result_unsupported", textOnly, nil},
-		{"input_required", `{"content":[],"resultType":"input_required","inputRequests":{}}`, "mcp_result_unsupported", textOnly, nil},
-		{"wrong_field_type", `{"content":"nope"}`, "mcp_result_invalid", textOnly, nil},
-		{"missing_content", `{"structuredContent":{"count":1}}`, "", f.Tool,
-			&purramcp.Envelope{Text: []string{}, Structured: map[string]any{"count": 1.0}}},
-		{"tool_error_first", `{"content":[{"type":"image","data":"eA==","mimeType":"image/png"}],"isError":true}`, "mcp_tool_error", textOnly, nil},
-	} {
-		t.Run(tc.id, func(t *testing.T) {
-			raw := &rawServer{pages: []string{toolsPage(t, "", tc.tool)},
-				call: func(json.RawMessage) (string, *jsonrpcError) { return tc.result, nil }}
-			h := rawHarness(t, raw)
-			reg := discoverWith(t, h, purramcp.Limits{}, nil)
-			res, err := reg.Run(t.Context(), argsA, purramcp.ToolContext{})
-			require.NoError(t, err)
-			assert.Equal(t, tc.want, res.ErrorCode, tc.id)
-			if tc.wantEnvelope != nil {
-				assert.Equal(t, *tc.wantEnvelope, res.Content, tc.id)
-			} else {
-				assert.Equal(t, emptyEnvelope, res.Content, tc.id)
-			}
-			assert.NoError(t, h.session.Ping(t.Context(), nil), tc.id)
-		})
-	}
 }
 
 // TestRun_RPCErrors: JSON-RPC errors map by code, never echoing the message.
@@ -412,4 +246,158 @@ func TestRun_MapCallError(t *testing.T) {
 		assert.False(t, errors.As(err, &rpc), "%s: no SDK error reachable", tc.id)
 		assert.NotContains(t, err.Error(), "private", tc.id)
 	}
+}
+
+// TestGap11_ScopeDecisions (reference-behaviors.md §5.11, adapter.md §4.3):
+// the scope sees the validated arguments; nil allows, a Deny error (wrapped
+// or not, whatever its reason) denies without a call, an *Error becomes the
+// result code, ErrCanceled and a ctx ended by the scope cancel, and any other
+// error is the host's failure, returned unchanged.
+func TestGap11_ScopeDecisions(t *testing.T) {
+	f := loadMCPFixture(t)
+	h := sdkHarness(t, newSDKServer(t, nil, f.Tool), "")
+	hostErr := errors.New("host policy store down")
+	returning := func(err error) purramcp.ScopeFunc {
+		return func(context.Context, map[string]any, purramcp.ToolContext) error { return err }
+	}
+	for _, tc := range []struct {
+		id        string
+		scope     func(cancel context.CancelFunc) purramcp.ScopeFunc
+		wantCode  string
+		wantErr   error
+		wantCalls int
+	}{
+		{"unscoped_allows", func(context.CancelFunc) purramcp.ScopeFunc { return purramcp.Unscoped }, "", nil, 1},
+		{"nil_allows", func(context.CancelFunc) purramcp.ScopeFunc { return returning(nil) }, "", nil, 1},
+		{"deny", func(context.CancelFunc) purramcp.ScopeFunc { return returning(purramcp.Deny("no access")) }, "mcp_scope_denied", nil, 0},
+		{"deny_blank_reason", func(context.CancelFunc) purramcp.ScopeFunc { return returning(purramcp.Deny(" ")) }, "mcp_scope_denied", nil, 0},
+		{"deny_wrapped", func(context.CancelFunc) purramcp.ScopeFunc {
+			return returning(fmt.Errorf("policy: %w", purramcp.Deny("x")))
+		}, "mcp_scope_denied", nil, 0},
+		{"adapter_code", func(context.CancelFunc) purramcp.ScopeFunc {
+			return returning(&purramcp.Error{Code: "mcp_catalog_stale"})
+		}, "mcp_catalog_stale", nil, 0},
+		{"host_failure", func(context.CancelFunc) purramcp.ScopeFunc { return returning(hostErr) }, "", hostErr, 0},
+		{"scope_returns_canceled", func(context.CancelFunc) purramcp.ScopeFunc { return returning(purramcp.ErrCanceled) }, "", purramcp.ErrCanceled, 0},
+		{"scope_cancels_ctx", func(cancel context.CancelFunc) purramcp.ScopeFunc {
+			return func(context.Context, map[string]any, purramcp.ToolContext) error { cancel(); return nil }
+		}, "", purramcp.ErrCanceled, 0},
+	} {
+		ctx, cancel := context.WithCancel(t.Context())
+		var seen map[string]any
+		inner := tc.scope(cancel)
+		reg := discoverWith(t, h, purramcp.Limits{}, func(b *purramcp.ToolBinding) {
+			b.Scope = func(ctx context.Context, args map[string]any, call purramcp.ToolContext) error {
+				seen = args
+				return inner(ctx, args, call)
+			}
+		})
+		_, before := h.counts()
+		res, err := reg.Run(ctx, json.RawMessage(`{"q":"a","n":2.0}`), purramcp.ToolContext{})
+		cancel()
+		_, after := h.counts()
+		assert.Equal(t, map[string]any{"q": "a", "n": 2.0}, seen, "%s: validated arguments", tc.id)
+		assert.Equal(t, tc.wantCalls, after-before, "%s: tools/call requests", tc.id)
+		if tc.wantErr != nil {
+			assert.ErrorIs(t, err, tc.wantErr, tc.id)
+			assert.Equal(t, purramcp.ToolResult{}, res, "%s: no result with an error", tc.id)
+			if tc.wantErr == hostErr {
+				assert.Same(t, hostErr, err, "%s: the host's error, unchanged", tc.id)
+			}
+			continue
+		}
+		require.NoError(t, err, tc.id)
+		assert.Equal(t, tc.wantCode, res.ErrorCode, tc.id)
+		assert.Equal(t, "not_started", res.EffectState, tc.id)
+		if tc.wantCode != "" {
+			assert.Equal(t, emptyEnvelope, res.Content, tc.id)
+		}
+	}
+}
+
+// effectQuery reads q from the arguments of a scripted call.
+func effectQuery(args json.RawMessage) string {
+	var a struct {
+		Q string `json:"q"`
+	}
+	_ = json.Unmarshal(args, &a)
+	return a.Q
+}
+
+// TestGap15_EffectStateNotStarted (reference-behaviors.md §5.15): every Run
+// result, success or any failure code, has effectState "not_started". The
+// two error returns (ErrCanceled and a host scope failure) carry the zero
+// ToolResult: purra-mcp throws there and returns no result at all. Runs in a
+// synctest bubble so the timeout path costs no real time.
+func TestGap15_EffectStateNotStarted(t *testing.T) {
+	f := loadMCPFixture(t)
+	hostErr := errors.New("host failure")
+	synctest.Test(t, func(t *testing.T) {
+		raw := &rawServer{pages: []string{toolsPage(t, "", f.Tool)}}
+		raw.beforeAnswer = func(ctx context.Context, args json.RawMessage) {
+			switch effectQuery(args) {
+			case "t":
+				<-ctx.Done() // never answered before cleanup
+			case "c":
+				_ = raw.conn.Close()
+			}
+		}
+		raw.call = func(args json.RawMessage) (string, *jsonrpcError) {
+			switch effectQuery(args) {
+			case "e":
+				return `{"content":[{"type":"text","text":"private"}],"isError":true}`, nil
+			case "i":
+				return `{"content":[{"type":"image","data":"eA==","mimeType":"image/png"}],"structuredContent":{"count":1}}`, nil
+			case "w":
+				return `{"content":[],"structuredContent":{"count":"1"}}`, nil
+			case "r":
+				return "", &jsonrpc.Error{Code: -32603, Message: "private"}
+			case "x":
+				return `{"content":[{"type":"text","text":"` + strings.Repeat("x", 300) + `"}],"structuredContent":{"count":1}}`, nil
+			}
+			return `{"content":[],"structuredContent":{"count":1}}`, nil
+		}
+		h := rawHarness(t, raw)
+		scoped := func(b *purramcp.ToolBinding) {
+			b.Scope = func(_ context.Context, args map[string]any, _ purramcp.ToolContext) error {
+				switch args["q"] {
+				case "d":
+					return purramcp.Deny("no")
+				case "f":
+					return hostErr
+				}
+				return nil
+			}
+		}
+		limits := purramcp.Limits{Timeout: time.Second, MaxResultBytes: 256}
+		reg := discoverWith(t, h, limits, scoped)
+		run := func(reg purramcp.ToolDefinition, q, want string) {
+			res, err := reg.Run(t.Context(), json.RawMessage(`{"q":"`+q+`"}`), purramcp.ToolContext{})
+			require.NoError(t, err, "q=%s", q)
+			assert.Equal(t, want, res.ErrorCode, "q=%s", q)
+			assert.Equal(t, "not_started", res.EffectState, "q=%s (%s)", q, want)
+		}
+		for _, tc := range []struct{ q, want string }{
+			{"a", ""}, {"too long", "mcp_invalid_arguments"}, {"d", "mcp_scope_denied"},
+			{"e", "mcp_tool_error"}, {"i", "mcp_result_unsupported"}, {"w", "mcp_result_invalid"},
+			{"r", "mcp_protocol_error"}, {"x", "mcp_result_too_large"}, {"t", "mcp_timeout"},
+		} {
+			run(reg, tc.q, tc.want)
+		}
+		res, err := reg.Run(t.Context(), json.RawMessage(`{"q":"f"}`), purramcp.ToolContext{})
+		assert.Same(t, hostErr, err)
+		assert.Equal(t, purramcp.ToolResult{}, res, "host failure: no result")
+		ctx, cancel := context.WithCancel(t.Context())
+		cancel()
+		res, err = reg.Run(ctx, argsA, purramcp.ToolContext{})
+		assert.ErrorIs(t, err, purramcp.ErrCanceled)
+		assert.Equal(t, purramcp.ToolResult{}, res, "canceled: no result")
+
+		h.monitor.OnNotification("notifications/tools/list_changed")
+		run(reg, "a", "mcp_catalog_stale")
+		fresh := discoverWith(t, h, limits, scoped)
+		run(fresh, "c", "mcp_transport_error")
+		require.Eventually(t, func() bool { return h.monitor.Check(h.monitor.Revision()) != nil }, waitFor, tick)
+		run(fresh, "a", "mcp_connection_closed")
+	})
 }

@@ -1,0 +1,318 @@
+package purramcp_test
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"purra.dev/purramcp"
+)
+
+// Result conversion (reference-behaviors.md §H, adapter.md §6).
+
+// sharedRow runs the mcp_tools.json case id through discovery and Run at
+// both negotiated versions (reference-behaviors.md §H, one test per row).
+func sharedRow(t *testing.T, id string) {
+	f := loadMCPFixture(t)
+	var tc *mcpCallCase
+	for i := range f.Cases {
+		if f.Cases[i].ID == id {
+			tc = &f.Cases[i]
+		}
+	}
+	require.NotNil(t, tc, "case %s in mcp_tools.json", id)
+	for _, version := range testVersions {
+		t.Run(version, func(t *testing.T) {
+			runSharedCase(t, f, *tc, version)
+		})
+	}
+}
+
+func runSharedCase(t *testing.T, f mcpFixture, tc mcpCallCase, version string) sessionHarness {
+	var limits purramcp.Limits
+	if tc.Limits != nil {
+		limits.MaxResultBytes, limits.MaxContentBlocks = tc.Limits.MaxResultBytes, tc.Limits.MaxContentBlocks
+	}
+	var h sessionHarness
+	if tc.Malformed {
+		raw := &rawServer{modern: version == purramcp.ProtocolVersion20260728,
+			pages: []string{toolsPage(t, "", f.Tool)},
+			call:  func(json.RawMessage) (string, *jsonrpcError) { return string(tc.Result), nil }}
+		h = rawHarness(t, raw)
+	} else {
+		h = sdkHarness(t, newSDKServer(t, tc.Result, f.Tool), version)
+	}
+	require.Equal(t, version, h.monitor.ProtocolVersion(), "case %s", tc.ID)
+	catalog, err := discoverDefault(t, h, limits)
+	require.NoError(t, err, "case %s", tc.ID)
+	regs := catalog.Registrations()
+	require.Len(t, regs, 1)
+	res, err := regs[0].Run(t.Context(), tc.Arguments, purramcp.ToolContext{CallID: "call", ToolName: "search"})
+	require.NoError(t, err, "case %s", tc.ID)
+
+	want := ""
+	if tc.ErrorCode != nil {
+		want = *tc.ErrorCode
+	}
+	assert.Equal(t, want, res.ErrorCode, "case %s", tc.ID)
+	assert.Equal(t, "not_started", res.EffectState, "case %s", tc.ID)
+	lists, calls := h.counts()
+	assert.Equal(t, 1, lists, "case %s: tools/list requests", tc.ID)
+	wantCalls := 1
+	if want == "mcp_invalid_arguments" {
+		wantCalls = 0
+	}
+	assert.Equal(t, wantCalls, calls, "case %s: tools/call requests", tc.ID)
+	if want == "" {
+		var result struct {
+			Content []struct {
+				Text string `json:"text"`
+			} `json:"content"`
+			StructuredContent map[string]any `json:"structuredContent"`
+		}
+		require.NoError(t, json.Unmarshal(tc.Result, &result))
+		text := []string{}
+		for _, b := range result.Content {
+			text = append(text, b.Text)
+		}
+		assert.Equal(t, purramcp.Envelope{Text: text, Structured: result.StructuredContent}, res.Content, "case %s", tc.ID)
+		assert.Equal(t, decodeObject(t, tc.Arguments), decodeObject(t, h.lastArguments()), "case %s: arguments sent", tc.ID)
+	} else {
+		assert.Equal(t, emptyEnvelope, res.Content, "case %s", tc.ID)
+		encoded, err := json.Marshal(res)
+		require.NoError(t, err)
+		assert.NotContains(t, string(encoded), "private", "case %s: no remote text", tc.ID)
+		assert.NotContains(t, string(encoded), "never echo", "case %s: no remote text", tc.ID)
+	}
+	assert.NoError(t, h.session.Ping(t.Context(), nil), "case %s: session left open", tc.ID)
+	return h
+}
+
+// TestBehaviorH1_Valid: {q:"猫"} → {text:["found"], structured:{count:1}}.
+func TestBehaviorH1_Valid(t *testing.T) { sharedRow(t, "valid") }
+
+// TestBehaviorH2_UnicodeInteger: 😀 is one code point; 1.0 is an integer and
+// the server receives n=1.
+func TestBehaviorH2_UnicodeInteger(t *testing.T) {
+	sharedRow(t, "unicode_integer")
+	f := loadMCPFixture(t)
+	h := sdkHarness(t, newSDKServer(t, nil, f.Tool), "")
+	reg := discoverWith(t, h, purramcp.Limits{}, nil)
+	res, err := reg.Run(t.Context(), json.RawMessage(`{"q":"\ud83d\ude00","n":1.0}`), purramcp.ToolContext{})
+	require.NoError(t, err)
+	assert.Empty(t, res.ErrorCode, "H2")
+	assert.Equal(t, `{"n":1,"q":"😀"}`, string(h.lastArguments()), "H2: the wire carries n=1")
+}
+
+// TestBehaviorH3_NoCoercion: a JSON-looking string is not an array.
+func TestBehaviorH3_NoCoercion(t *testing.T) { sharedRow(t, "no_coercion") }
+
+// TestBehaviorH4_ExtraArgument: additionalProperties false holds.
+func TestBehaviorH4_ExtraArgument(t *testing.T) { sharedRow(t, "extra_argument") }
+
+// TestBehaviorH5_MissingArgument: q is required.
+func TestBehaviorH5_MissingArgument(t *testing.T) { sharedRow(t, "missing_argument") }
+
+// TestBehaviorH6_MissingStructured: text that looks like JSON never stands in
+// for required structured content.
+func TestBehaviorH6_MissingStructured(t *testing.T) { sharedRow(t, "missing_structured") }
+
+// TestBehaviorH7_WrongOutput: {count:"1"} fails the output schema.
+func TestBehaviorH7_WrongOutput(t *testing.T) { sharedRow(t, "wrong_output") }
+
+// TestBehaviorH8_ExtraOutput: an extra property fails the output schema and
+// is never echoed.
+func TestBehaviorH8_ExtraOutput(t *testing.T) { sharedRow(t, "extra_output") }
+
+// TestBehaviorH9_ToolError: isError → mcp_tool_error; remote text not echoed.
+func TestBehaviorH9_ToolError(t *testing.T) { sharedRow(t, "tool_error") }
+
+// TestBehaviorH10_ImageBlock: a non-text block is unsupported.
+func TestBehaviorH10_ImageBlock(t *testing.T) { sharedRow(t, "image") }
+
+// TestBehaviorH11_ResourceLink: a resource_link block is unsupported.
+func TestBehaviorH11_ResourceLink(t *testing.T) { sharedRow(t, "resource_link") }
+
+// TestBehaviorH12_ResultSize: a ~371-byte result over maxResultBytes 256.
+func TestBehaviorH12_ResultSize(t *testing.T) { sharedRow(t, "result_size") }
+
+// TestBehaviorH13_ContentCount: two blocks over maxContentBlocks 1.
+func TestBehaviorH13_ContentCount(t *testing.T) { sharedRow(t, "content_count") }
+
+// TestBehaviorH14_InvalidWireContent: a text block whose text is a number
+// fails go-sdk's decoding → mcp_result_invalid; the session stays usable.
+func TestBehaviorH14_InvalidWireContent(t *testing.T) { sharedRow(t, "invalid_wire_content") }
+
+// TestBehaviorH15_TextNeverPromoted: a text-only tool's JSON-looking text
+// stays text; structured is null.
+func TestBehaviorH15_TextNeverPromoted(t *testing.T) {
+	f := loadMCPFixture(t)
+	tool := withField(t, f.Tool, "outputSchema", nil)
+	for _, version := range testVersions {
+		srv := newSDKServer(t, json.RawMessage(`{"content":[{"type":"text","text":"{\"count\":3}"}]}`), tool)
+		h := sdkHarness(t, srv, version)
+		catalog, err := discoverDefault(t, h, purramcp.Limits{})
+		require.NoError(t, err)
+		res, err := catalog.Registrations()[0].Run(t.Context(), argsA, purramcp.ToolContext{})
+		require.NoError(t, err)
+		assert.Equal(t, purramcp.ToolResult{Content: purramcp.Envelope{Text: []string{`{"count":3}`}}, EffectState: "not_started"},
+			res, "H15 at %s", version)
+	}
+}
+
+// TestGap14_StructuredWithoutOutputSchema (reference-behaviors.md §5.14):
+// without an output schema, structuredContent passes through unvalidated when
+// it is an object within the limits; anything else fails mcp_result_invalid
+// (too large: mcp_result_too_large).
+func TestGap14_StructuredWithoutOutputSchema(t *testing.T) {
+	f := loadMCPFixture(t)
+	tool := withField(t, f.Tool, "outputSchema", nil)
+	deep := strings.Repeat(`{"a":`, 70) + `1` + strings.Repeat(`}`, 70)
+	for _, tc := range []struct {
+		id, structured string
+		limits         purramcp.Limits
+		want           string
+		structuredWant map[string]any
+	}{
+		{"object", `{"any":[1,"x",null],"nested":{"ok":true}}`, purramcp.Limits{}, "",
+			map[string]any{"any": []any{1.0, "x", nil}, "nested": map[string]any{"ok": true}}},
+		{"empty_object", `{}`, purramcp.Limits{}, "", map[string]any{}},
+		{"null_is_absent", `null`, purramcp.Limits{}, "", nil},
+		{"array", `[1]`, purramcp.Limits{}, "mcp_result_invalid", nil},
+		{"string", `"x"`, purramcp.Limits{}, "mcp_result_invalid", nil},
+		{"number", `1`, purramcp.Limits{}, "mcp_result_invalid", nil},
+		{"boolean", `true`, purramcp.Limits{}, "mcp_result_invalid", nil},
+		{"too_deep", deep, purramcp.Limits{}, "mcp_result_invalid", nil},
+		{"too_large", `{"s":"` + strings.Repeat("x", 300) + `"}`, purramcp.Limits{MaxResultBytes: 256}, "mcp_result_too_large", nil},
+	} {
+		for _, modern := range modernities {
+			raw := &rawServer{modern: modern, pages: []string{toolsPage(t, "", tool)},
+				call: func(json.RawMessage) (string, *jsonrpcError) {
+					return `{"content":[{"type":"text","text":"t"}],"structuredContent":` + tc.structured + `}`, nil
+				}}
+			h := rawHarness(t, raw)
+			reg := discoverWith(t, h, tc.limits, nil)
+			res, err := reg.Run(t.Context(), argsA, purramcp.ToolContext{})
+			require.NoError(t, err, tc.id)
+			assert.Equal(t, tc.want, res.ErrorCode, "%s modern=%v", tc.id, modern)
+			assert.Equal(t, "not_started", res.EffectState, tc.id)
+			if tc.want == "" {
+				assert.Equal(t, purramcp.Envelope{Text: []string{"t"}, Structured: tc.structuredWant}, res.Content, "%s modern=%v", tc.id, modern)
+			} else {
+				assert.Equal(t, emptyEnvelope, res.Content, "%s modern=%v", tc.id, modern)
+			}
+			_, calls := h.counts()
+			assert.Equal(t, 1, calls, "%s modern=%v", tc.id, modern)
+		}
+	}
+}
+
+// TestRun_ResultShapes covers result conversion beyond the shared rows.
+func TestRun_ResultShapes(t *testing.T) {
+	f := loadMCPFixture(t)
+	textOnly := withField(t, f.Tool, "outputSchema", nil)
+	for _, tc := range []struct {
+		id, result, want string
+		tool             json.RawMessage
+		wantEnvelope     *purramcp.Envelope
+	}{
+		{"structured_without_output_schema", `{"content":[{"type":"text","text":"t"}],"structuredContent":{"a":[1,"x"]}}`, "", textOnly,
+			&purramcp.Envelope{Text: []string{"t"}, Structured: map[string]any{"a": []any{1.0, "x"}}}},
+		{"structured_array", `{"content":[],"structuredContent":[1]}`, "mcp_result_invalid", textOnly, nil},
+		{"structured_string", `{"content":[],"structuredContent":"x"}`, "mcp_result_invalid", textOnly, nil},
+		{"unknown_block_type", `{"content":[{"type":"video"}]}`, "mcp_result_invalid", textOnly, nil},
+		{"audio_block", `{"content":[{"type":"audio","data":"eA==","mimeType":"audio/wav"}]}`, "mcp_result_unsupported", textOnly, nil},
+		{"embedded_resource", `{"content":[{"type":"resource","resource":{"uri":"file:///a","text":"x"}}]}`, "mcp_result_unsupported", textOnly, nil},
+		{"input_required", `{"content":[],"resultType":"input_required","inputRequests":{}}`, "mcp_result_unsupported", textOnly, nil},
+		{"wrong_field_type", `{"content":"nope"}`, "mcp_result_invalid", textOnly, nil},
+		{"missing_content", `{"structuredContent":{"count":1}}`, "", f.Tool,
+			&purramcp.Envelope{Text: []string{}, Structured: map[string]any{"count": 1.0}}},
+		{"tool_error_first", `{"content":[{"type":"image","data":"eA==","mimeType":"image/png"}],"isError":true}`, "mcp_tool_error", textOnly, nil},
+	} {
+		t.Run(tc.id, func(t *testing.T) {
+			raw := &rawServer{pages: []string{toolsPage(t, "", tc.tool)},
+				call: func(json.RawMessage) (string, *jsonrpcError) { return tc.result, nil }}
+			h := rawHarness(t, raw)
+			reg := discoverWith(t, h, purramcp.Limits{}, nil)
+			res, err := reg.Run(t.Context(), argsA, purramcp.ToolContext{})
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, res.ErrorCode, tc.id)
+			if tc.wantEnvelope != nil {
+				assert.Equal(t, *tc.wantEnvelope, res.Content, tc.id)
+			} else {
+				assert.Equal(t, emptyEnvelope, res.Content, tc.id)
+			}
+			assert.NoError(t, h.session.Ping(t.Context(), nil), tc.id)
+		})
+	}
+}
+
+// TestResult_UndecodableContent: go-sdk fails the whole result for an
+// unknown block type, a null block or bad base64; the adapter reports
+// mcp_result_invalid after exactly one call and the session stays usable.
+func TestResult_UndecodableContent(t *testing.T) {
+	f := loadMCPFixture(t)
+	for _, tc := range []struct{ id, result string }{
+		{"unknown_type", `{"content":[{"type":"video","data":"private"}],"structuredContent":{"count":1}}`},
+		{"future_type_after_text", `{"content":[{"type":"text","text":"ok"},{"type":"hologram"}],"structuredContent":{"count":1}}`},
+		{"null_block", `{"content":[null],"structuredContent":{"count":1}}`},
+		{"bad_base64", `{"content":[{"type":"image","data":"%%%","mimeType":"image/png"}],"structuredContent":{"count":1}}`},
+	} {
+		for _, modern := range modernities {
+			raw := &rawServer{modern: modern, pages: []string{toolsPage(t, "", f.Tool)},
+				call: func(json.RawMessage) (string, *jsonrpcError) { return tc.result, nil }}
+			h := rawHarness(t, raw)
+			reg := discoverWith(t, h, purramcp.Limits{}, nil)
+			res, err := reg.Run(t.Context(), argsA, purramcp.ToolContext{})
+			require.NoError(t, err, tc.id)
+			assert.Equal(t, purramcp.ToolResult{Content: emptyEnvelope, EffectState: "not_started", ErrorCode: "mcp_result_invalid"},
+				res, "%s modern=%v", tc.id, modern)
+			lists, calls := h.counts()
+			assert.Equal(t, 1, lists, tc.id)
+			assert.Equal(t, 1, calls, "%s modern=%v", tc.id, modern)
+			assert.NoError(t, h.session.Ping(t.Context(), nil), "%s modern=%v: session alive", tc.id, modern)
+			assert.NoError(t, h.monitor.Check(0), "%s: the monitor stays open", tc.id)
+		}
+	}
+}
+
+// TestResult_InputRequestsOneCall: a result asking for more input fails
+// mcp_result_unsupported after exactly one tools/call, because
+// CatalogMonitor.ClientOptions disables go-sdk's multi-round-trip retries. The
+// control client, built without those options, sends tools/call again.
+func TestResult_InputRequestsOneCall(t *testing.T) {
+	f := loadMCPFixture(t)
+	elicit := `{"content":[],"resultType":"input_required","inputRequests":{"q1":{"method":"elicitation/create",` +
+		`"params":{"message":"private question","requestedSchema":{"type":"object","properties":{}}}}},"requestState":"s"}`
+	loadShed := `{"content":[],"resultType":"input_required","inputRequests":{}}`
+	for _, tc := range []struct{ id, result string }{{"elicitation", elicit}, {"load_shedding", loadShed}} {
+		for _, modern := range modernities {
+			raw := &rawServer{modern: modern, pages: []string{toolsPage(t, "", f.Tool)},
+				call: func(json.RawMessage) (string, *jsonrpcError) { return tc.result, nil }}
+			h := rawHarness(t, raw)
+			reg := discoverWith(t, h, purramcp.Limits{}, nil)
+			res, err := reg.Run(t.Context(), argsA, purramcp.ToolContext{})
+			require.NoError(t, err, tc.id)
+			assert.Equal(t, purramcp.ToolResult{Content: emptyEnvelope, EffectState: "not_started", ErrorCode: "mcp_result_unsupported"},
+				res, "%s modern=%v", tc.id, modern)
+			_, calls := h.counts()
+			assert.Equal(t, 1, calls, "%s modern=%v: exactly one tools/call reached the server", tc.id, modern)
+		}
+	}
+
+	// Control: go-sdk's default client retries load shedding (3 requests).
+	raw := &rawServer{pages: []string{toolsPage(t, "", f.Tool)},
+		call: func(json.RawMessage) (string, *jsonrpcError) { return loadShed, nil }}
+	monitor := purramcp.NewCatalogMonitor()
+	cs := raw.startWith(t, &mcp.ClientOptions{}, monitor)
+	reg := discoverWith(t, sessionHarness{session: cs, monitor: monitor}, purramcp.Limits{}, nil)
+	res, err := reg.Run(t.Context(), argsA, purramcp.ToolContext{})
+	require.NoError(t, err)
+	assert.NotEmpty(t, res.ErrorCode, "control")
+	_, calls := raw.counts()
+	assert.Equal(t, 3, calls, "control: without the monitor's options go-sdk re-sends tools/call")
+}
