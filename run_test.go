@@ -401,3 +401,29 @@ func TestGap15_EffectStateNotStarted(t *testing.T) {
 		run(fresh, "a", "mcp_connection_closed")
 	})
 }
+
+// TestRun_ArgumentBytes: argument text is bounded by MaxResultBytes, the
+// input contract's output limit (adapter.md §4.2); nothing is sent.
+func TestRun_ArgumentBytes(t *testing.T) {
+	f := loadMCPFixture(t)
+	h := sdkHarness(t, newSDKServer(t, nil, f.Tool), "")
+	tags := func(n int) json.RawMessage {
+		return json.RawMessage(`{"q":"a","tags":[` + strings.TrimSuffix(strings.Repeat(`"x",`, n), ",") + `]}`)
+	}
+	for _, tc := range []struct {
+		limit, tags int
+		want        string
+	}{
+		{256, 40, ""}, {256, 200, "mcp_invalid_arguments"}, {0, 200, ""}, {0, 20000, "mcp_invalid_arguments"},
+	} {
+		reg := discoverWith(t, h, purramcp.Limits{MaxResultBytes: tc.limit}, nil)
+		_, before := h.counts()
+		res, err := reg.Run(t.Context(), tags(tc.tags), purramcp.ToolContext{})
+		require.NoError(t, err)
+		assert.Equal(t, tc.want, res.ErrorCode, "MaxResultBytes %d, %d tags", tc.limit, tc.tags)
+		_, after := h.counts()
+		if tc.want != "" {
+			assert.Equal(t, before, after, "nothing sent for %d tags", tc.tags)
+		}
+	}
+}
