@@ -507,3 +507,17 @@ func TestDiscover_CancelInFlight(t *testing.T) {
 	assert.Empty(t, purramcp.CodeOf(err))
 	assert.NoError(t, h.session.Ping(t.Context(), nil))
 }
+
+// TestDiscover_InvalidHeaderToolDroppedByGoSDK documents adapter.md §9:
+// go-sdk silently drops a tool whose input schema carries an invalid
+// x-mcp-header annotation, at every version, so a bound one fails
+// mcp_binding_missing.
+func TestDiscover_InvalidHeaderToolDroppedByGoSDK(t *testing.T) {
+	tool := json.RawMessage(`{"name":"remote.search","inputSchema":{"type":"object","properties":{"n":{"type":"number","x-mcp-header":"N"}}}}`)
+	for _, modern := range modernities {
+		h := rawHarness(t, &rawServer{modern: modern, pages: []string{toolsPage(t, "", tool)}})
+		catalog, err := discoverDefault(t, h, purramcp.Limits{})
+		assert.Nil(t, catalog)
+		assert.Equal(t, "mcp_binding_missing", purramcp.CodeOf(err), "modern=%v", modern)
+	}
+}

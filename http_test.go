@@ -99,3 +99,36 @@ func TestHTTP_Stateful(t *testing.T) {
 func TestHTTP_Stateless(t *testing.T) {
 	httpRoundTrip(t, true, purramcp.ProtocolVersion20260728)
 }
+
+// TestHTTP_ServerGone: over stateless HTTP a dead server surfaces as go-sdk's
+// -32005 "rejected by transport", which the adapter reports as
+// mcp_transport_error for discovery and Run alike, never with remote text.
+// go-sdk does not end the session then (gosdk-notes §7), so the monitor
+// stays open and every call tries again.
+func TestHTTP_ServerGone(t *testing.T) {
+	f := loadMCPFixture(t)
+	srv := newSDKServer(t, nil, f.Tool)
+	hs := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv.server },
+		&mcp.StreamableHTTPOptions{Stateless: true}))
+	transport := &http.Transport{}
+	defer transport.CloseIdleConnections()
+	monitor := purramcp.NewCatalogMonitor()
+	client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, monitor.ClientOptions(nil))
+	cs, err := client.Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: hs.URL,
+		HTTPClient: &http.Client{Transport: transport}, MaxRetries: 1}, nil)
+	require.NoError(t, err)
+	defer func() { _ = cs.Close() }()
+	require.NoError(t, monitor.Attach(cs))
+	h := sessionHarness{session: cs, monitor: monitor, counts: srv.counts, lastArguments: srv.lastArguments}
+	catalog, err := discoverDefault(t, h, purramcp.Limits{})
+	require.NoError(t, err)
+
+	hs.CloseClientConnections()
+	hs.Close()
+	res, err := catalog.Registrations()[0].Run(t.Context(), argsA, purramcp.ToolContext{})
+	require.NoError(t, err)
+	assert.Equal(t, purramcp.ToolResult{Content: emptyEnvelope, EffectState: "not_started", ErrorCode: "mcp_transport_error"}, res)
+	_, err = discoverDefault(t, h, purramcp.Limits{})
+	assert.Equal(t, "mcp_transport_error", purramcp.CodeOf(err), "discovery against a dead server")
+	assert.NoError(t, monitor.Check(monitor.Revision()), "go-sdk keeps the HTTP session open")
+}
