@@ -125,6 +125,7 @@ func fail(code string) error { return &Error{Code: code} }
 // canceledError is the type of ErrCanceled.
 type canceledError struct{}
 
+// Error returns the fixed cancellation text.
 func (canceledError) Error() string { return "purramcp: operation canceled" }
 
 // Is makes errors.Is(ErrCanceled, context.Canceled) hold.

@@ -45,6 +45,7 @@ func Deny(reason string) error { return &denial{reason: reason} }
 // denial is the error Deny returns.
 type denial struct{ reason string }
 
+// Error names the denial for the host's logs; it never reaches the model.
 func (d *denial) Error() string { return "purramcp: scope denied: " + d.reason }
 
 // isDenial reports whether err is, or wraps, a denial from Deny.

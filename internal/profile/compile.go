@@ -36,6 +36,7 @@ type SchemaError struct {
 	Keyword string
 }
 
+// Error names the keyword and path; it is for inspectors, never for contracts.
 func (e *SchemaError) Error() string {
 	return "profile: schema outside purra.output-schema/v1: " + e.Keyword + " at " + e.Path
 }

@@ -57,6 +57,7 @@ type Error struct {
 	reason string
 }
 
+// Error names the failure and, for text, its byte offset; never the text.
 func (e *Error) Error() string {
 	if e.Offset < 0 {
 		return "strictjson: " + e.reason
