@@ -27,6 +27,11 @@ var (
 
 func (m *meter) snap(v any, level int) (any, error) {
 	if raw, ok := v.(json.RawMessage); ok {
+		// Raw text is held to A6.2 like Parse's: its own length, whitespace
+		// included, is checked against the byte limit before any work.
+		if len(raw) > m.lim.Bytes {
+			return nil, errLimit
+		}
 		if !validString(string(raw)) {
 			return nil, errString
 		}

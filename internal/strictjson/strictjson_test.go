@@ -215,3 +215,16 @@ func TestErrorText(t *testing.T) {
 	assert.NotContains(t, err.Error(), "secret")
 	assert.True(t, strings.HasPrefix(err.Error(), "strictjson: "))
 }
+
+// TestA6_RawTextLength: json.RawMessage text is bounded by its own length,
+// whitespace included, as Parse bounds its text (A6.2).
+func TestA6_RawTextLength(t *testing.T) {
+	lim := Limits{Depth: 64, Nodes: 100, Bytes: 100}
+	text := strings.Repeat(" ", 99) + "1"
+	_, err := Snapshot(json.RawMessage(text), lim)
+	assert.NoError(t, err, "100 bytes fit")
+	_, err = Snapshot(json.RawMessage(" "+text), lim)
+	assert.Error(t, err, "101 bytes do not, though the value costs 24")
+	_, err = Parse(" "+text, lim)
+	assert.Error(t, err)
+}
