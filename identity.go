@@ -32,9 +32,9 @@ var errIdentityInput = errors.New("purramcp: value outside the purra.json-identi
 // 1 MiB of detached bytes. Keys order and number spelling do not change the
 // digest. It is safe for concurrent use and does not modify value.
 func IdentityDigest(value any) (string, error) {
-	v, err := strictjson.Snapshot(value, identityLimits)
+	d, err := identity.DigestOf(value, identityLimits)
 	if err != nil {
 		return "", errIdentityInput
 	}
-	return identity.Digest(v), nil
+	return d, nil
 }

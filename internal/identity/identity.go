@@ -11,6 +11,7 @@ package identity
 
 import (
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"hash"
 	"math"
@@ -33,6 +34,20 @@ func Digest(v any) string {
 	e.value(v)
 	e.flush()
 	return hex.EncodeToString(h.Sum(nil))
+}
+
+// DigestOf applies the domain rules and limits of B1 to a decoded Go value
+// (strictjson.Snapshot's domain) and returns its digest in one pass, without
+// building a copy. It fails exactly when strictjson.Snapshot(v, lim) fails.
+func DigestOf(v any, lim strictjson.Limits) (string, error) {
+	h := sha256.New()
+	e := &encoder{h: h, buf: make([]byte, 0, 8192)}
+	e.raw(Profile + "\n")
+	if err := strictjson.WalkSorted(v, lim, e); err != nil {
+		return "", err
+	}
+	e.flush()
+	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // PreImage returns the exact bytes Digest hashes. It exists for tests and
@@ -97,8 +112,10 @@ func (e *encoder) value(v any) {
 			e.value(item)
 		}
 	case *strictjson.Object:
-		keys := slices.Clone(x.Keys)
-		slices.Sort(keys)
+		keys := x.Keys
+		if !slices.IsSorted(keys) {
+			keys = slices.Sorted(slices.Values(keys))
+		}
 		e.header('o', len(keys))
 		for _, k := range keys {
 			e.str(k)
@@ -108,6 +125,34 @@ func (e *encoder) value(v any) {
 		panic("purramcp: internal error: identity of a value outside the strictjson domain")
 	}
 }
+
+// Null, Bool, Number, String, BeginArray, BeginObject and Key make the
+// encoder a strictjson.Visitor: the walk already sorts keys.
+func (e *encoder) Null() { e.raw("n") }
+
+// Bool writes t or f.
+func (e *encoder) Bool(b bool) {
+	if b {
+		e.raw("t")
+	} else {
+		e.raw("f")
+	}
+}
+
+// Number writes d and the bit pattern.
+func (e *encoder) Number(f float64) { e.number(f) }
+
+// String writes s, the length and the hex bytes.
+func (e *encoder) String(s string) { e.str(s) }
+
+// BeginArray writes the array header.
+func (e *encoder) BeginArray(n int) { e.header('a', n) }
+
+// BeginObject writes the object header.
+func (e *encoder) BeginObject(n int) { e.header('o', n) }
+
+// Key writes a member name as a string.
+func (e *encoder) Key(k string) { e.str(k) }
 
 func (e *encoder) header(tag byte, n int) {
 	e.room(24)
@@ -130,14 +175,25 @@ func (e *encoder) number(f float64) {
 
 const hexDigits = "0123456789abcdef"
 
+// hexPairs maps a byte to its two lowercase hex digits, first digit high.
+var hexPairs = func() (t [256]uint16) {
+	for c := range t {
+		t[c] = uint16(hexDigits[c>>4])<<8 | uint16(hexDigits[c&0xf])
+	}
+	return t
+}()
+
 func (e *encoder) str(s string) {
 	e.header('s', len(s))
-	for i := 0; i < len(s); {
+	for len(s) > 0 {
 		e.room(2)
-		n := min((cap(e.buf)-len(e.buf))/2, len(s)-i)
-		for _, c := range []byte(s[i : i+n]) {
-			e.buf = append(e.buf, hexDigits[c>>4], hexDigits[c&0xf])
+		n := min((cap(e.buf)-len(e.buf))/2, len(s))
+		start := len(e.buf)
+		e.buf = e.buf[:start+2*n]
+		dst := e.buf[start:]
+		for i, c := range []byte(s[:n]) {
+			binary.BigEndian.PutUint16(dst[2*i:], hexPairs[c])
 		}
-		i += n
+		s = s[n:]
 	}
 }

@@ -3,6 +3,8 @@ package identity
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
+	"math"
 	"strings"
 	"testing"
 
@@ -58,4 +60,33 @@ func TestB4_DigestIsSHA256OfPreImage(t *testing.T) {
 	assert.Equal(t, "35d2b71e1c667ec7dde27eb339b795691b3d5f1582109fa87a51ce344dff98c0", Digest(parse(t, `{"type":"object"}`)))
 	long := string(PreImage(parse(t, `"`+strings.Repeat("é", 5000)+`"`)))
 	assert.Equal(t, Profile+"\ns10000:"+strings.Repeat("c3a9", 5000), long)
+}
+
+// TestB1_DigestOfMatchesSnapshot: the one-pass DigestOf accepts and rejects
+// exactly what strictjson.Snapshot does and hashes the same value, at the
+// limit boundaries too.
+func TestB1_DigestOfMatchesSnapshot(t *testing.T) {
+	self := map[string]any{}
+	self["self"] = self
+	values := []any{
+		nil, true, 1.5, "é", []any{1, "a", nil}, map[string]any{"b": 1, "a": []any{map[string]any{"10": 1, "2": 2}}},
+		json.RawMessage(`{"z":1,"a":{"y":[1,2,{"c":null}]}}`), map[string]any{"raw": json.RawMessage(`[1,{"b":1,"a":2}]`)},
+		json.RawMessage(`{"a":1,"a":2}`), "\xff", map[string]any{"\xff": 1}, math.NaN(), int64(1) << 60, struct{}{}, self,
+		&strictjson.Object{Keys: []string{"b", "a"}, Members: map[string]any{"a": 1.0, "b": 2.0}},
+	}
+	for _, v := range values {
+		for _, lim := range []strictjson.Limits{
+			{Depth: 64, Nodes: 65536, Bytes: 1 << 20}, {Depth: 2, Nodes: 9, Bytes: 100}, {Depth: 1, Nodes: 4, Bytes: 40},
+		} {
+			snap, serr := strictjson.Snapshot(v, lim)
+			d, derr := DigestOf(v, lim)
+			if serr != nil {
+				assert.Error(t, derr, "%#v under %+v", v, lim)
+				assert.Empty(t, d)
+				continue
+			}
+			require.NoError(t, derr, "%#v under %+v", v, lim)
+			assert.Equal(t, Digest(snap), d, "%#v under %+v", v, lim)
+		}
+	}
 }

@@ -96,20 +96,24 @@ func containerCost(children int) int { return 2 + 2*children }
 // StringCost returns the UTF-8 length of s written as a JSON string literal
 // with only '"', '\\' and U+0000–U+001F escaped (A3.5). s must be valid UTF-8.
 func StringCost(s string) int {
-	n := 2
+	n := 2 + len(s)
 	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == '"' || c == '\\' || c == '\b' || c == '\f' || c == '\n' || c == '\r' || c == '\t':
-			n += 2
-		case c < 0x20:
-			n += 6
-		default:
-			n++
-		}
+		n += int(escapeExtra[s[i]])
 	}
 	return n
 }
+
+// escapeExtra is how many bytes past one each byte costs in a JSON string
+// literal: 1 for the two-character escapes, 5 for \u00XX, else 0.
+var escapeExtra = func() (t [256]uint8) {
+	for c := 0; c < 0x20; c++ {
+		t[c] = 5
+	}
+	for _, c := range []byte{'"', '\\', '\b', '\f', '\n', '\r', '\t'} {
+		t[c] = 1
+	}
+	return t
+}()
 
 // validString reports whether s holds only Unicode scalar values: Go's
 // UTF-8 decoder rejects encoded surrogates, so a lone surrogate smuggled in
