@@ -5,12 +5,16 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
 
 	"purra.dev/purramcp"
 )
@@ -117,4 +121,31 @@ func TestInspectJSON(t *testing.T) {
 	for _, r := range report.Tools {
 		assert.Equal(t, r.Name == "remote.search", r.Bindable, r.Name)
 	}
+}
+
+// TestInspectStdioServer runs the inspector against the stdio test server
+// (examples/stdio-server), built and launched as a child process, as
+// `go run ./examples/inspect -- COMMAND` does.
+func TestInspectStdioServer(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	goTool, err := exec.LookPath("go")
+	require.NoError(t, err, "go on PATH")
+	bin := filepath.Join(t.TempDir(), "stdio-server")
+	out, err := exec.Command(goTool, "build", "-o", bin, "../stdio-server").CombinedOutput()
+	require.NoError(t, err, "go build ../stdio-server: %s", out)
+
+	cmd := exec.Command(bin)
+	var report bytes.Buffer
+	transport := &mcp.CommandTransport{Command: cmd, TerminateDuration: time.Second}
+	require.NoError(t, run(t.Context(), transport, purramcp.SchemaPolicy{}, &report, false))
+	rows := map[string][]string{}
+	for _, line := range strings.Split(report.String(), "\n") {
+		if f := strings.Fields(line); len(f) > 0 && strings.HasPrefix(f[0], "units.") {
+			rows[f[0]] = f[1:4]
+		}
+	}
+	assert.Equal(t, map[string][]string{"units.convert": {"yes", "-", "-"}, "units.list": {"yes", "-", "-"}}, rows, report.String())
+	assert.Contains(t, report.String(), "policy default, protocol 2026-07-28: 2 of 2 tools bindable")
+	require.NotNil(t, cmd.ProcessState, "the server process was waited for")
+	assert.True(t, cmd.ProcessState.Success())
 }
