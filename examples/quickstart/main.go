@@ -40,9 +40,9 @@ func run(w io.Writer) error {
 	defer cancel()
 
 	// The server connects first: the client's Connect performs the handshake.
-	server := newDocsServer()
+	t := &tour{ctx: ctx, w: w, server: newDocsServer(), tc: purramcp.ToolContext{RunID: "run-1"}}
 	serverTransport, clientTransport := mcp.NewInMemoryTransports()
-	serverSession, err := server.Connect(ctx, serverTransport, nil)
+	serverSession, err := t.server.Connect(ctx, serverTransport, nil)
 	if err != nil {
 		return err
 	}
@@ -50,23 +50,51 @@ func run(w io.Writer) error {
 		serverSession.Close()
 		serverSession.Wait()
 	}()
-
-	fmt.Fprintln(w, "1. Connect, wired as in the README")
-	monitor := purramcp.NewCatalogMonitor()
-	client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"},
-		monitor.ClientOptions(nil))
-	session, err := client.Connect(ctx, clientTransport, nil)
+	session, err := t.connect(clientTransport)
 	if err != nil {
 		return err
 	}
 	defer session.Close()
-	if err := monitor.Attach(session); err != nil {
-		return err
+	steps := []func() error{t.rejectPattern, t.discover, t.calls, t.listChange, t.rediscover}
+	for _, step := range steps {
+		if err := step(); err != nil {
+			return err
+		}
 	}
-	fmt.Fprintf(w, "   negotiated protocol %s\n", monitor.ProtocolVersion())
+	return t.closeSession(session)
+}
 
+// tour is the state the steps share.
+type tour struct {
+	ctx      context.Context
+	w        io.Writer
+	server   *docsServer
+	monitor  *purramcp.CatalogMonitor
+	session  *mcp.ClientSession
+	bindings map[string]purramcp.ToolBinding
+	catalog  *purramcp.Catalog
+	before   purramcp.Snapshot
+	tc       purramcp.ToolContext
+}
+
+// connect wires the client exactly as the README's "Host wiring" shows.
+func (t *tour) connect(transport mcp.Transport) (*mcp.ClientSession, error) {
+	fmt.Fprintln(t.w, "1. Connect, wired as in the README")
+	t.monitor = purramcp.NewCatalogMonitor()
+	client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"},
+		t.monitor.ClientOptions(nil))
+	session, err := client.Connect(t.ctx, transport, nil)
+	if err != nil {
+		return nil, err
+	}
+	if err := t.monitor.Attach(session); err != nil {
+		session.Close()
+		return nil, err
+	}
+	fmt.Fprintf(t.w, "   negotiated protocol %s\n", t.monitor.ProtocolVersion())
+	t.session = session
 	// The allowlist: remote name -> local name, read policy and scope.
-	bindings := map[string]purramcp.ToolBinding{
+	t.bindings = map[string]purramcp.ToolBinding{
 		"docs.search": {LocalName: "search_docs", Scope: requireRun,
 			Policy: purramcp.ToolPolicy{Mode: "read", Title: "Search documents"}},
 		"docs.get": {LocalName: "get_doc", Scope: publicOnly,
@@ -74,33 +102,48 @@ func run(w io.Writer) error {
 		"docs.stats": {LocalName: "docs_stats", Scope: purramcp.Unscoped,
 			Policy: purramcp.ToolPolicy{Mode: "read", Title: "Document statistics"}},
 	}
-	opts := purramcp.DiscoveryOptions{Monitor: monitor}
+	return session, nil
+}
 
-	fmt.Fprintln(w, "2. Bind docs.lookup too: its input schema uses \"pattern\"")
-	withLookup := maps.Clone(bindings)
+func (t *tour) options() purramcp.DiscoveryOptions {
+	return purramcp.DiscoveryOptions{Monitor: t.monitor}
+}
+
+// rejectPattern shows that one schema outside the profile fails the whole
+// discovery rather than being weakened.
+func (t *tour) rejectPattern() error {
+	fmt.Fprintln(t.w, "2. Bind docs.lookup too: its input schema uses \"pattern\"")
+	withLookup := maps.Clone(t.bindings)
 	withLookup["docs.lookup"] = purramcp.ToolBinding{LocalName: "lookup_doc", Scope: publicOnly,
 		Policy: purramcp.ToolPolicy{Mode: "read", Title: "Look up a document"}}
-	_, err = purramcp.DiscoverTools(ctx, session, "docs", withLookup, opts)
-	fmt.Fprintf(w, "   DiscoverTools: %s (nothing is bound; the schema is never weakened)\n", purramcp.CodeOf(err))
+	_, err := purramcp.DiscoverTools(t.ctx, t.session, "docs", withLookup, t.options())
+	fmt.Fprintf(t.w, "   DiscoverTools: %s (nothing is bound; the schema is never weakened)\n", purramcp.CodeOf(err))
+	return nil
+}
 
-	fmt.Fprintln(w, "3. Discover docs.search, docs.get and docs.stats")
-	catalog, err := purramcp.DiscoverTools(ctx, session, "docs", bindings, opts)
+// discover binds the allowlist and prints the snapshot and its digest.
+func (t *tour) discover() error {
+	fmt.Fprintln(t.w, "3. Discover docs.search, docs.get and docs.stats")
+	catalog, err := purramcp.DiscoverTools(t.ctx, t.session, "docs", t.bindings, t.options())
 	if err != nil {
 		return fmt.Errorf("discover: %w", err)
 	}
-	before := catalog.Snapshot()
-	snapshot, err := json.Marshal(before)
+	t.catalog, t.before = catalog, catalog.Snapshot()
+	snapshot, err := json.Marshal(t.before)
 	if err != nil {
 		return err
 	}
-	fmt.Fprint(w, "   ")
-	if err := writeJSON(w, snapshot, "   ", 3); err != nil {
+	fmt.Fprint(t.w, "   ")
+	if err := writeJSON(t.w, snapshot, "   ", 3); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "\n   revisionDigest %s\n", before.RevisionDigest)
+	fmt.Fprintf(t.w, "\n   revisionDigest %s\n", t.before.RevisionDigest)
+	return nil
+}
 
-	fmt.Fprintln(w, "4. Run")
-	tc := purramcp.ToolContext{RunID: "run-1"}
+// calls runs calls that succeed and calls that fail, each with its code.
+func (t *tour) calls() error {
+	fmt.Fprintln(t.w, "4. Run")
 	steps := []struct{ tool, args string }{
 		{"search_docs", `{"q":"cat","limit":5}`},
 		{"search_docs", `{"q":"cat","limit":"five"}`}, // not an integer
@@ -109,44 +152,51 @@ func run(w io.Writer) error {
 		{"get_doc", `{"id":"missing"}`},          // the server answers isError
 	}
 	for _, s := range steps {
-		if err := call(ctx, w, server, catalog, s.tool, s.args, tc); err != nil {
+		if err := call(t.ctx, t.w, t.server, t.catalog, s.tool, s.args, t.tc); err != nil {
 			return err
 		}
 	}
+	return nil
+}
 
-	fmt.Fprintln(w, "5. The server replaces docs.stats (new description and output schema)")
-	server.replaceStats()
-	if err := waitFor(ctx, catalog.Stale); err != nil {
+// listChange makes the server replace a tool: the catalog turns stale.
+func (t *tour) listChange() error {
+	fmt.Fprintln(t.w, "5. The server replaces docs.stats (new description and output schema)")
+	t.server.replaceStats()
+	if err := waitFor(t.ctx, t.catalog.Stale); err != nil {
 		return fmt.Errorf("waiting for the list change: %w", err)
 	}
-	fmt.Fprintf(w, "   catalog.Stale() = %t\n", catalog.Stale())
-	if err := call(ctx, w, server, catalog, "docs_stats", `{}`, tc); err != nil {
-		return err
-	}
+	fmt.Fprintf(t.w, "   catalog.Stale() = %t\n", t.catalog.Stale())
+	return call(t.ctx, t.w, t.server, t.catalog, "docs_stats", `{}`, t.tc)
+}
 
-	fmt.Fprintln(w, "6. Rediscover and swap catalogs")
-	catalog, err = purramcp.DiscoverTools(ctx, session, "docs", bindings, opts)
+// rediscover swaps in a new catalog and reports what changed.
+func (t *tour) rediscover() error {
+	fmt.Fprintln(t.w, "6. Rediscover and swap catalogs")
+	catalog, err := purramcp.DiscoverTools(t.ctx, t.session, "docs", t.bindings, t.options())
 	if err != nil {
 		return fmt.Errorf("rediscover: %w", err)
 	}
+	t.catalog = catalog
 	after := catalog.Snapshot()
-	fmt.Fprintf(w, "   revisionDigest %s\n", after.RevisionDigest)
-	for _, change := range changes(before, after) {
-		fmt.Fprintf(w, "   changed: %s\n", change)
+	fmt.Fprintf(t.w, "   revisionDigest %s\n", after.RevisionDigest)
+	for _, change := range changes(t.before, after) {
+		fmt.Fprintf(t.w, "   changed: %s\n", change)
 	}
-	if err := call(ctx, w, server, catalog, "docs_stats", `{}`, tc); err != nil {
-		return err
-	}
+	return call(t.ctx, t.w, t.server, t.catalog, "docs_stats", `{}`, t.tc)
+}
 
-	fmt.Fprintln(w, "7. Close the session")
+// closeSession ends the session: the monitor closes and Run fails closed.
+func (t *tour) closeSession(session *mcp.ClientSession) error {
+	fmt.Fprintln(t.w, "7. Close the session")
 	if err := session.Close(); err != nil {
 		return err
 	}
-	closed := func() bool { return errors.Is(monitor.Check(monitor.Revision()), purramcp.ErrConnectionClosed) }
-	if err := waitFor(ctx, closed); err != nil {
+	closed := func() bool { return errors.Is(t.monitor.Check(t.monitor.Revision()), purramcp.ErrConnectionClosed) }
+	if err := waitFor(t.ctx, closed); err != nil {
 		return fmt.Errorf("waiting for the monitor to close: %w", err)
 	}
-	return call(ctx, w, server, catalog, "search_docs", `{"q":"cat"}`, tc)
+	return call(t.ctx, t.w, t.server, t.catalog, "search_docs", `{"q":"cat"}`, t.tc)
 }
 
 // requireRun is the README's scope: calls outside a run are denied.
