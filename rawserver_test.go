@@ -29,6 +29,15 @@ type rawServer struct {
 	pages []string
 	// changedBeforeList sends list_changed before every tools/list reply.
 	changedBeforeList bool
+	// storm sends this many list_changed notifications before every
+	// tools/list reply (a notification storm during paging).
+	storm int
+	// listError answers every tools/list with this JSON-RPC error.
+	listError *jsonrpc.Error
+	// responses receives the client's answers to requests the server sent
+	// itself (server-initiated requests); nil drops them. It must have room
+	// for every answer: the server stops reading while it waits.
+	responses chan *jsonrpc.Response
 	// call answers tools/call with a raw result, or an error when the string
 	// is empty and rpcErr is set.
 	call func(args json.RawMessage) (string, *jsonrpc.Error)
@@ -56,8 +65,9 @@ type rawServer struct {
 	lists     int
 	cursors   []*string
 	calls     []json.RawMessage
-	callIDs   []string // JSON of each tools/call request id
-	cancelled []string // JSON of the requestId of each notifications/cancelled
+	callIDs   []string          // JSON of each tools/call request id
+	caps      []json.RawMessage // client capabilities of each handshake request
+	cancelled []string          // JSON of the requestId of each notifications/cancelled
 	done      chan struct{}
 }
 
@@ -103,7 +113,10 @@ func (s *rawServer) serve() {
 		}
 		req, ok := msg.(*jsonrpc.Request)
 		if !ok {
-			continue // responses
+			if resp, isResp := msg.(*jsonrpc.Response); isResp && s.responses != nil {
+				s.responses <- resp
+			}
+			continue
 		}
 		if !req.ID.IsValid() {
 			s.notification(req)
@@ -164,6 +177,11 @@ func (s *rawServer) capabilities() string {
 func (s *rawServer) answer(req *jsonrpc.Request) (json.RawMessage, error) {
 	switch req.Method {
 	case "server/discover":
+		var p struct {
+			Meta map[string]json.RawMessage `json:"_meta"`
+		}
+		_ = json.Unmarshal(req.Params, &p)
+		s.recordCapabilities(p.Meta["io.modelcontextprotocol/clientCapabilities"])
 		if !s.modern {
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "no"}
 		}
@@ -171,9 +189,11 @@ func (s *rawServer) answer(req *jsonrpc.Request) (json.RawMessage, error) {
 			s.capabilities() + `,"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"raw","version":"1"}}}`), nil
 	case "initialize":
 		var p struct {
-			ProtocolVersion string `json:"protocolVersion"`
+			ProtocolVersion string          `json:"protocolVersion"`
+			Capabilities    json.RawMessage `json:"capabilities"`
 		}
 		_ = json.Unmarshal(req.Params, &p)
+		s.recordCapabilities(p.Capabilities)
 		v, _ := json.Marshal(p.ProtocolVersion)
 		return json.RawMessage(`{"protocolVersion":` + string(v) + `,"capabilities":` + s.capabilities() +
 			`,"serverInfo":{"name":"raw","version":"1"}}`), nil
@@ -199,6 +219,12 @@ func (s *rawServer) list(req *jsonrpc.Request) (json.RawMessage, error) {
 	s.mu.Unlock()
 	if s.changedBeforeList {
 		s.notifyChanged()
+	}
+	for range s.storm {
+		s.notifyChanged()
+	}
+	if s.listError != nil {
+		return nil, s.listError
 	}
 	return json.RawMessage(s.pages[i]), nil
 }
@@ -243,6 +269,24 @@ func (s *rawServer) respondCall(ctx context.Context, req *jsonrpc.Request) {
 func (s *rawServer) notifyChanged() {
 	_ = s.conn.Write(context.Background(), &jsonrpc.Request{Method: "notifications/tools/list_changed",
 		Params: json.RawMessage(`{}`)})
+}
+
+// recordCapabilities records the client capabilities of one handshake
+// request (initialize or server/discover); absent ones record as null.
+func (s *rawServer) recordCapabilities(caps json.RawMessage) {
+	if len(caps) == 0 {
+		caps = json.RawMessage(`null`)
+	}
+	s.mu.Lock()
+	s.caps = append(s.caps, caps)
+	s.mu.Unlock()
+}
+
+// clientCapabilities returns the capabilities of every handshake request.
+func (s *rawServer) clientCapabilities() []json.RawMessage {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]json.RawMessage(nil), s.caps...)
 }
 
 func (s *rawServer) counts() (lists, calls int) {
