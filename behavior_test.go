@@ -49,22 +49,10 @@ var (
 func TestReferenceBehaviorsCovered(t *testing.T) {
 	require.Len(t, behaviorIDs, 73, "ids A1…L2")
 	seen := map[string][]string{}
-	files, err := filepath.Glob("*_test.go")
-	require.NoError(t, err)
-	fset := token.NewFileSet()
-	for _, name := range files {
-		file, err := parser.ParseFile(fset, name, nil, 0)
-		require.NoError(t, err, name)
-		for _, decl := range file.Decls {
-			fn, ok := decl.(*ast.FuncDecl)
-			if !ok || fn.Recv != nil || !strings.HasPrefix(fn.Name.Name, "TestBehavior") {
-				continue
-			}
-			m := behaviorTestName.FindStringSubmatch(fn.Name.Name)
-			if !assert.NotNil(t, m, "%s: %s is not TestBehavior<ID>_<What>", name, fn.Name.Name) {
-				continue
-			}
-			seen[m[1]] = append(seen[m[1]], name+": "+fn.Name.Name)
+	for _, test := range topLevelTests(t, "TestBehavior") {
+		m := behaviorTestName.FindStringSubmatch(test.name)
+		if assert.NotNil(t, m, "%s: %s is not TestBehavior<ID>_<What>", test.file, test.name) {
+			seen[m[1]] = append(seen[m[1]], test.file+": "+test.name)
 		}
 	}
 	self, err := os.ReadFile("behavior_test.go")
@@ -87,4 +75,27 @@ func TestReferenceBehaviorsCovered(t *testing.T) {
 	}
 	sort.Strings(unknown)
 	assert.Empty(t, unknown, "TestBehavior ids that reference-behaviors.md does not define")
+}
+
+// testFunc is one top-level function of this package's test files.
+type testFunc struct{ file, name string }
+
+// topLevelTests returns every top-level function (not method) of this
+// package's test files whose name starts with prefix.
+func topLevelTests(t *testing.T, prefix string) []testFunc {
+	t.Helper()
+	files, err := filepath.Glob("*_test.go")
+	require.NoError(t, err)
+	fset := token.NewFileSet()
+	var tests []testFunc
+	for _, name := range files {
+		file, err := parser.ParseFile(fset, name, nil, 0)
+		require.NoError(t, err, name)
+		for _, decl := range file.Decls {
+			if fn, ok := decl.(*ast.FuncDecl); ok && fn.Recv == nil && strings.HasPrefix(fn.Name.Name, prefix) {
+				tests = append(tests, testFunc{file: name, name: fn.Name.Name})
+			}
+		}
+	}
+	return tests
 }
