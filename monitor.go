@@ -46,7 +46,11 @@ func NewCatalogMonitor() *CatalogMonitor { return &CatalogMonitor{} }
 //     calls base's own handler, if any. Setting it is also what makes go-sdk
 //     subscribe to list changes under 2026-07-28;
 //   - multi-round-trip retries are disabled, so one tools/call is one request
-//     (go-sdk otherwise re-sends tools/call for inputRequests).
+//     (go-sdk otherwise re-sends tools/call for inputRequests);
+//   - when base sets no Capabilities, the client advertises none: go-sdk's
+//     default for nil Capabilities is {"roots":{"listChanged":true}}.
+//     Sampling and elicitation are still advertised when base sets their
+//     handlers, and base's own Capabilities are kept as they are.
 //
 // Every list change the client receives counts, from any of its sessions: use
 // one client (built with these options) per monitor. base is not modified.
@@ -68,6 +72,12 @@ func (m *CatalogMonitor) ClientOptions(base *mcp.ClientOptions) *mcp.ClientOptio
 	}
 	mrt.Disabled = true
 	opts.MultiRoundTrip = &mrt
+	// landscape.md T17: advertise no roots, sampling or elicitation
+	// capability unless the host asks for one. go-sdk clones Capabilities
+	// and infers sampling and elicitation from their handlers on top.
+	if opts.Capabilities == nil {
+		opts.Capabilities = &mcp.ClientCapabilities{}
+	}
 	return &opts
 }
 

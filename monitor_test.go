@@ -80,6 +80,8 @@ func TestMonitor_ClientOptions(t *testing.T) {
 	bare := purramcp.NewCatalogMonitor().ClientOptions(nil)
 	require.NotNil(t, bare.ToolListChangedHandler)
 	assert.True(t, bare.MultiRoundTrip.Disabled)
+	assert.Equal(t, &mcp.ClientCapabilities{}, bare.Capabilities, "no roots capability (go-sdk's nil default)")
+	assert.Nil(t, base.Capabilities, "base unchanged")
 	bare.ToolListChangedHandler(t.Context(), nil)
 }
 
