@@ -1,0 +1,657 @@
+package purramcp_test
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"purra.dev/purramcp"
+)
+
+// Threats met on calls and sessions (landscape.md §d): T4, T10–T14, T16,
+// T17. The list of ids and the not-applicable lines are in threat_test.go.
+
+// jsonString encodes s as a JSON string.
+func jsonString(t *testing.T, s string) string {
+	t.Helper()
+	b, err := json.Marshal(s)
+	require.NoError(t, err)
+	return string(b)
+}
+
+// TestThreatT4_NoRemoteTextInResults: every way a server can fail a call or
+// a listing, each carrying secret in its message, data, text, structured
+// content, content type, field value or name, gives a stable code and an
+// empty envelope; secret is in no envelope, ToolResult, catalog or error
+// text, and nothing behind the error (errors.As) holds it. Only text blocks
+// and validated structured content ever reach the model.
+func TestThreatT4_NoRemoteTextInResults(t *testing.T) {
+	f := loadMCPFixture(t)
+	textOnly := withField(t, f.Tool, "outputSchema", nil)
+	b64 := base64.StdEncoding.EncodeToString([]byte(secret))
+	for _, tc := range []struct {
+		id, result string
+		rpc        *jsonrpc.Error
+		textOnly   bool
+		limits     purramcp.Limits
+		want       string
+	}{
+		{id: "rpc_error", rpc: &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "failed for " + secret,
+			Data: json.RawMessage(`{"token":"` + secret + `"}`)}, want: "mcp_protocol_error"},
+		{id: "rpc_error_code_0", rpc: &jsonrpc.Error{Code: 0, Message: secret}, want: "mcp_protocol_error"},
+		{id: "tool_error", result: `{"content":[{"type":"text","text":"` + secret + `"}],"structuredContent":{"count":1,"why":"` +
+			secret + `"},"isError":true}`, want: "mcp_tool_error"},
+		{id: "output_extra_value", result: `{"content":[{"type":"text","text":"ok"}],"structuredContent":{"count":1,"leak":"` + secret + `"}}`,
+			want: "mcp_result_invalid"},
+		{id: "output_extra_key", result: `{"content":[],"structuredContent":{"count":1,"` + secret + `":true}}`, want: "mcp_result_invalid"},
+		{id: "output_wrong_type", result: `{"content":[],"structuredContent":{"count":"` + secret + `"}}`, want: "mcp_result_invalid"},
+		{id: "structured_not_object", result: `{"content":[],"structuredContent":["` + secret + `"]}`, textOnly: true, want: "mcp_result_invalid"},
+		{id: "json_text_never_structured", result: `{"content":[{"type":"text","text":"{\"count\":1,\"s\":\"` + secret + `\"}"}]}`,
+			want: "mcp_result_invalid"},
+		{id: "unknown_block_type", result: `{"content":[{"type":"` + secret + `"}]}`, want: "mcp_result_invalid"},
+		{id: "wrong_field_type", result: `{"content":"` + secret + `"}`, want: "mcp_result_invalid"},
+		{id: "bad_base64", result: `{"content":[{"type":"image","data":"` + secret + `!","mimeType":"image/png"}]}`, want: "mcp_result_invalid"},
+		{id: "image_block", result: `{"content":[{"type":"image","data":"` + b64 + `","mimeType":"image/` + secret + `"}]}`,
+			want: "mcp_result_unsupported"},
+		{id: "resource_link", result: `{"content":[{"type":"resource_link","uri":"https://example.invalid/` + secret + `","name":"` +
+			secret + `"}]}`, want: "mcp_result_unsupported"},
+		{id: "embedded_resource", result: `{"content":[{"type":"resource","resource":{"uri":"file:///` + secret + `","text":"` +
+			secret + `"}}]}`, want: "mcp_result_unsupported"},
+		{id: "input_required", result: `{"content":[],"resultType":"input_required","inputRequests":{"q":{"method":"elicitation/create",` +
+			`"params":{"message":"` + secret + `","requestedSchema":{"type":"object","properties":{}}}}}}`, want: "mcp_result_unsupported"},
+		{id: "too_large", result: `{"content":[{"type":"text","text":"` + secret + strings.Repeat("x", 300) + `"}],"structuredContent":{"count":1}}`,
+			limits: purramcp.Limits{MaxResultBytes: 256}, want: "mcp_result_too_large"},
+		{id: "too_many_blocks", result: `{"content":[{"type":"text","text":"` + secret + `"},{"type":"text","text":"` + secret + `"}],` +
+			`"structuredContent":{"count":1}}`, limits: purramcp.Limits{MaxContentBlocks: 1}, want: "mcp_result_too_large"},
+	} {
+		tool := f.Tool
+		if tc.textOnly {
+			tool = textOnly
+		}
+		for _, modern := range modernities {
+			raw := &rawServer{modern: modern, pages: []string{page("", string(tool))},
+				call: func(json.RawMessage) (string, *jsonrpcError) { return tc.result, tc.rpc }}
+			h := rawHarness(t, raw)
+			reg := discoverWith(t, h, tc.limits, nil)
+			res, err := reg.Run(t.Context(), argsA, purramcp.ToolContext{})
+			require.NoError(t, err, tc.id)
+			assert.Equal(t, purramcp.ToolResult{Content: emptyEnvelope, EffectState: "not_started", ErrorCode: tc.want}, res,
+				"T4 %s modern=%v", tc.id, modern)
+			assertNoSecret(t, "T4 "+tc.id, res, err)
+			_, calls := h.counts()
+			assert.Equal(t, 1, calls, "T4 %s", tc.id)
+		}
+	}
+
+	named := `{"name":"` + secret + `","inputSchema":{"type":"object"}}`
+	for _, tc := range []struct {
+		id     string
+		raw    *rawServer
+		limits purramcp.Limits
+		want   string
+	}{
+		{"list_rpc_error", &rawServer{listError: &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: secret,
+			Data: json.RawMessage(`"` + secret + `"`)}, pages: []string{page("")}}, purramcp.Limits{}, "mcp_protocol_error"},
+		{"malformed_page", &rawServer{pages: []string{`{"tools":"` + secret + `"}`}}, purramcp.Limits{}, "mcp_result_invalid"},
+		{"schema_keyword_value", &rawServer{pages: []string{page("", string(withField(t, f.Tool, "inputSchema",
+			map[string]any{"type": "object", "pattern": secret})))}}, purramcp.Limits{}, "mcp_schema_unsupported"},
+		{"schema_keyword_name", &rawServer{pages: []string{page("", string(withField(t, f.Tool, "inputSchema",
+			map[string]any{"type": "object", secret: true})))}}, purramcp.Limits{}, "mcp_schema_unsupported"},
+		{"description_too_long", &rawServer{pages: []string{page("", string(withField(t, f.Tool, "description", secret)))}},
+			purramcp.Limits{MaxDescriptionBytes: 8}, "mcp_catalog_limit_exceeded"},
+		{"duplicate_name", &rawServer{pages: []string{page("", string(f.Tool), named, named)}}, purramcp.Limits{}, "mcp_name_conflict"},
+		{"cursor_too_long", &rawServer{pages: []string{page(secret + strings.Repeat("x", 600))}}, purramcp.Limits{}, "mcp_pagination_invalid"},
+		{"binding_missing", &rawServer{pages: []string{page("", named)}}, purramcp.Limits{}, "mcp_binding_missing"},
+	} {
+		h := rawHarness(t, tc.raw)
+		catalog, err := discoverDefault(t, h, tc.limits)
+		assert.Nil(t, catalog, "T4 %s", tc.id)
+		assert.Equal(t, tc.want, purramcp.CodeOf(err), "T4 %s", tc.id)
+		assertNoSecret(t, "T4 "+tc.id, catalog, err)
+	}
+}
+
+// secretWriteTransport is a client transport whose tools/call writes fail
+// with a network error naming a credential, as a dialer's error may.
+type secretWriteTransport struct{ mcp.Transport }
+
+func (s *secretWriteTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	c, err := s.Transport.Connect(ctx)
+	return &secretWriteConn{Connection: c}, err
+}
+
+type secretWriteConn struct{ mcp.Connection }
+
+func (c *secretWriteConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	if r, ok := msg.(*jsonrpc.Request); ok && r.Method == "tools/call" {
+		return &net.OpError{Op: "write", Net: "tcp", Err: errors.New("proxy https://user:" + secret + "@proxy.invalid refused")}
+	}
+	return c.Connection.Write(ctx, msg)
+}
+
+// TestThreatT12_NoSecretsInFailures: credentials in a transport's error, in
+// an HTTP endpoint URL, in an HTTP error body, in a notification sent before
+// a timeout, in arguments the input contract rejects, and in a scope's
+// denial reason never surface from the adapter. For the URL, go-sdk's own
+// error names the token (the control), the adapter's does not.
+func TestThreatT12_NoSecretsInFailures(t *testing.T) {
+	f := loadMCPFixture(t)
+	t.Run("transport_write_error", func(t *testing.T) {
+		srv := newSDKServer(t, nil, f.Tool)
+		st, ct := mcp.NewInMemoryTransports()
+		ss, err := srv.server.Connect(t.Context(), st, nil)
+		require.NoError(t, err)
+		monitor := purramcp.NewCatalogMonitor()
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, monitor.ClientOptions(nil)).
+			Connect(t.Context(), &secretWriteTransport{ct}, nil)
+		require.NoError(t, err)
+		t.Cleanup(func() {
+			_ = cs.Close()
+			_ = ss.Wait()
+		})
+		require.NoError(t, monitor.Attach(cs))
+		h := sessionHarness{session: cs, monitor: monitor, counts: srv.counts}
+		reg := discoverWith(t, h, purramcp.Limits{}, nil)
+		res, err := reg.Run(t.Context(), argsA, purramcp.ToolContext{})
+		require.NoError(t, err)
+		assert.Equal(t, "mcp_transport_error", res.ErrorCode, "T12 write error")
+		assertNoSecret(t, "T12 write error", res, err)
+		// After a failed write go-sdk refuses every new request as closed
+		// (the session itself stays open while its 2026-07-28
+		// subscriptions/listen call is outstanding).
+		_, control := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "remote.search", Arguments: map[string]any{"q": "a"}})
+		require.Error(t, control)
+		assert.Contains(t, control.Error(), secret, "control: go-sdk's error names the credential")
+		catalog, err := discoverDefault(t, h, purramcp.Limits{})
+		assert.Equal(t, "mcp_transport_error", purramcp.CodeOf(err), "T12 discovery after the write error")
+		assertNoSecret(t, "T12 discovery after write error", catalog, err)
+	})
+	t.Run("http_url_and_body", func(t *testing.T) { threatHTTPSecrets(t, f) })
+	t.Run("timeout_after_notification", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			raw := &rawServer{pages: []string{page("", string(f.Tool))}}
+			raw.beforeAnswer = func(ctx context.Context, _ json.RawMessage) {
+				_ = raw.conn.Write(ctx, &jsonrpc.Request{Method: "notifications/message",
+					Params: json.RawMessage(`{"level":"error","data":"` + secret + `"}`)})
+				<-ctx.Done()
+			}
+			reg := discoverWith(t, rawHarness(t, raw), purramcp.Limits{Timeout: time.Second}, nil)
+			res, err := reg.Run(t.Context(), argsA, purramcp.ToolContext{})
+			require.NoError(t, err)
+			assert.Equal(t, "mcp_timeout", res.ErrorCode, "T12 timeout")
+			assertNoSecret(t, "T12 timeout", res, err)
+		})
+	})
+	t.Run("host_side", func(t *testing.T) {
+		h := sdkHarness(t, newSDKServer(t, nil, f.Tool), "")
+		reg := discoverWith(t, h, purramcp.Limits{}, nil)
+		for _, tc := range []struct{ args, parseCode string }{
+			{`{"q":"` + secret + `"}`, "structured_output_schema_mismatch"},
+			{`{"q":"a","` + secret + `":1}`, "structured_output_schema_mismatch"},
+			{`{"q":"a","token":"` + secret + `"}`, "structured_output_schema_mismatch"},
+			{`{"q":"a","tags":[1,"` + secret + `"]}`, "structured_output_schema_mismatch"},
+			{`{"q":"` + secret, "structured_output_invalid_json"},
+		} {
+			res, err := reg.Run(t.Context(), json.RawMessage(tc.args), purramcp.ToolContext{})
+			require.NoError(t, err)
+			assert.Equal(t, "mcp_invalid_arguments", res.ErrorCode, "T12 arguments %s", tc.args)
+			assertNoSecret(t, "T12 Run "+tc.args, res, err)
+			value, err := reg.ArgumentContract.Parse(tc.args)
+			assert.Equal(t, tc.parseCode, purramcp.CodeOf(err), "T12 Parse %s", tc.args)
+			assertNoSecret(t, "T12 ArgumentContract.Parse "+tc.args, value, err)
+		}
+		denied := discoverWith(t, h, purramcp.Limits{}, func(b *purramcp.ToolBinding) {
+			b.Scope = func(context.Context, map[string]any, purramcp.ToolContext) error {
+				return purramcp.Deny("token " + secret)
+			}
+		})
+		res, err := denied.Run(t.Context(), argsA, purramcp.ToolContext{})
+		require.NoError(t, err)
+		assert.Equal(t, "mcp_scope_denied", res.ErrorCode)
+		assertNoSecret(t, "T12 scope denial", res, err)
+		_, calls := h.counts()
+		assert.Zero(t, calls, "T12 host side: nothing sent")
+	})
+}
+
+// threatHTTPSecrets runs T12 over stateless streamable HTTP with a token in
+// the endpoint URL: an HTTP 500 whose body and header name the token, then
+// the server gone.
+func threatHTTPSecrets(t *testing.T, f mcpFixture) {
+	srv := newSDKServer(t, nil, f.Tool)
+	inner := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv.server },
+		&mcp.StreamableHTTPOptions{Stateless: true})
+	var failing atomic.Bool
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if failing.Load() {
+			w.Header().Set("WWW-Authenticate", `Bearer error="`+secret+`"`)
+			http.Error(w, "invalid token "+secret, http.StatusInternalServerError)
+			return
+		}
+		inner.ServeHTTP(w, r)
+	}))
+	transport := &http.Transport{}
+	defer transport.CloseIdleConnections()
+	monitor := purramcp.NewCatalogMonitor()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, monitor.ClientOptions(nil)).
+		Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: hs.URL + "/mcp?token=" + secret,
+			HTTPClient: &http.Client{Transport: transport}, MaxRetries: 1}, nil)
+	require.NoError(t, err)
+	defer func() { _ = cs.Close() }()
+	require.NoError(t, monitor.Attach(cs))
+	h := sessionHarness{session: cs, monitor: monitor, counts: srv.counts}
+	reg := discoverWith(t, h, purramcp.Limits{}, nil)
+
+	failing.Store(true)
+	res, err := reg.Run(t.Context(), argsA, purramcp.ToolContext{})
+	require.NoError(t, err)
+	assert.Equal(t, "mcp_transport_error", res.ErrorCode, "T12 HTTP 500")
+	assertNoSecret(t, "T12 HTTP 500", res, err)
+	failing.Store(false)
+
+	hs.CloseClientConnections()
+	hs.Close()
+	_, control := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "remote.search", Arguments: map[string]any{"q": "a"}})
+	require.Error(t, control)
+	assert.Contains(t, control.Error(), secret, "control: go-sdk's error names the endpoint URL")
+	res, err = reg.Run(t.Context(), argsA, purramcp.ToolContext{})
+	require.NoError(t, err)
+	assert.Equal(t, "mcp_transport_error", res.ErrorCode, "T12 server gone")
+	assertNoSecret(t, "T12 server gone", res, err)
+	catalog, err := discoverDefault(t, h, purramcp.Limits{})
+	assert.Equal(t, "mcp_transport_error", purramcp.CodeOf(err), "T12 discovery, server gone")
+	assertNoSecret(t, "T12 discovery, server gone", catalog, err)
+}
+
+// TestThreatT10_NoReplay: a call is sent once. When the connection drops
+// after the server received it, Run fails mcp_transport_error (outcome
+// unknown) and nothing is re-sent, then or later (the session ended, so the
+// next Run fails mcp_connection_closed without a request; a go-sdk server
+// whose handler ran before the drop: TestBehaviorI4_Disconnect). A
+// JSON-RPC error is not retried. A timeout cancels the request on the wire
+// and never re-sends it, however long the session lives on. (go-sdk's
+// multi-round-trip re-sends are disabled: TestResult_InputRequestsOneCall.)
+func TestThreatT10_NoReplay(t *testing.T) {
+	f := loadMCPFixture(t)
+	for _, modern := range modernities {
+		raw := &rawServer{modern: modern, closeOnCall: true, pages: []string{page("", string(f.Tool))}}
+		h := rawHarness(t, raw)
+		reg := discoverWith(t, h, purramcp.Limits{}, nil)
+		res, err := reg.Run(t.Context(), argsA, purramcp.ToolContext{})
+		require.NoError(t, err)
+		assert.Equal(t, "mcp_transport_error", res.ErrorCode, "T10 drop modern=%v", modern)
+		require.Eventually(t, func() bool { return h.monitor.Check(0) != nil }, waitFor, tick)
+		res, err = reg.Run(t.Context(), argsA, purramcp.ToolContext{})
+		require.NoError(t, err)
+		assert.Equal(t, "mcp_connection_closed", res.ErrorCode, "T10 drop modern=%v", modern)
+		_, calls := h.counts()
+		assert.Equal(t, 1, calls, "T10 drop modern=%v: exactly one tools/call", modern)
+
+		rpc := &rawServer{modern: modern, pages: []string{page("", string(f.Tool))},
+			call: func(json.RawMessage) (string, *jsonrpcError) {
+				return "", &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "temporarily unavailable, retry"}
+			}}
+		h = rawHarness(t, rpc)
+		res, err = discoverWith(t, h, purramcp.Limits{}, nil).Run(t.Context(), argsA, purramcp.ToolContext{})
+		require.NoError(t, err)
+		assert.Equal(t, "mcp_protocol_error", res.ErrorCode, "T10 rpc modern=%v", modern)
+		_, calls = h.counts()
+		assert.Equal(t, 1, calls, "T10 rpc modern=%v: not retried", modern)
+	}
+	synctest.Test(t, func(t *testing.T) {
+		raw := &rawServer{neverAnswer: true, pages: []string{page("", string(f.Tool))}}
+		h := rawHarness(t, raw)
+		reg := discoverWith(t, h, purramcp.Limits{Timeout: 100 * time.Millisecond}, nil)
+		res, err := reg.Run(t.Context(), argsA, purramcp.ToolContext{})
+		require.NoError(t, err)
+		assert.Equal(t, "mcp_timeout", res.ErrorCode, "T10 timeout")
+		time.Sleep(time.Hour)
+		require.Eventually(t, func() bool { return raw.cancelledCalls() == 1 }, waitFor, tick, "T10: the request is canceled on the wire")
+		_, calls := h.counts()
+		assert.Equal(t, 1, calls, "T10 timeout: never re-sent")
+		assert.NoError(t, h.session.Ping(t.Context(), nil))
+	})
+}
+
+// TestThreatT11_HangsEndAtTimeout: nothing a server does wedges the host
+// beyond Limits.Timeout, even when the caller's ctx has no deadline. Shown in
+// synctest bubbles (exact times, no leftover goroutine): a tools/list never
+// answered under the 30s default, a tools/call whose answer carries another
+// id (go-sdk drops it, so the call is never answered), and a peer that stops
+// reading in the middle of paging. Other hangs: TestRun_NoAnswerTimesOut,
+// TestDiscover_RequestFailures, TestRun_BlockedWriteTimesOut.
+func TestThreatT11_HangsEndAtTimeout(t *testing.T) {
+	f := loadMCPFixture(t)
+	t.Run("list_never_answered", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			h := rawHarness(t, &rawServer{listFault: "silent", pages: []string{page("")}})
+			start := time.Now()
+			_, err := discoverDefault(t, h, purramcp.Limits{})
+			assert.Equal(t, "mcp_timeout", purramcp.CodeOf(err), "T11 list never answered")
+			assert.Equal(t, purramcp.DefaultLimits().Timeout, time.Since(start), "T11: the 30s default")
+		})
+	})
+	t.Run("answer_with_other_id", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			raw := &rawServer{pages: []string{page("", string(f.Tool))}}
+			raw.beforeAnswer = func(ctx context.Context, _ json.RawMessage) {
+				id, err := jsonrpc.MakeID(float64(987654))
+				if err == nil {
+					_ = raw.conn.Write(ctx, &jsonrpc.Response{ID: id, Result: json.RawMessage(`{"content":[],"structuredContent":{"count":1}}`)})
+				}
+				<-ctx.Done()
+			}
+			h := rawHarness(t, raw)
+			reg := discoverWith(t, h, purramcp.Limits{Timeout: time.Second}, nil)
+			start := time.Now()
+			res, err := reg.Run(t.Context(), argsA, purramcp.ToolContext{})
+			require.NoError(t, err)
+			assert.Equal(t, "mcp_timeout", res.ErrorCode, "T11 answer with another id")
+			assert.Equal(t, time.Second, time.Since(start))
+			_, calls := h.counts()
+			assert.Equal(t, 1, calls)
+		})
+	})
+	t.Run("peer_stops_reading_mid_paging", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			raw := &rawServer{stallCalls: true, pages: []string{page("c1", string(f.Tool)), page("")}}
+			h := rawHarness(t, raw)
+			start := time.Now()
+			_, err := discoverDefault(t, h, purramcp.Limits{Timeout: 250 * time.Millisecond})
+			assert.Equal(t, "mcp_timeout", purramcp.CodeOf(err), "T11 peer stops reading")
+			assert.Equal(t, 250*time.Millisecond, time.Since(start))
+			lists, _ := h.counts()
+			assert.Equal(t, 1, lists, "T11: the second tools/list never reached the server")
+		})
+	})
+}
+
+// TestThreatT13_ScopeDecidesEveryCall: credentials and audiences are the
+// host's (its transport and client; purramcp never sees a token), so the
+// adapter's share of confused-deputy defence is the per-call scope. It runs
+// on every Run, before any request, with that call's ToolContext and its
+// validated arguments; a decision for one principal never carries over to
+// the next call.
+func TestThreatT13_ScopeDecidesEveryCall(t *testing.T) {
+	f := loadMCPFixture(t)
+	h := sdkHarness(t, newSDKServer(t, nil, f.Tool), "")
+	var mu sync.Mutex
+	var seen []purramcp.ToolContext
+	reg := discoverWith(t, h, purramcp.Limits{}, func(b *purramcp.ToolBinding) {
+		b.Scope = func(_ context.Context, args map[string]any, call purramcp.ToolContext) error {
+			mu.Lock()
+			seen = append(seen, call)
+			mu.Unlock()
+			if call.AgentID != "alice" || args["q"] != "a" {
+				return purramcp.Deny("not alice's query")
+			}
+			return nil
+		}
+	})
+	calls := []struct {
+		call purramcp.ToolContext
+		args string
+		want string
+	}{
+		{purramcp.ToolContext{CallID: "1", AgentID: "alice", RunID: "r1"}, `{"q":"a"}`, ""},
+		{purramcp.ToolContext{CallID: "2", AgentID: "mallory", RunID: "r1"}, `{"q":"a"}`, "mcp_scope_denied"},
+		{purramcp.ToolContext{CallID: "3", AgentID: "alice", RunID: "r2"}, `{"q":"b"}`, "mcp_scope_denied"},
+		{purramcp.ToolContext{CallID: "4", AgentID: "alice", RunID: "r2"}, `{"q":"a"}`, ""},
+		{purramcp.ToolContext{CallID: "5", AgentID: "mallory", RunID: "r2"}, `{"q":"a"}`, "mcp_scope_denied"},
+	}
+	for _, c := range calls {
+		res, err := reg.Run(t.Context(), json.RawMessage(c.args), c.call)
+		require.NoError(t, err)
+		assert.Equal(t, c.want, res.ErrorCode, "T13 call %s", c.call.CallID)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	require.Len(t, seen, len(calls), "T13: the scope ran on every call")
+	for i, c := range calls {
+		assert.Equal(t, c.call, seen[i], "T13 call %s: the scope saw this call's context", c.call.CallID)
+	}
+	_, sent := h.counts()
+	assert.Equal(t, 2, sent, "T13: only the allowed calls were sent")
+}
+
+// TestThreatT14_ResourceLinksNeverFollowed: URLs a server puts in a result
+// are never fetched. resource_link and embedded resource blocks fail
+// mcp_result_unsupported, a URL in text stays text, and the URL's server
+// sees no request. (Redirects and OAuth metadata are the host's HTTP
+// client's: purramcp makes no HTTP requests of its own.)
+func TestThreatT14_ResourceLinksNeverFollowed(t *testing.T) {
+	f := loadMCPFixture(t)
+	var hits atomic.Int32
+	target := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { hits.Add(1) }))
+	defer target.Close()
+	link := jsonString(t, target.URL+"/exfiltrate?d=1")
+	textOnly := withField(t, f.Tool, "outputSchema", nil)
+	for _, tc := range []struct {
+		id, result string
+		want       string
+		text       []string
+	}{
+		{"resource_link", `{"content":[{"type":"resource_link","uri":` + link + `,"name":"doc"}]}`, "mcp_result_unsupported", nil},
+		{"resource_link_after_text", `{"content":[{"type":"text","text":"see"},{"type":"resource_link","uri":` + link + `,"name":"doc"}]}`,
+			"mcp_result_unsupported", nil},
+		{"embedded_resource", `{"content":[{"type":"resource","resource":{"uri":` + link + `,"text":"x"}}]}`, "mcp_result_unsupported", nil},
+		{"url_in_text", `{"content":[{"type":"text","text":` + link + `}]}`, "", []string{target.URL + "/exfiltrate?d=1"}},
+	} {
+		raw := &rawServer{pages: []string{page("", string(textOnly))},
+			call: func(json.RawMessage) (string, *jsonrpcError) { return tc.result, nil }}
+		reg := discoverWith(t, rawHarness(t, raw), purramcp.Limits{}, nil)
+		res, err := reg.Run(t.Context(), argsA, purramcp.ToolContext{})
+		require.NoError(t, err)
+		assert.Equal(t, tc.want, res.ErrorCode, "T14 %s", tc.id)
+		if tc.text != nil {
+			assert.Equal(t, purramcp.Envelope{Text: tc.text}, res.Content, "T14 %s: text is data", tc.id)
+		}
+	}
+	assert.Zero(t, hits.Load(), "T14: no URL was fetched")
+}
+
+// TestThreatT16_NoSharedMutableState: every value purramcp returns is a
+// fresh copy. Mutating snapshot maps and slices, registrations' input
+// schemas, the argument contract's Schema(), an envelope's structured map and
+// text slice changes no later snapshot, digest, contract or result. Under
+// 2026-07-28 with go-sdk's TTL cache (ServerOptions.SetCacheable), the
+// catalog shares no map with the cached tools/list result the SDK hands to
+// every caller: mutating that result changes nothing in the catalog, and
+// nothing the adapter does (it removes a root $schema before compiling)
+// touches it. (Scope arguments: TestRun_ScopeCannotChangeArguments; bindings:
+// TestBehaviorA3_BindingsCopied.)
+func TestThreatT16_NoSharedMutableState(t *testing.T) {
+	t.Run("returned_values", threatReturnedValues)
+	t.Run("ttl_cache", threatTTLCache)
+}
+
+// mustJSON encodes v.
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	require.NoError(t, err)
+	return string(b)
+}
+
+// vandalize mutates a decoded input schema of the fixture's shape in place.
+func vandalize(schema map[string]any) {
+	schema["additionalProperties"] = true
+	schema["required"].([]any)[0] = "tags"
+	schema["properties"].(map[string]any)["q"].(map[string]any)["maxLength"] = 1000.0
+	schema["properties"].(map[string]any)["path"] = map[string]any{"type": "string"}
+}
+
+func threatReturnedValues(t *testing.T) {
+	f := loadMCPFixture(t)
+	h := sdkHarness(t, newSDKServer(t, json.RawMessage(`{"content":[{"type":"text","text":"found"}],"structuredContent":{"count":1}}`), f.Tool), "")
+	catalog, err := discoverDefault(t, h, purramcp.Limits{})
+	require.NoError(t, err)
+	wantSnapshot := mustJSON(t, catalog.Snapshot())
+	reg := catalog.Registrations()[0]
+	wantSchema := mustJSON(t, reg.ArgumentContract.Schema())
+	schemaDigest, contractDigest := reg.ArgumentContract.SchemaDigest(), reg.ArgumentContract.ContractDigest()
+	want := purramcp.Envelope{Text: []string{"found"}, Structured: map[string]any{"count": 1.0}}
+	first, err := reg.Run(t.Context(), argsA, purramcp.ToolContext{})
+	require.NoError(t, err)
+	require.Equal(t, want, first.Content)
+
+	snap := catalog.Snapshot()
+	vandalize(snap.Entries[0].InputSchema)
+	snap.Entries[0].OutputSchema["additionalProperties"] = true
+	snap.Entries[0].Description, snap.Entries[0].RemoteName = "changed", "remote.other"
+	snap.Entries = append(snap.Entries[:0], purramcp.ToolEntry{LocalName: "injected"})
+	regs := catalog.Registrations()
+	vandalize(regs[0].InputSchema)
+	regs[0].Name, regs[0].Policy.Mode = "injected", "write"
+	vandalize(reg.ArgumentContract.Schema())
+	first.Content.Structured["count"] = "many"
+	first.Content.Structured["leak"] = true
+	first.Content.Text[0] = "changed"
+
+	assert.Equal(t, wantSnapshot, mustJSON(t, catalog.Snapshot()), "T16: snapshot unchanged")
+	assert.Equal(t, snapshotDigest(t, catalog.Snapshot()), catalog.Snapshot().RevisionDigest, "T16: digest unchanged")
+	assert.Equal(t, wantSchema, mustJSON(t, reg.ArgumentContract.Schema()), "T16: contract schema unchanged")
+	assert.Equal(t, wantSchema, mustJSON(t, catalog.Registrations()[0].InputSchema), "T16: registration schema unchanged")
+	assert.Equal(t, schemaDigest, reg.ArgumentContract.SchemaDigest(), "T16")
+	assert.Equal(t, contractDigest, reg.ArgumentContract.ContractDigest(), "T16")
+	assert.Equal(t, "search", catalog.Registrations()[0].Name, "T16")
+	for _, args := range []string{`{"q":"ab"}`, `{"q":"a","path":"/"}`, `{"tags":[]}`} {
+		res, err := reg.Run(t.Context(), json.RawMessage(args), purramcp.ToolContext{})
+		require.NoError(t, err)
+		assert.Equal(t, "mcp_invalid_arguments", res.ErrorCode, "T16 %s: the pinned contract holds", args)
+	}
+	second, err := reg.Run(t.Context(), argsA, purramcp.ToolContext{})
+	require.NoError(t, err)
+	assert.Equal(t, want, second.Content, "T16: a fresh envelope")
+}
+
+func threatTTLCache(t *testing.T) {
+	f := loadMCPFixture(t)
+	var lists atomic.Int32
+	server := mcp.NewServer(&mcp.Implementation{Name: "cached", Version: "1"}, &mcp.ServerOptions{
+		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}},
+		SetCacheable: func(_ context.Context, _ mcp.Request, c *mcp.Cacheable) {
+			c.TTLMs, c.CacheScope = 600_000, "private"
+		},
+	})
+	server.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method == "tools/list" {
+				lists.Add(1)
+			}
+			return next(ctx, method, req)
+		}
+	})
+	input := decodeObject(t, f.Tool)["inputSchema"].(map[string]any)
+	input["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+	server.AddTool(sdkTool(t, withField(t, f.Tool, "inputSchema", input)),
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{}, StructuredContent: map[string]any{"count": 1}}, nil
+		})
+	cs, monitor := connectSDK(t, server, "")
+	require.Equal(t, purramcp.ProtocolVersion20260728, monitor.ProtocolVersion())
+	catalog, err := purramcp.DiscoverTools(t.Context(), cs, "fixture", searchBinding(), purramcp.DiscoveryOptions{Monitor: monitor})
+	require.NoError(t, err)
+	cached, err := cs.ListTools(t.Context(), nil)
+	require.NoError(t, err)
+	again, err := cs.ListTools(t.Context(), nil)
+	require.NoError(t, err)
+	require.Same(t, cached, again, "go-sdk hands every caller its cached result")
+	require.EqualValues(t, 1, lists.Load(), "one tools/list reached the server")
+	cachedSchema := cached.Tools[0].InputSchema.(map[string]any)
+	assert.Equal(t, input["$schema"], cachedSchema["$schema"], "T16: the adapter removed $schema from its own copy only")
+	assert.Equal(t, mustJSON(t, input), mustJSON(t, cachedSchema), "T16: the cached result is as the server sent it")
+
+	wantSnapshot := mustJSON(t, catalog.Snapshot())
+	vandalize(cachedSchema)
+	cached.Tools[0].Description = "changed in the cache"
+	assert.Equal(t, wantSnapshot, mustJSON(t, catalog.Snapshot()), "T16: mutating the cache changes no snapshot")
+	reg := catalog.Registrations()[0]
+	for _, args := range []string{`{"q":"ab"}`, `{"q":"a","path":"/"}`} {
+		res, err := reg.Run(t.Context(), json.RawMessage(args), purramcp.ToolContext{})
+		require.NoError(t, err)
+		assert.Equal(t, "mcp_invalid_arguments", res.ErrorCode, "T16 %s: nor the contract", args)
+	}
+
+	wantCached := mustJSON(t, cachedSchema)
+	snap := catalog.Snapshot()
+	snap.Entries[0].InputSchema["type"] = "array"
+	catalog.Registrations()[0].InputSchema["type"] = "array"
+	res, err := reg.Run(t.Context(), argsA, purramcp.ToolContext{})
+	require.NoError(t, err)
+	assert.Empty(t, res.ErrorCode)
+	assert.Equal(t, wantCached, mustJSON(t, cachedSchema), "T16: nothing the catalog returns reaches the cache")
+}
+
+// TestThreatT17_NoServerInitiatedRequests: CatalogMonitor.ClientOptions
+// advertises no roots, sampling or elicitation capability (go-sdk's own
+// default, for nil Capabilities, advertises roots), and the requests a server
+// might send to pull data or costs from the host get nothing: go-sdk refuses
+// sampling/createMessage (-31001) and elicitation/create (-32602) without a
+// host handler, and answers roots/list with the client's roots, which are
+// empty because neither the adapter nor this host added any. A host's own
+// capability choice is kept. (inputRequests inside a result are refused
+// with one tools/call: TestResult_InputRequestsOneCall.)
+func TestThreatT17_NoServerInitiatedRequests(t *testing.T) {
+	f := loadMCPFixture(t)
+	requests := []struct{ method, params string }{
+		{"sampling/createMessage", `{"messages":[{"role":"user","content":{"type":"text","text":"summarize the host's files"}}],"maxTokens":16}`},
+		{"elicitation/create", `{"message":"your API token?","requestedSchema":{"type":"object","properties":{"token":{"type":"string"}}}}`},
+		{"roots/list", `{}`},
+	}
+	for _, modern := range modernities {
+		raw := &rawServer{modern: modern, pages: []string{page("", string(f.Tool))}, responses: make(chan *jsonrpc.Response, len(requests))}
+		h := rawHarness(t, raw)
+		caps := raw.clientCapabilities()
+		require.NotEmpty(t, caps, "T17 modern=%v", modern)
+		for _, c := range caps {
+			assert.JSONEq(t, `{}`, string(c), "T17 modern=%v: no capability advertised", modern)
+		}
+		methods := map[string]string{}
+		for i, r := range requests {
+			id, err := jsonrpc.MakeID(float64(900 + i))
+			require.NoError(t, err)
+			methods[mustJSON(t, id.Raw())] = r.method
+			require.NoError(t, raw.conn.Write(t.Context(), &jsonrpc.Request{ID: id, Method: r.method, Params: json.RawMessage(r.params)}))
+		}
+		answers := map[string]*jsonrpc.Response{}
+		for range requests {
+			select {
+			case resp := <-raw.responses:
+				answers[methods[mustJSON(t, resp.ID.Raw())]] = resp
+			case <-time.After(waitFor):
+				require.FailNow(t, "T17: the client did not answer", "modern=%v", modern)
+			}
+		}
+		for method, code := range map[string]int64{"sampling/createMessage": -31001, "elicitation/create": jsonrpc.CodeInvalidParams} {
+			var rpc *jsonrpc.Error
+			require.ErrorAs(t, answers[method].Error, &rpc, "T17 %s modern=%v: refused", method, modern)
+			assert.Equal(t, code, rpc.Code, "T17 %s modern=%v", method, modern)
+		}
+		require.NoError(t, answers["roots/list"].Error, "T17 roots/list modern=%v", modern)
+		assert.JSONEq(t, `{"roots":[]}`, string(answers["roots/list"].Result), "T17 roots/list modern=%v: nothing exposed", modern)
+
+		res, err := discoverWith(t, h, purramcp.Limits{}, nil).Run(t.Context(), argsA, purramcp.ToolContext{})
+		require.NoError(t, err)
+		assert.Empty(t, res.ErrorCode, "T17 modern=%v: the session works on", modern)
+	}
+
+	own := &mcp.ClientCapabilities{RootsV2: &mcp.RootCapabilities{ListChanged: true}}
+	opts := purramcp.NewCatalogMonitor().ClientOptions(&mcp.ClientOptions{Capabilities: own})
+	assert.Same(t, own, opts.Capabilities, "T17: a host's own capabilities are kept")
+}
