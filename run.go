@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"io/fs"
 	"net"
 	"syscall"
 	"time"
@@ -190,13 +191,14 @@ func mapCallError(ctx, callCtx context.Context, err error) error {
 }
 
 // brokenConnection reports errors that mean the connection is closed or
-// broken: go-sdk's ErrConnectionClosed, an in-flight EOF, closed pipes and
-// network errors.
+// broken: go-sdk's ErrConnectionClosed, an in-flight EOF, closed pipes, files
+// and network connections, and network errors. A custom transport's other
+// write errors carry no sentinel and fall through to mcp_result_invalid.
 func brokenConnection(err error) bool {
 	var netErr net.Error
 	return errors.Is(err, mcp.ErrConnectionClosed) || errors.Is(err, mcp.ErrSessionMissing) ||
 		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
-		errors.Is(err, io.ErrClosedPipe) || errors.Is(err, net.ErrClosed) ||
+		errors.Is(err, io.ErrClosedPipe) || errors.Is(err, net.ErrClosed) || errors.Is(err, fs.ErrClosed) ||
 		errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNRESET) ||
 		errors.Is(err, syscall.ECONNREFUSED) || errors.As(err, &netErr)
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net"
 	"strings"
 	"sync"
@@ -230,6 +231,7 @@ func TestRun_MapCallError(t *testing.T) {
 		{"connection_closed", live, live, fmt.Errorf("%w: calling", mcp.ErrConnectionClosed), "mcp_transport_error"},
 		{"in_flight_eof", live, live, fmt.Errorf("calling \"tools/call\": %w", io.EOF), "mcp_transport_error"},
 		{"closed_pipe", live, live, io.ErrClosedPipe, "mcp_transport_error"},
+		{"closed_file", live, live, fmt.Errorf("write |1: %w", fs.ErrClosed), "mcp_transport_error"},
 		{"net_error", live, live, &net.OpError{Op: "read", Err: timeoutNetError{}}, "mcp_transport_error"},
 		{"transport_rejected", live, live, fmt.Errorf("x: %w", &jsonrpc.Error{Code: -32005, Message: "private"}), "mcp_transport_error"},
 		{"server_rpc_error", live, live, fmt.Errorf("x: %w", &jsonrpc.Error{Code: -32603, Message: "private"}), "mcp_protocol_error"},
