@@ -92,4 +92,14 @@
 //     field types) map to mcp_result_invalid; broken connections (including
 //     an in-flight EOF and JSON-RPC -32005) to mcp_transport_error.
 //   - Titles must be valid UTF-8.
+//
+// # Schema policies and inspection
+//
+// [DiscoveryOptions].Policy is the zero [SchemaPolicy] unless the host opts
+// in: DialectEquivalence accepts draft-07 and 2019-09 root declarations and
+// Annotations accepts non-asserting keywords (default, examples, format, …);
+// neither changes what is validated, and the default is the reference
+// behaviour exactly. [InspectTool] and [InspectCatalog] report, per remote
+// tool, whether it binds, the schema path and keyword that stop it, and the
+// wider policy that would bind it.
 package purramcp
