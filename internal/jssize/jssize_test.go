@@ -68,3 +68,94 @@ func TestSizeErrors(t *testing.T) {
 		}
 	}
 }
+
+// sizePathCases are values whose fast and marshaled measures must agree:
+// every TestSize shape, decoded-value nesting, and strings with each class
+// of character JSON.stringify treats differently.
+var sizePathCases = []any{
+	nil, true, false, "", "abc", "\u2028\u2029", "<>&", "\"\\/", "\x00\x1f\x7f", "\xff\xfe", "\xed\xa0\x80",
+	"a\xc3", "😀猫é", 0.0, math.Copysign(0, -1), 1.0, -1.5, 0.1, 1e20, 1e21, -1e21, 1e-6, 1e-7, 1.5e-7,
+	5e-324, math.MaxFloat64, 9007199254740993.0, 123456789.125,
+	[]any{}, map[string]any{}, []any{nil, []any{}, map[string]any{}},
+	map[string]any{"": nil, "\u2028": "\n", "a\xff": []any{math.Copysign(0, -1), 2.5}},
+	map[string]any{"type": "object", "properties": map[string]any{"q": map[string]any{"maxLength": 1.0}}},
+}
+
+// TestSizePaths checks valueSize against the encoding/json path, and the
+// Placeholder identity, on sizePathCases.
+func TestSizePaths(t *testing.T) {
+	for _, v := range sizePathCases {
+		checkSizePaths(t, v)
+	}
+}
+
+func checkSizePaths(t *testing.T, v any) {
+	t.Helper()
+	want, err := marshalSize(v)
+	if err != nil {
+		t.Fatalf("marshalSize(%#v): %v", v, err)
+	}
+	if got, ok := valueSize(v, 0); !ok || got != want {
+		t.Fatalf("valueSize(%#v) = %d, %v; marshalSize %d", v, got, ok, want)
+	}
+	type shell struct {
+		Name  string `json:"name"`
+		Value any    `json:"value"`
+	}
+	whole, err := marshalSize(shell{Name: "<x>", Value: v})
+	if err != nil {
+		t.Fatalf("marshalSize(shell{%#v}): %v", v, err)
+	}
+	outer, err := Size(shell{Name: "<x>", Value: Placeholder})
+	if err != nil || outer-1+want != whole {
+		t.Fatalf("shell around %#v: %d - 1 + %d, want %d (%v)", v, outer, want, whole, err)
+	}
+}
+
+// TestSizeFallback: values outside the decoded shapes, cycles and depth
+// past maxFastDepth take the encoding/json path with its result or error.
+func TestSizeFallback(t *testing.T) {
+	for _, v := range []any{1, json.Number("1.50"), []any{1}, map[string]any{"a": int64(2)}, []string{"x"}} {
+		if _, ok := valueSize(v, 0); ok {
+			t.Errorf("valueSize(%#v) took the fast path", v)
+		}
+		want, _ := marshalSize(v)
+		if got, err := Size(v); err != nil || got != want {
+			t.Errorf("Size(%#v) = %d, %v; want %d", v, got, err, want)
+		}
+	}
+	cyclic := map[string]any{}
+	cyclic["self"] = cyclic
+	if _, err := Size(cyclic); err == nil {
+		t.Error("Size of a cyclic map: no error")
+	}
+	deep := any(nil)
+	for range maxFastDepth + 10 {
+		deep = []any{deep}
+	}
+	want, err := marshalSize(deep)
+	if got, err2 := Size(deep); err != nil || err2 != nil || got != want {
+		t.Errorf("Size of %d nested arrays = %d, %v; want %d, %v", maxFastDepth+10, got, err2, want, err)
+	}
+	for _, f := range []float64{math.NaN(), math.Inf(-1)} {
+		if _, err := Size([]any{f}); err == nil {
+			t.Errorf("Size([%v]): no error", f)
+		}
+	}
+}
+
+// FuzzSize decodes fuzzed JSON text as go-sdk does (encoding/json into any,
+// numbers as float64) and checks valueSize against the encoding/json path.
+func FuzzSize(f *testing.F) {
+	for _, s := range []string{`{"a":[1,-0,0.1,1e21,1e-7,"\u2028",null,true]}`, `"\ud800"`, `"<\u00e9>"`,
+		`[{"":{"x":"\n\u0001\u007f"}}]`, `-0.0`, `123456789012345678901234567890`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		var v any
+		if json.Unmarshal([]byte(text), &v) != nil {
+			return
+		}
+		checkSizePaths(t, v)
+	})
+}
