@@ -263,7 +263,7 @@ func (d *discovery) pages() error {
 // readPage charges one page against the catalog limits and compiles the
 // bound tools on it. result may be shared with go-sdk's cache: read only.
 func (d *discovery) readPage(result *mcp.ListToolsResult) error {
-	n, err := jssize.Size(result)
+	n, err := pageSize(result)
 	if err != nil {
 		return fail(codeCatalogLimitExceeded)
 	}
@@ -290,6 +290,41 @@ func (d *discovery) readPage(result *mcp.ListToolsResult) error {
 		d.found[tool.Name] = t
 	}
 	return nil
+}
+
+// pageSize is jssize.Size(result) with every schema, usually most of the
+// bytes, measured as a decoded value instead of by marshaling the page
+// (jssize.Placeholder); the count is the same. The copies are shallow, only
+// read and never kept: result may be shared with go-sdk's cache.
+func pageSize(result *mcp.ListToolsResult) (int, error) {
+	shell := *result
+	if result.Tools != nil { // nil stays null
+		shell.Tools = make([]*mcp.Tool, len(result.Tools))
+	}
+	inner := 0
+	for i, tool := range result.Tools {
+		if tool == nil {
+			continue // unreachable: go-sdk drops null tools; null either way
+		}
+		t := *tool
+		for _, schema := range []*any{&t.InputSchema, &t.OutputSchema} {
+			if *schema == nil {
+				continue // null, or omitted, either way
+			}
+			n, err := jssize.Size(*schema)
+			if err != nil {
+				return 0, err
+			}
+			inner += n - len(jssize.Placeholder)
+			*schema = jssize.Placeholder
+		}
+		shell.Tools[i] = &t
+	}
+	outer, err := jssize.Size(&shell)
+	if err != nil {
+		return 0, err
+	}
+	return outer + inner, nil
 }
 
 // bindTool checks one bound remote tool and compiles its schemas.

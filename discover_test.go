@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"purra.dev/purramcp"
+	"purra.dev/purramcp/internal/jssize"
 )
 
 // discoverDefault runs the reference's default discovery.
@@ -519,5 +521,37 @@ func TestDiscover_InvalidHeaderToolDroppedByGoSDK(t *testing.T) {
 		catalog, err := discoverDefault(t, h, purramcp.Limits{})
 		assert.Nil(t, catalog)
 		assert.Equal(t, "mcp_binding_missing", purramcp.CodeOf(err), "modern=%v", modern)
+	}
+}
+
+// TestDiscover_PageSizeIsJSSize: the page size discovery charges, with the
+// schemas measured apart from the page, equals jssize.Size of the whole page
+// for fixture tools, schema cases, a null schema, annotations, a null tool
+// and values JavaScript and Go spell differently.
+func TestDiscover_PageSizeIsJSSize(t *testing.T) {
+	f := loadMCPFixture(t)
+	tools := []*mcp.Tool{sdkTool(t, f.Tool), sdkTool(t, f.DeclaredDialectTool), nil,
+		{Name: "odd<&>\u2028", Title: "t\xff", InputSchema: map[string]any{"type": "object",
+			"properties": map[string]any{"n": map[string]any{"minimum": math.Copysign(0, -1), "maximum": 1e21}}}},
+		{Name: "null-schema"}}
+	for _, sc := range f.SchemaCases {
+		tools = append(tools, sdkTool(t, sc.Tool))
+	}
+	for _, tool := range tools {
+		if tool != nil && tool.InputSchema != nil {
+			var decoded any // as go-sdk decodes it
+			raw, err := json.Marshal(tool.InputSchema)
+			require.NoError(t, err)
+			require.NoError(t, json.Unmarshal(raw, &decoded))
+			tool.InputSchema = decoded
+		}
+	}
+	pages := []*mcp.ListToolsResult{{Tools: tools}, {Tools: tools[:1], NextCursor: "c1"}, {}, {Tools: []*mcp.Tool{}}}
+	for i, page := range pages {
+		want, err := jssize.Size(page)
+		require.NoError(t, err)
+		got, err := purramcp.PageSize(page)
+		require.NoError(t, err)
+		assert.Equal(t, want, got, "page %d", i)
 	}
 }

@@ -9,3 +9,10 @@ func ResolveLimits(l Limits) (Limits, error) { return l.resolve() }
 func MapCallError(ctx, callCtx context.Context, err error) error {
 	return mapCallError(ctx, callCtx, err)
 }
+
+// PageSize and ResultSize expose how discovery and Run count a tools/list
+// page and a tools/call result, to check them against jssize.Size.
+var (
+	PageSize   = pageSize
+	ResultSize = resultSize
+)

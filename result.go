@@ -19,7 +19,7 @@ func (t *boundTool) convert(result *mcp.CallToolResult) (Envelope, error) {
 	if len(result.Content) > t.limits.MaxContentBlocks {
 		return Envelope{}, fail(codeResultTooLarge)
 	}
-	if n, err := jssize.Size(result); err != nil {
+	if n, err := resultSize(result); err != nil {
 		return Envelope{}, fail(codeResultInvalid)
 	} else if n > t.limits.MaxResultBytes {
 		return Envelope{}, fail(codeResultTooLarge)
@@ -37,6 +37,27 @@ func (t *boundTool) convert(result *mcp.CallToolResult) (Envelope, error) {
 		return Envelope{}, fail(codeResultUnsupported)
 	}
 	return t.envelopeOf(text, result.StructuredContent)
+}
+
+// resultSize is jssize.Size(result) with the structured content, usually most
+// of the bytes, measured as a decoded value instead of through go-sdk's
+// nested MarshalJSON (jssize.Placeholder); the count is the same. The copy
+// is shallow, only read and never kept.
+func resultSize(result *mcp.CallToolResult) (int, error) {
+	if result.StructuredContent == nil {
+		return jssize.Size(result)
+	}
+	inner, err := jssize.Size(result.StructuredContent)
+	if err != nil {
+		return 0, err
+	}
+	shell := *result
+	shell.StructuredContent = jssize.Placeholder
+	outer, err := jssize.Size(&shell)
+	if err != nil {
+		return 0, err
+	}
+	return outer - len(jssize.Placeholder) + inner, nil
 }
 
 // envelopeOf validates {text, structured} under the envelope contract and,

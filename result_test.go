@@ -2,6 +2,7 @@ package purramcp_test
 
 import (
 	"encoding/json"
+	"math"
 	"strings"
 	"testing"
 
@@ -10,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"purra.dev/purramcp"
+	"purra.dev/purramcp/internal/jssize"
 )
 
 // Result conversion (reference-behaviors.md §H, adapter.md §6).
@@ -315,4 +317,30 @@ func TestResult_InputRequestsOneCall(t *testing.T) {
 	assert.NotEmpty(t, res.ErrorCode, "control")
 	_, calls := raw.counts()
 	assert.Equal(t, 3, calls, "control: without the monitor's options go-sdk re-sends tools/call")
+}
+
+// TestResult_ResultSizeIsJSSize: the result size Run charges, with the
+// structured content measured apart from the result, equals jssize.Size of
+// the whole result for every fixture result and values JavaScript and Go
+// spell differently.
+func TestResult_ResultSizeIsJSSize(t *testing.T) {
+	f := loadMCPFixture(t)
+	var results []*mcp.CallToolResult
+	for _, tc := range f.Cases {
+		var r mcp.CallToolResult
+		if json.Unmarshal(tc.Result, &r) == nil {
+			results = append(results, &r)
+		}
+	}
+	require.Len(t, results, 13, "decodable fixture results")
+	results = append(results, &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "<\u2029>"}},
+		StructuredContent: map[string]any{"z": math.Copysign(0, -1), "s": "\xff<&>", "a": []any{1e-7, nil}},
+		IsError:           true}, &mcp.CallToolResult{})
+	for i, r := range results {
+		want, err := jssize.Size(r)
+		require.NoError(t, err)
+		got, err := purramcp.ResultSize(r)
+		require.NoError(t, err)
+		assert.Equal(t, want, got, "result %d", i)
+	}
 }
