@@ -1,0 +1,415 @@
+package purramcp_test
+
+import (
+	"context"
+	"encoding/json"
+	"maps"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stretchr/testify/require"
+
+	"purra.dev/purramcp"
+	"purra.dev/purramcp/internal/jssize"
+)
+
+// fuzzPageCodes are the codes discovery may report against a server that
+// answers every tools/list with a result (adapter.md §3.5–§3.8, §5).
+var fuzzPageCodes = []string{"mcp_binding_missing", "mcp_catalog_limit_exceeded", "mcp_name_conflict",
+	"mcp_pagination_invalid", "mcp_result_invalid", "mcp_schema_unsupported", "mcp_tool_unsupported"}
+
+// fuzzPageSeparator separates pages in FuzzDiscoverPage's input; a raw NUL
+// is never part of JSON text.
+const fuzzPageSeparator = "\x00"
+
+// fuzzPageSeeds returns page sequences built from the fixture: the tool
+// alone, beside each schema case renamed, the declared-dialect tool, over
+// two and three pages, with a repeated, an empty and an oversized cursor, a
+// repeated name, an unbound tool only, and the fixture file itself.
+func fuzzPageSeeds(t testing.TB, fx mcpFixture) []string {
+	t.Helper()
+	other := withField(t, fx.Tool, "name", "remote.other")
+	join := func(pages ...string) string { return strings.Join(pages, fuzzPageSeparator) }
+	seeds := []string{
+		join(toolsPage(t, "", fx.Tool)),
+		join(toolsPage(t, "", fx.DeclaredDialectTool)),
+		join(toolsPage(t, "", other, fx.Tool)),
+		join(toolsPage(t, "c1", other), toolsPage(t, "", fx.Tool)),
+		join(toolsPage(t, "c1"), toolsPage(t, "c2", other), toolsPage(t, "", fx.Tool)),
+		join(toolsPage(t, "c1", fx.Tool), toolsPage(t, "c1", other)),
+		join(toolsPage(t, "c1", fx.Tool)), // the page repeats: its cursor does too
+		join(`{"tools":[],"nextCursor":""}`, toolsPage(t, "", fx.Tool)),
+		join(toolsPage(t, strings.Repeat("c", 513), fx.Tool)),
+		join(toolsPage(t, "", fx.Tool, fx.Tool)),
+		join(toolsPage(t, "", other)),
+		join(`{"tools":[null]}`, toolsPage(t, "", fx.Tool)),
+		string(readVector(t, "mcp_tools.json")),
+	}
+	for _, sc := range fx.SchemaCases {
+		seeds = append(seeds, join(toolsPage(t, "", sc.Tool)),
+			join(toolsPage(t, "next", withField(t, sc.Tool, "name", "remote.other")), toolsPage(t, "", fx.Tool)))
+	}
+	return seeds
+}
+
+// FuzzDiscoverPage serves fuzzed tools/list pages (tools, cursors and page
+// count, separated by NUL) from the raw scripted server and discovers
+// remote.search, and remote.other when other is set, under fuzzed MaxPages
+// and MaxCatalogBytes (adapter.md §3.5–§3.8). Discovery returns within its
+// bounds, never sends more than MaxPages tools/list and no tools/call, and
+// returns either a catalog that fuzzCheckCatalog accepts, read from pages
+// that fit MaxCatalogBytes and ending on a page without a cursor, or a
+// closed-surface *Error with a code from fuzzPageCodes (a first page over
+// MaxCatalogBytes: mcp_catalog_limit_exceeded).
+func FuzzDiscoverPage(f *testing.F) {
+	fx := loadMCPFixture(f)
+	seeds := fuzzPageSeeds(f, fx)
+	require.Len(f, seeds, 13+2*6, "seed count")
+	for i, s := range seeds {
+		f.Add(s, uint8(0), uint32(0), i%2 == 0, i%3 == 0)
+	}
+	f.Add(seeds[4], uint8(2), uint32(0), false, false) // pages exhausted
+	f.Add(seeds[0], uint8(0), uint32(50), true, false) // first page over
+	f.Fuzz(func(t *testing.T, text string, maxPages uint8, maxCatalogBytes uint32, modern, other bool) {
+		var pages []string
+		for _, p := range strings.Split(text, fuzzPageSeparator) {
+			if json.Valid([]byte(p)) {
+				pages = append(pages, p) // the raw server can only send JSON
+			}
+		}
+		if len(pages) == 0 {
+			return
+		}
+		limits := purramcp.Limits{MaxPages: fuzzLimit(uint32(maxPages), 32),
+			MaxCatalogBytes: fuzzLimit(maxCatalogBytes, 1<<20), Timeout: 10 * time.Second}
+		resolved, err := purramcp.ResolveLimits(limits)
+		require.NoError(t, err)
+		bindings := searchBinding()
+		if other {
+			bindings = otherBinding()
+		}
+		fuzzNoGoroutineGrowth(t)
+		h := rawHarness(t, &rawServer{modern: modern, pages: pages})
+		start := time.Now()
+		catalog, err := purramcp.DiscoverTools(t.Context(), h.session, "fuzz", bindings,
+			purramcp.DiscoveryOptions{Monitor: h.monitor, Limits: limits})
+		elapsed := time.Since(start)
+		lists, calls := h.counts()
+		what := "pages " + strings.Join(pages, " | ")
+		require.Less(t, elapsed, time.Duration(resolved.MaxPages)*resolved.Timeout, "%s", what)
+		require.LessOrEqual(t, lists, resolved.MaxPages, "%s: tools/list requests", what)
+		require.GreaterOrEqual(t, lists, 1, "%s: tools/list requests", what)
+		require.Zero(t, calls, "%s: tools/call requests", what)
+
+		sizes := fuzzServedSizes(t, pages, lists)
+		if err != nil {
+			code := fuzzCheckError(t, catalog, err, fuzzPageCodes, what)
+			if len(sizes) > 0 && sizes[0] > resolved.MaxCatalogBytes {
+				require.Equal(t, "mcp_catalog_limit_exceeded", code, "%s: first page of %d bytes", what, sizes[0])
+			}
+			return
+		}
+		fuzzCheckCatalog(t, catalog, bindings, h.monitor.ProtocolVersion(), what)
+		require.Len(t, sizes, lists, "%s: go-sdk decodes every page discovery read", what)
+		total := 0
+		for _, n := range sizes {
+			total += n
+		}
+		require.LessOrEqual(t, total, resolved.MaxCatalogBytes, "%s: catalog bytes", what)
+		var last struct {
+			NextCursor *string `json:"nextCursor"`
+		}
+		if json.Unmarshal([]byte(pages[min(lists, len(pages))-1]), &last) == nil && last.NextCursor != nil {
+			require.Empty(t, *last.NextCursor, "%s: discovery ended on a page with a cursor", what)
+		}
+	})
+}
+
+// fuzzServedSizes lists the first n pages again from a fresh raw server
+// (2025-11-25, so go-sdk caches nothing) and measures each as go-sdk
+// delivers it, by the full encoding/json path; it stops at the first page
+// go-sdk fails to decode.
+func fuzzServedSizes(t *testing.T, pages []string, n int) []int {
+	cs, _ := (&rawServer{pages: pages}).start(t)
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	var sizes []int
+	for range n {
+		page, err := cs.ListTools(ctx, nil)
+		if err != nil {
+			break
+		}
+		size, err := jssize.Size(page)
+		require.NoError(t, err, "size of a decoded page")
+		sizes = append(sizes, size)
+	}
+	return sizes
+}
+
+// The fixed server of FuzzBindings: six tools, two per page, whose
+// bindability under each schema policy is known.
+var fuzzBindingTools = []struct {
+	name   string
+	from   func(fx mcpFixture) json.RawMessage
+	policy func(purramcp.SchemaPolicy) bool // binds under the policy
+}{
+	{"remote.search", func(fx mcpFixture) json.RawMessage { return fx.Tool }, fuzzAlways},
+	{"remote.other", func(fx mcpFixture) json.RawMessage { return fx.Tool }, fuzzAlways},
+	{"remote.dialect", func(fx mcpFixture) json.RawMessage { return fx.DeclaredDialectTool }, fuzzAlways},
+	{"remote.draft7", func(fx mcpFixture) json.RawMessage { return fuzzSchemaCase(fx, "other-input-dialect") },
+		func(p purramcp.SchemaPolicy) bool { return p.DialectEquivalence }},
+	{"remote.annotated", func(fx mcpFixture) json.RawMessage {
+		return fuzzSchemaCase(fx, "unknown-default-annotation")
+	}, func(p purramcp.SchemaPolicy) bool { return p.Annotations }},
+	{"remote.vendor", func(fx mcpFixture) json.RawMessage {
+		return fuzzSchemaCase(fx, "unknown-vendor-output-annotation")
+	}, func(purramcp.SchemaPolicy) bool { return false }},
+}
+
+func fuzzAlways(purramcp.SchemaPolicy) bool { return true }
+
+func fuzzSchemaCase(fx mcpFixture, id string) json.RawMessage {
+	for _, sc := range fx.SchemaCases {
+		if sc.ID == id {
+			return sc.Tool
+		}
+	}
+	panic("fuzz: no schema case " + id)
+}
+
+// fuzzBindingSpec turns FuzzBindings' text into bindings, in input order:
+// one per line, tab-separated remote name, local name, mode, title, risk
+// level and flags ('n': nil scope, 'c': concurrency safe). A repeated remote
+// name keeps its last line.
+func fuzzBindingSpec(text string) (remotes []string, bindings map[string]purramcp.ToolBinding) {
+	bindings = map[string]purramcp.ToolBinding{}
+	if text == "" {
+		return nil, bindings // no bindings at all
+	}
+	for _, line := range strings.Split(text, "\n") {
+		field := strings.Split(line, "\t")
+		field = append(field, make([]string, max(0, 6-len(field)))...)
+		b := purramcp.ToolBinding{LocalName: field[1], Scope: purramcp.Unscoped,
+			Policy:          purramcp.ToolPolicy{Mode: field[2], Title: field[3], RiskLevel: field[4]},
+			ConcurrencySafe: strings.Contains(field[5], "c")}
+		if strings.Contains(field[5], "n") {
+			b.Scope = nil
+		}
+		remotes, bindings[field[0]] = append(remotes, field[0]), b
+	}
+	return remotes, bindings
+}
+
+// Reference rules for bindings, written from adapter.md §3.1–§3.3 apart
+// from discover.go.
+var (
+	fuzzRemoteName = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
+	fuzzLocalName  = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,63}$`)
+)
+
+// fuzzTrimJS is JavaScript's String.prototype.trim: ECMA-262 WhiteSpace
+// (Zs, tab, VT, FF, ZWNBSP) and LineTerminator (LF, CR, LS, PS).
+func fuzzTrimJS(s string) string {
+	return strings.TrimFunc(s, func(r rune) bool {
+		return strings.ContainsRune("\t\n\v\f\r \u00a0\u1680\u2028\u2029\u202f\u205f\u3000\ufeff", r) ||
+			(r >= 0x2000 && r <= 0x200a)
+	})
+}
+
+// fuzzExpectBindings returns the code discovery must fail with before any
+// request, or "" when bindings, server id and limits are all valid.
+func fuzzExpectBindings(bindings map[string]purramcp.ToolBinding, serverID string, l purramcp.Limits) string {
+	for _, f := range []struct{ v, max int }{{l.MaxPages, 32}, {l.MaxTools, 256}, {l.MaxCatalogBytes, 1 << 20},
+		{l.MaxSchemaBytes, 65536}, {l.MaxDescriptionBytes, 8192}, {l.MaxResultBytes, 65536},
+		{l.MaxContentBlocks, 128}} {
+		if f.v < 0 || f.v > f.max {
+			return "mcp_binding_invalid"
+		}
+	}
+	if l.Timeout != 0 && (l.Timeout < time.Millisecond || l.Timeout > 5*time.Minute) {
+		return "mcp_binding_invalid"
+	}
+	if !fuzzRemoteName.MatchString(serverID) {
+		return "mcp_binding_invalid"
+	}
+	locals := map[string]bool{}
+	for _, remote := range slices.Sorted(maps.Keys(bindings)) {
+		b := bindings[remote]
+		title := fuzzTrimJS(b.Policy.Title)
+		if !fuzzRemoteName.MatchString(remote) || !fuzzLocalName.MatchString(b.LocalName) ||
+			b.Policy.Mode != "read" || (b.Policy.RiskLevel != "" && b.Policy.RiskLevel != "read") ||
+			title == "" || !utf8.ValidString(title) || b.Scope == nil {
+			return "mcp_binding_invalid"
+		}
+		if locals[b.LocalName] {
+			return "mcp_name_conflict"
+		}
+		locals[b.LocalName] = true
+	}
+	maxTools := l.MaxTools
+	if maxTools == 0 {
+		maxTools = 256
+	}
+	if len(bindings) == 0 || len(bindings) > maxTools {
+		return "mcp_binding_invalid"
+	}
+	return ""
+}
+
+// fuzzExpectServer returns the outcome, under default limits, of valid
+// bindings against the fixed server: the first bound tool (in listing
+// order) that does not bind under policy fails mcp_schema_unsupported,
+// else a bound name the server lacks fails mcp_binding_missing.
+func fuzzExpectServer(bindings map[string]purramcp.ToolBinding, policy purramcp.SchemaPolicy) string {
+	listed := map[string]bool{}
+	for _, tool := range fuzzBindingTools {
+		listed[tool.name] = true
+		if _, bound := bindings[tool.name]; bound && !tool.policy(policy) {
+			return "mcp_schema_unsupported"
+		}
+	}
+	for remote := range bindings {
+		if !listed[remote] {
+			return "mcp_binding_missing"
+		}
+	}
+	return ""
+}
+
+// FuzzBindings discovers fuzzed bindings (names, local names, titles,
+// policies, flags), server id, limits and schema policy against one fixed
+// go-sdk server per process (adapter.md §3.1–§3.3). The outcome is
+// deterministic and independent of map order (the same input twice, from
+// maps filled in opposite orders, gives the same code and digest); a
+// failure before any request is exactly what fuzzExpectBindings says and
+// sends no tools/list; other failures have known codes; under default
+// limits the outcome is exactly fuzzExpectServer's; a catalog passes
+// fuzzCheckCatalog.
+func FuzzBindings(f *testing.F) {
+	fx := loadMCPFixture(f)
+	tools := make([]json.RawMessage, len(fuzzBindingTools))
+	for i, tool := range fuzzBindingTools {
+		tools[i] = withField(f, tool.from(fx), "name", tool.name)
+	}
+	server := &sdkServer{}
+	server.server = mcp.NewServer(&mcp.Implementation{Name: "fixture", Version: "1"}, &mcp.ServerOptions{PageSize: 2,
+		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}}})
+	server.server.AddReceivingMiddleware(server.countLists)
+	for _, raw := range tools {
+		server.server.AddTool(sdkTool(f, raw), server.call)
+	}
+	h := sdkHarness(f, server, "")
+
+	seeds := fuzzBindingSeeds()
+	require.Len(f, seeds, 16, "seed count")
+	for _, s := range seeds {
+		f.Add(s, "fixture", 0, 0, 0, 0, 0, int64(0), uint8(0))
+	}
+	f.Add(seeds[0], "", 0, 0, 0, 0, 0, int64(0), uint8(0))
+	f.Add(seeds[0], "fixture", 2, 0, 0, 0, 0, int64(0), uint8(0))   // pages exhausted
+	f.Add(seeds[0], "fixture", 0, 5, 0, 0, 0, int64(0), uint8(0))   // more tools than MaxTools
+	f.Add(seeds[0], "fixture", 0, 0, 100, 0, 0, int64(0), uint8(0)) // catalog bytes
+	f.Add(seeds[0], "fixture", 0, 0, 0, 10, 0, int64(0), uint8(0))  // schema bytes
+	f.Add(seeds[0], "fixture", 0, 0, 0, 0, 10, int64(0), uint8(0))  // description bytes
+	f.Add(seeds[0], "fixture", 33, 0, 0, 0, 0, int64(0), uint8(0))  // out of range
+	f.Add(seeds[0], "fixture", 0, -1, 0, 0, 0, int64(0), uint8(0))  // out of range
+	f.Add(seeds[0], "fixture", 0, 0, 0, 0, 0, int64(time.Hour), uint8(0))
+	f.Add(seeds[0], "fixture", 0, 0, 0, 0, 0, int64(time.Microsecond), uint8(0))
+	f.Add(seeds[3], "fixture", 0, 0, 0, 0, 0, int64(0), uint8(3))
+
+	f.Fuzz(func(t *testing.T, spec, serverID string, maxPages, maxTools, maxCatalogBytes, maxSchemaBytes,
+		maxDescriptionBytes int, timeout int64, policyBits uint8) {
+		limits := purramcp.Limits{MaxPages: maxPages, MaxTools: maxTools, MaxCatalogBytes: maxCatalogBytes,
+			MaxSchemaBytes: maxSchemaBytes, MaxDescriptionBytes: maxDescriptionBytes, Timeout: time.Duration(timeout)}
+		if limits.Timeout >= time.Millisecond && limits.Timeout < 10*time.Second {
+			limits.Timeout = 10 * time.Second // valid, and never reached: the outcome stays deterministic
+		}
+		policy := purramcp.SchemaPolicy{DialectEquivalence: policyBits&1 != 0, Annotations: policyBits&2 != 0}
+		remotes, bindings := fuzzBindingSpec(spec)
+		reversed := map[string]purramcp.ToolBinding{} // the same bindings, filled in the opposite order
+		for _, r := range slices.Backward(remotes) {
+			if _, done := reversed[r]; !done {
+				reversed[r] = bindings[r]
+			}
+		}
+		what := "spec " + strings.ReplaceAll(spec, "\n", " | ")
+		before, _ := h.counts()
+		var codes, digests [2]string
+		for i, b := range []map[string]purramcp.ToolBinding{bindings, reversed} {
+			catalog, err := purramcp.DiscoverTools(t.Context(), h.session, serverID, b,
+				purramcp.DiscoveryOptions{Monitor: h.monitor, Limits: limits, Policy: policy})
+			if err != nil {
+				codes[i] = fuzzCheckError(t, catalog, err, append([]string{"mcp_binding_invalid"}, fuzzPageCodes...),
+					what)
+				continue
+			}
+			fuzzCheckCatalog(t, catalog, bindings, h.monitor.ProtocolVersion(), what)
+			digests[i] = catalog.Snapshot().RevisionDigest
+		}
+		require.Equal(t, codes[0], codes[1], "%s: code depends on map order", what)
+		require.Equal(t, digests[0], digests[1], "%s: digest depends on map order", what)
+		after, _ := h.counts()
+
+		want := fuzzExpectBindings(bindings, serverID, limits)
+		if want != "" {
+			require.Equal(t, want, codes[0], "%s", what)
+			require.Equal(t, before, after, "%s: tools/list requests for invalid bindings", what)
+			return
+		}
+		require.NotEqual(t, "mcp_binding_invalid", codes[0], "%s", what)
+		require.NotEqual(t, "mcp_name_conflict", codes[0], "%s", what)
+		if codes[0] != "mcp_schema_unsupported" { // the envelope contract may fail a tiny MaxSchemaBytes first
+			require.Greater(t, after, before, "%s: no tools/list", what)
+		}
+		if limits == (purramcp.Limits{Timeout: limits.Timeout}) {
+			require.Equal(t, fuzzExpectServer(bindings, policy), codes[0], "%s under default limits", what)
+		}
+	})
+}
+
+// fuzzBindingSeeds are binding specs: the fixture's binding, every fixed
+// tool bound, and each binding rule broken once.
+func fuzzBindingSeeds() []string {
+	line := func(fields ...string) string { return strings.Join(fields, "\t") }
+	search := line("remote.search", "search", "read", "Search", "", "c")
+	all := []string{search}
+	for _, tool := range fuzzBindingTools[1:] {
+		local := strings.TrimPrefix(tool.name, "remote.")
+		all = append(all, line(tool.name, local, "read", " Title "+local+"\u3000", "read", ""))
+	}
+	return []string{
+		search,
+		search + "\n" + line("remote.other", "another", "read", "Other", "", ""),
+		strings.Join(all, "\n"),
+		strings.Join(all[:3], "\n") + "\n" + all[3],
+		search + "\n" + line("remote.missing", "missing", "read", "Missing", "", ""),
+		line("remote.search", "search", "write", "Search", "", ""),
+		line("remote.search", "search", "read", " \u00a0\ufeff", "", ""),
+		line("remote.search", "search", "read", "Search", "low", ""),
+		line("remote.search", "search", "read", "Search", "", "n"),
+		line("remote.search", "9search", "read", "Search", "", ""),
+		line("remote search", "search", "read", "Search", "", ""),
+		search + "\n" + line("remote.other", "search", "read", "Other", "", ""),
+		search + "\n" + line("remote.bad name", "search", "read", "Other", "", ""),
+		line("remote.search", "search", "read", "Search\xff", "", ""),
+		"",
+		search + "\n" + search,
+	}
+}
+
+// countLists is receiving middleware that counts tools/list requests.
+func (s *sdkServer) countLists(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if method == "tools/list" {
+			s.mu.Lock()
+			s.lists++
+			s.mu.Unlock()
+		}
+		return next(ctx, method, req)
+	}
+}
