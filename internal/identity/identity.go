@@ -191,8 +191,13 @@ func (e *encoder) str(s string) {
 		start := len(e.buf)
 		e.buf = e.buf[:start+2*n]
 		dst := e.buf[start:]
-		for i, c := range []byte(s[:n]) {
-			binary.BigEndian.PutUint16(dst[2*i:], hexPairs[c])
+		i := 0
+		for ; i+4 <= n; i += 4 { // four bytes, eight digits, one store
+			binary.BigEndian.PutUint64(dst[2*i:], uint64(hexPairs[s[i]])<<48|uint64(hexPairs[s[i+1]])<<32|
+				uint64(hexPairs[s[i+2]])<<16|uint64(hexPairs[s[i+3]]))
+		}
+		for ; i < n; i++ {
+			binary.BigEndian.PutUint16(dst[2*i:], hexPairs[s[i]])
 		}
 		s = s[n:]
 	}

@@ -228,3 +228,33 @@ func TestA6_RawTextLength(t *testing.T) {
 	_, err = Parse(" "+text, lim)
 	assert.Error(t, err)
 }
+
+// TestA3_StringCostMatchesDefinition checks the word-at-a-time StringCost
+// against the byte-by-byte definition of A3.5 on every byte value at every
+// offset of a word, and on mixed text.
+func TestA3_StringCostMatchesDefinition(t *testing.T) {
+	naive := func(s string) int {
+		n := 2
+		for i := 0; i < len(s); i++ {
+			switch c := s[i]; {
+			case c == '"' || c == '\\' || c == '\b' || c == '\f' || c == '\n' || c == '\r' || c == '\t':
+				n += 2
+			case c < 0x20:
+				n += 6
+			default:
+				n++
+			}
+		}
+		return n
+	}
+	for c := 0; c < 256; c++ {
+		for pos := 0; pos < 19; pos++ {
+			b := []byte(strings.Repeat("abcdefgh", 3)[:19])
+			b[pos] = byte(c)
+			assert.Equal(t, naive(string(b)), StringCost(string(b)), "byte %#x at %d", c, pos)
+		}
+	}
+	for _, s := range []string{"", "a", "é😀\u2028", "\x1f\x20\x21\"\\\x7f\x80\xff", strings.Repeat("\t\"x", 100)} {
+		assert.Equal(t, naive(s), StringCost(s), "%q", s)
+	}
+}

@@ -97,10 +97,31 @@ func containerCost(children int) int { return 2 + 2*children }
 // with only '"', '\\' and U+0000–U+001F escaped (A3.5). s must be valid UTF-8.
 func StringCost(s string) int {
 	n := 2 + len(s)
-	for i := 0; i < len(s); i++ {
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		w := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+		if !mayEscape(w) {
+			continue // the common case: eight bytes that cost one each
+		}
+		for j := i; j < i+8; j++ {
+			n += int(escapeExtra[s[j]])
+		}
+	}
+	for ; i < len(s); i++ {
 		n += int(escapeExtra[s[i]])
 	}
 	return n
+}
+
+// mayEscape reports whether any of the eight bytes in w may need an escape:
+// a byte below 0x20, '"' or '\\'. It may report true for bytes that do not
+// (the exact count is then taken byte by byte), never false for one that does.
+func mayEscape(w uint64) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	below := func(x uint64, b uint64) uint64 { return (x - ones*b) &^ x & highs }
+	zero := func(x uint64) uint64 { return (x - ones) &^ x & highs }
+	return below(w, 0x20)|zero(w^(ones*'"'))|zero(w^(ones*'\\')) != 0
 }
 
 // escapeExtra is how many bytes past one each byte costs in a JSON string
