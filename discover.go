@@ -263,7 +263,7 @@ func (d *discovery) pages() error {
 // readPage charges one page against the catalog limits and compiles the
 // bound tools on it. result may be shared with go-sdk's cache: read only.
 func (d *discovery) readPage(result *mcp.ListToolsResult) error {
-	n, err := pageSize(result)
+	n, schemaSizes, err := pageSize(result)
 	if err != nil {
 		return fail(codeCatalogLimitExceeded)
 	}
@@ -271,7 +271,7 @@ func (d *discovery) readPage(result *mcp.ListToolsResult) error {
 	if d.totalBytes > d.limits.MaxCatalogBytes || len(d.seen)+len(result.Tools) > d.limits.MaxTools {
 		return fail(codeCatalogLimitExceeded)
 	}
-	for _, tool := range result.Tools {
+	for i, tool := range result.Tools {
 		if tool == nil {
 			continue // unreachable: go-sdk drops null tools
 		}
@@ -283,7 +283,7 @@ func (d *discovery) readPage(result *mcp.ListToolsResult) error {
 		if !ok {
 			continue // unbound: never compiled, never widens anything
 		}
-		t, err := d.bindTool(tool, b)
+		t, err := d.bindTool(tool, b, schemaSizes[i])
 		if err != nil {
 			return err
 		}
@@ -294,27 +294,31 @@ func (d *discovery) readPage(result *mcp.ListToolsResult) error {
 
 // pageSize is jssize.Size(result) with every schema, usually most of the
 // bytes, measured as a decoded value instead of by marshaling the page
-// (jssize.Placeholder); the count is the same. The copies are shallow, only
-// read and never kept: result may be shared with go-sdk's cache.
-func pageSize(result *mcp.ListToolsResult) (int, error) {
+// (jssize.Placeholder); the count is the same. It also returns each tool's
+// input and output schema sizes (0 when absent), so a bound schema is not
+// measured twice. The copies are shallow, only read and never kept: result
+// may be shared with go-sdk's cache.
+func pageSize(result *mcp.ListToolsResult) (int, [][2]int, error) {
 	shell := *result
 	if result.Tools != nil { // nil stays null
 		shell.Tools = make([]*mcp.Tool, len(result.Tools))
 	}
+	schemaSizes := make([][2]int, len(result.Tools))
 	inner := 0
 	for i, tool := range result.Tools {
 		if tool == nil {
 			continue // unreachable: go-sdk drops null tools; null either way
 		}
 		t := *tool
-		for _, schema := range []*any{&t.InputSchema, &t.OutputSchema} {
+		for j, schema := range []*any{&t.InputSchema, &t.OutputSchema} {
 			if *schema == nil {
 				continue // null, or omitted, either way
 			}
 			n, err := jssize.Size(*schema)
 			if err != nil {
-				return 0, err
+				return 0, nil, err
 			}
+			schemaSizes[i][j] = n
 			inner += n - len(jssize.Placeholder)
 			*schema = jssize.Placeholder
 		}
@@ -322,26 +326,28 @@ func pageSize(result *mcp.ListToolsResult) (int, error) {
 	}
 	outer, err := jssize.Size(&shell)
 	if err != nil {
-		return 0, err
+		return 0, nil, err
 	}
-	return outer + inner, nil
+	return outer + inner, schemaSizes, nil
 }
 
-// bindTool checks one bound remote tool and compiles its schemas.
-func (d *discovery) bindTool(tool *mcp.Tool, b *binding) (*boundTool, error) {
+// bindTool checks one bound remote tool and compiles its schemas, whose
+// sizes pageSize measured.
+func (d *discovery) bindTool(tool *mcp.Tool, b *binding, schemaSizes [2]int) (*boundTool, error) {
 	if jsUTF8Len(tool.Description) > d.limits.MaxDescriptionBytes {
 		return nil, fail(codeCatalogLimitExceeded)
 	}
 	// adapter.md §5: execution.taskSupport "required" would fail
 	// mcp_tool_unsupported, but go-sdk v1.8.0 drops it while decoding.
-	input, inputSnap, err := remoteContract(tool.InputSchema, d.limits, d.policy)
+	input, inputSnap, err := sizedRemoteContract(tool.InputSchema, schemaSizes[0], d.limits, d.policy)
 	if err != nil {
 		return nil, err
 	}
 	var output *Contract
 	var outputSnap map[string]any
 	if tool.OutputSchema != nil {
-		if output, outputSnap, err = remoteContract(tool.OutputSchema, d.limits, d.policy); err != nil {
+		output, outputSnap, err = sizedRemoteContract(tool.OutputSchema, schemaSizes[1], d.limits, d.policy)
+		if err != nil {
 			return nil, err
 		}
 	}
@@ -359,12 +365,22 @@ func (d *discovery) bindTool(tool *mcp.Tool, b *binding) (*boundTool, error) {
 // policy. It returns the compiled contract and the snapshot schema (the root
 // $schema kept as declared).
 func remoteContract(schema any, limits Limits, policy SchemaPolicy) (*Contract, map[string]any, error) {
+	size, err := jssize.Size(schema)
+	if err != nil {
+		return nil, nil, fail(codeSchemaUnsupported)
+	}
+	return sizedRemoteContract(schema, size, limits, policy)
+}
+
+// sizedRemoteContract is remoteContract for a schema whose jssize.Size is
+// already known.
+func sizedRemoteContract(schema any, size int, limits Limits, policy SchemaPolicy) (*Contract, map[string]any, error) {
 	root, ok := schema.(map[string]any)
 	if !ok {
 		return nil, nil, fail(codeSchemaUnsupported)
 	}
 	// adapter.md §5: the whole schema, declaration included, as compact JSON.
-	if n, err := jssize.Size(root); err != nil || n > limits.MaxSchemaBytes {
+	if size > limits.MaxSchemaBytes {
 		return nil, nil, fail(codeSchemaUnsupported)
 	}
 	declared, hasDialect := root[dialectKey]

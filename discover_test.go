@@ -525,7 +525,8 @@ func TestDiscover_InvalidHeaderToolDroppedByGoSDK(t *testing.T) {
 }
 
 // TestDiscover_PageSizeIsJSSize: the page size discovery charges, with the
-// schemas measured apart from the page, equals jssize.Size of the whole page
+// schemas measured apart from the page, equals jssize.Size of the whole page,
+// and each schema size it reuses equals jssize.Size of the schema,
 // for fixture tools, schema cases, a null schema, annotations, a null tool
 // and values JavaScript and Go spell differently.
 func TestDiscover_PageSizeIsJSSize(t *testing.T) {
@@ -550,8 +551,21 @@ func TestDiscover_PageSizeIsJSSize(t *testing.T) {
 	for i, page := range pages {
 		want, err := jssize.Size(page)
 		require.NoError(t, err)
-		got, err := purramcp.PageSize(page)
+		got, schemaSizes, err := purramcp.PageSize(page)
 		require.NoError(t, err)
 		assert.Equal(t, want, got, "page %d", i)
+		require.Len(t, schemaSizes, len(page.Tools), "page %d", i)
+		for j, tool := range page.Tools {
+			var wantSchemas [2]int
+			if tool != nil {
+				for k, schema := range []any{tool.InputSchema, tool.OutputSchema} {
+					if schema != nil {
+						wantSchemas[k], err = jssize.Size(schema)
+						require.NoError(t, err)
+					}
+				}
+			}
+			assert.Equal(t, wantSchemas, schemaSizes[j], "page %d, tool %d: schema sizes", i, j)
+		}
 	}
 }

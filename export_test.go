@@ -11,7 +11,8 @@ func MapCallError(ctx, callCtx context.Context, err error) error {
 }
 
 // PageSize and ResultSize expose how discovery and Run count a tools/list
-// page and a tools/call result, to check them against jssize.Size.
+// page (and each tool's input and output schema) and a tools/call result,
+// to check them against jssize.Size.
 var (
 	PageSize   = pageSize
 	ResultSize = resultSize
