@@ -174,3 +174,19 @@ func TestIdentityB1_Domain(t *testing.T) {
 		}
 	}
 }
+
+// TestProfileA10_DigestsConcurrent: digests are computed once, on first use,
+// and are the same from every goroutine (run under -race).
+func TestProfileA10_DigestsConcurrent(t *testing.T) {
+	c, err := purramcp.NewContract(purramcp.ContractOptions{SchemaID: "test", SchemaVersion: "1",
+		Schema: map[string]any{"type": "object"}})
+	require.NoError(t, err)
+	got := make(chan [2]string, 16)
+	for range 16 {
+		go func() { got <- [2]string{c.SchemaDigest(), c.ContractDigest()} }()
+	}
+	for range 16 {
+		assert.Equal(t, [2]string{"35d2b71e1c667ec7dde27eb339b795691b3d5f1582109fa87a51ce344dff98c0",
+			"2ad666543996b1de6330a21191357c38604d23dd32992b2dd5cd9723d525af5f"}, <-got)
+	}
+}

@@ -72,14 +72,11 @@ func (t *boundTool) envelopeOf(text []any, structured any) (Envelope, error) {
 		}
 		object = m
 	}
-	value, err := t.envelope.ValidateValue(map[string]any{"text": text, "structured": object})
+	// One snapshot serves the envelope and, when the tool has one, the output
+	// contract (structured is required then: null fails its root type).
+	value, err := t.envelope.validateWithMember(map[string]any{"text": text, "structured": object}, "structured", t.output)
 	if err != nil {
 		return Envelope{}, fail(codeResultInvalid)
-	}
-	if t.output != nil {
-		if _, err := t.output.ValidateValue(object); err != nil {
-			return Envelope{}, fail(codeResultInvalid)
-		}
 	}
 	return envelopeFromValue(value)
 }

@@ -2,6 +2,7 @@ package purramcp
 
 import (
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"purra.dev/purramcp/internal/identity"
@@ -95,8 +96,11 @@ type Contract struct {
 	limits            ContractLimits
 	schema            any // *strictjson.Object, the normalized snapshot (A5)
 	compiled          *profile.Schema
-	schemaDigest      string
-	contractDigest    string
+	// digests computes schemaDigest and contractDigest on first use: most
+	// contracts (output and envelope contracts of a catalog) never show them.
+	digests        sync.Once
+	schemaDigest   string
+	contractDigest string
 }
 
 // A ContractError reports why a contract could not be built or a value
@@ -158,8 +162,6 @@ func newContract(opts ContractOptions, popts profile.Options) (*Contract, error)
 	}
 	c := &Contract{id: opts.SchemaID, version: opts.SchemaVersion, mode: mode,
 		limits: limits, schema: schema, compiled: compiled}
-	c.schemaDigest = identity.Digest(schema)
-	c.contractDigest = c.identityDigest()
 	return c, nil
 }
 
@@ -219,11 +221,24 @@ func (c *Contract) Schema() map[string]any {
 // SchemaDigest returns the purra.json-identity/v1 digest of the normalized
 // schema (A10.1): equal for schemas that differ only in key order or number
 // spelling.
-func (c *Contract) SchemaDigest() string { return c.schemaDigest }
+func (c *Contract) SchemaDigest() string {
+	c.computeDigests()
+	return c.schemaDigest
+}
+
+func (c *Contract) computeDigests() {
+	c.digests.Do(func() {
+		c.schemaDigest = identity.Digest(c.schema)
+		c.contractDigest = c.identityDigest()
+	})
+}
 
 // ContractDigest returns the identity digest of the contract (A10.2): the
 // schema digest bound to the id, version, profile, mode and every limit.
-func (c *Contract) ContractDigest() string { return c.contractDigest }
+func (c *Contract) ContractDigest() string {
+	c.computeDigests()
+	return c.contractDigest
+}
 
 func (c *Contract) outputLimits() strictjson.Limits {
 	return strictjson.Limits{Depth: c.limits.OutputDepth, Nodes: c.limits.OutputNodes, Bytes: c.limits.OutputBytes}
@@ -257,13 +272,50 @@ func (c *Contract) ValidateValue(value any) (map[string]any, error) {
 	return c.check(v)
 }
 
-func (c *Contract) check(v any) (map[string]any, error) {
+// validateWithMember is ValidateValue(value) followed by
+// inner.ValidateValue(value[name]) with one snapshot: a member of a value
+// that fits c's output limits fits the same limits on its own, so when both
+// contracts share them the member's own snapshot could not fail. The two
+// contracts' errors are returned as ValidateValue would return them.
+func (c *Contract) validateWithMember(value map[string]any, name string, inner *Contract) (map[string]any, error) {
+	if inner == nil || inner.outputLimits() != c.outputLimits() {
+		out, err := c.ValidateValue(value)
+		if err == nil && inner != nil {
+			_, err = inner.ValidateValue(value[name])
+		}
+		if err != nil {
+			return nil, err
+		}
+		return out, nil
+	}
+	v, err := strictjson.Snapshot(value, c.outputLimits())
+	if err != nil {
+		return nil, contractError(CodeInvalidJSON, "value", "$")
+	}
+	if err := c.validate(v); err != nil {
+		return nil, err
+	}
+	member, _ := v.(*strictjson.Object).Get(name)
+	if err := inner.validate(member); err != nil {
+		return nil, err
+	}
+	return strictjson.ToGo(v).(map[string]any), nil
+}
+
+func (c *Contract) validate(v any) error {
 	violation, err := c.compiled.Validate(v, c.limits.ValidationSteps)
 	if err != nil {
-		return nil, contractError(CodeValidationLimitExceeded, "validation_steps", "$")
+		return contractError(CodeValidationLimitExceeded, "validation_steps", "$")
 	}
 	if violation != nil {
-		return nil, contractError(CodeSchemaMismatch, violation.Keyword, violation.Render())
+		return contractError(CodeSchemaMismatch, violation.Keyword, violation.Render())
+	}
+	return nil
+}
+
+func (c *Contract) check(v any) (map[string]any, error) {
+	if err := c.validate(v); err != nil {
+		return nil, err
 	}
 	return strictjson.ToGo(v).(map[string]any), nil
 }
