@@ -137,12 +137,12 @@ func DiscoverTools(ctx context.Context, session *mcp.ClientSession, serverID str
 	if err != nil {
 		return nil, err
 	}
-	d := &discovery{ctx: ctx, session: session, monitor: m, limits: limits, policy: opts.Policy, bound: bound,
-		seen: map[string]bool{}, cursors: map[string]bool{}, found: map[string]*boundTool{}}
+	d := &discovery{session: session, monitor: m, limits: limits, policy: opts.Policy, bound: bound,
+		found: map[string]*boundTool{}}
 	if err := d.preflight(); err != nil {
 		return nil, err
 	}
-	if err := d.pages(); err != nil {
+	if err := listPages(ctx, session, m, d.revision, limits, d.visit); err != nil {
 		return nil, err
 	}
 	return d.catalog(serverID)
@@ -177,19 +177,15 @@ func copyBindings(bindings map[string]ToolBinding, maxTools int) (map[string]*bi
 
 // discovery is the state of one DiscoverTools call.
 type discovery struct {
-	ctx        context.Context
-	session    *mcp.ClientSession
-	monitor    *CatalogMonitor
-	revision   uint64
-	protocol   string
-	limits     Limits
-	policy     SchemaPolicy
-	envelope   *Contract
-	bound      map[string]*binding
-	seen       map[string]bool // remote names on every page so far
-	cursors    map[string]bool
-	found      map[string]*boundTool
-	totalBytes int
+	session  *mcp.ClientSession
+	monitor  *CatalogMonitor
+	revision uint64
+	protocol string
+	limits   Limits
+	policy   SchemaPolicy
+	envelope *Contract
+	bound    map[string]*binding
+	found    map[string]*boundTool
 }
 
 // preflight runs adapter.md §3.4: monitor, version, tools capability and the
@@ -218,77 +214,82 @@ func (d *discovery) preflight() error {
 	return nil
 }
 
-// pages pages tools/list (adapter.md §3.5–§3.6).
-func (d *discovery) pages() error {
-	cursor := ""
-	for range d.limits.MaxPages {
-		if err := d.monitor.Check(d.revision); err != nil {
+// listPages pages tools/list (adapter.md §3.5–§3.6) for discovery and the
+// inspector alike. Before each page: the monitor check, then ctx (no request
+// once it has ended); after it: the monitor check again, the catalog byte and
+// tool totals, then each tool in order: a remote name seen before fails
+// mcp_name_conflict, else visit gets the tool and its schema sizes. An empty
+// cursor ends paging; an oversized or repeated one fails; so does running
+// out of pages. Pages may be shared with go-sdk's cache: read only.
+func listPages(ctx context.Context, session *mcp.ClientSession, m *CatalogMonitor, revision uint64,
+	lim Limits, visit func(tool *mcp.Tool, schemaSizes [2]int) error) error {
+	seen, cursors := map[string]bool{}, map[string]bool{}
+	total, cursor := 0, ""
+	for range lim.MaxPages {
+		if err := m.Check(revision); err != nil {
 			return err
 		}
-		if d.ctx.Err() != nil {
+		if ctx.Err() != nil {
 			return ErrCanceled // adapter.md §3.5: no request sent
 		}
-		result, err := bounded(d.ctx, d.limits.Timeout, func(ctx context.Context) (*mcp.ListToolsResult, error) {
+		result, err := bounded(ctx, lim.Timeout, func(ctx context.Context) (*mcp.ListToolsResult, error) {
 			// adapter.md §3.5: fresh params per request (go-sdk writes _meta into
 			// them); the first request carries none, so no cursor.
 			var params *mcp.ListToolsParams
 			if cursor != "" {
 				params = &mcp.ListToolsParams{Cursor: cursor}
 			}
-			return d.session.ListTools(ctx, params)
+			return session.ListTools(ctx, params)
 		})
 		if err != nil {
 			return err
 		}
-		if err := d.monitor.Check(d.revision); err != nil {
+		if err := m.Check(revision); err != nil {
 			return err
 		}
-		if err := d.readPage(result); err != nil {
-			return err
+		n, schemaSizes, err := pageSize(result)
+		total += n
+		if err != nil || total > lim.MaxCatalogBytes || len(seen)+len(result.Tools) > lim.MaxTools {
+			return fail(codeCatalogLimitExceeded)
+		}
+		for i, tool := range result.Tools {
+			if tool == nil {
+				continue // unreachable: go-sdk drops null tools
+			}
+			if seen[tool.Name] {
+				return fail(codeNameConflict)
+			}
+			seen[tool.Name] = true
+			if err := visit(tool, schemaSizes[i]); err != nil {
+				return err
+			}
 		}
 		next := result.NextCursor
 		if next == "" {
 			return nil
 		}
 		// adapter.md §3.6: an oversized or repeated cursor fails.
-		if len(next) > maxCursorBytes || d.cursors[next] {
+		if len(next) > maxCursorBytes || cursors[next] {
 			return fail(codePaginationInvalid)
 		}
-		d.cursors[next] = true
+		cursors[next] = true
 		cursor = next
 	}
 	return fail(codeCatalogLimitExceeded) // adapter.md §3.6: pages exhausted
 }
 
-// readPage charges one page against the catalog limits and compiles the
-// bound tools on it. result may be shared with go-sdk's cache: read only.
-func (d *discovery) readPage(result *mcp.ListToolsResult) error {
-	n, schemaSizes, err := pageSize(result)
+// visit compiles a bound tool as it is listed; unbound tools are never
+// compiled and never widen anything.
+func (d *discovery) visit(tool *mcp.Tool, schemaSizes [2]int) error {
+	b, ok := d.bound[tool.Name]
+	if !ok {
+		return nil
+	}
+	t, err := d.bindTool(tool, b, schemaSizes)
 	if err != nil {
-		return fail(codeCatalogLimitExceeded)
+		return err
 	}
-	d.totalBytes += n
-	if d.totalBytes > d.limits.MaxCatalogBytes || len(d.seen)+len(result.Tools) > d.limits.MaxTools {
-		return fail(codeCatalogLimitExceeded)
-	}
-	for i, tool := range result.Tools {
-		if tool == nil {
-			continue // unreachable: go-sdk drops null tools
-		}
-		if d.seen[tool.Name] {
-			return fail(codeNameConflict)
-		}
-		d.seen[tool.Name] = true
-		b, ok := d.bound[tool.Name]
-		if !ok {
-			continue // unbound: never compiled, never widens anything
-		}
-		t, err := d.bindTool(tool, b, schemaSizes[i])
-		if err != nil {
-			return err
-		}
-		d.found[tool.Name] = t
-	}
+	d.found[tool.Name] = t
 	return nil
 }
 

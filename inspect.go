@@ -183,13 +183,13 @@ func InspectCatalog(ctx context.Context, session *mcp.ClientSession, serverID st
 	if err != nil || session == nil || opts.Monitor == nil {
 		return nil, fail(codeBindingInvalid)
 	}
-	if err := opts.Monitor.Check(opts.Monitor.Revision()); err != nil {
+	var tools []*mcp.Tool
+	collect := func(tool *mcp.Tool, _ [2]int) error { tools = append(tools, tool); return nil }
+	revision := opts.Monitor.Revision()
+	if err := listPages(ctx, session, opts.Monitor, revision, lim, collect); err != nil {
 		return nil, err
 	}
-	tools, err := listAll(ctx, session, lim)
-	if err != nil {
-		return nil, err
-	}
+	slices.SortFunc(tools, func(a, b *mcp.Tool) int { return strings.Compare(a.Name, b.Name) })
 	report := &CatalogReport{ProtocolVersion: opts.Monitor.ProtocolVersion(), Bindings: map[string]ToolBinding{}}
 	used := map[string]bool{}
 	for _, tool := range tools {
@@ -211,54 +211,6 @@ func InspectCatalog(ctx context.Context, session *mcp.ClientSession, serverID st
 	}
 	report.RevisionDigest = catalog.Snapshot().RevisionDigest
 	return report, nil
-}
-
-// listAll pages tools/list under the discovery rules and returns the tools
-// sorted by name. The tools may be shared with go-sdk's cache: read only.
-func listAll(ctx context.Context, session *mcp.ClientSession, lim Limits) ([]*mcp.Tool, error) {
-	var tools []*mcp.Tool
-	seen, cursors := map[string]bool{}, map[string]bool{}
-	total, cursor := 0, ""
-	for range lim.MaxPages {
-		if ctx.Err() != nil {
-			return nil, ErrCanceled
-		}
-		page, err := bounded(ctx, lim.Timeout, func(ctx context.Context) (*mcp.ListToolsResult, error) {
-			var params *mcp.ListToolsParams
-			if cursor != "" {
-				params = &mcp.ListToolsParams{Cursor: cursor}
-			}
-			return session.ListTools(ctx, params)
-		})
-		if err != nil {
-			return nil, err
-		}
-		n, err := jssize.Size(page)
-		total += n
-		if err != nil || total > lim.MaxCatalogBytes || len(seen)+len(page.Tools) > lim.MaxTools {
-			return nil, fail(codeCatalogLimitExceeded)
-		}
-		for _, tool := range page.Tools {
-			if tool == nil {
-				continue
-			}
-			if seen[tool.Name] {
-				return nil, fail(codeNameConflict)
-			}
-			seen[tool.Name] = true
-			tools = append(tools, tool)
-		}
-		if page.NextCursor == "" {
-			slices.SortFunc(tools, func(a, b *mcp.Tool) int { return strings.Compare(a.Name, b.Name) })
-			return tools, nil
-		}
-		if len(page.NextCursor) > maxCursorBytes || cursors[page.NextCursor] {
-			return nil, fail(codePaginationInvalid)
-		}
-		cursors[page.NextCursor] = true
-		cursor = page.NextCursor
-	}
-	return nil, fail(codeCatalogLimitExceeded)
 }
 
 // defaultBinding binds tool to a local name derived from its remote name:
