@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"purra.dev/purramcp/internal/jssize"
+	"purra.dev/purramcp/internal/strictjson"
 )
 
 // Schema identity of every remote contract and the one root dialect the
@@ -96,15 +97,20 @@ type binding struct {
 
 // boundTool is everything one registration needs.
 type boundTool struct {
-	binding  binding
-	entry    ToolEntry
-	input    *Contract
-	output   *Contract // nil when the tool has no output schema
-	envelope *Contract
-	session  *mcp.ClientSession
-	limits   Limits
-	monitor  *CatalogMonitor
-	revision uint64
+	binding binding
+	// entry is the snapshot entry without its schemas, which are kept as the
+	// contracts' immutable snapshots (inputSnap, outputSnap; the root $schema
+	// re-added) and copied out only by Catalog.Snapshot.
+	entry      ToolEntry
+	inputSnap  *strictjson.Object
+	outputSnap *strictjson.Object // nil when the tool has no output schema
+	input      *Contract
+	output     *Contract // nil when the tool has no output schema
+	envelope   *Contract
+	session    *mcp.ClientSession
+	limits     Limits
+	monitor    *CatalogMonitor
+	revision   uint64
 }
 
 // DiscoverTools lists the session's tools page by page and binds the tools
@@ -345,7 +351,7 @@ func (d *discovery) bindTool(tool *mcp.Tool, b *binding, schemaSizes [2]int) (*b
 		return nil, err
 	}
 	var output *Contract
-	var outputSnap map[string]any
+	var outputSnap *strictjson.Object
 	if tool.OutputSchema != nil {
 		output, outputSnap, err = sizedRemoteContract(tool.OutputSchema, schemaSizes[1], d.limits, d.policy)
 		if err != nil {
@@ -355,8 +361,8 @@ func (d *discovery) bindTool(tool *mcp.Tool, b *binding, schemaSizes [2]int) (*b
 	return &boundTool{
 		binding: *b,
 		entry: ToolEntry{RemoteName: tool.Name, LocalName: b.local, Description: tool.Description,
-			InputSchema: inputSnap, OutputSchema: outputSnap, Policy: b.policy,
-			ConcurrencySafe: b.concurrencySafe},
+			Policy: b.policy, ConcurrencySafe: b.concurrencySafe},
+		inputSnap: inputSnap, outputSnap: outputSnap,
 		input: input, output: output, envelope: d.envelope, session: d.session,
 		limits: d.limits, monitor: d.monitor, revision: d.revision,
 	}, nil
@@ -364,8 +370,8 @@ func (d *discovery) bindTool(tool *mcp.Tool, b *binding, schemaSizes [2]int) (*b
 
 // remoteContract applies adapter.md §5 to one remote schema, widened by
 // policy. It returns the compiled contract and the snapshot schema (the root
-// $schema kept as declared).
-func remoteContract(schema any, limits Limits, policy SchemaPolicy) (*Contract, map[string]any, error) {
+// $schema kept as declared), which shares nothing with schema or go-sdk.
+func remoteContract(schema any, limits Limits, policy SchemaPolicy) (*Contract, *strictjson.Object, error) {
 	size, err := jssize.Size(schema)
 	if err != nil {
 		return nil, nil, fail(codeSchemaUnsupported)
@@ -375,7 +381,7 @@ func remoteContract(schema any, limits Limits, policy SchemaPolicy) (*Contract, 
 
 // sizedRemoteContract is remoteContract for a schema whose jssize.Size is
 // already known.
-func sizedRemoteContract(schema any, size int, limits Limits, policy SchemaPolicy) (*Contract, map[string]any, error) {
+func sizedRemoteContract(schema any, size int, limits Limits, policy SchemaPolicy) (*Contract, *strictjson.Object, error) {
 	root, ok := schema.(map[string]any)
 	if !ok {
 		return nil, nil, fail(codeSchemaUnsupported)
@@ -398,9 +404,11 @@ func sizedRemoteContract(schema any, size int, limits Limits, policy SchemaPolic
 	if err != nil {
 		return nil, nil, err
 	}
-	snap := c.Schema()
+	snap := c.schema.(*strictjson.Object) // immutable; copied out only by Catalog.Snapshot
 	if hasDialect {
-		snap[dialectKey] = declared // a string acceptsDialect admitted
+		members := maps.Clone(snap.Members) // a string acceptsDialect admitted
+		members[dialectKey] = declared
+		snap = &strictjson.Object{Keys: append(slices.Clone(snap.Keys), dialectKey), Members: members}
 	}
 	return c, snap, nil
 }
@@ -429,7 +437,7 @@ func (d *discovery) catalog(serverID string) (*Catalog, error) {
 	identityEntries := make([]any, len(tools))
 	for i, t := range tools {
 		entries[i] = t.entry
-		identityEntries[i] = entryIdentity(t.entry)
+		identityEntries[i] = t.identity()
 	}
 	digest, err := IdentityDigest(map[string]any{"schemaVersion": snapshotVersion, "serverId": serverID,
 		"protocolVersion": d.protocol, "entries": identityEntries})
@@ -446,15 +454,17 @@ func (d *discovery) catalog(serverID string) (*Catalog, error) {
 	}, nil
 }
 
-// entryIdentity is the identity object of one entry (adapter.md §7).
-func entryIdentity(e ToolEntry) map[string]any {
+// identity is the identity object of one entry (adapter.md §7). The schemas
+// are the contracts' own snapshots, hashed without copying them out.
+func (t *boundTool) identity() map[string]any {
+	e := t.entry
 	var output any // an absent output schema is null, never {}
-	if e.OutputSchema != nil {
-		output = e.OutputSchema
+	if t.outputSnap != nil {
+		output = t.outputSnap
 	}
 	return map[string]any{
 		"remoteName": e.RemoteName, "localName": e.LocalName, "description": e.Description,
-		"inputSchema": e.InputSchema, "outputSchema": output,
+		"inputSchema": t.inputSnap, "outputSchema": output,
 		"policy":          map[string]any{"mode": e.Policy.Mode, "title": e.Policy.Title, "riskLevel": e.Policy.RiskLevel},
 		"concurrencySafe": e.ConcurrencySafe,
 	}
@@ -466,8 +476,11 @@ func (c *Catalog) Snapshot() Snapshot {
 	s := c.snapshot
 	s.Entries = make([]ToolEntry, len(c.snapshot.Entries))
 	for i, e := range c.snapshot.Entries {
-		e.InputSchema = cloneObject(e.InputSchema)
-		e.OutputSchema = cloneObject(e.OutputSchema)
+		t := c.tools[i] // the same order: both sorted by local name
+		e.InputSchema = strictjson.ToGo(t.inputSnap).(map[string]any)
+		if t.outputSnap != nil {
+			e.OutputSchema = strictjson.ToGo(t.outputSnap).(map[string]any)
+		}
 		s.Entries[i] = e
 	}
 	return s
