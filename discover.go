@@ -214,7 +214,7 @@ func (d *discovery) preflight() error {
 	}
 	envelope, err := newRemoteContract(map[string]any{"type": "object"}, d.limits, SchemaPolicy{})
 	if err != nil {
-		return err
+		return fail(codeSchemaUnsupported) // unreachable: {"type":"object"} fits every limit
 	}
 	d.envelope = envelope
 	return nil
@@ -348,14 +348,14 @@ func (d *discovery) bindTool(tool *mcp.Tool, b *binding, schemaSizes [2]int) (*b
 	// mcp_tool_unsupported, but go-sdk v1.8.0 drops it while decoding.
 	input, inputSnap, err := sizedRemoteContract(tool.InputSchema, schemaSizes[0], d.limits, d.policy)
 	if err != nil {
-		return nil, err
+		return nil, fail(codeSchemaUnsupported)
 	}
 	var output *Contract
 	var outputSnap *strictjson.Object
 	if tool.OutputSchema != nil {
 		output, outputSnap, err = sizedRemoteContract(tool.OutputSchema, schemaSizes[1], d.limits, d.policy)
 		if err != nil {
-			return nil, err
+			return nil, fail(codeSchemaUnsupported)
 		}
 	}
 	return &boundTool{
@@ -368,13 +368,22 @@ func (d *discovery) bindTool(tool *mcp.Tool, b *binding, schemaSizes [2]int) (*b
 	}, nil
 }
 
+// A schemaFault says where a remote schema fails adapter.md §5: Path is the
+// JSON path of the failing node and Keyword the failing keyword, or the name
+// of the limit. Discovery reports every fault as mcp_schema_unsupported; only
+// the inspector shows where.
+type schemaFault struct{ path, keyword string }
+
+func (f *schemaFault) Error() string { return "purramcp: remote schema unsupported" }
+
 // remoteContract applies adapter.md §5 to one remote schema, widened by
 // policy. It returns the compiled contract and the snapshot schema (the root
-// $schema kept as declared), which shares nothing with schema or go-sdk.
+// $schema kept as declared), which shares nothing with schema or go-sdk, or
+// a *schemaFault.
 func remoteContract(schema any, limits Limits, policy SchemaPolicy) (*Contract, *strictjson.Object, error) {
 	size, err := jssize.Size(schema)
 	if err != nil {
-		return nil, nil, fail(codeSchemaUnsupported)
+		return nil, nil, &schemaFault{"$", "schema"}
 	}
 	return sizedRemoteContract(schema, size, limits, policy)
 }
@@ -384,15 +393,15 @@ func remoteContract(schema any, limits Limits, policy SchemaPolicy) (*Contract, 
 func sizedRemoteContract(schema any, size int, limits Limits, policy SchemaPolicy) (*Contract, *strictjson.Object, error) {
 	root, ok := schema.(map[string]any)
 	if !ok {
-		return nil, nil, fail(codeSchemaUnsupported)
+		return nil, nil, &schemaFault{"$", "schema"}
 	}
 	// adapter.md §5: the whole schema, declaration included, as compact JSON.
 	if size > limits.MaxSchemaBytes {
-		return nil, nil, fail(codeSchemaUnsupported)
+		return nil, nil, &schemaFault{"$", "MaxSchemaBytes"}
 	}
 	declared, hasDialect := root[dialectKey]
 	if hasDialect && !policy.acceptsDialect(declared) {
-		return nil, nil, fail(codeSchemaUnsupported)
+		return nil, nil, &schemaFault{"$", dialectKey}
 	}
 	body := make(map[string]any, len(root))
 	for k, v := range root {
@@ -413,14 +422,17 @@ func sizedRemoteContract(schema any, size int, limits Limits, policy SchemaPolic
 	return c, snap, nil
 }
 
-// newRemoteContract compiles schema under the adapter's limits; any rejection
-// is [ErrSchemaUnsupported]. NewContract copies schema and never modifies it.
+// newRemoteContract compiles schema under the adapter's limits; a rejection
+// is a *schemaFault located by the profile's SchemaError, or at "$" when the
+// schema is outside the JSON domain or the schema limits. newContract copies
+// schema and never modifies it.
 func newRemoteContract(schema map[string]any, limits Limits, policy SchemaPolicy) (*Contract, error) {
 	c, err := newContract(ContractOptions{SchemaID: remoteSchemaID, SchemaVersion: remoteSchemaVersion,
 		Schema: schema, Limits: ContractLimits{SchemaBytes: limits.MaxSchemaBytes, OutputBytes: limits.MaxResultBytes}},
 		policy.profile())
 	if err != nil {
-		return nil, fail(codeSchemaUnsupported)
+		path, keyword := err.location()
+		return nil, &schemaFault{path, keyword}
 	}
 	return c, nil
 }

@@ -190,3 +190,19 @@ func TestProfileA10_DigestsConcurrent(t *testing.T) {
 			"2ad666543996b1de6330a21191357c38604d23dd32992b2dd5cd9723d525af5f"}, <-got)
 	}
 }
+
+// TestProfileA9_NewContractErrorType: NewContract fails with a plain
+// *ContractError, never a wrapper that could carry more.
+func TestProfileA9_NewContractErrorType(t *testing.T) {
+	for _, schema := range []any{map[string]any{"type": "object", "pattern": "x"}, map[string]any{}, math.NaN()} {
+		c, err := purramcp.NewContract(purramcp.ContractOptions{SchemaID: "s", SchemaVersion: "1", Schema: schema})
+		assert.Nil(t, c)
+		ce, ok := err.(*purramcp.ContractError)
+		require.True(t, ok, "%T for %v", err, schema)
+		assert.Equal(t, purramcp.ContractError{Code: "structured_output_schema_invalid", Path: "$", Keyword: "schema"}, *ce)
+	}
+	_, err := purramcp.NewContract(purramcp.ContractOptions{SchemaID: "s", SchemaVersion: "1",
+		Schema: map[string]any{"type": "object"}, Mode: "auto"})
+	_, ok := err.(*purramcp.ContractError)
+	assert.True(t, ok, "%T", err)
+}

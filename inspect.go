@@ -3,7 +3,6 @@ package purramcp
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"slices"
 	"strconv"
 	"strings"
@@ -11,8 +10,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"purra.dev/purramcp/internal/jssize"
-	"purra.dev/purramcp/internal/profile"
-	"purra.dev/purramcp/internal/strictjson"
 )
 
 // A ToolReport says whether one remote tool could be bound under
@@ -116,45 +113,15 @@ func (r *ToolReport) reject(code, schema, path, keyword string) {
 	r.Bindable, r.Code, r.Schema, r.Path, r.Keyword = false, code, schema, path, keyword
 }
 
-// checkSchema runs remoteContract and, when it rejects, explains why.
+// checkSchema runs remoteContract and, when it rejects, records where.
 func (r *ToolReport) checkSchema(which string, schema any, lim Limits, policy SchemaPolicy) bool {
-	if _, _, err := remoteContract(schema, lim, policy); err == nil {
+	_, _, err := remoteContract(schema, lim, policy)
+	if err == nil {
 		return true
 	}
-	path, keyword := explainSchema(schema, lim, policy)
-	r.reject(codeSchemaUnsupported, which, path, keyword)
+	f := err.(*schemaFault) // remoteContract fails only with a fault
+	r.reject(codeSchemaUnsupported, which, f.path, f.keyword)
 	return false
-}
-
-// explainSchema replays adapter.md §5 on a schema remoteContract rejected
-// and returns where it fails.
-func explainSchema(schema any, lim Limits, policy SchemaPolicy) (path, keyword string) {
-	root, ok := schema.(map[string]any)
-	if !ok {
-		return "$", "schema"
-	}
-	if n, err := jssize.Size(root); err != nil || n > lim.MaxSchemaBytes {
-		return "$", "MaxSchemaBytes"
-	}
-	if d, has := root[dialectKey]; has && !policy.acceptsDialect(d) {
-		return "$", dialectKey
-	}
-	body := make(map[string]any, len(root))
-	for k, v := range root {
-		if k != dialectKey {
-			body[k] = v
-		}
-	}
-	snap, err := strictjson.Snapshot(body, strictjson.Limits{
-		Depth: defaultContractLimits[2], Nodes: defaultContractLimits[4], Bytes: lim.MaxSchemaBytes})
-	if err != nil {
-		return "$", "schema" // outside the JSON domain or the schema limits
-	}
-	var se *profile.SchemaError
-	if _, err := profile.CompileWith(snap, policy.profile()); errors.As(err, &se) {
-		return se.Path, se.Keyword
-	}
-	return "$", "schema" // unreachable: remoteContract and this replay agree
 }
 
 // A CatalogReport is what InspectCatalog found on a server.

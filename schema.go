@@ -1,6 +1,7 @@
 package purramcp
 
 import (
+	"errors"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -131,34 +132,57 @@ var errSchemaInvalid = contractError(CodeSchemaInvalid, "schema", "$")
 // CodeSchemaInvalid (keyword "schema") or, for an unknown mode only,
 // CodeModeUnsupported (keyword "mode").
 func NewContract(opts ContractOptions) (*Contract, error) {
-	return newContract(opts, profile.Options{})
+	c, err := newContract(opts, profile.Options{})
+	if err != nil {
+		return nil, err.ContractError
+	}
+	return c, nil
+}
+
+// contractFailure is a ContractError with, for a schema the profile rejects,
+// the *profile.SchemaError that locates it. Only the adapter's inspector reads
+// the cause; NewContract returns the ContractError alone.
+type contractFailure struct {
+	*ContractError
+	cause error
+}
+
+// location returns the path and keyword the profile names for a rejected
+// schema, or "$" and "schema" when the failure is elsewhere (the JSON
+// domain, a limit, an identity string).
+func (f *contractFailure) location() (path, keyword string) {
+	var se *profile.SchemaError
+	if errors.As(f.cause, &se) {
+		return se.Path, se.Keyword
+	}
+	return "$", "schema"
 }
 
 // newContract is NewContract with the profile widened by popts; only
 // discovery under an explicit SchemaPolicy passes anything but the zero value.
-func newContract(opts ContractOptions, popts profile.Options) (*Contract, error) {
+func newContract(opts ContractOptions, popts profile.Options) (*Contract, *contractFailure) {
 	if !validIdentityString(opts.SchemaID) || !validIdentityString(opts.SchemaVersion) {
-		return nil, fresh(errSchemaInvalid)
+		return nil, &contractFailure{ContractError: fresh(errSchemaInvalid)}
 	}
 	limits, ok := opts.Limits.resolve()
 	if !ok {
-		return nil, fresh(errSchemaInvalid)
+		return nil, &contractFailure{ContractError: fresh(errSchemaInvalid)}
 	}
 	schema, err := strictjson.Snapshot(opts.Schema, strictjson.Limits{
 		Depth: limits.SchemaDepth, Nodes: limits.SchemaNodes, Bytes: limits.SchemaBytes})
 	if err != nil {
-		return nil, fresh(errSchemaInvalid)
+		return nil, &contractFailure{ContractError: fresh(errSchemaInvalid), cause: err}
 	}
 	compiled, err := profile.CompileWith(schema, popts)
 	if err != nil {
-		return nil, fresh(errSchemaInvalid)
+		return nil, &contractFailure{ContractError: fresh(errSchemaInvalid), cause: err}
 	}
 	mode := opts.Mode
 	if mode == "" {
 		mode = ModeLocal
 	}
 	if mode != ModeLocal && mode != ModeNativeRequired {
-		return nil, contractError(CodeModeUnsupported, "mode", "$")
+		return nil, &contractFailure{ContractError: contractError(CodeModeUnsupported, "mode", "$")}
 	}
 	c := &Contract{id: opts.SchemaID, version: opts.SchemaVersion, mode: mode,
 		limits: limits, schema: schema, compiled: compiled}
