@@ -137,7 +137,7 @@ func DiscoverTools(ctx context.Context, session *mcp.ClientSession, serverID str
 	m := opts.Monitor
 	if session == nil || m == nil || !remoteNamePattern.MatchString(serverID) || bindings == nil ||
 		m.attachedElsewhere(session) {
-		return nil, fail(codeBindingInvalid)
+		return nil, fail(CodeBindingInvalid)
 	}
 	bound, err := copyBindings(bindings, limits.MaxTools)
 	if err != nil {
@@ -165,10 +165,10 @@ func copyBindings(bindings map[string]ToolBinding, maxTools int) (map[string]*bi
 		if !remoteNamePattern.MatchString(remote) || !localNamePattern.MatchString(b.LocalName) ||
 			b.Policy.Mode != "read" || (b.Policy.RiskLevel != "" && b.Policy.RiskLevel != "read") ||
 			title == "" || !utf8.ValidString(title) || b.Scope == nil {
-			return nil, fail(codeBindingInvalid)
+			return nil, fail(CodeBindingInvalid)
 		}
 		if locals[b.LocalName] {
-			return nil, fail(codeNameConflict)
+			return nil, fail(CodeNameConflict)
 		}
 		locals[b.LocalName] = true
 		bound[remote] = &binding{remote: remote, local: b.LocalName, scope: b.Scope,
@@ -176,7 +176,7 @@ func copyBindings(bindings map[string]ToolBinding, maxTools int) (map[string]*bi
 			concurrencySafe: b.ConcurrencySafe}
 	}
 	if len(bound) == 0 || len(bound) > maxTools {
-		return nil, fail(codeBindingInvalid)
+		return nil, fail(CodeBindingInvalid)
 	}
 	return bound, nil
 }
@@ -204,17 +204,17 @@ func (d *discovery) preflight() error {
 	d.protocol = d.monitor.ProtocolVersion()
 	init := d.session.InitializeResult()
 	if init == nil {
-		return fail(codeNotInitialized) // unreachable after a successful Connect
+		return fail(CodeNotInitialized) // unreachable after a successful Connect
 	}
 	if init.ProtocolVersion != d.protocol {
-		return fail(codeProtocolConflict)
+		return fail(CodeProtocolConflict)
 	}
 	if init.Capabilities == nil || init.Capabilities.Tools == nil {
-		return fail(codeToolsUnavailable)
+		return fail(CodeToolsUnavailable)
 	}
 	envelope, err := newRemoteContract(map[string]any{"type": "object"}, d.limits, SchemaPolicy{})
 	if err != nil {
-		return fail(codeSchemaUnsupported) // unreachable: {"type":"object"} fits every limit
+		return fail(CodeSchemaUnsupported) // unreachable: {"type":"object"} fits every limit
 	}
 	d.envelope = envelope
 	return nil
@@ -256,14 +256,14 @@ func listPages(ctx context.Context, session *mcp.ClientSession, m *CatalogMonito
 		n, schemaSizes, err := pageSize(result)
 		total += n
 		if err != nil || total > lim.MaxCatalogBytes || len(seen)+len(result.Tools) > lim.MaxTools {
-			return fail(codeCatalogLimitExceeded)
+			return fail(CodeCatalogLimitExceeded)
 		}
 		for i, tool := range result.Tools {
 			if tool == nil {
 				continue // unreachable: go-sdk drops null tools
 			}
 			if seen[tool.Name] {
-				return fail(codeNameConflict)
+				return fail(CodeNameConflict)
 			}
 			seen[tool.Name] = true
 			if err := visit(tool, schemaSizes[i]); err != nil {
@@ -276,12 +276,12 @@ func listPages(ctx context.Context, session *mcp.ClientSession, m *CatalogMonito
 		}
 		// adapter.md §3.6: an oversized or repeated cursor fails.
 		if len(next) > maxCursorBytes || cursors[next] {
-			return fail(codePaginationInvalid)
+			return fail(CodePaginationInvalid)
 		}
 		cursors[next] = true
 		cursor = next
 	}
-	return fail(codeCatalogLimitExceeded) // adapter.md §3.6: pages exhausted
+	return fail(CodeCatalogLimitExceeded) // adapter.md §3.6: pages exhausted
 }
 
 // visit compiles a bound tool as it is listed; unbound tools are never
@@ -342,20 +342,20 @@ func pageSize(result *mcp.ListToolsResult) (int, [][2]int, error) {
 // sizes pageSize measured.
 func (d *discovery) bindTool(tool *mcp.Tool, b *binding, schemaSizes [2]int) (*boundTool, error) {
 	if jsUTF8Len(tool.Description) > d.limits.MaxDescriptionBytes {
-		return nil, fail(codeCatalogLimitExceeded)
+		return nil, fail(CodeCatalogLimitExceeded)
 	}
 	// adapter.md §5: execution.taskSupport "required" would fail
 	// mcp_tool_unsupported, but go-sdk v1.8.0 drops it while decoding.
 	input, inputSnap, err := sizedRemoteContract(tool.InputSchema, schemaSizes[0], d.limits, d.policy)
 	if err != nil {
-		return nil, fail(codeSchemaUnsupported)
+		return nil, fail(CodeSchemaUnsupported)
 	}
 	var output *Contract
 	var outputSnap *strictjson.Object
 	if tool.OutputSchema != nil {
 		output, outputSnap, err = sizedRemoteContract(tool.OutputSchema, schemaSizes[1], d.limits, d.policy)
 		if err != nil {
-			return nil, fail(codeSchemaUnsupported)
+			return nil, fail(CodeSchemaUnsupported)
 		}
 	}
 	return &boundTool{
@@ -440,7 +440,7 @@ func newRemoteContract(schema map[string]any, limits Limits, policy SchemaPolicy
 // catalog runs adapter.md §3.7–§3.8 and builds the Catalog.
 func (d *discovery) catalog(serverID string) (*Catalog, error) {
 	if len(d.found) != len(d.bound) {
-		return nil, fail(codeBindingMissing)
+		return nil, fail(CodeBindingMissing)
 	}
 	tools := slices.SortedFunc(maps.Values(d.found), func(a, b *boundTool) int {
 		return strings.Compare(a.entry.LocalName, b.entry.LocalName)
@@ -454,7 +454,7 @@ func (d *discovery) catalog(serverID string) (*Catalog, error) {
 	digest, err := IdentityDigest(map[string]any{"schemaVersion": snapshotVersion, "serverId": serverID,
 		"protocolVersion": d.protocol, "entries": identityEntries})
 	if err != nil {
-		return nil, fail(codeCatalogLimitExceeded)
+		return nil, fail(CodeCatalogLimitExceeded)
 	}
 	if err := d.monitor.Check(d.revision); err != nil {
 		return nil, err

@@ -5,80 +5,106 @@ import (
 	"errors"
 )
 
-// Error codes, one per failure the adapter reports (adapter.md §3, §4, §6).
-// Each has an exported sentinel below; style.md N2 keeps them in one sorted block.
+// Error codes, one per failure the adapter reports. Each is the Code of the
+// [*Error] values that match its sentinel below, and the ErrorCode of a
+// [ToolResult] that failed with it. They are part of the API: a code never
+// changes meaning and never carries remote text.
 const (
-	codeBindingInvalid       = "mcp_binding_invalid"
-	codeBindingMissing       = "mcp_binding_missing"
-	codeCatalogLimitExceeded = "mcp_catalog_limit_exceeded"
-	codeCatalogStale         = "mcp_catalog_stale"
-	codeConnectionClosed     = "mcp_connection_closed"
-	codeInvalidArguments     = "mcp_invalid_arguments"
-	codeNameConflict         = "mcp_name_conflict"
-	codeNotInitialized       = "mcp_not_initialized"
-	codePaginationInvalid    = "mcp_pagination_invalid"
-	codeProtocolConflict     = "mcp_protocol_conflict"
-	codeProtocolError        = "mcp_protocol_error"
-	codeProtocolUnsupported  = "mcp_protocol_unsupported"
-	codeResultInvalid        = "mcp_result_invalid"
-	codeResultTooLarge       = "mcp_result_too_large"
-	codeResultUnsupported    = "mcp_result_unsupported"
-	codeSchemaUnsupported    = "mcp_schema_unsupported"
-	codeScopeDenied          = "mcp_scope_denied"
-	codeTimeout              = "mcp_timeout"
-	codeToolError            = "mcp_tool_error"
-	codeToolUnsupported      = "mcp_tool_unsupported"
-	codeToolsUnavailable     = "mcp_tools_unavailable"
-	codeTransportError       = "mcp_transport_error"
+	// CodeBindingInvalid is the code of [ErrBindingInvalid].
+	CodeBindingInvalid = "mcp_binding_invalid"
+	// CodeBindingMissing is the code of [ErrBindingMissing].
+	CodeBindingMissing = "mcp_binding_missing"
+	// CodeCatalogLimitExceeded is the code of [ErrCatalogLimitExceeded].
+	CodeCatalogLimitExceeded = "mcp_catalog_limit_exceeded"
+	// CodeCatalogStale is the code of [ErrCatalogStale].
+	CodeCatalogStale = "mcp_catalog_stale"
+	// CodeConnectionClosed is the code of [ErrConnectionClosed].
+	CodeConnectionClosed = "mcp_connection_closed"
+	// CodeInvalidArguments is the code of [ErrInvalidArguments].
+	CodeInvalidArguments = "mcp_invalid_arguments"
+	// CodeNameConflict is the code of [ErrNameConflict].
+	CodeNameConflict = "mcp_name_conflict"
+	// CodeNotInitialized is the code of [ErrNotInitialized].
+	CodeNotInitialized = "mcp_not_initialized"
+	// CodePaginationInvalid is the code of [ErrPaginationInvalid].
+	CodePaginationInvalid = "mcp_pagination_invalid"
+	// CodeProtocolConflict is the code of [ErrProtocolConflict].
+	CodeProtocolConflict = "mcp_protocol_conflict"
+	// CodeProtocolError is the code of [ErrProtocolError].
+	CodeProtocolError = "mcp_protocol_error"
+	// CodeProtocolUnsupported is the code of [ErrProtocolUnsupported].
+	CodeProtocolUnsupported = "mcp_protocol_unsupported"
+	// CodeResultInvalid is the code of [ErrResultInvalid].
+	CodeResultInvalid = "mcp_result_invalid"
+	// CodeResultTooLarge is the code of [ErrResultTooLarge].
+	CodeResultTooLarge = "mcp_result_too_large"
+	// CodeResultUnsupported is the code of [ErrResultUnsupported].
+	CodeResultUnsupported = "mcp_result_unsupported"
+	// CodeSchemaUnsupported is the code of [ErrSchemaUnsupported].
+	CodeSchemaUnsupported = "mcp_schema_unsupported"
+	// CodeScopeDenied is the code of [ErrScopeDenied].
+	CodeScopeDenied = "mcp_scope_denied"
+	// CodeTimeout is the code of [ErrTimeout].
+	CodeTimeout = "mcp_timeout"
+	// CodeToolError is the code of [ErrToolError].
+	CodeToolError = "mcp_tool_error"
+	// CodeToolUnsupported is the code of [ErrToolUnsupported].
+	CodeToolUnsupported = "mcp_tool_unsupported"
+	// CodeToolsUnavailable is the code of [ErrToolsUnavailable].
+	CodeToolsUnavailable = "mcp_tools_unavailable"
+	// CodeTransportError is the code of [ErrTransportError].
+	CodeTransportError = "mcp_transport_error"
 )
 
-// Sentinels, one per code. Compare with errors.Is: any *Error with the same
-// code matches, so the adapter returns fresh values and never these pointers.
+// Sentinels, one per code. Compare with errors.Is: any [*Error] with the same
+// code matches. A sentinel is not an *Error and has no field to change, so no
+// importer can make it match another code; the adapter returns fresh *Error
+// values and never a sentinel itself.
 var (
 	// ErrBindingInvalid reports invalid limits, options, server id or bindings.
-	ErrBindingInvalid = &Error{Code: codeBindingInvalid}
+	ErrBindingInvalid error = sentinel(CodeBindingInvalid)
 	// ErrBindingMissing reports a bound remote tool the server never listed.
-	ErrBindingMissing = &Error{Code: codeBindingMissing}
+	ErrBindingMissing error = sentinel(CodeBindingMissing)
 	// ErrCatalogLimitExceeded reports a catalog over a Limits bound.
-	ErrCatalogLimitExceeded = &Error{Code: codeCatalogLimitExceeded}
+	ErrCatalogLimitExceeded error = sentinel(CodeCatalogLimitExceeded)
 	// ErrCatalogStale reports a tool list change since discovery began.
-	ErrCatalogStale = &Error{Code: codeCatalogStale}
+	ErrCatalogStale error = sentinel(CodeCatalogStale)
 	// ErrConnectionClosed reports a closed monitor (the session ended).
-	ErrConnectionClosed = &Error{Code: codeConnectionClosed}
+	ErrConnectionClosed error = sentinel(CodeConnectionClosed)
 	// ErrInvalidArguments reports arguments the input contract rejects.
-	ErrInvalidArguments = &Error{Code: codeInvalidArguments}
+	ErrInvalidArguments error = sentinel(CodeInvalidArguments)
 	// ErrNameConflict reports a repeated local or remote tool name.
-	ErrNameConflict = &Error{Code: codeNameConflict}
+	ErrNameConflict error = sentinel(CodeNameConflict)
 	// ErrNotInitialized reports a monitor that has accepted no protocol version.
-	ErrNotInitialized = &Error{Code: codeNotInitialized}
+	ErrNotInitialized error = sentinel(CodeNotInitialized)
 	// ErrPaginationInvalid reports an empty, oversized or repeated cursor.
-	ErrPaginationInvalid = &Error{Code: codePaginationInvalid}
+	ErrPaginationInvalid error = sentinel(CodePaginationInvalid)
 	// ErrProtocolConflict reports a second, different version or session.
-	ErrProtocolConflict = &Error{Code: codeProtocolConflict}
+	ErrProtocolConflict error = sentinel(CodeProtocolConflict)
 	// ErrProtocolError reports a JSON-RPC error answered by the server.
-	ErrProtocolError = &Error{Code: codeProtocolError}
+	ErrProtocolError error = sentinel(CodeProtocolError)
 	// ErrProtocolUnsupported reports a negotiated version the adapter does not support.
-	ErrProtocolUnsupported = &Error{Code: codeProtocolUnsupported}
+	ErrProtocolUnsupported error = sentinel(CodeProtocolUnsupported)
 	// ErrResultInvalid reports a result that fails decoding or the output contract.
-	ErrResultInvalid = &Error{Code: codeResultInvalid}
+	ErrResultInvalid error = sentinel(CodeResultInvalid)
 	// ErrResultTooLarge reports a result over MaxContentBlocks or MaxResultBytes.
-	ErrResultTooLarge = &Error{Code: codeResultTooLarge}
+	ErrResultTooLarge error = sentinel(CodeResultTooLarge)
 	// ErrResultUnsupported reports a non-text block or a request for more input.
-	ErrResultUnsupported = &Error{Code: codeResultUnsupported}
+	ErrResultUnsupported error = sentinel(CodeResultUnsupported)
 	// ErrSchemaUnsupported reports a bound tool schema outside purra.output-schema/v1.
-	ErrSchemaUnsupported = &Error{Code: codeSchemaUnsupported}
+	ErrSchemaUnsupported error = sentinel(CodeSchemaUnsupported)
 	// ErrScopeDenied reports a call the host scope denied with [Deny].
-	ErrScopeDenied = &Error{Code: codeScopeDenied}
+	ErrScopeDenied error = sentinel(CodeScopeDenied)
 	// ErrTimeout reports a request that outlived Limits.Timeout.
-	ErrTimeout = &Error{Code: codeTimeout}
+	ErrTimeout error = sentinel(CodeTimeout)
 	// ErrToolError reports a result the server flagged with isError.
-	ErrToolError = &Error{Code: codeToolError}
+	ErrToolError error = sentinel(CodeToolError)
 	// ErrToolUnsupported reports a bound tool the adapter cannot call (tasks required).
-	ErrToolUnsupported = &Error{Code: codeToolUnsupported}
+	ErrToolUnsupported error = sentinel(CodeToolUnsupported)
 	// ErrToolsUnavailable reports a server that advertises no tools capability.
-	ErrToolsUnavailable = &Error{Code: codeToolsUnavailable}
+	ErrToolsUnavailable error = sentinel(CodeToolsUnavailable)
 	// ErrTransportError reports a closed or broken connection.
-	ErrTransportError = &Error{Code: codeTransportError}
+	ErrTransportError error = sentinel(CodeTransportError)
 )
 
 // ErrCanceled is returned when the caller's context ends. It is one value;
@@ -98,16 +124,42 @@ func (e *Error) Error() string {
 	return "purramcp: MCP tool boundary rejected the operation: " + e.Code
 }
 
-// Is reports whether target is an *Error with the same code.
+// Is reports whether target is an *Error or a sentinel with the same code.
+// A nil *Error matches nothing, and a nil *Error target is matched by nothing.
 func (e *Error) Is(target error) bool {
-	t, ok := target.(*Error)
-	return ok && t != nil && e != nil && t.Code == e.Code
+	if e == nil {
+		return false
+	}
+	switch t := target.(type) {
+	case sentinel:
+		return string(t) == e.Code
+	case *Error:
+		return t != nil && t.Code == e.Code
+	}
+	return false
 }
 
-// CodeOf returns the code of the first *Error or *ContractError in err's
-// chain, found with errors.As, or "" when there is none (including for
+// sentinel is the type of the Err* code sentinels: a code and nothing else.
+type sentinel string
+
+// Error returns the same text as an *Error with this code.
+func (s sentinel) Error() string { return (&Error{Code: string(s)}).Error() }
+
+// Is reports whether target is an *Error with this code, so
+// errors.Is(ErrX, &Error{Code: CodeX}) holds as the reverse does.
+func (s sentinel) Is(target error) bool {
+	t, ok := target.(*Error)
+	return ok && t != nil && t.Code == string(s)
+}
+
+// CodeOf returns the code of the first *Error, sentinel or *ContractError in
+// err's chain, found with errors.As, or "" when there is none (including for
 // [ErrCanceled] and nil).
 func CodeOf(err error) string {
+	var s sentinel
+	if errors.As(err, &s) {
+		return string(s)
+	}
 	var e *Error
 	if errors.As(err, &e) && e != nil {
 		return e.Code

@@ -43,9 +43,7 @@ var allCodes = map[string]error{
 func TestErrors_CodesAndSentinels(t *testing.T) {
 	require.Len(t, allCodes, 22)
 	for code, sentinel := range allCodes {
-		e, ok := sentinel.(*purramcp.Error)
-		require.True(t, ok, code)
-		assert.Equal(t, code, e.Code, "sentinel → code")
+		assert.Equal(t, code, purramcp.CodeOf(sentinel), "sentinel → code")
 		assert.Equal(t, code, purramcp.CodeOf(sentinel))
 		fresh := &purramcp.Error{Code: code}
 		assert.ErrorIs(t, fresh, sentinel, "code → sentinel")
@@ -89,7 +87,27 @@ func TestErrors_CodeOf(t *testing.T) {
 	assert.Equal(t, "structured_output_schema_invalid", purramcp.CodeOf(err))
 	var nilErr *purramcp.Error
 	assert.False(t, nilErr.Is(purramcp.ErrTimeout))
-	assert.False(t, purramcp.ErrTimeout.Is(nilErr))
+	assert.False(t, errors.Is(purramcp.ErrTimeout, nilErr))
+	assert.False(t, errors.Is(nilErr, purramcp.ErrTimeout))
+}
+
+func TestErrors_SentinelsCannotBeRetargeted(t *testing.T) {
+	// A sentinel is not an *Error: there is no field an importer could change.
+	var e *purramcp.Error
+	assert.False(t, errors.As(purramcp.ErrCatalogStale, &e))
+	assert.Equal(t, purramcp.CodeCatalogStale, purramcp.CodeOf(purramcp.ErrCatalogStale))
+	assert.ErrorIs(t, &purramcp.Error{Code: purramcp.CodeCatalogStale}, purramcp.ErrCatalogStale)
+	assert.ErrorIs(t, purramcp.ErrCatalogStale, &purramcp.Error{Code: purramcp.CodeCatalogStale})
+	assert.NotErrorIs(t, &purramcp.Error{Code: purramcp.CodeTimeout}, purramcp.ErrCatalogStale)
+	assert.Equal(t, (&purramcp.Error{Code: purramcp.CodeTimeout}).Error(), purramcp.ErrTimeout.Error())
+}
+
+func TestToolResult_Err(t *testing.T) {
+	assert.NoError(t, purramcp.ToolResult{}.Err())
+	err := purramcp.ToolResult{ErrorCode: purramcp.CodeScopeDenied}.Err()
+	assert.ErrorIs(t, err, purramcp.ErrScopeDenied)
+	assert.Equal(t, purramcp.CodeScopeDenied, purramcp.CodeOf(err))
+	assert.NotErrorIs(t, err, purramcp.ErrToolError)
 }
 
 func TestErrors_DenyIsNotRemote(t *testing.T) {

@@ -53,7 +53,7 @@ type ToolReport struct {
 func InspectTool(tool *mcp.Tool, limits Limits, policy SchemaPolicy) (ToolReport, error) {
 	lim, err := limits.resolve()
 	if err != nil || tool == nil {
-		return ToolReport{}, fail(codeBindingInvalid)
+		return ToolReport{}, fail(CodeBindingInvalid)
 	}
 	decoded := *tool
 	decoded.InputSchema, decoded.OutputSchema = asDecoded(tool.InputSchema), asDecoded(tool.OutputSchema)
@@ -99,9 +99,9 @@ func inspectTool(tool *mcp.Tool, lim Limits, policy SchemaPolicy) ToolReport {
 	}
 	switch {
 	case !remoteNamePattern.MatchString(tool.Name):
-		r.reject(codeBindingInvalid, "", "$", "name")
+		r.reject(CodeBindingInvalid, "", "$", "name")
 	case r.DescriptionBytes > lim.MaxDescriptionBytes:
-		r.reject(codeCatalogLimitExceeded, "", "$", "MaxDescriptionBytes")
+		r.reject(CodeCatalogLimitExceeded, "", "$", "MaxDescriptionBytes")
 	default:
 		r.Bindable = r.checkSchema("inputSchema", tool.InputSchema, lim, policy) &&
 			(tool.OutputSchema == nil || r.checkSchema("outputSchema", tool.OutputSchema, lim, policy))
@@ -120,7 +120,7 @@ func (r *ToolReport) checkSchema(which string, schema any, lim Limits, policy Sc
 		return true
 	}
 	f := err.(*schemaFault) // remoteContract fails only with a fault
-	r.reject(codeSchemaUnsupported, which, f.path, f.keyword)
+	r.reject(CodeSchemaUnsupported, which, f.path, f.keyword)
 	return false
 }
 
@@ -148,7 +148,7 @@ func InspectCatalog(ctx context.Context, session *mcp.ClientSession, serverID st
 	opts DiscoveryOptions) (*CatalogReport, error) {
 	lim, err := opts.Limits.resolve()
 	if err != nil || session == nil || opts.Monitor == nil {
-		return nil, fail(codeBindingInvalid)
+		return nil, fail(CodeBindingInvalid)
 	}
 	var tools []*mcp.Tool
 	collect := func(tool *mcp.Tool, _ [2]int) error { tools = append(tools, tool); return nil }

@@ -88,14 +88,14 @@ func (l Limits) resolve() (Limits, error) {
 		case *f.v == 0:
 			*f.v = f.max
 		case *f.v < 1 || *f.v > f.max:
-			return Limits{}, fail(codeBindingInvalid)
+			return Limits{}, fail(CodeBindingInvalid)
 		}
 	}
 	switch {
 	case l.Timeout == 0:
 		l.Timeout = d.Timeout
 	case l.Timeout < minTimeout || l.Timeout > maxTimeout:
-		return Limits{}, fail(codeBindingInvalid)
+		return Limits{}, fail(CodeBindingInvalid)
 	}
 	return l, nil
 }

@@ -92,11 +92,11 @@ func (m *CatalogMonitor) ClientOptions(base *mcp.ClientOptions) *mcp.ClientOptio
 // AcceptProtocolVersion does. Attach never closes the session.
 func (m *CatalogMonitor) Attach(session *mcp.ClientSession) error {
 	if session == nil {
-		return fail(codeBindingInvalid)
+		return fail(CodeBindingInvalid)
 	}
 	init := session.InitializeResult()
 	if init == nil {
-		return fail(codeNotInitialized)
+		return fail(CodeNotInitialized)
 	}
 	m.mu.Lock()
 	switch m.session {
@@ -107,7 +107,7 @@ func (m *CatalogMonitor) Attach(session *mcp.ClientSession) error {
 		return m.AcceptProtocolVersion(init.ProtocolVersion)
 	default:
 		m.mu.Unlock()
-		return fail(codeProtocolConflict)
+		return fail(CodeProtocolConflict)
 	}
 	m.mu.Unlock()
 	if err := m.AcceptProtocolVersion(init.ProtocolVersion); err != nil {
@@ -133,11 +133,11 @@ func (m *CatalogMonitor) AcceptProtocolVersion(version string) error {
 	case ProtocolVersion20250618, ProtocolVersion20251125, ProtocolVersion20260728:
 	default:
 		m.closed = true
-		return fail(codeProtocolUnsupported)
+		return fail(CodeProtocolUnsupported)
 	}
 	if m.protocol != "" && m.protocol != version {
 		m.closed = true
-		return fail(codeProtocolConflict)
+		return fail(CodeProtocolConflict)
 	}
 	m.protocol = version
 	return nil
@@ -186,11 +186,11 @@ func (m *CatalogMonitor) Check(revision uint64) error {
 	defer m.mu.Unlock()
 	switch {
 	case m.closed:
-		return fail(codeConnectionClosed)
+		return fail(CodeConnectionClosed)
 	case m.protocol == "":
-		return fail(codeNotInitialized)
+		return fail(CodeNotInitialized)
 	case revision != m.revision:
-		return fail(codeCatalogStale)
+		return fail(CodeCatalogStale)
 	}
 	return nil
 }

@@ -11,30 +11,30 @@ import (
 // the envelope holds fresh copies.
 func (t *boundTool) convert(result *mcp.CallToolResult) (Envelope, error) {
 	if result == nil {
-		return Envelope{}, fail(codeResultInvalid) // unreachable: go-sdk returns a value
+		return Envelope{}, fail(CodeResultInvalid) // unreachable: go-sdk returns a value
 	}
 	if result.IsError {
-		return Envelope{}, fail(codeToolError) // remote text never echoed
+		return Envelope{}, fail(CodeToolError) // remote text never echoed
 	}
 	if len(result.Content) > t.limits.MaxContentBlocks {
-		return Envelope{}, fail(codeResultTooLarge)
+		return Envelope{}, fail(CodeResultTooLarge)
 	}
 	if n, err := resultSize(result); err != nil {
-		return Envelope{}, fail(codeResultInvalid)
+		return Envelope{}, fail(CodeResultInvalid)
 	} else if n > t.limits.MaxResultBytes {
-		return Envelope{}, fail(codeResultTooLarge)
+		return Envelope{}, fail(CodeResultTooLarge)
 	}
 	text := make([]any, 0, len(result.Content))
 	for _, block := range result.Content {
 		tc, ok := block.(*mcp.TextContent)
 		if !ok || tc == nil {
-			return Envelope{}, fail(codeResultUnsupported)
+			return Envelope{}, fail(CodeResultUnsupported)
 		}
 		text = append(text, tc.Text)
 	}
 	// adapter.md §6.3: a result asking for more input (multi-round-trip).
 	if result.NeedsInput() || result.InputRequests != nil {
-		return Envelope{}, fail(codeResultUnsupported)
+		return Envelope{}, fail(CodeResultUnsupported)
 	}
 	return t.envelopeOf(text, result.StructuredContent)
 }
@@ -68,7 +68,7 @@ func (t *boundTool) envelopeOf(text []any, structured any) (Envelope, error) {
 	if structured != nil {
 		m, ok := structured.(map[string]any)
 		if !ok {
-			return Envelope{}, fail(codeResultInvalid)
+			return Envelope{}, fail(CodeResultInvalid)
 		}
 		object = m
 	}
@@ -76,7 +76,7 @@ func (t *boundTool) envelopeOf(text []any, structured any) (Envelope, error) {
 	// contract (structured is required then: null fails its root type).
 	value, err := t.envelope.validateWithMember(map[string]any{"text": text, "structured": object}, "structured", t.output)
 	if err != nil {
-		return Envelope{}, fail(codeResultInvalid)
+		return Envelope{}, fail(CodeResultInvalid)
 	}
 	return envelopeFromValue(value)
 }
@@ -86,13 +86,13 @@ func (t *boundTool) envelopeOf(text []any, structured any) (Envelope, error) {
 func envelopeFromValue(value map[string]any) (Envelope, error) {
 	items, ok := value["text"].([]any)
 	if !ok {
-		return Envelope{}, fail(codeResultInvalid) // unreachable: built above
+		return Envelope{}, fail(CodeResultInvalid) // unreachable: built above
 	}
 	env := Envelope{Text: make([]string, len(items))}
 	for i, item := range items {
 		s, ok := item.(string)
 		if !ok {
-			return Envelope{}, fail(codeResultInvalid) // unreachable: built above
+			return Envelope{}, fail(CodeResultInvalid) // unreachable: built above
 		}
 		env.Text[i] = s
 	}

@@ -62,7 +62,7 @@ func (t *boundTool) run(ctx context.Context, args json.RawMessage, call ToolCont
 	}
 	value, wire, err := t.arguments(args)
 	if err != nil {
-		return failedResult(codeInvalidArguments), nil
+		return failedResult(CodeInvalidArguments), nil
 	}
 	if err := t.scope(ctx, value, call); err != nil {
 		return scopeOutcome(ctx, err)
@@ -116,7 +116,7 @@ func scopeOutcome(ctx context.Context, err error) (ToolResult, error) {
 	case ctx.Err() != nil || errors.Is(err, ErrCanceled):
 		return ToolResult{}, ErrCanceled
 	case isDenial(err):
-		return failedResult(codeScopeDenied), nil
+		return failedResult(CodeScopeDenied), nil
 	case errors.As(err, &e):
 		return failedResult(e.Code), nil
 	default:
@@ -175,18 +175,18 @@ func mapCallError(ctx, callCtx context.Context, err error) error {
 	case ctx.Err() != nil:
 		return ErrCanceled // checked first: the caller's end wins
 	case callCtx.Err() != nil || errors.Is(err, context.DeadlineExceeded):
-		return fail(codeTimeout)
+		return fail(CodeTimeout)
 	case brokenConnection(err):
-		return fail(codeTransportError)
+		return fail(CodeTransportError)
 	case errors.As(err, &rpc):
 		if rpc.Code == codeTransportRejected {
-			return fail(codeTransportError)
+			return fail(CodeTransportError)
 		}
-		return fail(codeProtocolError)
+		return fail(CodeProtocolError)
 	default:
 		// What remains are go-sdk decode failures (unknown content type, wrong
 		// field types, bad base64), which carry no sentinel.
-		return fail(codeResultInvalid)
+		return fail(CodeResultInvalid)
 	}
 }
 

@@ -105,3 +105,19 @@ func failedResult(code string) ToolResult {
 		ErrorCode:   code,
 	}
 }
+
+// Err returns nil when the result succeeded (ErrorCode ""), else a fresh
+// [*Error] with its ErrorCode, so that one errors.Is covers both of Run's
+// failure channels:
+//
+//	res, err := def.Run(ctx, args, call)
+//	if err == nil {
+//		err = res.Err()
+//	}
+//	if errors.Is(err, purramcp.ErrCatalogStale) { ... }
+func (r ToolResult) Err() error {
+	if r.ErrorCode == "" {
+		return nil
+	}
+	return &Error{Code: r.ErrorCode}
+}
