@@ -3,7 +3,6 @@ package strictjson
 import (
 	"encoding/json"
 	"math"
-	"slices"
 )
 
 // Snapshot validates, normalizes, bounds and copies a decoded Go value
@@ -14,8 +13,12 @@ import (
 // integral numbers beyond ±(2^53−1) and anything over lim. A cyclic value
 // fails the depth limit. The result shares nothing with v.
 func Snapshot(v any, lim Limits) (any, error) {
-	m := &meter{lim: lim}
-	return m.snap(v, 0)
+	b := &builder{}
+	b.stack = b.inline[:0]
+	if err := Walk(v, lim, EnumerationOrder, b); err != nil {
+		return nil, err
+	}
+	return b.root, nil
 }
 
 var (
@@ -25,53 +28,71 @@ var (
 	errString = &Error{Offset: -1, reason: "string is not valid Unicode"}
 )
 
-func (m *meter) snap(v any, level int) (any, error) {
-	if raw, ok := v.(json.RawMessage); ok {
-		// Raw text is held to A6.2 like Parse's: its own length, whitespace
-		// included, is checked against the byte limit before any work.
-		if len(raw) > m.lim.Bytes {
-			return nil, errLimit
+// builder is the Visitor behind Snapshot: it assembles the copy from the
+// walk's items. A container is complete once it has received the number of
+// children it announced.
+type builder struct {
+	root   any
+	stack  []frame // open containers, innermost last
+	inline [8]frame
+}
+
+// frame is one open container: an array (obj nil) or an object and the name
+// of the member whose value comes next.
+type frame struct {
+	arr  []any
+	obj  *Object
+	key  string
+	left int // children still to come
+}
+
+// put adds a complete value to the innermost open container, closing every
+// container it completes, or makes it the root.
+func (b *builder) put(v any) {
+	for len(b.stack) > 0 {
+		f := &b.stack[len(b.stack)-1]
+		if f.obj != nil {
+			f.obj.Keys = append(f.obj.Keys, f.key)
+			f.obj.Members[f.key] = v
+		} else {
+			f.arr = append(f.arr, v)
 		}
-		if !validString(string(raw)) {
-			return nil, errString
+		if f.left--; f.left > 0 {
+			return
 		}
-		return parseWith(string(raw), m, level)
+		if f.obj != nil {
+			v = f.obj
+		} else {
+			v = f.arr
+		}
+		*f = frame{}
+		b.stack = b.stack[:len(b.stack)-1]
 	}
-	if !m.enter(level) {
-		return nil, errLimit
+	b.root = v
+}
+
+func (b *builder) Null()            { b.put(nil) }
+func (b *builder) Bool(x bool)      { b.put(x) }
+func (b *builder) Number(f float64) { b.put(f) }
+func (b *builder) String(s string)  { b.put(s) }
+func (b *builder) Parsed(v any)     { b.put(v) }
+func (b *builder) Key(k string)     { b.stack[len(b.stack)-1].key = k }
+
+func (b *builder) BeginArray(n int) {
+	if n == 0 {
+		b.put(make([]any, 0))
+		return
 	}
-	var out any
-	cost := numberCost
-	switch x := v.(type) {
-	case nil:
-		cost = scalarCost
-	case bool:
-		out, cost = x, scalarCost
-	case string:
-		if !validString(x) {
-			return nil, errString
-		}
-		out, cost = x, StringCost(x)
-	case []any:
-		return m.snapArray(x, level)
-	case map[string]any:
-		return m.snapMap(x, level)
-	case *Object:
-		if x == nil {
-			return nil, errDomain
-		}
-		return m.snapObject(x, level)
-	default:
-		f, err := goNumber(v)
-		if err != nil {
-			return nil, err
-		}
-		out = f
+	b.stack = append(b.stack, frame{arr: make([]any, 0, n), left: n})
+}
+
+func (b *builder) BeginObject(n int) {
+	obj := &Object{Keys: make([]string, 0, n), Members: make(map[string]any, n)}
+	if n == 0 {
+		b.put(obj)
+		return
 	}
-	if !m.add(cost) {
-		return nil, errLimit
-	}
-	return out, nil
+	b.stack = append(b.stack, frame{obj: obj, left: n})
 }
 
 // goNumber converts any Go number kind under A3.2.
@@ -133,66 +154,6 @@ func uintNumber(u uint64) (float64, error) {
 		return 0, errNumber
 	}
 	return float64(u), nil
-}
-
-func (m *meter) snapArray(x []any, level int) (any, error) {
-	out := make([]any, len(x))
-	for i, item := range x {
-		v, err := m.snap(item, level+1)
-		if err != nil {
-			return nil, err
-		}
-		out[i] = v
-	}
-	if !m.add(containerCost(len(x))) {
-		return nil, errLimit
-	}
-	return out, nil
-}
-
-// snapMap copies a Go map. A map has no member order, so names other than
-// array indexes are visited in byte order, which keeps outcomes independent
-// of Go's randomized map iteration.
-func (m *meter) snapMap(x map[string]any, level int) (any, error) {
-	if len(x) > m.lim.Nodes {
-		return nil, errLimit // cheaper than sorting a hostile map first
-	}
-	keys := make([]string, 0, len(x))
-	for k := range x {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	enumerationOrder(keys)
-	return m.snapMembers(keys, func(k string) any { return x[k] }, level)
-}
-
-func (m *meter) snapObject(x *Object, level int) (any, error) {
-	return m.snapMembers(x.Keys, func(k string) any { return x.Members[k] }, level)
-}
-
-func (m *meter) snapMembers(keys []string, get func(string) any, level int) (any, error) {
-	obj := &Object{Keys: make([]string, 0, len(keys)), Members: make(map[string]any, len(keys))}
-	for _, k := range keys {
-		if !m.enter(level + 1) {
-			return nil, errLimit
-		}
-		if !validString(k) {
-			return nil, errString
-		}
-		if !m.add(StringCost(k)) {
-			return nil, errLimit
-		}
-		v, err := m.snap(get(k), level+1)
-		if err != nil {
-			return nil, err
-		}
-		obj.Keys = append(obj.Keys, k)
-		obj.Members[k] = v
-	}
-	if !m.add(containerCost(len(keys))) {
-		return nil, errLimit
-	}
-	return obj, nil
 }
 
 // ToGo returns a fresh decoded-Go copy of a value of this package's domain:
