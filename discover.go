@@ -10,6 +10,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"purra.dev/purramcp/internal/identity"
 	"purra.dev/purramcp/internal/jssize"
 	"purra.dev/purramcp/internal/strictjson"
 )
@@ -451,8 +452,8 @@ func (d *discovery) catalog(serverID string) (*Catalog, error) {
 		entries[i] = t.entry
 		identityEntries[i] = t.identity()
 	}
-	digest, err := IdentityDigest(map[string]any{"schemaVersion": snapshotVersion, "serverId": serverID,
-		"protocolVersion": d.protocol, "entries": identityEntries})
+	digest, err := identity.DigestOf(map[string]any{"schemaVersion": snapshotVersion, "serverId": serverID,
+		"protocolVersion": d.protocol, "entries": identityEntries}, identityLimits)
 	if err != nil {
 		return nil, fail(CodeCatalogLimitExceeded)
 	}

@@ -9,11 +9,11 @@ import (
 
 // JSONIdentityProfile names the content digest computed by IdentityDigest
 // (schema-profile.md Part B).
-const JSONIdentityProfile = "purra.json-identity/v1"
+const JSONIdentityProfile = identity.Profile
 
 // identityLimits are the default output limits that bound every identity
 // input (schema-profile.md B1.1): depth 64, 65536 nodes, 1 MiB detached.
-var identityLimits = strictjson.Limits{Depth: 64, Nodes: 65536, Bytes: 1048576}
+var identityLimits = strictjson.Limits{Depth: defaultOutputDepth, Nodes: defaultOutputNodes, Bytes: defaultOutputBytes}
 
 // errIdentityInput is the only error IdentityDigest returns. Like the
 // reference it is a plain error, not a coded one (schema-profile.md A12.9).

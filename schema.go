@@ -51,26 +51,16 @@ type ContractLimits struct {
 	ValidationSteps int
 }
 
-// defaultContractLimits is in the canonical order of A2.1, the order the
-// contract digest lists them in.
-var defaultContractLimits = [7]int{65536, 1048576, 32, 64, 4096, 65536, 100000}
-
-func (l ContractLimits) array() [7]int {
-	return [7]int{l.SchemaBytes, l.OutputBytes, l.SchemaDepth, l.OutputDepth,
-		l.SchemaNodes, l.OutputNodes, l.ValidationSteps}
-}
-
 // resolve fills defaults and reports whether every field is in range.
 func (l ContractLimits) resolve() (ContractLimits, bool) {
-	a := l.array()
-	for i, v := range a {
-		if v == 0 {
-			a[i] = defaultContractLimits[i]
-		} else if v < 0 || v > defaultContractLimits[i] {
-			return ContractLimits{}, false
-		}
+	ok := resolveField(&l.SchemaBytes, defaultSchemaBytes) && resolveField(&l.OutputBytes, defaultOutputBytes) &&
+		resolveField(&l.SchemaDepth, defaultSchemaDepth) && resolveField(&l.OutputDepth, defaultOutputDepth) &&
+		resolveField(&l.SchemaNodes, defaultSchemaNodes) && resolveField(&l.OutputNodes, defaultOutputNodes) &&
+		resolveField(&l.ValidationSteps, defaultValidationSteps)
+	if !ok {
+		return ContractLimits{}, false
 	}
-	return ContractLimits{a[0], a[1], a[2], a[3], a[4], a[5], a[6]}, true
+	return l, true
 }
 
 // ContractOptions configures NewContract. The options are copied: later
@@ -191,21 +181,19 @@ func newContract(opts ContractOptions, popts profile.Options) (*Contract, *contr
 
 func fresh(e *ContractError) *ContractError { c := *e; return &c }
 
-// identityDigest hashes the six-member contract identity of A10.2.
+// identityDigest hashes the six-member contract identity of A10.2; the
+// limits are listed in the canonical order of A2.1.
 func (c *Contract) identityDigest() string {
-	lim := c.limits.array()
-	limits := make([]any, len(lim))
-	for i, v := range lim {
-		limits[i] = v
-	}
-	v, err := strictjson.Snapshot(map[string]any{
+	l := c.limits
+	d, err := identity.DigestOf(map[string]any{
 		"schemaId": c.id, "schemaVersion": c.version, "schemaProfile": OutputSchemaProfile,
-		"schemaDigest": c.schemaDigest, "mode": c.mode, "limits": limits,
+		"schemaDigest": c.schemaDigest, "mode": c.mode, "limits": []any{l.SchemaBytes, l.OutputBytes,
+			l.SchemaDepth, l.OutputDepth, l.SchemaNodes, l.OutputNodes, l.ValidationSteps},
 	}, identityLimits)
 	if err != nil {
 		panic("purramcp: internal error: contract identity outside the JSON domain")
 	}
-	return identity.Digest(v)
+	return d
 }
 
 // validIdentityString applies A1.3 step 1 to a schema id or version.
