@@ -177,15 +177,16 @@ func hex8(x uint32) uint64 {
 	return v + 0x3030303030303030 + letters*39
 }
 
-// str writes s as s<length>:<hex bytes>, eight bytes per step.
+// str writes s as s<length>:<hex bytes>, eight bytes per step; the last
+// one to seven bytes are zero-padded into one more step whose extra digits
+// are cut off again.
 func (e *encoder) str(s string) {
 	e.header('s', len(s))
 	for len(s) > 0 {
-		e.room(16)
-		n := min((cap(e.buf)-len(e.buf))/2, len(s))
+		e.room(32)
+		n := min((cap(e.buf)-len(e.buf)-16)/2, len(s))
 		start := len(e.buf)
-		e.buf = e.buf[:start+2*n]
-		dst := e.buf[start:]
+		dst := e.buf[start : start+2*n+16]
 		i := 0
 		for ; i+8 <= n; i += 8 {
 			hi := uint32(s[i])<<24 | uint32(s[i+1])<<16 | uint32(s[i+2])<<8 | uint32(s[i+3])
@@ -193,10 +194,18 @@ func (e *encoder) str(s string) {
 			binary.BigEndian.PutUint64(dst[2*i:], hex8(hi))
 			binary.BigEndian.PutUint64(dst[2*i+8:], hex8(lo))
 		}
-		for ; i < n; i++ {
-			c := s[i]
-			dst[2*i], dst[2*i+1] = hexDigits[c>>4], hexDigits[c&0xf]
+		if i < n {
+			var w uint64
+			for j := range 8 {
+				w <<= 8
+				if i+j < n {
+					w |= uint64(s[i+j])
+				}
+			}
+			binary.BigEndian.PutUint64(dst[2*i:], hex8(uint32(w>>32)))
+			binary.BigEndian.PutUint64(dst[2*i+8:], hex8(uint32(w)))
 		}
+		e.buf = e.buf[:start+2*n]
 		s = s[n:]
 	}
 }

@@ -11,14 +11,18 @@ import (
 // in place, sharing the budget), []any, map[string]any and *Object. Any
 // other type is rejected, as are invalid UTF-8, non-finite numbers,
 // integral numbers beyond ±(2^53−1) and anything over lim. A cyclic value
-// fails the depth limit. The result shares nothing with v.
+// fails the depth limit. The result shares no container with v (strings,
+// being immutable, may share their bytes).
 func Snapshot(v any, lim Limits) (any, error) {
-	b := &builder{}
-	b.stack = b.inline[:0]
-	if err := Walk(v, lim, EnumerationOrder, b); err != nil {
+	s := &struct { // one allocation for the walk and the builder
+		w walker
+		b builder
+	}{}
+	s.b.stack = s.b.inline[:0]
+	if err := s.w.run(v, lim, EnumerationOrder, &s.b); err != nil {
 		return nil, err
 	}
-	return b.root, nil
+	return s.b.root, nil
 }
 
 var (
@@ -30,11 +34,18 @@ var (
 
 // builder is the Visitor behind Snapshot: it assembles the copy from the
 // walk's items. A container is complete once it has received the number of
-// children it announced.
+// children it announced. Objects, their name slices and array elements are
+// carved from chunks shared by one snapshot, which all live as long as the
+// snapshot does, so most containers cost one allocation (an object's map)
+// or none.
 type builder struct {
 	root   any
 	stack  []frame // open containers, innermost last
-	inline [8]frame
+	inline [4]frame
+	// The unused tails of the current chunks.
+	objects []Object
+	names   []string
+	items   []any
 }
 
 // frame is one open container: an array (obj nil) or an object and the name
@@ -75,7 +86,7 @@ func (b *builder) Null()            { b.put(nil) }
 func (b *builder) Bool(x bool)      { b.put(x) }
 func (b *builder) Number(f float64) { b.put(f) }
 func (b *builder) String(s string)  { b.put(s) }
-func (b *builder) Parsed(v any)     { b.put(v) }
+func (b *builder) Value(v any)      { b.put(v) }
 func (b *builder) Key(k string)     { b.stack[len(b.stack)-1].key = k }
 
 func (b *builder) BeginArray(n int) {
@@ -83,16 +94,37 @@ func (b *builder) BeginArray(n int) {
 		b.put(make([]any, 0))
 		return
 	}
-	b.stack = append(b.stack, frame{arr: make([]any, 0, n), left: n})
+	b.stack = append(b.stack, frame{arr: carve(&b.items, n, 16, 1024), left: n})
 }
 
 func (b *builder) BeginObject(n int) {
-	obj := &Object{Keys: make([]string, 0, n), Members: make(map[string]any, n)}
+	if len(b.objects) == 0 {
+		b.objects = make([]Object, min(max(2*cap(b.objects), 4), 256))
+	}
+	obj := &b.objects[0]
+	b.objects = b.objects[1:]
+	*obj = Object{Keys: carve(&b.names, n, 8, 1024), Members: make(map[string]any, n)}
 	if n == 0 {
 		b.put(obj)
 		return
 	}
 	b.stack = append(b.stack, frame{obj: obj, left: n})
+}
+
+// carve returns an empty slice of capacity n cut from the chunk tail *rest,
+// starting a new chunk when the tail is too short: twice the last one,
+// between first and most elements, and never shorter than n. The capacity
+// is exact, so appending past it can never reach a neighbour.
+func carve[T any](rest *[]T, n, first, most int) []T {
+	if n == 0 {
+		return make([]T, 0) // empty, not nil, and free
+	}
+	if len(*rest) < n {
+		*rest = make([]T, max(n, min(max(2*cap(*rest), first), most)))
+	}
+	s := (*rest)[:0:n]
+	*rest = (*rest)[n:]
+	return s
 }
 
 // goNumber converts any Go number kind under A3.2.

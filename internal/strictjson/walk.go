@@ -33,12 +33,13 @@ type Visitor interface {
 	Key(string)
 }
 
-// parsedVisitor is a Visitor that takes a value Parse built (a
-// json.RawMessage parsed in place) whole rather than item by item. The
-// value is fresh and already in EnumerationOrder.
-type parsedVisitor interface {
+// valueVisitor is a Visitor that takes, whole, values it may keep as they
+// are: a value Parse built from a json.RawMessage (fresh, and already in
+// EnumerationOrder), and an input string or non-zero float64, which the
+// rules leave unchanged, still in the interface it came in.
+type valueVisitor interface {
 	Visitor
-	Parsed(v any)
+	Value(v any)
 }
 
 // Walk applies the domain rules and limits of A3 to the decoded Go value v
@@ -47,8 +48,14 @@ type parsedVisitor interface {
 // both orders accept and reject the same values. On error vis has seen a
 // prefix of the walk and must be discarded.
 func Walk(v any, lim Limits, order Order, vis Visitor) error {
-	w := walker{meter: meter{lim: lim}, vis: vis, order: order}
-	w.parsed, _ = vis.(parsedVisitor)
+	return new(walker).run(v, lim, order, vis)
+}
+
+// run walks v with w, which must be zero.
+func (w *walker) run(v any, lim Limits, order Order, vis Visitor) error {
+	w.meter, w.vis, w.order = meter{lim: lim}, vis, order
+	w.value, _ = vis.(valueVisitor)
+	w.stack, w.keys, w.idx = w.inlineStack[:0], w.inlineKeys[:0], w.inlineIdx[:0]
 	return w.walk(v, 0)
 }
 
@@ -61,13 +68,25 @@ type member struct {
 
 type walker struct {
 	meter
-	vis    Visitor
-	parsed parsedVisitor // vis, when it takes parsed values whole
-	order  Order
-	// members holds one reusable member buffer per level: an object's
-	// children sit one level deeper, so the buffer of its level is free
-	// until it is done.
-	members [][]member
+	vis   Visitor
+	value valueVisitor // vis, when it takes whole values
+	order Order
+	// stack holds the members of every object being walked, innermost
+	// last: an object's members stay in place while its children push and
+	// pop theirs above them.
+	stack []member
+	// idx holds the member order of every object being walked whose
+	// members were sorted (see sort), innermost last, like stack.
+	idx []uint8
+	// keys is the sort buffer; sorting never overlaps a child's walk.
+	keys []uint64
+	// names holds, per level, the names of the last Go map ordered at that
+	// level, in that order (see reuse).
+	names [][]string
+	// inlineStack and inlineKeys serve small values without allocating.
+	inlineStack [16]member
+	inlineKeys  [16]uint64
+	inlineIdx   [64]uint8
 }
 
 func (w *walker) walk(v any, level int) error {
@@ -89,7 +108,11 @@ func (w *walker) walk(v any, level int) error {
 		if !ok {
 			return errString
 		}
-		w.vis.String(x)
+		if w.value != nil {
+			w.value.Value(v)
+		} else {
+			w.vis.String(x)
+		}
 		return w.charge(cost)
 	case []any:
 		w.vis.BeginArray(len(x))
@@ -103,18 +126,30 @@ func (w *walker) walk(v any, level int) error {
 		if len(x) > w.lim.Nodes {
 			return errLimit // cheaper than sorting a hostile map first
 		}
-		return w.object(w.mapMembers(x, level), level)
+		base, idx := len(w.stack), len(w.idx)
+		ms, order := w.mapMembers(x, level)
+		err := w.object(ms, order, level)
+		w.stack, w.idx = w.stack[:base], w.idx[:idx]
+		return err
 	case *Object:
 		if x == nil {
 			return errDomain
 		}
-		return w.object(w.objectMembers(x, level), level)
+		base, idx := len(w.stack), len(w.idx)
+		ms, order := w.objectMembers(x)
+		err := w.object(ms, order, level)
+		w.stack, w.idx = w.stack[:base], w.idx[:idx]
+		return err
 	}
 	f, err := goNumber(v)
 	if err != nil {
 		return err
 	}
-	w.vis.Number(f)
+	if x, ok := v.(float64); ok && w.value != nil && x == f && f != 0 {
+		w.value.Value(v) // −0 would be folded, so zeros take Number
+	} else {
+		w.vis.Number(f)
+	}
 	return w.charge(numberCost)
 }
 
@@ -132,18 +167,23 @@ func (w *walker) raw(raw json.RawMessage, level int) error {
 	if err != nil {
 		return err
 	}
-	if w.parsed != nil {
-		w.parsed.Parsed(parsed)
+	if w.value != nil {
+		w.value.Value(parsed)
 	} else {
 		Emit(parsed, w.order, w.vis)
 	}
 	return nil
 }
 
-// object visits members, already in the walk's order.
-func (w *walker) object(members []member, level int) error {
-	w.vis.BeginObject(len(members))
-	for _, m := range members {
+// object visits an object's members in the walk's order: ms[order[i]]
+// for each i, or ms as it is when order is nil.
+func (w *walker) object(ms []member, order []uint8, level int) error {
+	w.vis.BeginObject(len(ms))
+	for i := range ms {
+		m := &ms[i]
+		if order != nil {
+			m = &ms[order[i]]
+		}
 		if !w.enter(level + 1) {
 			return errLimit
 		}
@@ -159,65 +199,151 @@ func (w *walker) object(members []member, level int) error {
 			return err
 		}
 	}
-	return w.charge(containerCost(len(members)))
+	return w.charge(containerCost(len(ms)))
 }
 
-// scratch returns the empty member buffer of level.
-func (w *walker) scratch(level int) []member {
-	for len(w.members) <= level {
-		w.members = append(w.members, nil)
+// mapMembers pushes a Go map's members on the stack and returns them with
+// their order. A map has no member order, so names are sorted by bytes
+// first (then array indexes are moved to the front for EnumerationOrder),
+// which keeps outcomes independent of Go's randomized map iteration.
+func (w *walker) mapMembers(x map[string]any, level int) ([]member, []uint8) {
+	if ms, ok := w.reuse(x, level); ok {
+		return ms, nil
 	}
-	return w.members[level][:0]
-}
-
-// mapMembers collects a Go map's members in the walk's order. A map has no
-// member order, so names are sorted by bytes first (then array indexes are
-// moved to the front for EnumerationOrder), which keeps outcomes
-// independent of Go's randomized map iteration.
-func (w *walker) mapMembers(x map[string]any, level int) []member {
-	ms := w.scratch(level)
+	base := len(w.stack)
 	for k, v := range x {
-		ms = append(ms, member{k, v})
+		w.stack = append(w.stack, member{k, v})
 	}
-	sortMembers(ms)
+	ms := w.stack[base:]
+	order := w.sort(ms)
 	if w.order == EnumerationOrder {
-		enumerationOrder(ms, memberKey)
+		if order == nil {
+			enumerationOrder(ms, memberKey)
+		} else {
+			enumerationOrder(order, func(i uint8) string { return ms[i].key })
+		}
 	}
-	w.members[level] = ms
-	return ms
+	if len(ms) >= 3 && level > 0 { // a root map has no siblings
+		w.remember(ms, order, level)
+	}
+	return ms, order
 }
 
-// objectMembers collects an *Object's members in the walk's order.
-func (w *walker) objectMembers(x *Object, level int) []member {
-	ms := w.scratch(level)
+// remember keeps the names of a map's members, in their order, for reuse
+// at level.
+func (w *walker) remember(ms []member, order []uint8, level int) {
+	if len(w.names) <= level {
+		if cap(w.names) <= level {
+			w.names = slices.Grow(w.names, max(level+1, 8)-len(w.names))
+		}
+		w.names = w.names[:level+1]
+	}
+	names := w.names[level][:0]
+	if cap(names) < len(ms) {
+		names = make([]string, 0, max(len(ms), 8))
+	}
+	for i := range ms {
+		j := i
+		if order != nil {
+			j = int(order[i])
+		}
+		names = append(names, ms[j].key)
+	}
+	w.names[level] = names
+}
+
+// reuse pushes and returns x's members in order without iterating or
+// sorting when x has exactly the names of the last map ordered at this
+// level, as sibling records of an array usually do: x has as many members,
+// and every one of those names, so its names are the same set and their
+// order is the same. A miss costs at most one lookup per member and leaves
+// the stack as it was.
+func (w *walker) reuse(x map[string]any, level int) ([]member, bool) {
+	if len(x) < 3 || level >= len(w.names) || len(x) != len(w.names[level]) {
+		return nil, false
+	}
+	base := len(w.stack)
+	for _, k := range w.names[level] {
+		v, ok := x[k]
+		if !ok {
+			w.stack = w.stack[:base]
+			return nil, false
+		}
+		w.stack = append(w.stack, member{k, v})
+	}
+	return w.stack[base:], true
+}
+
+// objectMembers pushes an *Object's members on the stack and returns them
+// with their order for the walk.
+func (w *walker) objectMembers(x *Object) ([]member, []uint8) {
+	base := len(w.stack)
 	for _, k := range x.Keys {
-		ms = append(ms, member{k, x.Members[k]})
+		w.stack = append(w.stack, member{k, x.Members[k]})
 	}
+	ms := w.stack[base:]
 	if w.order == SortedOrder && !slices.IsSorted(x.Keys) {
-		sortMembers(ms)
+		return ms, w.sort(ms)
 	}
-	w.members[level] = ms
-	return ms
+	return ms, nil
 }
 
 func memberKey(m member) string { return m.key }
 
-// sortMembers sorts members by the bytes of their names, which are
-// distinct: insertion sort for the small objects that dominate JSON, where
-// it beats a general sort, and slices.SortFunc beyond.
-func sortMembers(ms []member) {
-	if len(ms) > 12 {
-		slices.SortFunc(ms, func(a, b member) int { return strings.Compare(a.key, b.key) })
-		return
+func compareMembers(a, b member) int { return strings.Compare(a.key, b.key) }
+
+// sort orders ms, whose names are distinct, by the bytes of their names.
+// Up to 255 members (nearly every object) it sorts integers instead of
+// strings: the first seven bytes of each name, zero-padded, above its index;
+// only runs of names with equal seven-byte prefixes are then compared
+// whole. It returns the order as indexes into ms, pushed on w.idx, and
+// leaves ms in place; beyond 255 members it sorts ms itself and returns nil.
+func (w *walker) sort(ms []member) []uint8 {
+	n := len(ms)
+	if n < 2 {
+		return nil
 	}
-	for i := 1; i < len(ms); i++ {
-		m := ms[i]
-		j := i
-		for ; j > 0 && ms[j-1].key > m.key; j-- {
-			ms[j] = ms[j-1]
+	if n > 255 {
+		slices.SortFunc(ms, compareMembers)
+		return nil
+	}
+	keys := w.keys[:0]
+	for i, m := range ms {
+		keys = append(keys, namePrefix(m.key)<<8|uint64(i))
+	}
+	w.keys = keys
+	slices.Sort(keys)
+	base := len(w.idx)
+	for _, k := range keys {
+		w.idx = append(w.idx, uint8(k))
+	}
+	order := w.idx[base:]
+	for i := 0; i < n; {
+		j := i + 1
+		for j < n && keys[j]>>8 == keys[i]>>8 {
+			j++
 		}
-		ms[j] = m
+		if j-i > 1 {
+			slices.SortFunc(order[i:j], func(a, b uint8) int { return strings.Compare(ms[a].key, ms[b].key) })
+		}
+		i = j
 	}
+	return order
+}
+
+// namePrefix returns the first seven bytes of k as a big-endian integer,
+// zero-padded: prefixes order like the names they start, and equal
+// prefixes leave the order to the rest of the names.
+func namePrefix(k string) uint64 {
+	if len(k) >= 8 { // one load
+		return (uint64(k[0])<<56 | uint64(k[1])<<48 | uint64(k[2])<<40 | uint64(k[3])<<32 |
+			uint64(k[4])<<24 | uint64(k[5])<<16 | uint64(k[6])<<8 | uint64(k[7])) >> 8
+	}
+	var p uint64
+	for i := 0; i < len(k); i++ {
+		p |= uint64(k[i]) << (48 - 8*i)
+	}
+	return p
 }
 
 func (w *walker) charge(n int) error {

@@ -110,6 +110,8 @@ func Random(r *rand.Rand, depth int) any {
 			out[i] = Random(r, depth-1)
 		}
 		return out
+	case 18:
+		return siblings(r, depth)
 	default:
 		if k == 19 {
 			raw, err := json.Marshal(Plain(r, depth-1))
@@ -125,6 +127,36 @@ func Random(r *rand.Rand, depth int) any {
 		}
 		return out
 	}
+}
+
+// siblings returns an array of maps that share their names (as decoded
+// records do), now and then with one name replaced, dropped or added, so
+// that walks which reuse a sibling's member order meet both hits and
+// near misses.
+func siblings(r *rand.Rand, depth int) []any {
+	n := 2 + r.IntN(5)
+	set := make([]string, n)
+	for i := range set {
+		set[i] = randomName(r)
+	}
+	out := make([]any, 1+r.IntN(4))
+	for i := range out {
+		m := make(map[string]any, n+1)
+		for _, k := range set {
+			m[k] = Random(r, depth-2)
+		}
+		switch r.IntN(6) {
+		case 0:
+			delete(m, set[r.IntN(n)])
+			m[randomName(r)] = nil
+		case 1:
+			delete(m, set[r.IntN(n)])
+		case 2:
+			m[randomName(r)] = true
+		}
+		out[i] = m
+	}
+	return out
 }
 
 // Plain is Random restricted to what encoding/json marshals: no NaN, no
