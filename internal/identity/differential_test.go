@@ -63,6 +63,14 @@ func TestB2_EncoderMatchesReference(t *testing.T) {
 			differentialCheck(t, []any{strings.Repeat("x", shift), s, 1.5, s}, big, "long string")
 		}
 	}
+	for n := range 21 { // every short-string length, every ASCII byte, some multi-byte text
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = byte(r.IntN(128))
+		}
+		differentialCheck(t, map[string]any{string(b): string(b), "é" + string(b): strings.Repeat("😀", n%3)}, big,
+			fmt.Sprintf("short strings of %d bytes", n))
+	}
 	for _, f := range []float64{0, math.Copysign(0, -1), 1, -1, 0.1, math.MaxFloat64, math.SmallestNonzeroFloat64, 1<<53 - 1} {
 		differentialCheck(t, f, big, "number")
 	}

@@ -178,9 +178,23 @@ func hex8(x uint32) uint64 {
 }
 
 // str writes s as s<length>:<hex bytes>, eight bytes per step; the last
-// one to seven bytes are zero-padded into one more step whose extra digits
-// are cut off again.
+// one to seven bytes (or all of a string of at most eight) are zero-padded
+// into one more step whose extra digits are cut off again.
 func (e *encoder) str(s string) {
+	if len(s) <= 8 { // most names and many values: one padded word, no loop
+		e.room(3 + 16)
+		n := len(e.buf)
+		b := e.buf[:n+3+16]
+		b[n], b[n+1], b[n+2] = 's', byte('0'+len(s)), ':'
+		var w uint64
+		for j := range len(s) {
+			w |= uint64(s[j]) << (56 - 8*j)
+		}
+		binary.BigEndian.PutUint64(b[n+3:], hex8(uint32(w>>32)))
+		binary.BigEndian.PutUint64(b[n+11:], hex8(uint32(w)))
+		e.buf = b[:n+3+2*len(s)]
+		return
+	}
 	e.header('s', len(s))
 	for len(s) > 0 {
 		e.room(32)
