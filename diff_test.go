@@ -55,7 +55,7 @@ func TestDiffSnapshots_Equal(t *testing.T) {
 	a := purramcp.Snapshot{Entries: []purramcp.ToolEntry{{LocalName: "x", InputSchema: map[string]any{
 		"type": "object", "maxProperties": 2.0, "enum": []any{1.0, "a", nil, true, map[string]any{"k": 1e21}}}}}}
 	b := purramcp.Snapshot{Entries: []purramcp.ToolEntry{{LocalName: "x", InputSchema: map[string]any{
-		"enum": []any{json.Number("1.0"), "a", nil, true, map[string]any{"k": json.Number("1000000000000000000000")}},
+		"enum":          []any{json.Number("1.0"), "a", nil, true, map[string]any{"k": json.Number("1000000000000000000000")}},
 		"maxProperties": 2, "type": "object"}}}}
 	assert.Nil(t, purramcp.DiffSnapshots(a, b))
 	b.Entries[0].InputSchema["maxProperties"] = json.Number("2.0000001")
