@@ -23,12 +23,11 @@ import (
 // exactly one top-level TestThreat<T#>_<What> in this package or one line
 // below, which TestLandscapeThreatsCovered enforces. Tool definitions and
 // catalogs are tested here, floods (T6) in threat_flood_test.go, calls and
-// sessions in threat_call_test.go. Each test drives real go-sdk sessions
+// sessions in threat_call_test.go, audit (T18) in threat_audit_test.go. Each test drives real go-sdk sessions
 // over in-memory transports; the raw scripted server sends the bytes a go-sdk
 // server never would.
 //
 // not applicable: T15 Local server compromise and supply chain are the host's: purramcp never builds a transport or starts a process (the host constructs mcp.CommandTransport or any other transport and owns what it runs, README "Host wiring").
-// not applicable: T18 Audit logging is the host's: the library never logs (style.md §9); what a host logs, Snapshot().RevisionDigest, the bindings and each ToolResult.ErrorCode, is pinned by TestThreatT2_RugPullChangesDigest and the result tests.
 
 var threatIDs = strings.Fields(`T1 T2 T3 T4 T5 T6 T7 T8 T9 T10 T11 T12 T13 T14 T15 T16 T17 T18`)
 
@@ -287,6 +286,43 @@ func TestThreatT2_RugPullChangesDigest(t *testing.T) {
 	assert.Equal(t, "mcp_invalid_arguments", res.ErrorCode, "T2 silent drift: the old catalog keeps its pinned contract")
 	_, calls := h.counts()
 	assert.Zero(t, calls)
+
+	// Approval closes it for the host: a pin of the reviewed digest refuses
+	// the drifted catalog (no registration exists to run), and DiffSnapshots
+	// names what drifted for the review before re-approving. A swap of two
+	// bound definitions, which defeats a per-name pin, fails the
+	// whole-snapshot pin too.
+	swappedSearch := strings.Replace(otherTool, "remote.other", "remote.search", 1)
+	swappedOther := string(withField(t, f.Tool, "name", "remote.other"))
+	for _, tc := range []struct {
+		id       string
+		bindings map[string]purramcp.ToolBinding
+		pages    []string
+		changes  []purramcp.Change
+	}{
+		{"drift", searchBinding(), []string{page("", string(f.Tool)), page("", string(widened))},
+			[]purramcp.Change{{LocalName: "search", Kind: "changed", Fields: []string{"description", "inputSchema"}}}},
+		{"swap", otherBinding(), []string{page("", string(f.Tool), otherTool), page("", swappedSearch, swappedOther)},
+			[]purramcp.Change{{LocalName: "another", Kind: "changed", Fields: []string{"description", "inputSchema", "outputSchema"}},
+				{LocalName: "search", Kind: "changed", Fields: []string{"description", "inputSchema", "outputSchema"}}}},
+	} {
+		h := rawHarness(t, &rawServer{pages: tc.pages})
+		discover := func(approve func(context.Context, purramcp.Snapshot) error) (*purramcp.Catalog, error) {
+			return purramcp.DiscoverTools(t.Context(), h.session, "fixture", tc.bindings,
+				purramcp.DiscoveryOptions{Monitor: h.monitor, Approve: approve})
+		}
+		reviewed, err := discover(nil)
+		require.NoError(t, err, "T2 %s", tc.id)
+		pin := purramcp.PinDigests(reviewed.Snapshot().RevisionDigest)
+		drifted, err := discover(pin)
+		assert.Nil(t, drifted, "T2 %s: nothing to run", tc.id)
+		assert.Equal(t, purramcp.CodeCatalogUnapproved, purramcp.CodeOf(err), "T2 %s: the pin refuses it", tc.id)
+		current, err := discover(nil) // the last page repeats
+		require.NoError(t, err)
+		assert.Equal(t, tc.changes, purramcp.DiffSnapshots(reviewed.Snapshot(), current.Snapshot()), "T2 %s: what to review", tc.id)
+		_, calls := h.counts()
+		assert.Zero(t, calls, "T2 %s", tc.id)
+	}
 }
 
 // TestThreatT3_ShadowingAndTakeover: a remote name listed twice, whether on
@@ -366,6 +402,37 @@ func TestThreatT3_ShadowingAndTakeover(t *testing.T) {
 	assert.Equal(t, "mcp_binding_missing", purramcp.CodeOf(err), "T3: a tool renamed onto a bound name leaves its own binding missing")
 	_, err = discover()
 	assert.Equal(t, "mcp_name_conflict", purramcp.CodeOf(err), "T3: a tool renamed onto a listed bound name conflicts")
+
+	// Cross-server shadowing: a second server whose binding claims a local
+	// name the first already uses cannot join the registry; one that lists
+	// the same remote name under another local name calls only itself.
+	first := newSDKServer(t, nil, f.Tool)
+	second := newSDKServer(t, nil, f.Tool)
+	fh, sh := sdkHarness(t, first, ""), sdkHarness(t, second, "")
+	docs, err := discoverDefault(t, fh, purramcp.Limits{})
+	require.NoError(t, err)
+	shadowing, err := discoverDefault(t, sh, purramcp.Limits{})
+	require.NoError(t, err)
+	merged, err := purramcp.Merge(docs, shadowing)
+	assert.Nil(t, merged)
+	assert.Equal(t, purramcp.CodeNameConflict, purramcp.CodeOf(err), "T3: cross-server shadowing")
+	bindings := searchBinding()
+	renamed := bindings["remote.search"]
+	renamed.LocalName = "search_second"
+	bindings["remote.search"] = renamed
+	other, err := purramcp.DiscoverTools(t.Context(), sh.session, "second", bindings, purramcp.DiscoveryOptions{Monitor: sh.monitor})
+	require.NoError(t, err)
+	merged, err = purramcp.Merge(docs, other)
+	require.NoError(t, err)
+	require.Equal(t, []string{"search", "search_second"}, []string{merged[0].Name, merged[1].Name})
+	for _, reg := range merged {
+		res, err := reg.Run(t.Context(), argsA, purramcp.ToolContext{})
+		require.NoError(t, err)
+		assert.Empty(t, res.ErrorCode)
+	}
+	_, firstCalls := first.counts()
+	_, secondCalls := second.counts()
+	assert.Equal(t, []int{1, 1}, []int{firstCalls, secondCalls}, "T3: each registration calls its own server")
 }
 
 // TestThreatT5_InvisibleCharactersKeptAndHashed decides T5 for the default:
@@ -587,4 +654,27 @@ func TestThreatT9_HintsGrantNothing(t *testing.T) {
 	plainCatalog, err := discoverDefault(t, plain, purramcp.Limits{})
 	require.NoError(t, err)
 	assert.Equal(t, plainCatalog.Snapshot().RevisionDigest, catalog.Snapshot().RevisionDigest, "T9: hints are not identity")
+
+	// Hints are only cross-checked, and only narrow: with
+	// RequireReadOnlyHint a bound tool that does not claim read-only (the
+	// fixture's destructive hints, or none) fails the discovery; the claim
+	// still grants nothing: the same read policy, the same one registration,
+	// the same digest.
+	requiring := purramcp.DiscoveryOptions{Monitor: h.monitor, RequireReadOnlyHint: true}
+	hinted, err := purramcp.DiscoverTools(t.Context(), h.session, "fixture", searchBinding(), requiring)
+	require.NoError(t, err)
+	require.Len(t, hinted.Registrations(), 1)
+	assert.Equal(t, regs[0].Policy, hinted.Registrations()[0].Policy)
+	assert.Equal(t, catalog.Snapshot(), hinted.Snapshot(), "T9: the cross-check adds nothing to the catalog")
+	for _, tc := range []struct {
+		id string
+		h  sessionHarness
+	}{{"destructive", sdkHarness(t, newSDKServer(t, nil, f.Tool), "")}, {"unannotated", plain}} {
+		requiring.Monitor = tc.h.monitor
+		refused, err := purramcp.DiscoverTools(t.Context(), tc.h.session, "fixture", searchBinding(), requiring)
+		assert.Nil(t, refused, "T9 %s", tc.id)
+		assert.Equal(t, purramcp.CodeAnnotationConflict, purramcp.CodeOf(err), "T9 %s", tc.id)
+		_, calls := tc.h.counts()
+		assert.Zero(t, calls, "T9 %s", tc.id)
+	}
 }
