@@ -96,7 +96,7 @@ func TestBehaviorA4_AnnotationsGrantNothing(t *testing.T) {
 		"read_only": withField(t, f.Tool, "annotations", map[string]any{"readOnlyHint": true, "destructiveHint": false, "title": "T"}),
 		"none":      withField(t, f.Tool, "annotations", nil),
 	}
-	for _, version := range testVersions {
+	forEachVersion(t, func(t *testing.T, version string) {
 		digests := map[string]string{}
 		for name, tool := range variants {
 			h := sdkHarness(t, newSDKServer(t, nil, tool), version)
@@ -113,7 +113,7 @@ func TestBehaviorA4_AnnotationsGrantNothing(t *testing.T) {
 		if version == purramcp.ProtocolVersion20251125 {
 			assert.Equal(t, f.RevisionDigest, digests["fixture"], "A4: fixture digest")
 		}
-	}
+	})
 }
 
 // TestGap3_BindingValidation covers binding, server id and limit validation
@@ -205,7 +205,7 @@ func TestBehaviorD2_RepeatedCursor(t *testing.T) {
 // tools/list, and calls never trigger a hidden re-list.
 func TestBehaviorD3_OneListNoRelist(t *testing.T) {
 	f := loadMCPFixture(t)
-	for _, version := range testVersions {
+	forEachVersion(t, func(t *testing.T, version string) {
 		h := sdkHarness(t, newSDKServer(t, nil, f.Tool), version)
 		reg := discoverWith(t, h, purramcp.Limits{}, nil)
 		for range 3 {
@@ -216,7 +216,7 @@ func TestBehaviorD3_OneListNoRelist(t *testing.T) {
 		lists, calls := h.counts()
 		assert.Equal(t, 1, lists, "D3 at %s: tools/list requests", version)
 		assert.Equal(t, 3, calls, "D3 at %s: tools/call requests", version)
-	}
+	})
 }
 
 // TestDiscover_CursorCycle: A → B → A repeats a cursor seen two pages
@@ -426,7 +426,7 @@ func TestGap6_ToolsUnavailable(t *testing.T) {
 		lists, _ := h.counts()
 		assert.Zero(t, lists, "raw modern=%v", modern)
 	}
-	for _, version := range testVersions {
+	forEachVersion(t, func(t *testing.T, version string) {
 		// A go-sdk server with no tool and no tools capability advertises none.
 		server := mcp.NewServer(&mcp.Implementation{Name: "toolless", Version: "1"}, nil)
 		cs, monitor := connectSDK(t, server, version)
@@ -434,14 +434,14 @@ func TestGap6_ToolsUnavailable(t *testing.T) {
 			purramcp.DiscoveryOptions{Monitor: monitor})
 		assert.Nil(t, catalog)
 		assert.Equal(t, "mcp_tools_unavailable", purramcp.CodeOf(err), "go-sdk server at %s", version)
-	}
+	})
 }
 
 // TestGap5_NotInitialized: a monitor that accepted no protocol version fails
 // mcp_not_initialized before any request (reference-behaviors.md §5.5).
 func TestGap5_NotInitialized(t *testing.T) {
 	f := loadMCPFixture(t)
-	for _, version := range testVersions {
+	forEachVersion(t, func(t *testing.T, version string) {
 		h := sdkHarness(t, newSDKServer(t, nil, f.Tool), version)
 		fresh := purramcp.NewCatalogMonitor()
 		catalog, err := purramcp.DiscoverTools(t.Context(), h.session, "fixture", searchBinding(),
@@ -454,7 +454,7 @@ func TestGap5_NotInitialized(t *testing.T) {
 		assert.Equal(t, "mcp_not_initialized", purramcp.CodeOf(err), "%s: not initialized before stale", version)
 		lists, _ := h.counts()
 		assert.Zero(t, lists, version)
-	}
+	})
 }
 
 // TestDiscover_TTLCache: under 2026-07-28 go-sdk serves tools/list from its

@@ -154,7 +154,7 @@ func TestBehaviorH14_InvalidWireContent(t *testing.T) { sharedRow(t, "invalid_wi
 func TestBehaviorH15_TextNeverPromoted(t *testing.T) {
 	f := loadMCPFixture(t)
 	tool := withField(t, f.Tool, "outputSchema", nil)
-	for _, version := range testVersions {
+	forEachVersion(t, func(t *testing.T, version string) {
 		srv := newSDKServer(t, json.RawMessage(`{"content":[{"type":"text","text":"{\"count\":3}"}]}`), tool)
 		h := sdkHarness(t, srv, version)
 		catalog, err := discoverDefault(t, h, purramcp.Limits{})
@@ -163,7 +163,7 @@ func TestBehaviorH15_TextNeverPromoted(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, purramcp.ToolResult{Content: purramcp.Envelope{Text: []string{`{"count":3}`}}, EffectState: "not_started"},
 			res, "H15 at %s", version)
-	}
+	})
 }
 
 // TestGap14_StructuredWithoutOutputSchema (reference-behaviors.md §5.14):

@@ -79,7 +79,7 @@ func closeStdio(t *testing.T, s stdioSession, exit int) {
 func TestBehaviorL1_StdioSmoke(t *testing.T) {
 	bin := buildStdioServer(t)
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
-	for _, version := range testVersions {
+	forEachVersion(t, func(t *testing.T, version string) {
 		s := connectStdio(t, bin, version)
 		catalog, err := purramcp.DiscoverTools(t.Context(), s.session, "local", countBinding("count"),
 			purramcp.DiscoveryOptions{Monitor: s.monitor})
@@ -93,7 +93,7 @@ func TestBehaviorL1_StdioSmoke(t *testing.T) {
 			EffectState: "not_started"}, res, "L1 at %s", version)
 		assert.NoError(t, s.session.Ping(t.Context(), nil), "L1 at %s", version)
 		closeStdio(t, s, 0)
-	}
+	})
 }
 
 // TestBehaviorL2_StdioTypedSmoke is the Python installed smoke: the server
@@ -102,7 +102,7 @@ func TestBehaviorL1_StdioSmoke(t *testing.T) {
 func TestBehaviorL2_StdioTypedSmoke(t *testing.T) {
 	bin := buildStdioServer(t)
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
-	for _, version := range testVersions {
+	forEachVersion(t, func(t *testing.T, version string) {
 		s := connectStdio(t, bin, version)
 		catalog, err := purramcp.DiscoverTools(t.Context(), s.session, "local", countBinding("count_typed"),
 			purramcp.DiscoveryOptions{Monitor: s.monitor})
@@ -115,7 +115,7 @@ func TestBehaviorL2_StdioTypedSmoke(t *testing.T) {
 		assert.JSONEq(t, `{"count":3}`, res.Content.Text[0], "L2 at %s", version)
 		assert.NoError(t, s.session.Ping(t.Context(), nil))
 		closeStdio(t, s, 0)
-	}
+	})
 }
 
 // TestStdio_DiscoverCallClose: the fixture tool over a real child process

@@ -388,7 +388,7 @@ func TestThreatT5_InvisibleCharactersKeptAndHashed(t *testing.T) {
 	encodedText, err := json.Marshal(resultText)
 	require.NoError(t, err)
 	result := json.RawMessage(`{"content":[{"type":"text","text":` + string(encodedText) + `}],"structuredContent":{"count":1}}`)
-	for _, version := range testVersions {
+	forEachVersion(t, func(t *testing.T, version string) {
 		h := sdkHarness(t, newSDKServer(t, result, tool), version)
 		catalog, err := discoverDefault(t, h, purramcp.Limits{})
 		require.NoError(t, err, "T5 at %s", version)
@@ -409,7 +409,7 @@ func TestThreatT5_InvisibleCharactersKeptAndHashed(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, purramcp.Envelope{Text: []string{resultText}, Structured: map[string]any{"count": 1.0}}, res.Content,
 			"T5 at %s: result text verbatim", version)
-	}
+	})
 
 	// Failing paths never carry them.
 	bindings := searchBinding()
