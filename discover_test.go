@@ -300,15 +300,17 @@ func TestGap7_DuplicateNameAcrossPages(t *testing.T) {
 		{"bound", []string{toolsPage(t, "p2", f.Tool), toolsPage(t, "", f.Tool)}},
 		{"unbound", []string{toolsPage(t, "p2", other, f.Tool), toolsPage(t, "", other)}},
 	} {
-		for _, modern := range modernities {
-			h := rawHarness(t, &rawServer{modern: modern, pages: tc.pages})
-			catalog, err := discoverDefault(t, h, purramcp.Limits{})
-			assert.Nil(t, catalog)
-			assert.Equal(t, "mcp_name_conflict", purramcp.CodeOf(err), "%s modern=%v", tc.id, modern)
-			lists, calls := h.counts()
-			assert.Equal(t, 2, lists, "%s modern=%v", tc.id, modern)
-			assert.Zero(t, calls)
-		}
+		t.Run(tc.id, func(t *testing.T) {
+			for _, modern := range modernities {
+				h := rawHarness(t, &rawServer{modern: modern, pages: tc.pages})
+				catalog, err := discoverDefault(t, h, purramcp.Limits{})
+				assert.Nil(t, catalog)
+				assert.Equal(t, "mcp_name_conflict", purramcp.CodeOf(err), "%s modern=%v", tc.id, modern)
+				lists, calls := h.counts()
+				assert.Equal(t, 2, lists, "%s modern=%v", tc.id, modern)
+				assert.Zero(t, calls)
+			}
+		})
 	}
 }
 
@@ -329,13 +331,15 @@ func TestDiscover_OversizedPage(t *testing.T) {
 		{"default_limit_accumulated", []string{toolsPage(t, "p2", f.Tool, big("big1", 600_000)), toolsPage(t, "", big("big2", 600_000))}, purramcp.Limits{}, 2},
 		{"lowered_limit_accumulated", []string{toolsPage(t, "p2", f.Tool), toolsPage(t, "", big("big", 100))}, purramcp.Limits{MaxCatalogBytes: 600}, 2},
 	} {
-		h := rawHarness(t, &rawServer{pages: tc.pages})
-		catalog, err := discoverDefault(t, h, tc.limits)
-		assert.Nil(t, catalog)
-		assert.Equal(t, "mcp_catalog_limit_exceeded", purramcp.CodeOf(err), tc.id)
-		lists, calls := h.counts()
-		assert.Equal(t, tc.wantLists, lists, tc.id)
-		assert.Zero(t, calls, tc.id)
+		t.Run(tc.id, func(t *testing.T) {
+			h := rawHarness(t, &rawServer{pages: tc.pages})
+			catalog, err := discoverDefault(t, h, tc.limits)
+			assert.Nil(t, catalog)
+			assert.Equal(t, "mcp_catalog_limit_exceeded", purramcp.CodeOf(err), tc.id)
+			lists, calls := h.counts()
+			assert.Equal(t, tc.wantLists, lists, tc.id)
+			assert.Zero(t, calls, tc.id)
+		})
 	}
 }
 

@@ -44,10 +44,12 @@ func TestLandscapeThreatsCovered(t *testing.T) {
 	require.Len(t, threatIDs, 18, "ids T1…T18")
 	seen := map[string][]string{}
 	for _, test := range topLevelTests(t, "TestThreat") {
-		m := threatTestName.FindStringSubmatch(test.name)
-		if assert.NotNil(t, m, "%s: %s is not TestThreat<T#>_<What>", test.file, test.name) {
-			seen[m[1]] = append(seen[m[1]], test.file+": "+test.name)
-		}
+		t.Run(test.name, func(t *testing.T) {
+			m := threatTestName.FindStringSubmatch(test.name)
+			if assert.NotNil(t, m, "%s: %s is not TestThreat<T#>_<What>", test.file, test.name) {
+				seen[m[1]] = append(seen[m[1]], test.file+": "+test.name)
+			}
+		})
 	}
 	self, err := os.ReadFile("threat_test.go")
 	require.NoError(t, err)
@@ -173,15 +175,17 @@ func TestThreatT1_PoisonedDefinitions(t *testing.T) {
 		id   string
 		tool json.RawMessage
 	}{{"description", described}, {"schema_text", schemaText}} {
-		h := rawHarness(t, &rawServer{pages: []string{page("", string(tc.tool))}})
-		catalog, err := discoverDefault(t, h, purramcp.Limits{})
-		require.NoError(t, err, "T1 %s", tc.id)
-		snap := catalog.Snapshot()
-		encoded, err := json.Marshal(snap)
-		require.NoError(t, err)
-		assert.Contains(t, string(encoded), poison, "T1 %s: kept verbatim for the host's review", tc.id)
-		assert.NotEqual(t, f.RevisionDigest, snap.RevisionDigest, "T1 %s: and in the digest", tc.id)
-		assert.Equal(t, snapshotDigest(t, snap), snap.RevisionDigest, "T1 %s", tc.id)
+		t.Run(tc.id, func(t *testing.T) {
+			h := rawHarness(t, &rawServer{pages: []string{page("", string(tc.tool))}})
+			catalog, err := discoverDefault(t, h, purramcp.Limits{})
+			require.NoError(t, err, "T1 %s", tc.id)
+			snap := catalog.Snapshot()
+			encoded, err := json.Marshal(snap)
+			require.NoError(t, err)
+			assert.Contains(t, string(encoded), poison, "T1 %s: kept verbatim for the host's review", tc.id)
+			assert.NotEqual(t, f.RevisionDigest, snap.RevisionDigest, "T1 %s: and in the digest", tc.id)
+			assert.Equal(t, snapshotDigest(t, snap), snap.RevisionDigest, "T1 %s", tc.id)
+		})
 	}
 	assert.Equal(t, poison, catalogOf(t, described).Registrations()[0].Description, "T1: the model sees what was reviewed")
 
@@ -197,12 +201,14 @@ func TestThreatT1_PoisonedDefinitions(t *testing.T) {
 		{"schema_text_over_lowered", schemaText, purramcp.Limits{MaxSchemaBytes: 256}, "mcp_schema_unsupported"},
 		{"control_fixture_at_lowered", f.Tool, purramcp.Limits{MaxDescriptionBytes: 32, MaxSchemaBytes: 256}, ""},
 	} {
-		h := rawHarness(t, &rawServer{pages: []string{page("", string(tc.tool))}})
-		_, err := discoverDefault(t, h, tc.limits)
-		assert.Equal(t, tc.want, purramcp.CodeOf(err), "T1 %s", tc.id)
-		if err != nil {
-			assert.NotContains(t, err.Error(), "IGNORE", "T1 %s", tc.id)
-		}
+		t.Run(tc.id, func(t *testing.T) {
+			h := rawHarness(t, &rawServer{pages: []string{page("", string(tc.tool))}})
+			_, err := discoverDefault(t, h, tc.limits)
+			assert.Equal(t, tc.want, purramcp.CodeOf(err), "T1 %s", tc.id)
+			if err != nil {
+				assert.NotContains(t, err.Error(), "IGNORE", "T1 %s", tc.id)
+			}
+		})
 	}
 }
 
@@ -311,14 +317,16 @@ func TestThreatT3_ShadowingAndTakeover(t *testing.T) {
 			strings.ReplaceAll(evil, "remote.search", "remote.search "), strings.ReplaceAll(evil, "remote.search", "remote.s\u0435arch"))},
 			"mcp_binding_missing"},
 	} {
-		for _, modern := range modernities {
-			h := rawHarness(t, &rawServer{modern: modern, pages: tc.pages})
-			catalog, err := discoverDefault(t, h, purramcp.Limits{})
-			assert.Nil(t, catalog, "T3 %s", tc.id)
-			assert.Equal(t, tc.want, purramcp.CodeOf(err), "T3 %s modern=%v", tc.id, modern)
-			_, calls := h.counts()
-			assert.Zero(t, calls, "T3 %s", tc.id)
-		}
+		t.Run(tc.id, func(t *testing.T) {
+			for _, modern := range modernities {
+				h := rawHarness(t, &rawServer{modern: modern, pages: tc.pages})
+				catalog, err := discoverDefault(t, h, purramcp.Limits{})
+				assert.Nil(t, catalog, "T3 %s", tc.id)
+				assert.Equal(t, tc.want, purramcp.CodeOf(err), "T3 %s modern=%v", tc.id, modern)
+				_, calls := h.counts()
+				assert.Zero(t, calls, "T3 %s", tc.id)
+			}
+		})
 	}
 
 	// A server tool named "search" (the host's local name) beside the bound one.
@@ -491,18 +499,20 @@ func TestThreatT7_ParserDifferentials(t *testing.T) {
 		{"is_error_last_wins_false", `{"content":[],"isError":true,"isError":false,"structuredContent":{"count":1}}`, ""},
 		{"case_variant_ignored", `{"content":[],"StructuredContent":{"count":1},"structuredContent":{"count":2}}`, ""},
 	} {
-		raw := &rawServer{pages: []string{page("", string(f.Tool))},
-			call: func(json.RawMessage) (string, *jsonrpcError) { return tc.result, nil }}
-		reg := discoverWith(t, rawHarness(t, raw), purramcp.Limits{}, nil)
-		res, err := reg.Run(t.Context(), argsA, purramcp.ToolContext{})
-		require.NoError(t, err, tc.id)
-		assert.Equal(t, tc.want, res.ErrorCode, "T7 %s", tc.id)
-		switch tc.id {
-		case "structured_last_wins_valid":
-			assert.Equal(t, purramcp.Envelope{Text: []string{"a\ufffdb"}, Structured: map[string]any{"count": 1.0}}, res.Content, "T7 %s", tc.id)
-		case "case_variant_ignored":
-			assert.Equal(t, map[string]any{"count": 2.0}, res.Content.Structured, "T7 %s", tc.id)
-		}
+		t.Run(tc.id, func(t *testing.T) {
+			raw := &rawServer{pages: []string{page("", string(f.Tool))},
+				call: func(json.RawMessage) (string, *jsonrpcError) { return tc.result, nil }}
+			reg := discoverWith(t, rawHarness(t, raw), purramcp.Limits{}, nil)
+			res, err := reg.Run(t.Context(), argsA, purramcp.ToolContext{})
+			require.NoError(t, err, tc.id)
+			assert.Equal(t, tc.want, res.ErrorCode, "T7 %s", tc.id)
+			switch tc.id {
+			case "structured_last_wins_valid":
+				assert.Equal(t, purramcp.Envelope{Text: []string{"a\ufffdb"}, Structured: map[string]any{"count": 1.0}}, res.Content, "T7 %s", tc.id)
+			case "case_variant_ignored":
+				assert.Equal(t, map[string]any{"count": 2.0}, res.Content.Structured, "T7 %s", tc.id)
+			}
+		})
 	}
 }
 
@@ -527,14 +537,16 @@ func TestThreatT8_NoSchemaWeakening(t *testing.T) {
 		{"tuple_items", "inputSchema", `{"type":"object","properties":{"t":{"type":"array","items":[{"type":"string"}]}}}`},
 		{"output_ref", "outputSchema", `{"type":"object","$ref":"https://example.invalid/schema"}`},
 	} {
-		tool := withField(t, f.Tool, tc.field, json.RawMessage(tc.schema))
-		for _, modern := range modernities {
-			h := rawHarness(t, &rawServer{modern: modern, pages: []string{page("", string(tool), otherTool)}})
-			catalog, err := purramcp.DiscoverTools(t.Context(), h.session, "fixture", otherBinding(),
-				purramcp.DiscoveryOptions{Monitor: h.monitor})
-			assert.Nil(t, catalog, "T8 %s: no partial catalog", tc.id)
-			assert.Equal(t, "mcp_schema_unsupported", purramcp.CodeOf(err), "T8 %s modern=%v", tc.id, modern)
-		}
+		t.Run(tc.id, func(t *testing.T) {
+			tool := withField(t, f.Tool, tc.field, json.RawMessage(tc.schema))
+			for _, modern := range modernities {
+				h := rawHarness(t, &rawServer{modern: modern, pages: []string{page("", string(tool), otherTool)}})
+				catalog, err := purramcp.DiscoverTools(t.Context(), h.session, "fixture", otherBinding(),
+					purramcp.DiscoveryOptions{Monitor: h.monitor})
+				assert.Nil(t, catalog, "T8 %s: no partial catalog", tc.id)
+				assert.Equal(t, "mcp_schema_unsupported", purramcp.CodeOf(err), "T8 %s modern=%v", tc.id, modern)
+			}
+		})
 	}
 
 	open := `{"type":"object","properties":{"q":{"type":"string"}}}`
