@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"sync"
 	"testing"
 	"time"
 
@@ -20,16 +21,30 @@ import (
 // mcp.StdioTransport, launched with mcp.CommandTransport (reference-behaviors.md
 // §L, gosdk-notes §7).
 
-// buildStdioServer builds testdata/stdioserver into the test's temporary
-// directory with the go command of the running toolchain.
+// buildStdioServer returns testdata/stdioserver built with the go command of
+// the running toolchain, once per test binary, into the package's temporary
+// directory (see TestMain).
 func buildStdioServer(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "stdioserver")
+	b := stdioServerBinary()
+	require.NoError(t, b.err, "go build ./testdata/stdioserver: %s", b.output)
+	return b.path
+}
+
+// builtBinary is the outcome of one go build.
+type builtBinary struct {
+	path   string
+	output []byte
+	err    error
+}
+
+// stdioServerBinary builds the child server on first use.
+var stdioServerBinary = sync.OnceValue(func() builtBinary {
+	bin := filepath.Join(packageTempDir, "stdioserver")
 	cmd := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-o", bin, "./testdata/stdioserver")
 	out, err := cmd.CombinedOutput()
-	require.NoError(t, err, "go build ./testdata/stdioserver: %s", out)
-	return bin
-}
+	return builtBinary{bin, out, err}
+})
 
 // stdioSession is one connected child process.
 type stdioSession struct {
