@@ -5,9 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
-	"regexp"
-	"sort"
 	"strings"
 	"testing"
 
@@ -31,47 +28,6 @@ import (
 // not applicable: T18 Audit logging is the host's: the library never logs (style.md §9); what a host logs, Snapshot().RevisionDigest, the bindings and each ToolResult.ErrorCode, is pinned by TestThreatT2_RugPullChangesDigest and the result tests.
 
 var threatIDs = strings.Fields(`T1 T2 T3 T4 T5 T6 T7 T8 T9 T10 T11 T12 T13 T14 T15 T16 T17 T18`)
-
-var (
-	threatTestName      = regexp.MustCompile(`^TestThreat(T[0-9]+)_[A-Za-z0-9_]+$`)
-	threatNotApplicable = regexp.MustCompile(`^// not applicable: (T[0-9]+) \S.*$`)
-)
-
-// TestLandscapeThreatsCovered checks style.md T1 for the threat ids: each
-// one is named by exactly one top-level test or one not-applicable line in
-// this file, and nothing else uses the TestThreat prefix.
-func TestLandscapeThreatsCovered(t *testing.T) {
-	require.Len(t, threatIDs, 18, "ids T1…T18")
-	seen := map[string][]string{}
-	for _, test := range topLevelTests(t, "TestThreat") {
-		t.Run(test.name, func(t *testing.T) {
-			m := threatTestName.FindStringSubmatch(test.name)
-			if assert.NotNil(t, m, "%s: %s is not TestThreat<T#>_<What>", test.file, test.name) {
-				seen[m[1]] = append(seen[m[1]], test.file+": "+test.name)
-			}
-		})
-	}
-	self, err := os.ReadFile("threat_test.go")
-	require.NoError(t, err)
-	for _, line := range strings.Split(string(self), "\n") {
-		if m := threatNotApplicable.FindStringSubmatch(line); m != nil {
-			seen[m[1]] = append(seen[m[1]], "threat_test.go: not applicable")
-		}
-	}
-	known := map[string]bool{}
-	for _, id := range threatIDs {
-		known[id] = true
-		assert.Len(t, seen[id], 1, "threat %s: want exactly one test or not-applicable line, got %v", id, seen[id])
-	}
-	var unknown []string
-	for id := range seen {
-		if !known[id] {
-			unknown = append(unknown, id)
-		}
-	}
-	sort.Strings(unknown)
-	assert.Empty(t, unknown, "TestThreat ids that landscape.md does not define")
-}
 
 // secret is remote or host text that must never surface (T4, T5, T12).
 const secret = "SECRET-7f3a"
