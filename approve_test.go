@@ -75,16 +75,18 @@ func TestApprove_Rejected(t *testing.T) {
 		{"pin_padded", purramcp.PinDigests(" " + f.RevisionDigest)},
 		{"pin_nothing", purramcp.PinDigests()},
 	} {
-		catalog, err := approving(t, t.Context(), h, purramcp.DiscoveryOptions{Approve: tc.approve})
-		assert.Nil(t, catalog, tc.id)
-		require.Error(t, err, tc.id)
-		assert.Equal(t, purramcp.CodeCatalogUnapproved, purramcp.CodeOf(err), tc.id)
-		assert.ErrorIs(t, err, purramcp.ErrCatalogUnapproved, tc.id)
-		assert.NotErrorIs(t, err, hostErr, tc.id)
-		assert.NotErrorIs(t, err, purramcp.ErrTimeout, tc.id)
-		assert.NotErrorIs(t, err, purramcp.ErrCanceled, tc.id)
-		assert.Equal(t, &purramcp.Error{Code: purramcp.CodeCatalogUnapproved}, err, tc.id)
-		assertNoSecret(t, tc.id, nil, err)
+		t.Run(tc.id, func(t *testing.T) {
+			catalog, err := approving(t, t.Context(), h, purramcp.DiscoveryOptions{Approve: tc.approve})
+			assert.Nil(t, catalog, tc.id)
+			require.Error(t, err, tc.id)
+			assert.Equal(t, purramcp.CodeCatalogUnapproved, purramcp.CodeOf(err), tc.id)
+			assert.ErrorIs(t, err, purramcp.ErrCatalogUnapproved, tc.id)
+			assert.NotErrorIs(t, err, hostErr, tc.id)
+			assert.NotErrorIs(t, err, purramcp.ErrTimeout, tc.id)
+			assert.NotErrorIs(t, err, purramcp.ErrCanceled, tc.id)
+			assert.Equal(t, &purramcp.Error{Code: purramcp.CodeCatalogUnapproved}, err, tc.id)
+			assertNoSecret(t, tc.id, nil, err)
+		})
 	}
 	_, calls := h.counts()
 	assert.Zero(t, calls)
@@ -124,9 +126,11 @@ func TestApprove_AfterEveryOtherCheck(t *testing.T) {
 		{"description", &rawServer{pages: []string{page("", string(f.Tool))}}, purramcp.CodeCatalogLimitExceeded, purramcp.Limits{MaxDescriptionBytes: 3}},
 		{"no_tools", &rawServer{noTools: true, pages: []string{page("", string(f.Tool))}}, purramcp.CodeToolsUnavailable, purramcp.Limits{}},
 	} {
-		h := rawHarness(t, tc.raw)
-		_, err := approving(t, t.Context(), h, purramcp.DiscoveryOptions{Approve: approve, Limits: tc.limit})
-		assert.Equal(t, tc.want, purramcp.CodeOf(err), tc.id)
+		t.Run(tc.id, func(t *testing.T) {
+			h := rawHarness(t, tc.raw)
+			_, err := approving(t, t.Context(), h, purramcp.DiscoveryOptions{Approve: approve, Limits: tc.limit})
+			assert.Equal(t, tc.want, purramcp.CodeOf(err), tc.id)
+		})
 	}
 	assert.Zero(t, called)
 	h := rawHarness(t, &rawServer{pages: []string{page("", string(f.Tool))}})

@@ -38,13 +38,10 @@ const (
 	eventDiscover = "discover"
 	eventCall     = "call"
 	eventCanceled = "canceled"
-	// codeHostFailure is the Event code of a ScopeFunc's own error; it has
-	// the value of the core's CodeHostFailure.
-	codeHostFailure = "host_failure"
 )
 
 // eventCode is the Event code of an outcome: "" for nil, "canceled" for
-// ErrCanceled, the mcp_* code of an adapter failure, else "host_failure".
+// ErrCanceled, the mcp_* code of an adapter failure, else CodeHostFailure.
 func eventCode(err error) string {
 	switch {
 	case err == nil:
@@ -55,7 +52,7 @@ func eventCode(err error) string {
 	if code := CodeOf(err); code != "" {
 		return code
 	}
-	return codeHostFailure
+	return CodeHostFailure
 }
 
 // observeRefusal reports a DiscoverTools call refused before any request as

@@ -104,11 +104,13 @@ func TestDiffSnapshots_Changes(t *testing.T) {
 		}},
 		{"digest_only", edit(func(s *purramcp.Snapshot) { s.RevisionDigest = "x" }), nil},
 	} {
-		before := roundTrip(t, old, false)
-		assert.Equal(t, tc.expect, purramcp.DiffSnapshots(old, tc.new), tc.id)
-		assert.Equal(t, before, roundTrip(t, old, false), "%s: old unchanged", tc.id)
-		reverse := purramcp.DiffSnapshots(tc.new, old)
-		assert.Equal(t, len(tc.expect), len(reverse), "%s: symmetric up to added/removed", tc.id)
+		t.Run(tc.id, func(t *testing.T) {
+			before := roundTrip(t, old, false)
+			assert.Equal(t, tc.expect, purramcp.DiffSnapshots(old, tc.new), tc.id)
+			assert.Equal(t, before, roundTrip(t, old, false), "%s: old unchanged", tc.id)
+			reverse := purramcp.DiffSnapshots(tc.new, old)
+			assert.Equal(t, len(tc.expect), len(reverse), "%s: symmetric up to added/removed", tc.id)
+		})
 	}
 	removed := edit(func(s *purramcp.Snapshot) { s.Entries = s.Entries[:1] })
 	assert.Equal(t, []purramcp.Change{{LocalName: "search", Kind: "removed"}}, purramcp.DiffSnapshots(old, removed))

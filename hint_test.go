@@ -31,26 +31,28 @@ func TestRequireReadOnlyHint(t *testing.T) {
 		{"read_only_not_destructive", map[string]any{"readOnlyHint": true, "destructiveHint": false, "idempotentHint": true, "title": "x"}, ""},
 		{"only_not_destructive", map[string]any{"destructiveHint": false}, purramcp.CodeAnnotationConflict},
 	} {
-		tool := bare
-		if tc.annotations != nil {
-			tool = withField(t, bare, "annotations", tc.annotations)
-		}
-		for _, version := range testVersions {
-			h := sdkHarness(t, newSDKServer(t, nil, tool), version)
-			catalog, err := approving(t, t.Context(), h, purramcp.DiscoveryOptions{RequireReadOnlyHint: true})
-			assert.Equal(t, tc.want, purramcp.CodeOf(err), "%s at %s", tc.id, version)
-			plain, plainErr := discoverDefault(t, h, purramcp.Limits{})
-			require.NoError(t, plainErr, "%s at %s: without the option annotations decide nothing", tc.id, version)
-			if tc.want != "" {
-				assert.Nil(t, catalog)
-				continue
+		t.Run(tc.id, func(t *testing.T) {
+			tool := bare
+			if tc.annotations != nil {
+				tool = withField(t, bare, "annotations", tc.annotations)
 			}
-			require.NoError(t, err)
-			assert.Equal(t, plain.Snapshot(), catalog.Snapshot(), "%s: hints are not identity", tc.id)
-			unannotated, err := discoverDefault(t, sdkHarness(t, newSDKServer(t, nil, bare), version), purramcp.Limits{})
-			require.NoError(t, err)
-			assert.Equal(t, unannotated.Snapshot().RevisionDigest, catalog.Snapshot().RevisionDigest, tc.id)
-		}
+			for _, version := range testVersions {
+				h := sdkHarness(t, newSDKServer(t, nil, tool), version)
+				catalog, err := approving(t, t.Context(), h, purramcp.DiscoveryOptions{RequireReadOnlyHint: true})
+				assert.Equal(t, tc.want, purramcp.CodeOf(err), "%s at %s", tc.id, version)
+				plain, plainErr := discoverDefault(t, h, purramcp.Limits{})
+				require.NoError(t, plainErr, "%s at %s: without the option annotations decide nothing", tc.id, version)
+				if tc.want != "" {
+					assert.Nil(t, catalog)
+					continue
+				}
+				require.NoError(t, err)
+				assert.Equal(t, plain.Snapshot(), catalog.Snapshot(), "%s: hints are not identity", tc.id)
+				unannotated, err := discoverDefault(t, sdkHarness(t, newSDKServer(t, nil, bare), version), purramcp.Limits{})
+				require.NoError(t, err)
+				assert.Equal(t, unannotated.Snapshot().RevisionDigest, catalog.Snapshot().RevisionDigest, tc.id)
+			}
+		})
 	}
 }
 
@@ -82,13 +84,15 @@ func TestRequireReadOnlyHint_Order(t *testing.T) {
 			otherBinding(), purramcp.Limits{}, purramcp.CodeAnnotationConflict},
 		{"both_hinted", []string{page("", string(hinted), string(hintedOther))}, otherBinding(), purramcp.Limits{}, ""},
 	} {
-		h := rawHarness(t, &rawServer{pages: tc.pages})
-		_, err := purramcp.DiscoverTools(t.Context(), h.session, "fixture", tc.bindings,
-			purramcp.DiscoveryOptions{Monitor: h.monitor, Limits: tc.limits, RequireReadOnlyHint: true})
-		assert.Equal(t, tc.want, purramcp.CodeOf(err), tc.id)
-		if tc.id == "stops_at_conflict" {
-			lists, _ := h.counts()
-			assert.Equal(t, 1, lists, "%s: the discovery stops at the conflict", tc.id)
-		}
+		t.Run(tc.id, func(t *testing.T) {
+			h := rawHarness(t, &rawServer{pages: tc.pages})
+			_, err := purramcp.DiscoverTools(t.Context(), h.session, "fixture", tc.bindings,
+				purramcp.DiscoveryOptions{Monitor: h.monitor, Limits: tc.limits, RequireReadOnlyHint: true})
+			assert.Equal(t, tc.want, purramcp.CodeOf(err), tc.id)
+			if tc.id == "stops_at_conflict" {
+				lists, _ := h.counts()
+				assert.Equal(t, 1, lists, "%s: the discovery stops at the conflict", tc.id)
+			}
+		})
 	}
 }

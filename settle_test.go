@@ -282,14 +282,16 @@ func TestStaleRetries_OnlyForListChanges(t *testing.T) {
 		{"binding_missing", &rawServer{pages: []string{page("", otherTool)}}, purramcp.CodeBindingMissing},
 		{"schema", &rawServer{pages: []string{page("", `{"name":"remote.search","inputSchema":{"type":"string"}}`)}}, purramcp.CodeSchemaUnsupported},
 	} {
-		h := rawHarness(t, tc.raw)
-		_, err := approving(t, t.Context(), h, purramcp.DiscoveryOptions{StaleRetries: 8})
-		assert.Equal(t, tc.want, purramcp.CodeOf(err), tc.id)
-		lists, _ := h.counts()
-		assert.LessOrEqual(t, lists, 2, "%s: one attempt", tc.id) // pagination reads two pages
-		if tc.id != "pagination" {
-			assert.Equal(t, 1, lists, tc.id)
-		}
+		t.Run(tc.id, func(t *testing.T) {
+			h := rawHarness(t, tc.raw)
+			_, err := approving(t, t.Context(), h, purramcp.DiscoveryOptions{StaleRetries: 8})
+			assert.Equal(t, tc.want, purramcp.CodeOf(err), tc.id)
+			lists, _ := h.counts()
+			assert.LessOrEqual(t, lists, 2, "%s: one attempt", tc.id) // pagination reads two pages
+			if tc.id != "pagination" {
+				assert.Equal(t, 1, lists, tc.id)
+			}
+		})
 	}
 
 	// A change, then a canceled ctx: the change would be retried, the
