@@ -131,3 +131,46 @@ func TestDiffSnapshots_Rediscovery(t *testing.T) {
 	assert.Equal(t, []purramcp.Change{{LocalName: "search", Kind: "changed", Fields: []string{"description"}}},
 		purramcp.DiffSnapshots(first.Snapshot(), second.Snapshot()))
 }
+
+// FuzzDiffSnapshots: for any JSON object as a schema, a snapshot equals
+// itself and its JSON round trips (with and without UseNumber), and a
+// changed description is always reported.
+func FuzzDiffSnapshots(f *testing.F) {
+	for _, seed := range []string{`{"type":"object"}`, `{"a":[1,2.5,-0,1e21,"x",null,true,{"b":{}}]}`,
+		`{"n":0.1,"m":-1e-7,"k":123456789012345678}`, `{"z":1,"a":2,"":[]}`, `{"u":"\u0000\ud83d\ude00"}`} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var schema map[string]any
+		if json.Unmarshal(data, &schema) != nil || schema == nil {
+			return
+		}
+		s := purramcp.Snapshot{SchemaVersion: 1, ServerID: "s", ProtocolVersion: "p", Entries: []purramcp.ToolEntry{
+			{LocalName: "a", InputSchema: schema, OutputSchema: schema}}}
+		if got := purramcp.DiffSnapshots(s, s); got != nil {
+			t.Fatalf("DiffSnapshots(s, s) = %v", got)
+		}
+		for _, useNumber := range []bool{false, true} {
+			b, err := json.Marshal(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			dec := json.NewDecoder(bytes.NewReader(b))
+			if useNumber {
+				dec.UseNumber()
+			}
+			var stored purramcp.Snapshot
+			if err := dec.Decode(&stored); err != nil {
+				t.Fatal(err)
+			}
+			if got := purramcp.DiffSnapshots(s, stored); got != nil {
+				t.Fatalf("useNumber=%v: %s differs after a round trip: %v", useNumber, b, got)
+			}
+			stored.Entries[0].Description = "x"
+			want := []purramcp.Change{{LocalName: "a", Kind: "changed", Fields: []string{"description"}}}
+			if got := purramcp.DiffSnapshots(s, stored); !assert.Equal(t, want, got) {
+				t.FailNow()
+			}
+		}
+	})
+}

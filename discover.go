@@ -87,7 +87,8 @@ type DiscoveryOptions struct {
 	// discovery attempt, when the attempt ends (also for a DiscoverTools
 	// call refused before any request, as attempt 1), and with one per Run
 	// of the catalog's registrations, when Run's outcome is known. It gets
-	// the caller's ctx. Events carry no payload and no remote text. A panic
+	// the caller's ctx. Runs may be concurrent, so it must be safe for
+	// concurrent use. Events carry no payload and no remote text. A panic
 	// in the Observer is not recovered: it propagates to the caller of
 	// DiscoverTools or Run, as a panic in a ScopeFunc does, after the
 	// attempt or the call has ended (the catalog or the result is then
