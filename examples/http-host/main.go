@@ -57,9 +57,7 @@ func run(ctx context.Context, w io.Writer, transport mcp.Transport) error {
 	if err := monitor.Attach(session); err != nil {
 		return err
 	}
-	// StaleRetries settles a discovery that a list change interrupts (many
-	// servers announce one right after initialization); it never rediscovers
-	// a catalog once returned.
+	// StaleRetries: a discovery a list change interrupts starts over (never after it returns).
 	opts := purramcp.DiscoveryOptions{Monitor: monitor, Limits: purramcp.Limits{Timeout: 10 * time.Second}, StaleRetries: 2}
 	var catalog *purramcp.Catalog
 	for _, call := range calls {
