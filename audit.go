@@ -15,8 +15,9 @@ import (
 // registrations (Kind "call"). It never carries payloads or remote text: no
 // arguments, results, descriptions, schemas, error messages or denial
 // reasons. ServerID is the server id given to DiscoverTools ("" when it is
-// not a valid one); RemoteName is the bound remote name. Fields that do not
-// apply to the Kind are zero.
+// not a valid one); RemoteName is the bound remote name; "host_failure" is
+// [CodeHostFailure]; Duration is the wall time of the attempt or of the Run.
+// Fields that do not apply to the Kind are zero.
 type Event struct {
 	Kind           string // "discover" or "call"
 	ServerID       string
