@@ -65,8 +65,8 @@ type DiscoveryOptions struct {
 	// shows it, and no catalog. When ctx has ended before or while it runs
 	// the discovery fails [ErrCanceled]; a tool list change while it runs
 	// counts as a change during discovery (see StaleRetries), whatever it
-	// returned. With StaleRetries it may run once per attempt. [PinDigests]
-	// builds one.
+	// returned. With StaleRetries it may run once per attempt. A panic in it
+	// is not recovered. [PinDigests] builds one.
 	Approve func(ctx context.Context, snapshot Snapshot) error
 	// StaleRetries is how many more times, 0 to 8, a discovery starts over
 	// from the first page when a tool list change arrives while it is in
