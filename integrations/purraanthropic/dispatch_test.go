@@ -57,6 +57,7 @@ func TestDispatch_DeclarationsAndOutcomes(t *testing.T) {
 		use{"tu_fail", "fail", `{"q":"x"}`},
 		use{"tu_deny", "deny", `{"q":"x"}`},
 		use{"tu_host", "host", `{"q":"x"}`},
+		use{"tu_broken", "broken", `{"q":"x"}`},
 		use{"tu_unknown", "nope", `{}`},
 	), endReply)
 	err := hostLoop(t, t.Context(), api.client(), defs, purraanthropic.Options{
@@ -91,6 +92,7 @@ func TestDispatch_DeclarationsAndOutcomes(t *testing.T) {
 		"tu_fail":    {`{"error":"mcp_tool_error"}`, true},
 		"tu_deny":    {`{"error":"mcp_scope_denied"}`, true},
 		"tu_host":    {`{"error":"host_failure"}`, true},
+		"tu_broken":  {`{"error":"mcp_protocol_error"}`, true},
 		"tu_unknown": {`{"error":"unknown_tool"}`, true},
 	}
 	results := lastToolResults(t, bodies[1])
@@ -103,12 +105,12 @@ func TestDispatch_DeclarationsAndOutcomes(t *testing.T) {
 	for _, b := range msgs[len(msgs)-1].(map[string]any)["content"].([]any) {
 		order = append(order, b.(map[string]any)["tool_use_id"].(string))
 	}
-	if !slices.Equal(order, []string{"tu_ok", "tu_dup", "tu_lookup", "tu_invalid", "tu_fail", "tu_deny", "tu_host", "tu_unknown"}) {
+	if !slices.Equal(order, []string{"tu_ok", "tu_dup", "tu_lookup", "tu_invalid", "tu_fail", "tu_deny", "tu_host", "tu_broken", "tu_unknown"}) {
 		t.Fatalf("result order %q", order)
 	}
 	noCanary(t, bodies)
-	if f.srv.Calls() != 3 {
-		t.Fatalf("tools/call %d, want 3 (search, lookup, fail)", f.srv.Calls())
+	if f.srv.Calls() != 4 {
+		t.Fatalf("tools/call %d, want 4 (search, lookup, fail, broken)", f.srv.Calls())
 	}
 	if !slices.Equal(hostErrs, []string{"host: " + canary}) {
 		t.Fatalf("OnHostError calls %q", hostErrs)

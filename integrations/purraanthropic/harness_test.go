@@ -127,6 +127,7 @@ func (f *fixture) bindings() map[string]purramcp.ToolBinding {
 		"remote.fail":   purramcptest.Binding("fail"),
 		"remote.deny":   deny,
 		"remote.host":   host,
+		"remote.broken": purramcptest.Binding("broken"),
 	}
 }
 
@@ -148,6 +149,9 @@ func newFixture(t *testing.T) *fixture {
 	failing := func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "boom " + canary}}}, nil
 	}
+	broken := func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return nil, errors.New("broken " + canary) // a JSON-RPC error with the canary in its message
+	}
 	f := &fixture{}
 	f.srv = purramcptest.Start(t, purramcptest.Options{},
 		purramcptest.Tool{Tool: &mcp.Tool{Name: "remote.search", Description: "Search the index.", InputSchema: strictSchema}, Handler: echo},
@@ -156,6 +160,7 @@ func newFixture(t *testing.T) *fixture {
 		purramcptest.Tool{Tool: &mcp.Tool{Name: "remote.fail", Description: "Always fails.", InputSchema: strictSchema}, Handler: failing},
 		purramcptest.Tool{Tool: &mcp.Tool{Name: "remote.deny", Description: "Denied by the host.", InputSchema: strictSchema}, Handler: echo},
 		purramcptest.Tool{Tool: &mcp.Tool{Name: "remote.host", Description: "Host scope fails.", InputSchema: strictSchema}, Handler: echo},
+		purramcptest.Tool{Tool: &mcp.Tool{Name: "remote.broken", Description: "Answers an error.", InputSchema: strictSchema}, Handler: broken},
 	)
 	f.catalog = f.srv.Discover(t, f.bindings(), purramcp.DiscoveryOptions{})
 	return f

@@ -55,6 +55,7 @@ func TestRunner_DeclarationsAndOutcomes(t *testing.T) {
 		use{"tu_fail", "fail", `{"q":"x"}`},
 		use{"tu_deny", "deny", `{"q":"x"}`},
 		use{"tu_host", "host", `{"q":"x"}`},
+		use{"tu_broken", "broken", `{"q":"x"}`},
 		use{"tu_unknown", "nope", `{}`},
 	), endReply)
 	client := api.client()
@@ -103,6 +104,7 @@ func TestRunner_DeclarationsAndOutcomes(t *testing.T) {
 		"tu_fail":    {"Error: " + purramcp.CodeToolError, true},
 		"tu_deny":    {"Error: " + purramcp.CodeScopeDenied, true},
 		"tu_host":    {"Error: " + purramcp.CodeHostFailure, true},
+		"tu_broken":  {"Error: " + purramcp.CodeProtocolError, true},
 		"tu_unknown": {"Error: Tool 'nope' not found", true}, // the runner's own answer
 	}
 	results := lastToolResults(t, bodies[1])
@@ -117,15 +119,15 @@ func TestRunner_DeclarationsAndOutcomes(t *testing.T) {
 	noCanary(t, bodies)
 
 	// Exactly one tools/call per call that passed the boundary's checks.
-	if f.srv.Calls() != 3 {
-		t.Fatalf("tools/call %d, want 3 (search, lookup, fail)", f.srv.Calls())
+	if f.srv.Calls() != 4 {
+		t.Fatalf("tools/call %d, want 4 (search, lookup, fail, broken)", f.srv.Calls())
 	}
 	var args []string
 	for _, a := range f.srv.Arguments() {
 		args = append(args, string(a))
 	}
 	sort.Strings(args)
-	if !slices.Equal(args, []string{`{"id":3}`, `{"q":"cats"}`, `{"q":"x"}`}) {
+	if !slices.Equal(args, []string{`{"id":3}`, `{"q":"cats"}`, `{"q":"x"}`, `{"q":"x"}`}) {
 		t.Fatalf("arguments sent %q", args)
 	}
 	if len(hostErrs) != 1 || hostErrs[0] != "host: "+canary {

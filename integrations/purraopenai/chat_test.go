@@ -65,6 +65,7 @@ func TestChat_DeclarationsAndOutcomes(t *testing.T) {
 		call{"call_fail", "fail", `{"q":"x"}`},
 		call{"call_deny", "deny", `{"q":"x"}`},
 		call{"call_host", "host", `{"q":"x"}`},
+		call{"call_broken", "broken", `{"q":"x"}`},
 		call{"call_unknown", "nope", `{}`},
 	), chatEnd)
 	if err := chatLoop(t, t.Context(), api.client(), tb); err != nil {
@@ -97,20 +98,21 @@ func TestChat_DeclarationsAndOutcomes(t *testing.T) {
 		`call_fail: {"error":"mcp_tool_error"}`,
 		`call_deny: {"error":"mcp_scope_denied"}`,
 		`call_host: {"error":"host_failure"}`,
+		`call_broken: {"error":"mcp_protocol_error"}`,
 		`call_unknown: {"error":"unknown_tool"}`,
 	}
 	if got := chatToolMessages(t, bodies[1]); !slices.Equal(got, want) {
 		t.Fatalf("tool messages\n got %q\nwant %q", got, want)
 	}
 	noCanary(t, bodies)
-	if f.srv.Calls() != 3 {
-		t.Fatalf("tools/call %d, want 3 (search, lookup, fail)", f.srv.Calls())
+	if f.srv.Calls() != 4 {
+		t.Fatalf("tools/call %d, want 4 (search, lookup, fail, broken)", f.srv.Calls())
 	}
 	var args []string
 	for _, a := range f.srv.Arguments() {
 		args = append(args, string(a))
 	}
-	if !slices.Equal(args, []string{`{"q":"cats"}`, `{"id":3}`, `{"q":"x"}`}) {
+	if !slices.Equal(args, []string{`{"q":"cats"}`, `{"id":3}`, `{"q":"x"}`, `{"q":"x"}`}) {
 		t.Fatalf("arguments sent %q", args)
 	}
 	if !slices.Equal(hostErrs, []string{"host: " + canary}) {
