@@ -34,6 +34,16 @@ func runnerParams() anthropic.BetaToolRunnerParams {
 }
 
 func TestRunner_DeclarationsAndOutcomes(t *testing.T) {
+	// With and without the message thread the runner uses by default.
+	for _, thread := range []bool{false, true} {
+		t.Run(map[bool]string{false: "no-thread", true: "thread"}[thread], func(t *testing.T) {
+			runnerOutcomes(t, thread)
+		})
+	}
+}
+
+// runnerOutcomes drives one turn with every kind of call through the runner.
+func runnerOutcomes(t *testing.T, thread bool) {
 	f := newFixture(t)
 	defs := f.catalog.Registrations()
 	var hostErrs []string
@@ -59,7 +69,9 @@ func TestRunner_DeclarationsAndOutcomes(t *testing.T) {
 		use{"tu_unknown", "nope", `{}`},
 	), endReply)
 	client := api.client()
-	runner := client.Beta.Messages.NewToolRunner(tools, runnerParams())
+	params := runnerParams()
+	params.DisableThread = !thread
+	runner := client.Beta.Messages.NewToolRunner(tools, params)
 	final, err := runner.RunToCompletion(t.Context())
 	if err != nil {
 		t.Fatal(err)
@@ -70,6 +82,9 @@ func TestRunner_DeclarationsAndOutcomes(t *testing.T) {
 	bodies := api.Bodies()
 	if len(bodies) != 2 {
 		t.Fatalf("%d requests, want 2", len(bodies))
+	}
+	if _, threaded := decode(t, bodies[1])["thread"]; threaded != thread {
+		t.Fatalf("second request threaded=%v, want %v", threaded, thread)
 	}
 
 	// What the model is sent: every tool, name, description and schema unchanged, no strict.
