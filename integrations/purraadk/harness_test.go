@@ -32,10 +32,16 @@ const searchSchema = `{"type":"object","properties":{"q":{"type":"string","maxLe
 // scriptedLLM is a model.LLM that answers request n with turns[n](req) and
 // records every request as the JSON the model would be sent.
 type scriptedLLM struct {
-	turns []func(req *model.LLMRequest) *model.LLMResponse
-
-	mu       sync.Mutex
+	mu       sync.Mutex // guards the fields below
+	turns    []func(req *model.LLMRequest) *model.LLMResponse
 	requests []*model.LLMRequest // deep copies, in order
+}
+
+// script appends turns.
+func (m *scriptedLLM) script(turns ...func(*model.LLMRequest) *model.LLMResponse) {
+	m.mu.Lock()
+	m.turns = append(m.turns, turns...)
+	m.mu.Unlock()
 }
 
 func (m *scriptedLLM) Name() string { return "scripted" }
@@ -49,12 +55,16 @@ func (m *scriptedLLM) GenerateContent(ctx context.Context, req *model.LLMRequest
 		m.mu.Lock()
 		n := len(m.requests)
 		m.requests = append(m.requests, copyRequest(req))
+		var turn func(*model.LLMRequest) *model.LLMResponse
+		if n < len(m.turns) {
+			turn = m.turns[n]
+		}
 		m.mu.Unlock()
-		if n >= len(m.turns) {
+		if turn == nil {
 			yield(nil, errors.New("scripted model: no turn left"))
 			return
 		}
-		yield(m.turns[n](req), nil)
+		yield(turn(req), nil)
 	}
 }
 
@@ -104,9 +114,8 @@ func call(id, name string, args map[string]any) *genai.FunctionCall {
 	return &genai.FunctionCall{ID: id, Name: name, Args: args}
 }
 
-// run sends one user message through an ADK runner whose agent has ts, and
-// returns the run's error (nil when it completed).
-func run(ctx context.Context, t *testing.T, llm model.LLM, ts tool.Toolset, cfg llmagent.Config) error {
+// newRunner returns an ADK in-memory runner whose agent has ts.
+func newRunner(t *testing.T, llm model.LLM, ts tool.Toolset, cfg llmagent.Config) *runner.Runner {
 	t.Helper()
 	cfg.Name, cfg.Model, cfg.Toolsets = "helper", llm, []tool.Toolset{ts}
 	a, err := llmagent.New(cfg)
@@ -117,12 +126,24 @@ func run(ctx context.Context, t *testing.T, llm model.LLM, ts tool.Toolset, cfg 
 	if err != nil {
 		t.Fatal(err)
 	}
+	return r
+}
+
+// invoke sends one user message through r in session "session" and returns
+// the run's error (nil when it completed).
+func invoke(ctx context.Context, r *runner.Runner) error {
 	for _, err := range r.Run(ctx, "user", "session", genai.NewContentFromText("go", "user"), agent.RunConfig{}) {
 		if err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// run is one invocation of a fresh runner.
+func run(ctx context.Context, t *testing.T, llm model.LLM, ts tool.Toolset, cfg llmagent.Config) error {
+	t.Helper()
+	return invoke(ctx, newRunner(t, llm, ts, cfg))
 }
 
 // responses returns the function responses in req by call id.

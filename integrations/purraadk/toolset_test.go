@@ -199,11 +199,14 @@ func TestRunner_StaleThenSwap(t *testing.T) {
 		t.Fatal(err)
 	}
 	counted := &countingToolset{Toolset: ts}
-	invoke := func(id string) map[string]any {
+	// One agent and runner, one session, for the whole test: the swap is
+	// picked up by the next invocation of the same agent.
+	llm := &scriptedLLM{}
+	r := newRunner(t, llm, counted, llmagent.Config{})
+	step := func(id string) map[string]any {
 		t.Helper()
-		llm := &scriptedLLM{turns: []func(*model.LLMRequest) *model.LLMResponse{
-			calls(call(id, "search", map[string]any{"q": "docs"})), answer}}
-		if err := run(t.Context(), t, llm, counted, llmagent.Config{}); err != nil {
+		llm.script(calls(call(id, "search", map[string]any{"q": "docs"})), answer)
+		if err := invoke(t.Context(), r); err != nil {
 			t.Fatal(err)
 		}
 		sent := llm.sent()
@@ -211,7 +214,7 @@ func TestRunner_StaleThenSwap(t *testing.T) {
 		return responses(t, sent[len(sent)-1])[id]
 	}
 	const ok = `{"structured":{"hits":2},"text":["first hit","second hit"]}`
-	if got := asJSON(t, invoke("c1")); got != ok {
+	if got := asJSON(t, step("c1")); got != ok {
 		t.Fatalf("fresh catalog: %s", got)
 	}
 	if n := counted.n.Load(); n != 1 {
@@ -223,7 +226,7 @@ func TestRunner_StaleThenSwap(t *testing.T) {
 
 	f.srv.MCP.AddTool(&mcp.Tool{Name: "remote.extra", InputSchema: json.RawMessage(searchSchema)}, purramcptest.Text(nil))
 	waitStale(t, f.catalog)
-	if got := asJSON(t, invoke("c2")); got != `{"error":"mcp_catalog_stale"}` {
+	if got := asJSON(t, step("c2")); got != `{"error":"mcp_catalog_stale"}` {
 		t.Fatalf("stale catalog: %s", got)
 	}
 	if f.srv.Calls() != 1 {
@@ -240,8 +243,15 @@ func TestRunner_StaleThenSwap(t *testing.T) {
 	if err != nil || len(tools) != 1 || tools[0].Name() != "search" {
 		t.Fatalf("tools after swap %v %v", tools, err)
 	}
-	if got := asJSON(t, invoke("c3")); got != ok {
+	if got := asJSON(t, step("c3")); got != ok {
 		t.Fatalf("after swap: %s", got)
+	}
+	sent := llm.sent()
+	if decls := declarations(sent[len(sent)-1]); len(decls) != 1 || decls["search"] == nil {
+		t.Fatalf("after swap the model was sent %v, want the fresh catalog's one tool", decls)
+	}
+	if n := counted.n.Load(); n != 3 {
+		t.Fatalf("ADK asked for the tools %d times in three invocations, want 3", n)
 	}
 	if f.srv.Calls() != 2 {
 		t.Fatalf("server received %d calls, want 2", f.srv.Calls())
