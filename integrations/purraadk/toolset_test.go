@@ -379,3 +379,28 @@ func TestNewToolset_Errors(t *testing.T) {
 		t.Fatalf("Tools shares its slice or misorders: %v", b)
 	}
 }
+
+// TestRunner_Confirmation: ADK's tool.WithConfirmation wraps the toolset's
+// tools (they have Declaration and Run), so human-in-the-loop approval works
+// on top: a call awaiting confirmation never reaches the server.
+func TestRunner_Confirmation(t *testing.T) {
+	f := newFixture(t)
+	ts, err := purraadk.NewToolset("docs", f.catalog, purraadk.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	confirmSearch := func(name string, _ any) bool { return name == "search" }
+	llm := &scriptedLLM{turns: []func(*model.LLMRequest) *model.LLMResponse{
+		calls(call("c1", "fail", map[string]any{"q": "x"}), call("c2", "search", map[string]any{"q": "x"})), answer}}
+	if err := run(t.Context(), t, llm, tool.WithConfirmation(ts, false, confirmSearch), llmagent.Config{}); err != nil {
+		t.Fatal(err)
+	}
+	if args := f.srv.Arguments(); len(args) != 1 || string(args[0]) != `{"q":"x"}` {
+		t.Fatalf("server received %q, want only the unconfirmed fail call", args)
+	}
+	sent := llm.sent()
+	if len(sent) != 1 {
+		t.Fatalf("model saw %d requests, want 1 (the invocation waits for the confirmation)", len(sent))
+	}
+	assertNoCanary(t, sent)
+}
