@@ -360,3 +360,33 @@ func TestTools_CallContext(t *testing.T) {
 		t.Fatalf("Info %+v %v", info, err)
 	}
 }
+
+// TestReact_Stream: the streaming run shows the model the same tool messages.
+func TestReact_Stream(t *testing.T) {
+	f := newFixture(t)
+	m := &scriptedModel{turns: []func() *schema.Message{calls(
+		[3]string{"c1", "search", `{"q":"docs"}`},
+		[3]string{"c2", "fail", `{"q":"x"}`},
+	), answer}}
+	a := newAgent(t, m, newTools(t, f.catalog, purraeino.Options{}))
+	sr, err := a.Stream(t.Context(), []*schema.Message{schema.UserMessage("go")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg, err := schema.ConcatMessageStream(sr)
+	if err != nil || msg.Content != "done" {
+		t.Fatalf("answer %v %v", msg, err)
+	}
+	reqs := m.requests()
+	if len(reqs) != 2 {
+		t.Fatalf("model saw %d requests, want 2", len(reqs))
+	}
+	want := map[string]string{"c1": okSearch, "c2": `{"error":"mcp_tool_error"}`}
+	if got := toolMessages(reqs[1].Messages); !reflect.DeepEqual(got, want) {
+		t.Fatalf("model shown %v, want %v", got, want)
+	}
+	assertNoCanary(t, reqs)
+	if f.srv.Calls() != 2 {
+		t.Fatalf("server received %d calls, want 2", f.srv.Calls())
+	}
+}
