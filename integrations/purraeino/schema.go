@@ -24,11 +24,11 @@ func paramsJSON(schema map[string]any) ([]byte, error) {
 	}
 	var s jsonschema.Schema
 	if err := json.Unmarshal(b, &s); err != nil {
-		return nil, fmt.Errorf("Eino's schema type rejects the input schema: %w", err)
+		return nil, fmt.Errorf("the input schema does not decode into Eino's schema type: %w", err)
 	}
 	again, err := json.Marshal(&s)
 	if err != nil {
-		return nil, fmt.Errorf("Eino's schema type cannot encode the input schema: %w", err)
+		return nil, fmt.Errorf("the input schema does not encode from Eino's schema type: %w", err)
 	}
 	var before, after any
 	if err := json.Unmarshal(b, &before); err != nil {
@@ -38,7 +38,7 @@ func paramsJSON(schema map[string]any) ([]byte, error) {
 		return nil, err
 	}
 	if at, ok := equivalent(before, after, ""); !ok {
-		return nil, fmt.Errorf("Eino's schema type would change the input schema at %q", at)
+		return nil, fmt.Errorf("the input schema would change in Eino's schema type at %q", at)
 	}
 	return b, nil
 }
