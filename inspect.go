@@ -144,7 +144,29 @@ type CatalogReport struct {
 // ones under default bindings to report the digest such a catalog would have. serverID is the
 // snapshot's server id. It sends only tools/list requests and fails as
 // DiscoverTools does (for example [ErrPaginationInvalid] for a cursor loop).
+//
+// Of the purramcp options it honours StaleRetries: when a tool list change
+// arrives between its first listing and its return, it starts over, listing
+// and discovery, up to that many more times, then fails [ErrCatalogStale];
+// outside 0..8 it fails [ErrBindingInvalid]. It approves nothing, checks no
+// hints and reports no events: Approve, RequireReadOnlyHint and Observer
+// are ignored.
 func InspectCatalog(ctx context.Context, session *mcp.ClientSession, serverID string,
+	opts DiscoveryOptions) (*CatalogReport, error) {
+	if !validStaleRetries(opts.StaleRetries) {
+		return nil, fail(CodeBindingInvalid)
+	}
+	plain := DiscoveryOptions{Monitor: opts.Monitor, Limits: opts.Limits, Policy: opts.Policy}
+	for attempt := 0; ; attempt++ {
+		report, err := inspectCatalog(ctx, session, serverID, plain)
+		if CodeOf(err) != CodeCatalogStale || attempt >= opts.StaleRetries || ctx.Err() != nil {
+			return report, err
+		}
+	}
+}
+
+// inspectCatalog is one InspectCatalog attempt under the plain options.
+func inspectCatalog(ctx context.Context, session *mcp.ClientSession, serverID string,
 	opts DiscoveryOptions) (*CatalogReport, error) {
 	lim, err := opts.Limits.resolve()
 	if err != nil || session == nil || opts.Monitor == nil {
@@ -153,7 +175,7 @@ func InspectCatalog(ctx context.Context, session *mcp.ClientSession, serverID st
 	var tools []*mcp.Tool
 	collect := func(tool *mcp.Tool, _ [2]int) error { tools = append(tools, tool); return nil }
 	revision := opts.Monitor.Revision()
-	if err := listPages(ctx, session, opts.Monitor, revision, lim, collect); err != nil {
+	if err := listPages(ctx, session, opts.Monitor, revision, lim, nil, collect); err != nil {
 		return nil, err
 	}
 	slices.SortFunc(tools, func(a, b *mcp.Tool) int { return strings.Compare(a.Name, b.Name) })
@@ -174,6 +196,10 @@ func InspectCatalog(ctx context.Context, session *mcp.ClientSession, serverID st
 	}
 	catalog, err := DiscoverTools(ctx, session, serverID, report.Bindings, opts)
 	if err != nil {
+		return nil, err
+	}
+	// The digest is of the listing reported only when no change came between.
+	if err := opts.Monitor.Check(revision); err != nil {
 		return nil, err
 	}
 	report.RevisionDigest = catalog.Snapshot().RevisionDigest
