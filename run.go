@@ -109,7 +109,9 @@ func (t *boundTool) arguments(args json.RawMessage) (map[string]any, json.RawMes
 	return value, wire, nil
 }
 
-// scopeOutcome turns a scope error into Run's outcome (adapter.md §4.3).
+// scopeOutcome turns a scope error into Run's outcome (adapter.md §4.3). An
+// *Error in err's chain that is nil or has no code (a typed nil returned as
+// an error) fails mcp_scope_denied.
 func scopeOutcome(ctx context.Context, err error) (ToolResult, error) {
 	var e *Error
 	switch {
@@ -118,6 +120,11 @@ func scopeOutcome(ctx context.Context, err error) (ToolResult, error) {
 	case isDenial(err):
 		return failedResult(CodeScopeDenied), nil
 	case errors.As(err, &e):
+		if e == nil || e.Code == "" {
+			// A typed-nil or code-less *Error is a refusal that names no
+			// code: it denies, it never allows and never panics.
+			return failedResult(CodeScopeDenied), nil
+		}
 		return failedResult(e.Code), nil
 	default:
 		return ToolResult{}, err // a host failure, unchanged

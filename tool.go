@@ -30,7 +30,8 @@ type ToolContext struct {
 // for a host failure, which Run returns unchanged. Two exceptions: when ctx
 // has ended Run returns [ErrCanceled], and an *Error (such as the one the
 // registration's own Scope wrapper returns for a stale catalog) becomes the
-// result's ErrorCode. args is a copy the function may keep; changing it
+// result's ErrorCode; a nil *Error (a typed nil returned as error) or one
+// with an empty Code carries no code and denies ([ErrScopeDenied]). args is a copy the function may keep; changing it
 // changes nothing that is sent.
 type ScopeFunc func(ctx context.Context, args map[string]any, call ToolContext) error
 
