@@ -253,9 +253,13 @@ func listPages(ctx context.Context, session *mcp.ClientSession, m *CatalogMonito
 		if err := m.Check(revision); err != nil {
 			return err
 		}
-		n, schemaSizes, err := pageSize(result)
+		// Counts before sizes, and the size only up to the bytes left.
+		if len(seen)+len(result.Tools) > lim.MaxTools {
+			return fail(CodeCatalogLimitExceeded)
+		}
+		n, schemaSizes, err := pageSize(result, lim.MaxCatalogBytes-total)
 		total += n
-		if err != nil || total > lim.MaxCatalogBytes || len(seen)+len(result.Tools) > lim.MaxTools {
+		if err != nil || total > lim.MaxCatalogBytes {
 			return fail(CodeCatalogLimitExceeded)
 		}
 		for i, tool := range result.Tools {
@@ -297,45 +301,6 @@ func (d *discovery) visit(tool *mcp.Tool, schemaSizes [2]int) error {
 	}
 	d.found[tool.Name] = t
 	return nil
-}
-
-// pageSize is jssize.Size(result) with every schema, usually most of the
-// bytes, measured as a decoded value instead of by marshaling the page
-// (jssize.Placeholder); the count is the same. It also returns each tool's
-// input and output schema sizes (0 when absent), so a bound schema is not
-// measured twice. The copies are shallow, only read and never kept: result
-// may be shared with go-sdk's cache.
-func pageSize(result *mcp.ListToolsResult) (int, [][2]int, error) {
-	shell := *result
-	if result.Tools != nil { // nil stays null
-		shell.Tools = make([]*mcp.Tool, len(result.Tools))
-	}
-	schemaSizes := make([][2]int, len(result.Tools))
-	inner := 0
-	for i, tool := range result.Tools {
-		if tool == nil {
-			continue // unreachable: go-sdk drops null tools; null either way
-		}
-		t := *tool
-		for j, schema := range []*any{&t.InputSchema, &t.OutputSchema} {
-			if *schema == nil {
-				continue // null, or omitted, either way
-			}
-			n, err := jssize.Size(*schema)
-			if err != nil {
-				return 0, nil, err
-			}
-			schemaSizes[i][j] = n
-			inner += n - len(jssize.Placeholder)
-			*schema = jssize.Placeholder
-		}
-		shell.Tools[i] = &t
-	}
-	outer, err := jssize.Size(&shell)
-	if err != nil {
-		return 0, nil, err
-	}
-	return outer + inner, schemaSizes, nil
 }
 
 // bindTool checks one bound remote tool and compiles its schemas, whose

@@ -12,7 +12,7 @@ func MapCallError(ctx, callCtx context.Context, err error) error {
 
 // PageSize and ResultSize expose how discovery and Run count a tools/list
 // page (and each tool's input and output schema) and a tools/call result,
-// to check them against jssize.Size.
+// to check them against jssize.Size; each stops once its count passes limit.
 var (
 	PageSize   = pageSize
 	ResultSize = resultSize

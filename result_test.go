@@ -339,8 +339,16 @@ func TestResult_ResultSizeIsJSSize(t *testing.T) {
 	for i, r := range results {
 		want, err := jssize.Size(r)
 		require.NoError(t, err)
-		got, err := purramcp.ResultSize(r)
+		got, err := purramcp.ResultSize(r, math.MaxInt)
 		require.NoError(t, err)
 		assert.Equal(t, want, got, "result %d", i)
+		for _, limit := range []int{0, want / 2, want - 1, want} {
+			n, err := purramcp.ResultSize(r, limit)
+			require.NoError(t, err)
+			assert.Equal(t, want > limit, n > limit, "result %d under limit %d: %d", i, limit, n)
+			if want <= limit {
+				assert.Equal(t, want, n, "result %d at limit %d", i, limit)
+			}
+		}
 	}
 }
