@@ -47,7 +47,9 @@ func TestContractError_NilTargetMatchesNothing(t *testing.T) {
 	var nilTarget *purramcp.ContractError
 	require.NotPanics(t, func() { assert.False(t, errors.Is(err, nilTarget)) })
 	require.NotPanics(t, func() { assert.False(t, nilTarget.Is(err)) })
-	require.NotPanics(t, func() { assert.False(t, errors.Is(fmt.Errorf("w: %w", nilTarget), &purramcp.ContractError{Code: purramcp.CodeSchemaInvalid})) })
+	require.NotPanics(t, func() {
+		assert.False(t, errors.Is(fmt.Errorf("w: %w", nilTarget), &purramcp.ContractError{Code: purramcp.CodeSchemaInvalid}))
+	})
 	assert.True(t, errors.Is(err, &purramcp.ContractError{Code: purramcp.CodeSchemaInvalid}), "a real target still matches")
 }
 
