@@ -238,7 +238,8 @@ func listPages(ctx context.Context, session *mcp.ClientSession, m *CatalogMonito
 		if ctx.Err() != nil {
 			return ErrCanceled // adapter.md §3.5: no request sent
 		}
-		result, err := bounded(ctx, lim.Timeout, func(ctx context.Context) (*mcp.ListToolsResult, error) {
+		budget := &frameBudget{code: CodeCatalogLimitExceeded, limit: lim.MaxCatalogBytes - total}
+		result, err := bounded(ctx, lim.Timeout, m, budget, func(ctx context.Context) (*mcp.ListToolsResult, error) {
 			// adapter.md §3.5: fresh params per request (go-sdk writes _meta into
 			// them); the first request carries none, so no cursor.
 			var params *mcp.ListToolsParams

@@ -306,15 +306,18 @@ func TestResult_InputRequestsOneCall(t *testing.T) {
 		}
 	}
 
-	// Control: go-sdk's default client retries load shedding (3 requests).
+	// Control: go-sdk's default client retries load shedding (3 requests),
+	// which is why Attach refuses a session whose client the monitor did not
+	// configure (mcp_binding_invalid), so no catalog can be discovered over it.
 	raw := &rawServer{pages: []string{toolsPage(t, "", f.Tool)},
 		call: func(json.RawMessage) (string, *jsonrpcError) { return loadShed, nil }}
 	monitor := purramcp.NewCatalogMonitor()
-	cs := raw.startWith(t, &mcp.ClientOptions{}, monitor)
-	reg := discoverWith(t, sessionHarness{session: cs, monitor: monitor}, purramcp.Limits{}, nil)
-	res, err := reg.Run(t.Context(), argsA, purramcp.ToolContext{})
-	require.NoError(t, err)
-	assert.NotEmpty(t, res.ErrorCode, "control")
+	cs, err := raw.startWith(t, &mcp.ClientOptions{}, monitor)
+	assert.Equal(t, "mcp_binding_invalid", purramcp.CodeOf(err), "control: a client without the monitor's options")
+	_, err = purramcp.DiscoverTools(t.Context(), cs, "fixture", searchBinding(), purramcp.DiscoveryOptions{Monitor: monitor})
+	assert.Equal(t, "mcp_not_initialized", purramcp.CodeOf(err), "control: the monitor never accepted a version")
+	_, err = cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "remote.search", Arguments: map[string]any{"a": 1}})
+	require.Error(t, err)
 	_, calls := raw.counts()
 	assert.Equal(t, 3, calls, "control: without the monitor's options go-sdk re-sends tools/call")
 }

@@ -158,7 +158,7 @@ func TestThreatT12_NoSecretsInFailures(t *testing.T) {
 		require.NoError(t, err)
 		monitor := purramcp.NewCatalogMonitor()
 		cs, err := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, monitor.ClientOptions(nil)).
-			Connect(t.Context(), &secretWriteTransport{ct}, nil)
+			Connect(t.Context(), monitor.Transport(&secretWriteTransport{ct}), nil)
 		require.NoError(t, err)
 		t.Cleanup(func() {
 			_ = cs.Close()
@@ -249,8 +249,8 @@ func threatHTTPSecrets(t *testing.T, f mcpFixture) {
 	defer transport.CloseIdleConnections()
 	monitor := purramcp.NewCatalogMonitor()
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, monitor.ClientOptions(nil)).
-		Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: hs.URL + "/mcp?token=" + secret,
-			HTTPClient: &http.Client{Transport: transport}, MaxRetries: 1}, nil)
+		Connect(t.Context(), monitor.Transport(&mcp.StreamableClientTransport{Endpoint: hs.URL + "/mcp?token=" + secret,
+			HTTPClient: &http.Client{Transport: transport}, MaxRetries: 1}), nil)
 	require.NoError(t, err)
 	defer func() { _ = cs.Close() }()
 	require.NoError(t, monitor.Attach(cs))

@@ -153,3 +153,54 @@ func FuzzWithin(f *testing.F) {
 		}
 	})
 }
+
+// TestScanner: the streaming count of Go's own (HTML-escaping) encoding of a
+// decoded value is Size of the value; whitespace counts nothing; escapes
+// count as JavaScript writes their characters; chunks give the same count as
+// one write; the count never exceeds the text's length.
+func TestScanner(t *testing.T) {
+	for _, text := range []string{`{"a" : [1, "x\u003c\u2028", "\ud83d\ude00", "\ud800x", "\udc00", "\/\n\"\\"], "b\ud800\\":null}`,
+		`"\ud800\u0041"`, `"\ud800\n"`, `"\ud800"`, `[ true , false , null ]`, `"猫\u00e9"`} {
+		checkScanner(t, text)
+	}
+}
+
+func checkScanner(t *testing.T, text string) {
+	t.Helper()
+	var v any
+	if json.Unmarshal([]byte(text), &v) != nil || strings.Contains(text, "-0") {
+		return
+	}
+	want, err := Size(v)
+	if err != nil {
+		return
+	}
+	for _, enc := range []string{text} {
+		var s Scanner
+		one := s.Write([]byte(enc), math.MaxInt)
+		var c Scanner
+		for i := range len(enc) {
+			c.Write([]byte{enc[i]}, math.MaxInt)
+		}
+		if c.Count() != one {
+			t.Fatalf("%q: chunked %d, whole %d", enc, c.Count(), one)
+		}
+		if one > len(enc) {
+			t.Fatalf("%q: count %d over length %d", enc, one, len(enc))
+		}
+	}
+	canonical, _ := json.Marshal(v) // HTML-escaped, as a Go server writes
+	var s Scanner
+	if got := s.Write(canonical, math.MaxInt); got != want {
+		t.Fatalf("%s (from %q): scanner %d, Size %d", canonical, text, got, want)
+	}
+	if n := RawWithin(canonical, want-1); want > 0 && n <= want-1 {
+		t.Fatalf("%s: RawWithin at %d = %d", canonical, want-1, n)
+	}
+}
+
+// FuzzScanner runs checkScanner on fuzzed JSON text.
+func FuzzScanner(f *testing.F) {
+	f.Add(`{"a":[1,"\u003c",{"b":"\ud83d\ude00"}]}`)
+	f.Fuzz(func(t *testing.T, text string) { checkScanner(t, text) })
+}
