@@ -35,10 +35,11 @@ const maxFrameBytes = defaultMaxCatalogBytes + frameSlack
 // tools/list_changed notification still counts, with empty params).
 const maxRequestParams = defaultMaxResultBytes + frameSlack
 
-// rawFrameBytes bounds the raw bytes of one frame where go-sdk buffers it
-// whole (an HTTP JSON body, an SSE event, an IOTransport line left at its
-// default): the JSON spelling of a value may escape each character in six
-// bytes, and pages and results are smaller than maxFrameBytes.
+// rawFrameBytes bounds the raw bytes of one HTTP frame the layer buffers (a
+// JSON body, an SSE event) and go-sdk's MaxEventSize for server streams: the
+// JSON spelling of a value may escape each character in six bytes, and
+// pages and results are smaller than maxFrameBytes. (Over io transports
+// go-sdk's own line cap, 16 MiB by default, ends the session past it.)
 const rawFrameBytes = 6*defaultMaxCatalogBytes + frameSlack
 
 // A frameBudget is what one adapter request tells the bounding layer, in its
@@ -128,8 +129,10 @@ var (
 // returns promptly.
 //
 // The returned transport connects at most one session. An
-// *mcp.StreamableClientTransport and *mcp.IOTransport are copied, never
-// modified.
+// *mcp.StreamableClientTransport is copied (its HTTP client wrapped), never
+// modified. Over io, stdio and in-memory transports go-sdk still reads each
+// line whole up to its own cap (mcp.DefaultMaxLineLength, 16 MiB; past it
+// go-sdk ends the session) before the layer sees it.
 func (m *CatalogMonitor) Transport(t mcp.Transport) mcp.Transport {
 	return &boundTransport{inner: t, monitor: m}
 }
@@ -167,12 +170,6 @@ func (t *boundTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 		// past its ctx.
 		b.connected.Store(true)
 		return conn, nil
-	case *mcp.IOTransport:
-		c := *it
-		if c.MaxLineLength <= 0 || c.MaxLineLength > rawFrameBytes {
-			c.MaxLineLength = rawFrameBytes
-		}
-		inner = &c
 	}
 	conn, err := inner.Connect(ctx)
 	if err != nil {

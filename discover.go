@@ -254,15 +254,11 @@ func listPages(ctx context.Context, session *mcp.ClientSession, m *CatalogMonito
 		if err := m.Check(revision); err != nil {
 			return err
 		}
-		// Counts before sizes, and the size only up to the bytes left.
-		if len(seen)+len(result.Tools) > lim.MaxTools {
-			return fail(CodeCatalogLimitExceeded)
+		n, schemaSizes, err := pageCost(result, len(seen), total, lim)
+		if err != nil {
+			return err
 		}
-		n, schemaSizes, err := pageSize(result, lim.MaxCatalogBytes-total)
 		total += n
-		if err != nil || total > lim.MaxCatalogBytes {
-			return fail(CodeCatalogLimitExceeded)
-		}
 		for i, tool := range result.Tools {
 			if tool == nil {
 				continue // unreachable: go-sdk drops null tools
@@ -287,6 +283,21 @@ func listPages(ctx context.Context, session *mcp.ClientSession, m *CatalogMonito
 		cursor = next
 	}
 	return fail(CodeCatalogLimitExceeded) // adapter.md §3.6: pages exhausted
+}
+
+// pageCost checks one page against the tools seen and the catalog bytes
+// counted so far: the tool count first, then the size, counted only up to
+// the bytes left; either over fails mcp_catalog_limit_exceeded. It returns
+// the page's size and its tools' schema sizes.
+func pageCost(result *mcp.ListToolsResult, seen, total int, lim Limits) (int, [][2]int, error) {
+	if seen+len(result.Tools) > lim.MaxTools {
+		return 0, nil, fail(CodeCatalogLimitExceeded)
+	}
+	n, schemaSizes, err := pageSize(result, lim.MaxCatalogBytes-total)
+	if err != nil || n > lim.MaxCatalogBytes-total {
+		return 0, nil, fail(CodeCatalogLimitExceeded)
+	}
+	return n, schemaSizes, nil
 }
 
 // visit compiles a bound tool as it is listed; unbound tools are never

@@ -337,6 +337,9 @@ func TestThreatT10_NoReplay(t *testing.T) {
 // TestDiscover_RequestFailures, TestRun_BlockedWriteTimesOut.
 func TestThreatT11_HangsEndAtTimeout(t *testing.T) {
 	f := loadMCPFixture(t)
+	t.Run("wedged_peer_severed", threatWedgedInMemory)
+	t.Run("wedged_stdio_child_stopped", threatWedgedStdio)
+	t.Run("http_failure_mid_call", threatHTTPMidCall)
 	t.Run("list_never_answered", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			h := rawHarness(t, &rawServer{listFault: "silent", pages: []string{page("")}})

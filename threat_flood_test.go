@@ -30,6 +30,9 @@ func TestThreatT6_FloodsHitLimits(t *testing.T) {
 	t.Run("digest_budget", threatDigestBudget)
 	t.Run("result_flood", threatResultFlood)
 	t.Run("list_changed_storm", threatListChangedStorm)
+	t.Run("hostile_frames_rejected_unread", threatHostileFrames)
+	t.Run("hostile_http_frames_rejected_unread", threatHTTPFrames)
+	t.Run("hostile_sizing_costs_the_limit", threatSizingCost)
 }
 
 // minimalTools renders n minimal tools named prefix0, prefix1, ….
