@@ -368,3 +368,58 @@ func readBody(t *testing.T, r *http.Request) string {
 	r.Body = io.NopCloser(bytes.NewReader(raw))
 	return string(raw)
 }
+
+// rawResult is a server result whose JSON is given verbatim.
+type rawResult struct {
+	mcp.ResultBase
+	raw json.RawMessage
+}
+
+func (r *rawResult) MarshalJSON() ([]byte, error) { return r.raw, nil }
+
+// threatHTTPFloods (T6, item 3 of the review): over streamable HTTP, JSON
+// and SSE, the 200,000-tool page fails discovery mcp_catalog_limit_exceeded
+// and the 400,000-block result fails Run mcp_result_too_large, both rejected
+// as they stream in; no goroutine (no go-sdk decoder) outlives the session.
+func threatHTTPFloods(t *testing.T) {
+	f := loadMCPFixture(t)
+	textOnly := withField(t, f.Tool, "outputSchema", nil)
+	for _, jsonResponse := range []bool{true, false} {
+		for _, flood := range []string{"200000_tools", "400000_blocks"} {
+			leakChecked(t, fmt.Sprintf("%s_json=%v", flood, jsonResponse), func(t *testing.T) {
+				srv := newSDKServer(t, nil, textOnly)
+				srv.server.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+					return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+						switch {
+						case method == "tools/list" && flood == "200000_tools":
+							return &rawResult{raw: json.RawMessage(tinyTools(hostileTools))}, nil
+						case method == "tools/call":
+							return &rawResult{raw: json.RawMessage(emptyBlocks(hostileBlocks))}, nil
+						}
+						return next(ctx, method, req)
+					}
+				})
+				hs := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv.server },
+					&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: jsonResponse}))
+				transport := &http.Transport{}
+				t.Cleanup(func() {
+					hs.CloseClientConnections()
+					hs.Close()
+					transport.CloseIdleConnections()
+				})
+				h := httpHarness(t, hs.URL, transport, srv)
+				catalog, err := purramcp.DiscoverTools(t.Context(), h.session, "fixture", searchBinding(),
+					purramcp.DiscoveryOptions{Monitor: h.monitor, Limits: purramcp.Limits{Timeout: 10 * time.Second}})
+				if flood == "200000_tools" {
+					assert.Nil(t, catalog)
+					assert.Equal(t, "mcp_catalog_limit_exceeded", purramcp.CodeOf(err), "T6 HTTP %s json=%v", flood, jsonResponse)
+					return
+				}
+				require.NoError(t, err)
+				res, err := catalog.Registrations()[0].Run(t.Context(), argsA, purramcp.ToolContext{})
+				require.NoError(t, err)
+				assert.Equal(t, "mcp_result_too_large", res.ErrorCode, "T6 HTTP %s json=%v", flood, jsonResponse)
+			})
+		}
+	}
+}

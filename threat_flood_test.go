@@ -32,6 +32,7 @@ func TestThreatT6_FloodsHitLimits(t *testing.T) {
 	t.Run("list_changed_storm", threatListChangedStorm)
 	t.Run("hostile_frames_rejected_unread", threatHostileFrames)
 	t.Run("hostile_http_frames_rejected_unread", threatHTTPFrames)
+	t.Run("hostile_http_floods_rejected_unread", threatHTTPFloods)
 	t.Run("hostile_sizing_costs_the_limit", threatSizingCost)
 }
 
