@@ -423,3 +423,15 @@ func threatHTTPFloods(t *testing.T) {
 		}
 	}
 }
+
+// threatFloatOverflow (T6): a number that overflows float64 anywhere in a
+// page, even in a tool nobody binds, makes go-sdk fail to decode the whole
+// page: discovery fails mcp_result_invalid (README: Hostile and wedged peers).
+func threatFloatOverflow(t *testing.T) {
+	f := loadMCPFixture(t)
+	unbound := `{"name":"unbound","inputSchema":{"type":"object","properties":{"n":{"type":"number","maximum":1e400}}}}`
+	h := rawHarness(t, &rawServer{pages: []string{page("", string(f.Tool), unbound)}})
+	catalog, err := discoverDefault(t, h, purramcp.Limits{})
+	assert.Nil(t, catalog)
+	assert.Equal(t, "mcp_result_invalid", purramcp.CodeOf(err), "T6 1e400 in an unbound tool")
+}

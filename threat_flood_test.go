@@ -34,6 +34,7 @@ func TestThreatT6_FloodsHitLimits(t *testing.T) {
 	t.Run("hostile_http_frames_rejected_unread", threatHTTPFrames)
 	t.Run("hostile_http_floods_rejected_unread", threatHTTPFloods)
 	t.Run("hostile_sizing_costs_the_limit", threatSizingCost)
+	t.Run("float_overflow_fails_the_page", threatFloatOverflow)
 }
 
 // minimalTools renders n minimal tools named prefix0, prefix1, ….
