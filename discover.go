@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -52,6 +53,47 @@ type DiscoveryOptions struct {
 	// Policy widens which remote schemas bind; the zero value is the
 	// reference behaviour. See SchemaPolicy.
 	Policy SchemaPolicy
+
+	// The fields below are purramcp additions; each is opt-in and its zero
+	// value leaves discovery and every call exactly as purra-mcp 1.0.0 does.
+
+	// Approve, when set, is called once per attempt that passed every other
+	// check, after the final monitor check and before DiscoverTools returns,
+	// with its own deep copy of the finished snapshot (digest included),
+	// under the caller's ctx. A non-nil error, whatever it is, fails the
+	// discovery with a fresh [ErrCatalogUnapproved] that neither wraps nor
+	// shows it, and no catalog. When ctx has ended before or while it runs
+	// the discovery fails [ErrCanceled]; a tool list change while it runs
+	// counts as a change during discovery (see StaleRetries), whatever it
+	// returned. With StaleRetries it may run once per attempt. A panic in it
+	// is not recovered. [PinDigests] builds one.
+	Approve func(ctx context.Context, snapshot Snapshot) error
+	// StaleRetries is how many more times, 0 to 8, a discovery starts over
+	// from the first page when a tool list change arrives while it is in
+	// progress (from its first request to its return, the approver
+	// included); after that it fails [ErrCatalogStale]. Every other failure,
+	// a canceled ctx included, is returned at once, and nothing is ever
+	// rediscovered after DiscoverTools returns. Outside 0..8 discovery fails
+	// [ErrBindingInvalid] before any request.
+	StaleRetries int
+	// RequireReadOnlyHint requires every bound tool to carry annotations
+	// with readOnlyHint true and without destructiveHint true, else the
+	// discovery fails [ErrAnnotationConflict]. It is checked for each bound
+	// tool after its schemas compile, so a schema fault keeps its own code.
+	// It only narrows: annotations never grant anything, and they are never
+	// part of the snapshot or its digest.
+	RequireReadOnlyHint bool
+	// Observer, when set, is called synchronously with one [Event] per
+	// discovery attempt, when the attempt ends (also for a DiscoverTools
+	// call refused before any request, as attempt 1), and with one per Run
+	// of the catalog's registrations, when Run's outcome is known. It gets
+	// the caller's ctx. Runs may be concurrent, so it must be safe for
+	// concurrent use. Events carry no payload and no remote text. A panic
+	// in the Observer is not recovered: it propagates to the caller of
+	// DiscoverTools or Run, as a panic in a ScopeFunc does, after the
+	// attempt or the call has ended (the catalog or the result is then
+	// lost; nothing is left running). [SlogObserver] builds one.
+	Observer func(context.Context, Event)
 }
 
 // A Snapshot is the immutable identity of a catalog. json.Marshal gives the
@@ -84,6 +126,7 @@ type Catalog struct {
 	tools    []*boundTool // sorted by local name
 	monitor  *CatalogMonitor
 	revision uint64
+	observer func(context.Context, Event) // DiscoveryOptions.Observer; nil when none
 }
 
 // binding is a validated, normalized copy of a ToolBinding.
@@ -125,33 +168,49 @@ type boundTool struct {
 // [ErrPaginationInvalid], [ErrSchemaUnsupported], [ErrBindingMissing] and,
 // for a failed request, the codes of Run's error mapping (adapter.md §4).
 //
+// With the purramcp options of DiscoveryOptions set it may also fail
+// [ErrCatalogUnapproved] (Approve) or [ErrAnnotationConflict]
+// (RequireReadOnlyHint), retry after a list change (StaleRetries) and report
+// each attempt to the Observer.
+//
 // bindings is copied; changing it later changes nothing. DiscoverTools never
 // closes the session, which the host owns. Each request is bounded by
 // Limits.Timeout.
 func DiscoverTools(ctx context.Context, session *mcp.ClientSession, serverID string,
 	bindings map[string]ToolBinding, opts DiscoveryOptions) (*Catalog, error) {
+	start := time.Now()
+	d, err := newDiscovery(session, serverID, bindings, opts)
+	if err != nil {
+		observeRefusal(ctx, opts.Observer, serverID, err, start)
+		return nil, err
+	}
+	for attempt := 1; ; attempt++ {
+		catalog, err := d.attempt(ctx, attempt)
+		if CodeOf(err) != CodeCatalogStale || attempt > opts.StaleRetries || ctx.Err() != nil {
+			return catalog, err
+		}
+	}
+}
+
+// newDiscovery runs adapter.md §3.1–§3.3 (and checks the purramcp options):
+// everything that is decided before any request and never retried.
+func newDiscovery(session *mcp.ClientSession, serverID string, bindings map[string]ToolBinding,
+	opts DiscoveryOptions) (*discovery, error) {
 	limits, err := opts.Limits.resolve()
 	if err != nil {
 		return nil, err
 	}
 	m := opts.Monitor
 	if session == nil || m == nil || !remoteNamePattern.MatchString(serverID) || bindings == nil ||
-		m.attachedElsewhere(session) {
+		m.attachedElsewhere(session) || !validStaleRetries(opts.StaleRetries) {
 		return nil, fail(CodeBindingInvalid)
 	}
 	bound, err := copyBindings(bindings, limits.MaxTools)
 	if err != nil {
 		return nil, err
 	}
-	d := &discovery{session: session, monitor: m, limits: limits, policy: opts.Policy, bound: bound,
-		found: map[string]*boundTool{}}
-	if err := d.preflight(); err != nil {
-		return nil, err
-	}
-	if err := listPages(ctx, session, m, d.revision, limits, d.visit); err != nil {
-		return nil, err
-	}
-	return d.catalog(serverID)
+	return &discovery{session: session, serverID: serverID, monitor: m, limits: limits, policy: opts.Policy,
+		bound: bound, opts: opts}, nil
 }
 
 // copyBindings validates and copies every binding in sorted remote-name order
@@ -181,17 +240,21 @@ func copyBindings(bindings map[string]ToolBinding, maxTools int) (map[string]*bi
 	return bound, nil
 }
 
-// discovery is the state of one DiscoverTools call.
+// discovery is the state of one DiscoverTools call. revision, protocol,
+// envelope, found and pages belong to the current attempt.
 type discovery struct {
 	session  *mcp.ClientSession
+	serverID string
 	monitor  *CatalogMonitor
 	revision uint64
 	protocol string
 	limits   Limits
 	policy   SchemaPolicy
+	opts     DiscoveryOptions
 	envelope *Contract
 	bound    map[string]*binding
 	found    map[string]*boundTool
+	pages    int // tools/list requests sent by the current attempt
 }
 
 // preflight runs adapter.md §3.4: monitor, version, tools capability and the
@@ -227,8 +290,10 @@ func (d *discovery) preflight() error {
 // mcp_name_conflict, else visit gets the tool and its schema sizes. An empty
 // cursor ends paging; an oversized or repeated one fails; so does running
 // out of pages. Pages may be shared with go-sdk's cache: read only.
+//
+// sent, when not nil, counts the tools/list requests sent.
 func listPages(ctx context.Context, session *mcp.ClientSession, m *CatalogMonitor, revision uint64,
-	lim Limits, visit func(tool *mcp.Tool, schemaSizes [2]int) error) error {
+	lim Limits, sent *int, visit func(tool *mcp.Tool, schemaSizes [2]int) error) error {
 	seen, cursors := map[string]bool{}, map[string]bool{}
 	total, cursor := 0, ""
 	for range lim.MaxPages {
@@ -237,6 +302,9 @@ func listPages(ctx context.Context, session *mcp.ClientSession, m *CatalogMonito
 		}
 		if ctx.Err() != nil {
 			return ErrCanceled // adapter.md §3.5: no request sent
+		}
+		if sent != nil {
+			*sent++
 		}
 		budget := &frameBudget{code: CodeCatalogLimitExceeded, limit: lim.MaxCatalogBytes - total}
 		result, err := bounded(ctx, lim.Timeout, m, budget, func(ctx context.Context) (*mcp.ListToolsResult, error) {
@@ -310,6 +378,9 @@ func (d *discovery) visit(tool *mcp.Tool, schemaSizes [2]int) error {
 	t, err := d.bindTool(tool, b, schemaSizes)
 	if err != nil {
 		return err
+	}
+	if d.opts.RequireReadOnlyHint && !readOnlyHinted(tool.Annotations) {
+		return fail(CodeAnnotationConflict) // after the schemas: their faults keep their code
 	}
 	d.found[tool.Name] = t
 	return nil
@@ -414,7 +485,8 @@ func newRemoteContract(schema map[string]any, limits Limits, policy SchemaPolicy
 	return c, nil
 }
 
-// catalog runs adapter.md §3.7–§3.8 and builds the Catalog.
+// catalog runs adapter.md §3.7–§3.8, without the final monitor check that
+// attempt makes, and builds the Catalog.
 func (d *discovery) catalog(serverID string) (*Catalog, error) {
 	if len(d.found) != len(d.bound) {
 		return nil, fail(CodeBindingMissing)
@@ -433,13 +505,10 @@ func (d *discovery) catalog(serverID string) (*Catalog, error) {
 	if err != nil {
 		return nil, fail(CodeCatalogLimitExceeded)
 	}
-	if err := d.monitor.Check(d.revision); err != nil {
-		return nil, err
-	}
 	return &Catalog{
 		snapshot: Snapshot{SchemaVersion: snapshotVersion, ServerID: serverID, ProtocolVersion: d.protocol,
 			RevisionDigest: digest, Entries: entries},
-		tools: tools, monitor: d.monitor, revision: d.revision,
+		tools: tools, monitor: d.monitor, revision: d.revision, observer: d.opts.Observer,
 	}, nil
 }
 

@@ -233,3 +233,12 @@ var errContextCanceled = context.Canceled
 func contextWithCancel(t testing.TB) (context.Context, context.CancelFunc) {
 	return context.WithCancel(t.Context())
 }
+
+// forEachVersion runs f as one subtest per negotiated version in
+// testVersions, so a single version can be selected with -run.
+func forEachVersion(t *testing.T, f func(t *testing.T, version string)) {
+	t.Helper()
+	for _, version := range testVersions {
+		t.Run(version, func(t *testing.T) { f(t, version) })
+	}
+}

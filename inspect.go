@@ -148,7 +148,29 @@ type CatalogReport struct {
 // tools/list requests and fails as DiscoverTools does, before any request for
 // invalid options or server id, a closed or unattached monitor and a server
 // without tools, then for example [ErrPaginationInvalid] for a cursor loop.
+//
+// Of the purramcp options it honours StaleRetries: when a tool list change
+// arrives between its first listing and its return, it starts over, listing
+// and discovery, up to that many more times, then fails [ErrCatalogStale];
+// outside 0..8 it fails [ErrBindingInvalid]. It approves nothing, checks no
+// hints and reports no events: Approve, RequireReadOnlyHint and Observer
+// are ignored.
 func InspectCatalog(ctx context.Context, session *mcp.ClientSession, serverID string,
+	opts DiscoveryOptions) (*CatalogReport, error) {
+	if !validStaleRetries(opts.StaleRetries) {
+		return nil, fail(CodeBindingInvalid)
+	}
+	plain := DiscoveryOptions{Monitor: opts.Monitor, Limits: opts.Limits, Policy: opts.Policy}
+	for attempt := 0; ; attempt++ {
+		report, err := inspectCatalog(ctx, session, serverID, plain)
+		if CodeOf(err) != CodeCatalogStale || attempt >= opts.StaleRetries || ctx.Err() != nil {
+			return report, err
+		}
+	}
+}
+
+// inspectCatalog is one InspectCatalog attempt under the plain options.
+func inspectCatalog(ctx context.Context, session *mcp.ClientSession, serverID string,
 	opts DiscoveryOptions) (*CatalogReport, error) {
 	lim, err := opts.Limits.resolve()
 	m := opts.Monitor
@@ -156,7 +178,8 @@ func InspectCatalog(ctx context.Context, session *mcp.ClientSession, serverID st
 		m.attachedElsewhere(session) {
 		return nil, fail(CodeBindingInvalid)
 	}
-	d := &discovery{session: session, monitor: m, limits: lim, policy: opts.Policy, found: map[string]*boundTool{}}
+	d := &discovery{session: session, serverID: serverID, monitor: m, limits: lim, policy: opts.Policy, opts: opts,
+		found: map[string]*boundTool{}}
 	if err := d.preflight(); err != nil {
 		return nil, err
 	}
@@ -166,7 +189,7 @@ func InspectCatalog(ctx context.Context, session *mcp.ClientSession, serverID st
 	}
 	var listing []listed // in listing order, as discovery visits them
 	collect := func(tool *mcp.Tool, sizes [2]int) error { listing = append(listing, listed{tool, sizes}); return nil }
-	if err := listPages(ctx, session, m, d.revision, lim, collect); err != nil {
+	if err := listPages(ctx, session, m, d.revision, lim, nil, collect); err != nil {
 		return nil, err
 	}
 	tools := make([]*mcp.Tool, len(listing))
@@ -199,6 +222,10 @@ func InspectCatalog(ctx context.Context, session *mcp.ClientSession, serverID st
 	}
 	catalog, err := d.catalog(serverID)
 	if err != nil {
+		return nil, err
+	}
+	// The digest is of the listing reported only when no change came between.
+	if err := m.Check(d.revision); err != nil {
 		return nil, err
 	}
 	report.RevisionDigest = catalog.snapshot.RevisionDigest

@@ -64,14 +64,14 @@ func TestGap1_LimitRanges(t *testing.T) {
 // both versions: limits the reference passes are accepted and work.
 func acceptedLimits(t *testing.T, id string, limits purramcp.Limits) {
 	f := loadMCPFixture(t)
-	for _, version := range testVersions {
+	forEachVersion(t, func(t *testing.T, version string) {
 		h := sdkHarness(t, newSDKServer(t, nil, f.Tool), version)
 		catalog, err := discoverDefault(t, h, limits)
 		require.NoError(t, err, "%s at %s: %+v accepted", id, version, limits)
 		res, err := catalog.Registrations()[0].Run(t.Context(), argsA, purramcp.ToolContext{})
 		require.NoError(t, err, "%s at %s", id, version)
 		assert.Empty(t, res.ErrorCode, "%s at %s", id, version)
-	}
+	})
 }
 
 // TestBehaviorB1_LoweredResultLimits: maxResultBytes 256 and
@@ -109,10 +109,10 @@ func TestBehaviorB3_CatalogLimitValues(t *testing.T) {
 // schema binds, the 74-byte declared one fails (F13).
 func TestBehaviorB4_SchemaBytes60(t *testing.T) {
 	small := json.RawMessage(`{"name":"remote.search","inputSchema":{"type":"object"}}`)
-	for _, version := range testVersions {
+	forEachVersion(t, func(t *testing.T, version string) {
 		h := sdkHarness(t, newSDKServer(t, nil, small), version)
 		catalog, err := discoverDefault(t, h, purramcp.Limits{MaxSchemaBytes: 60})
 		require.NoError(t, err, "B4 at %s", version)
 		assert.Len(t, catalog.Registrations(), 1, "B4 at %s", version)
-	}
+	})
 }

@@ -7,7 +7,6 @@ import (
 	"io"
 	"io/fs"
 	"net"
-	"syscall"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -23,22 +22,27 @@ const codeTransportRejected = -32005
 func (c *Catalog) Registrations() []ToolDefinition {
 	defs := make([]ToolDefinition, len(c.tools))
 	for i, t := range c.tools {
-		description := t.entry.Description
-		if description == "" {
-			description = t.binding.policy.Title
-		}
-		defs[i] = ToolDefinition{
-			Name:             t.entry.LocalName,
-			Description:      description,
-			InputSchema:      t.input.Schema(),
-			ArgumentContract: t.input,
-			Policy:           t.binding.policy,
-			ConcurrencySafe:  t.binding.concurrencySafe,
-			Scope:            t.scope,
-			Run:              t.run,
-		}
+		defs[i] = c.definition(t)
 	}
 	return defs
+}
+
+// definition is a fresh registration of t.
+func (c *Catalog) definition(t *boundTool) ToolDefinition {
+	description := t.entry.Description
+	if description == "" {
+		description = t.binding.policy.Title
+	}
+	return ToolDefinition{
+		Name:             t.entry.LocalName,
+		Description:      description,
+		InputSchema:      t.input.Schema(),
+		ArgumentContract: t.input,
+		Policy:           t.binding.policy,
+		ConcurrencySafe:  t.binding.concurrencySafe,
+		Scope:            t.scope,
+		Run:              c.runner(t),
+	}
 }
 
 // scope is the registration's Scope: the monitor, then ctx, then the host's
@@ -55,8 +59,9 @@ func (t *boundTool) scope(ctx context.Context, args map[string]any, call ToolCon
 
 // run is the registration's Run, in the order of adapter.md §4. Known
 // failures are results with an ErrorCode and the empty envelope; the error is
-// non-nil only for ErrCanceled or a host scope failure.
-func (t *boundTool) run(ctx context.Context, args json.RawMessage, call ToolContext) (ToolResult, error) {
+// non-nil only for ErrCanceled or a host scope failure. st records the
+// request sent and the result received, for the call's Event.
+func (t *boundTool) run(ctx context.Context, args json.RawMessage, call ToolContext, st *callStats) (ToolResult, error) {
 	if err := t.monitor.Check(t.revision); err != nil {
 		return failedResult(CodeOf(err)), nil
 	}
@@ -73,6 +78,7 @@ func (t *boundTool) run(ctx context.Context, args json.RawMessage, call ToolCont
 	if ctx.Err() != nil {
 		return ToolResult{}, ErrCanceled // adapter.md §4.4: no request sent
 	}
+	st.requests = 1
 	budget := &frameBudget{code: CodeResultTooLarge, limit: t.limits.MaxResultBytes}
 	result, err := bounded(ctx, t.limits.Timeout, t.monitor, budget, func(ctx context.Context) (*mcp.CallToolResult, error) {
 		return t.session.CallTool(ctx, &mcp.CallToolParams{Name: t.entry.RemoteName, Arguments: wire})
@@ -80,6 +86,7 @@ func (t *boundTool) run(ctx context.Context, args json.RawMessage, call ToolCont
 	if err != nil {
 		return errorOutcome(err)
 	}
+	st.result = result
 	// adapter.md §4.6: a list change meanwhile discards the result.
 	if err := t.monitor.Check(t.revision); err != nil {
 		return failedResult(CodeOf(err)), nil
@@ -223,6 +230,5 @@ func brokenConnection(err error) bool {
 	return errors.As(err, &broken) || errors.Is(err, mcp.ErrConnectionClosed) || errors.Is(err, mcp.ErrSessionMissing) ||
 		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
 		errors.Is(err, io.ErrClosedPipe) || errors.Is(err, net.ErrClosed) || errors.Is(err, fs.ErrClosed) ||
-		errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNRESET) ||
-		errors.Is(err, syscall.ECONNREFUSED) || errors.As(err, &netErr)
+		brokenErrno(err) || errors.As(err, &netErr)
 }

@@ -69,14 +69,16 @@ func threatToolFlood(t *testing.T) {
 		{"10000_tools_100_pages", hundredPages, 3},
 		{"endless_fresh_cursors", endless, purramcp.DefaultLimits().MaxPages},
 	} {
-		h := rawHarness(t, &rawServer{pages: tc.pages})
-		catalog, err := discoverDefault(t, h, purramcp.Limits{})
-		assert.Nil(t, catalog, "T6 %s", tc.id)
-		assert.Equal(t, "mcp_catalog_limit_exceeded", purramcp.CodeOf(err), "T6 %s", tc.id)
-		lists, calls := h.counts()
-		assert.Equal(t, tc.wantLists, lists, "T6 %s: tools/list requests", tc.id)
-		assert.Zero(t, calls, "T6 %s", tc.id)
-		assert.NoError(t, h.session.Ping(t.Context(), nil), "T6 %s: session usable", tc.id)
+		t.Run(tc.id, func(t *testing.T) {
+			h := rawHarness(t, &rawServer{pages: tc.pages})
+			catalog, err := discoverDefault(t, h, purramcp.Limits{})
+			assert.Nil(t, catalog, "T6 %s", tc.id)
+			assert.Equal(t, "mcp_catalog_limit_exceeded", purramcp.CodeOf(err), "T6 %s", tc.id)
+			lists, calls := h.counts()
+			assert.Equal(t, tc.wantLists, lists, "T6 %s: tools/list requests", tc.id)
+			assert.Zero(t, calls, "T6 %s", tc.id)
+			assert.NoError(t, h.session.Ping(t.Context(), nil), "T6 %s: session usable", tc.id)
+		})
 	}
 	assert.Less(t, len(onePage), purramcp.DefaultLimits().MaxCatalogBytes, "T6: the one-page flood is under the byte limit")
 }

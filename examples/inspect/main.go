@@ -68,8 +68,10 @@ func run(ctx context.Context, transport mcp.Transport, policy purramcp.SchemaPol
 	if err := monitor.Attach(session); err != nil {
 		return err
 	}
+	// StaleRetries: servers such as server-everything announce a list change
+	// right after initialization, which would fail the first listing.
 	report, err := purramcp.InspectCatalog(ctx, session, "inspected",
-		purramcp.DiscoveryOptions{Monitor: monitor, Policy: policy})
+		purramcp.DiscoveryOptions{Monitor: monitor, Policy: policy, StaleRetries: 2})
 	if err != nil {
 		return fmt.Errorf("inspect catalog: %w", err)
 	}

@@ -16,7 +16,6 @@ import (
 	"log"
 	"os"
 	"os/exec"
-	"slices"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -58,7 +57,8 @@ func run(ctx context.Context, w io.Writer, transport mcp.Transport) error {
 	if err := monitor.Attach(session); err != nil {
 		return err
 	}
-	opts := purramcp.DiscoveryOptions{Monitor: monitor, Limits: purramcp.Limits{Timeout: 10 * time.Second}}
+	// StaleRetries: a discovery a list change interrupts starts over (never after it returns).
+	opts := purramcp.DiscoveryOptions{Monitor: monitor, Limits: purramcp.Limits{Timeout: 10 * time.Second}, StaleRetries: 2}
 	var catalog *purramcp.Catalog
 	for _, call := range calls {
 		if catalog == nil || catalog.Stale() { // first use, or a list change: swap catalogs
@@ -67,9 +67,11 @@ func run(ctx context.Context, w io.Writer, transport mcp.Transport) error {
 			}
 			fmt.Fprintf(w, "catalog %s (%s)\n", catalog.Snapshot().RevisionDigest, monitor.ProtocolVersion())
 		}
-		tools := catalog.Registrations() // sorted by name; every binding is there
-		i := slices.IndexFunc(tools, func(t purramcp.ToolDefinition) bool { return t.Name == call.tool })
-		res, err := tools[i].Run(ctx, json.RawMessage(call.args), purramcp.ToolContext{RunID: "run-1"})
+		tool, ok := catalog.Registration(call.tool) // every binding is there
+		if !ok {
+			return fmt.Errorf("no registration %s", call.tool)
+		}
+		res, err := tool.Run(ctx, json.RawMessage(call.args), purramcp.ToolContext{RunID: "run-1"})
 		if err != nil {
 			return err // ErrCanceled
 		}
