@@ -115,8 +115,10 @@ var (
 // (MaxResultBytes), whatever the answer held. Answers to other requests are
 // checked against 1 MiB plus 4 KiB; params over 68 KiB of a request or
 // notification from the server are dropped (a tools/list_changed still
-// counts). Over streamable HTTP the layer bounds JSON bodies and SSE events
-// as they stream in (go-sdk otherwise reads a JSON body whole).
+// counts). Over streamable HTTP the session's HTTP client checks each answer
+// (a JSON body, or the SSE events of its POST) against the same budgets as
+// it streams in (go-sdk otherwise reads a JSON body whole); server-initiated
+// streams keep go-sdk's MaxEventSize, lowered to 6 MiB.
 //
 // When a request's deadline (Limits.Timeout) or its caller's ctx ends while
 // the transport is still writing it (a peer that stopped reading), the
