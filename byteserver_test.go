@@ -22,6 +22,8 @@ import (
 type byteServer struct {
 	page string // the tools/list result
 	call string // the tools/call result
+	// beforeList is written, as is, before each tools/list answer.
+	beforeList string
 
 	toServer   *io.PipeWriter // the client's writes
 	fromClient *io.PipeReader
@@ -80,6 +82,11 @@ func (s *byteServer) serve() {
 			s.lists++
 			s.mu.Unlock()
 			result = s.page
+			if s.beforeList != "" {
+				if _, err := s.toClient.Write([]byte(s.beforeList)); err != nil {
+					return
+				}
+			}
 		case "tools/call":
 			s.mu.Lock()
 			s.calls++

@@ -435,3 +435,61 @@ func threatFloatOverflow(t *testing.T) {
 	assert.Nil(t, catalog)
 	assert.Equal(t, "mcp_result_invalid", purramcp.CodeOf(err), "T6 1e400 in an unbound tool")
 }
+
+// threatHugeNotification (T6): a tools/list_changed notification whose
+// params are 1 MiB is not decoded (its params are dropped) but still counts:
+// the discovery it raced fails mcp_catalog_stale or returns a catalog that
+// ends up stale; a 1 MiB notification of another method is dropped the same
+// way and changes nothing.
+func threatHugeNotification(t *testing.T) {
+	f := loadMCPFixture(t)
+	pad := strings.Repeat("n", 1<<20)
+	for _, tc := range []struct {
+		method string
+		stale  bool
+	}{{"notifications/tools/list_changed", true}, {"notifications/message", false}} {
+		leakChecked(t, tc.method, func(t *testing.T) {
+			note := `{"jsonrpc":"2.0","method":"` + tc.method + `","params":{"_meta":{"pad":"` + pad + `"}}}` + "\n"
+			h := (&byteServer{page: page("", string(f.Tool)), beforeList: note}).start(t)
+			catalog, err := discoverDefault(t, h, purramcp.Limits{})
+			if !tc.stale {
+				require.NoError(t, err)
+				assert.False(t, catalog.Stale(), "T6 %s: changes nothing", tc.method)
+				assert.Zero(t, h.monitor.Revision())
+				return
+			}
+			if err != nil {
+				assert.Equal(t, "mcp_catalog_stale", purramcp.CodeOf(err), "T6 %s", tc.method)
+			} else {
+				require.Eventually(t, catalog.Stale, waitFor, tick, "T6 %s: ends up stale", tc.method)
+			}
+			require.Eventually(t, func() bool { return h.monitor.Revision() == 1 }, waitFor, tick, "T6 %s: counted", tc.method)
+			assert.NoError(t, h.session.Ping(t.Context(), nil))
+		})
+	}
+}
+
+// threatCanceledMidWrite (T11): the caller's ctx ending while the write of
+// its request is blocked also abandons the write: Run returns ErrCanceled
+// and the session is severed, so nothing waits on the stalled peer.
+func threatCanceledMidWrite(t *testing.T) {
+	f := loadMCPFixture(t)
+	leakChecked(t, "in_memory", func(t *testing.T) {
+		raw := &rawServer{stallCalls: true, pages: []string{page("", string(f.Tool))}}
+		h := rawHarness(t, raw)
+		catalog, err := purramcp.DiscoverTools(t.Context(), h.session, "fixture", searchBinding(),
+			purramcp.DiscoveryOptions{Monitor: h.monitor, Limits: purramcp.Limits{Timeout: 150 * time.Millisecond}})
+		require.NoError(t, err)
+		reg := catalog.Registrations()[0]
+		res, err := reg.Run(t.Context(), bigArgs, purramcp.ToolContext{}) // taken by the peer's reader, never answered
+		require.NoError(t, err)
+		require.Equal(t, "mcp_timeout", res.ErrorCode)
+		require.False(t, catalog.Stale())
+		ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
+		defer cancel()
+		_, err = reg.Run(ctx, bigArgs, purramcp.ToolContext{})
+		assert.ErrorIs(t, err, purramcp.ErrCanceled, "T11: the caller's end")
+		assert.True(t, catalog.Stale(), "T11: severed")
+		require.NoError(t, h.session.Close())
+	})
+}

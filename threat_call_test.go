@@ -343,6 +343,7 @@ func TestThreatT11_HangsEndAtTimeout(t *testing.T) {
 	f := loadMCPFixture(t)
 	t.Run("wedged_peer_severed", threatWedgedInMemory)
 	t.Run("wedged_stdio_child_stopped", threatWedgedStdio)
+	t.Run("canceled_mid_write_severs", threatCanceledMidWrite)
 	t.Run("http_failure_mid_call", threatHTTPMidCall)
 	t.Run("list_never_answered", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
