@@ -32,7 +32,7 @@ import (
 // it looked at.
 func Within(v any, limit int) (int, error) {
 	c := counter{limit: limit}
-	err := c.walk(reflect.ValueOf(v), 0)
+	err := c.value(v, 0)
 	if errors.Is(err, errOver) {
 		return c.n, nil
 	}
@@ -74,6 +74,67 @@ func (c *counter) fits(k int) error {
 	return nil
 }
 
+// value counts v, taking the decoded JSON shapes (what go-sdk decodes into)
+// without reflection and everything else through walk.
+func (c *counter) value(v any, depth int) error {
+	if depth > maxFastDepth {
+		return c.walk(reflect.ValueOf(v), depth)
+	}
+	switch x := v.(type) {
+	case nil:
+		return c.add(len("null"))
+	case bool:
+		if x {
+			return c.add(len("true"))
+		}
+		return c.add(len("false"))
+	case float64:
+		n, ok := floatSize(x)
+		if !ok {
+			return &json.UnsupportedValueError{Str: strconv.FormatFloat(x, 'g', -1, 64)}
+		}
+		return c.add(n)
+	case string:
+		return c.str(x)
+	case []any:
+		if x == nil {
+			return c.add(len("null"))
+		}
+		if err := c.fits(2 + max(2*len(x)-1, 0)); err != nil {
+			return err
+		}
+		if err := c.add(2 + max(len(x)-1, 0)); err != nil {
+			return err
+		}
+		for _, item := range x {
+			if err := c.value(item, depth+1); err != nil {
+				return err
+			}
+		}
+		return nil
+	case map[string]any:
+		if x == nil {
+			return c.add(len("null"))
+		}
+		if err := c.fits(2 + max(5*len(x)-1, 0)); err != nil {
+			return err
+		}
+		if err := c.add(2 + max(len(x)-1, 0) + len(x)); err != nil {
+			return err
+		}
+		for k, item := range x {
+			if err := c.str(k); err != nil {
+				return err
+			}
+			if err := c.value(item, depth+1); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return c.walk(reflect.ValueOf(v), depth)
+}
+
 func (c *counter) walk(v reflect.Value, depth int) error {
 	if !v.IsValid() {
 		return c.add(len("null"))
@@ -106,6 +167,9 @@ func (c *counter) walk(v reflect.Value, depth int) error {
 	case reflect.Interface, reflect.Pointer:
 		if v.IsNil() {
 			return c.add(len("null"))
+		}
+		if v.Kind() == reflect.Interface && v.CanInterface() {
+			return c.value(v.Interface(), depth+1) // the element, unboxed
 		}
 		return c.walk(v.Elem(), depth+1)
 	case reflect.Slice:
