@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"math"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -95,7 +96,9 @@ func (c *Catalog) runner(t *boundTool) func(context.Context, json.RawMessage, To
 		}
 		resultBytes := 0
 		if st.result != nil {
-			resultBytes, _ = resultSize(st.result) // 0 for an unmeasurable one
+			// 0 for an unmeasurable one; counted to the end (no go-sdk
+			// MarshalJSON: the answer already passed the bounding layer's cap).
+			resultBytes, _ = resultSize(st.result, math.MaxInt)
 		}
 		c.observer(ctx, Event{Kind: eventCall, ServerID: c.snapshot.ServerID, RevisionDigest: c.snapshot.RevisionDigest,
 			LocalName: t.entry.LocalName, RemoteName: t.entry.RemoteName, CallID: call.CallID, RunID: call.RunID,

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"strings"
 	"sync"
 	"testing"
@@ -130,7 +131,7 @@ func TestObserver_Calls(t *testing.T) {
 
 	var decoded mcp.CallToolResult
 	require.NoError(t, json.Unmarshal([]byte(okResult), &decoded))
-	okBytes, err := purramcp.ResultSize(&decoded)
+	okBytes, err := purramcp.ResultSize(&decoded, math.MaxInt)
 	require.NoError(t, err)
 	assert.Equal(t, len(okResult), okBytes, "the wire result is compact")
 
@@ -154,7 +155,7 @@ func TestObserver_Calls(t *testing.T) {
 	}
 	var errResult mcp.CallToolResult
 	require.NoError(t, json.Unmarshal([]byte(`{"content":[{"type":"text","text":"`+secret+`"}],"isError":true}`), &errResult))
-	errBytes, err := purramcp.ResultSize(&errResult)
+	errBytes, err := purramcp.ResultSize(&errResult, math.MaxInt)
 	require.NoError(t, err)
 	events := log.take()
 	assert.Equal(t, []purramcp.Event{
@@ -203,7 +204,7 @@ func TestObserver_Panic(t *testing.T) {
 	ss, err := srv.server.Connect(t.Context(), st, nil)
 	require.NoError(t, err)
 	monitor := purramcp.NewCatalogMonitor()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, monitor.ClientOptions(nil)).Connect(t.Context(), ct, nil)
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, monitor.ClientOptions(nil)).Connect(t.Context(), monitor.Transport(ct), nil)
 	require.NoError(t, err)
 	require.NoError(t, monitor.Attach(cs))
 	defer func() {

@@ -307,7 +307,8 @@ func listPages(ctx context.Context, session *mcp.ClientSession, m *CatalogMonito
 		if sent != nil {
 			*sent++
 		}
-		result, err := bounded(ctx, lim.Timeout, func(ctx context.Context) (*mcp.ListToolsResult, error) {
+		budget := &frameBudget{code: CodeCatalogLimitExceeded, limit: lim.MaxCatalogBytes - total}
+		result, err := bounded(ctx, lim.Timeout, m, budget, func(ctx context.Context) (*mcp.ListToolsResult, error) {
 			// adapter.md §3.5: fresh params per request (go-sdk writes _meta into
 			// them); the first request carries none, so no cursor.
 			var params *mcp.ListToolsParams
@@ -322,11 +323,11 @@ func listPages(ctx context.Context, session *mcp.ClientSession, m *CatalogMonito
 		if err := m.Check(revision); err != nil {
 			return err
 		}
-		n, schemaSizes, err := pageSize(result)
-		total += n
-		if err != nil || total > lim.MaxCatalogBytes || len(seen)+len(result.Tools) > lim.MaxTools {
-			return fail(CodeCatalogLimitExceeded)
+		n, schemaSizes, err := pageCost(result, len(seen), total, lim)
+		if err != nil {
+			return err
 		}
+		total += n
 		for i, tool := range result.Tools {
 			if tool == nil {
 				continue // unreachable: go-sdk drops null tools
@@ -353,6 +354,21 @@ func listPages(ctx context.Context, session *mcp.ClientSession, m *CatalogMonito
 	return fail(CodeCatalogLimitExceeded) // adapter.md §3.6: pages exhausted
 }
 
+// pageCost checks one page against the tools seen and the catalog bytes
+// counted so far: the tool count first, then the size, counted only up to
+// the bytes left; either over fails mcp_catalog_limit_exceeded. It returns
+// the page's size and its tools' schema sizes.
+func pageCost(result *mcp.ListToolsResult, seen, total int, lim Limits) (int, [][2]int, error) {
+	if seen+len(result.Tools) > lim.MaxTools {
+		return 0, nil, fail(CodeCatalogLimitExceeded)
+	}
+	n, schemaSizes, err := pageSize(result, lim.MaxCatalogBytes-total)
+	if err != nil || n > lim.MaxCatalogBytes-total {
+		return 0, nil, fail(CodeCatalogLimitExceeded)
+	}
+	return n, schemaSizes, nil
+}
+
 // visit compiles a bound tool as it is listed; unbound tools are never
 // compiled and never widen anything.
 func (d *discovery) visit(tool *mcp.Tool, schemaSizes [2]int) error {
@@ -369,45 +385,6 @@ func (d *discovery) visit(tool *mcp.Tool, schemaSizes [2]int) error {
 	}
 	d.found[tool.Name] = t
 	return nil
-}
-
-// pageSize is jssize.Size(result) with every schema, usually most of the
-// bytes, measured as a decoded value instead of by marshaling the page
-// (jssize.Placeholder); the count is the same. It also returns each tool's
-// input and output schema sizes (0 when absent), so a bound schema is not
-// measured twice. The copies are shallow, only read and never kept: result
-// may be shared with go-sdk's cache.
-func pageSize(result *mcp.ListToolsResult) (int, [][2]int, error) {
-	shell := *result
-	if result.Tools != nil { // nil stays null
-		shell.Tools = make([]*mcp.Tool, len(result.Tools))
-	}
-	schemaSizes := make([][2]int, len(result.Tools))
-	inner := 0
-	for i, tool := range result.Tools {
-		if tool == nil {
-			continue // unreachable: go-sdk drops null tools; null either way
-		}
-		t := *tool
-		for j, schema := range []*any{&t.InputSchema, &t.OutputSchema} {
-			if *schema == nil {
-				continue // null, or omitted, either way
-			}
-			n, err := jssize.Size(*schema)
-			if err != nil {
-				return 0, nil, err
-			}
-			schemaSizes[i][j] = n
-			inner += n - len(jssize.Placeholder)
-			*schema = jssize.Placeholder
-		}
-		shell.Tools[i] = &t
-	}
-	outer, err := jssize.Size(&shell)
-	if err != nil {
-		return 0, nil, err
-	}
-	return outer + inner, schemaSizes, nil
 }
 
 // bindTool checks one bound remote tool and compiles its schemas, whose

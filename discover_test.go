@@ -555,9 +555,17 @@ func TestDiscover_PageSizeIsJSSize(t *testing.T) {
 	for i, page := range pages {
 		want, err := jssize.Size(page)
 		require.NoError(t, err)
-		got, schemaSizes, err := purramcp.PageSize(page)
+		got, schemaSizes, err := purramcp.PageSize(page, math.MaxInt)
 		require.NoError(t, err)
 		assert.Equal(t, want, got, "page %d", i)
+		for _, limit := range []int{0, want / 2, want - 1, want} {
+			n, _, err := purramcp.PageSize(page, limit)
+			require.NoError(t, err)
+			assert.Equal(t, want > limit, n > limit, "page %d under limit %d: %d", i, limit, n)
+			if want <= limit {
+				assert.Equal(t, want, n, "page %d at limit %d", i, limit)
+			}
+		}
 		require.Len(t, schemaSizes, len(page.Tools), "page %d", i)
 		for j, tool := range page.Tools {
 			var wantSchemas [2]int

@@ -21,9 +21,9 @@
 //	monitor := purramcp.NewCatalogMonitor()
 //	client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"},
 //		monitor.ClientOptions(nil)) // or the host's own options, composed
-//	session, err := client.Connect(ctx, transport, nil)
+//	session, err := client.Connect(ctx, monitor.Transport(transport), nil) // bounded frames
 //	if err != nil { ... }
-//	if err := monitor.Attach(session); err != nil { ... } // negotiated version
+//	if err := monitor.Attach(session); err != nil { ... } // wiring, negotiated version
 //	catalog, err := purramcp.DiscoverTools(ctx, session, "documents",
 //		map[string]purramcp.ToolBinding{"remote.search": {
 //			LocalName: "search_documents",

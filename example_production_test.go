@@ -38,7 +38,7 @@ func exampleConnect(server *mcp.Server) (session *mcp.ClientSession, monitor *pu
 	}
 	monitor = purramcp.NewCatalogMonitor()
 	client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, monitor.ClientOptions(nil))
-	session, err = client.Connect(ctx, clientTransport, nil)
+	session, err = client.Connect(ctx, monitor.Transport(clientTransport), nil)
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -170,7 +170,7 @@ func connectSDK(t testing.TB, server *mcp.Server, version string) (*mcp.ClientSe
 	require.NoError(t, err)
 	monitor := purramcp.NewCatalogMonitor()
 	client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, monitor.ClientOptions(nil))
-	cs, err := client.Connect(context.Background(), ct, &mcp.ClientSessionOptions{ProtocolVersion: version})
+	cs, err := client.Connect(context.Background(), monitor.Transport(ct), &mcp.ClientSessionOptions{ProtocolVersion: version})
 	require.NoError(t, err)
 	t.Cleanup(func() {
 		_ = cs.Close()

@@ -205,7 +205,7 @@ func TestBehaviorI4_Disconnect(t *testing.T) {
 		require.NoError(t, err)
 		monitor := purramcp.NewCatalogMonitor()
 		cs, err := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, monitor.ClientOptions(nil)).
-			Connect(t.Context(), ct, &mcp.ClientSessionOptions{ProtocolVersion: version})
+			Connect(t.Context(), monitor.Transport(ct), &mcp.ClientSessionOptions{ProtocolVersion: version})
 		require.NoError(t, err)
 		t.Cleanup(func() {
 			_ = cs.Close()

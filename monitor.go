@@ -33,6 +33,10 @@ type CatalogMonitor struct {
 	closed   bool
 	protocol string
 	session  *mcp.ClientSession
+	// options records that ClientOptions wired a client to this monitor;
+	// bound is the bounding layer once Transport's transport connected.
+	options bool
+	bound   *bounding
 }
 
 // NewCatalogMonitor returns an open monitor with revision 0 and no protocol
@@ -55,6 +59,9 @@ func NewCatalogMonitor() *CatalogMonitor { return &CatalogMonitor{} }
 // Every list change the client receives counts, from any of its sessions: use
 // one client (built with these options) per monitor. base is not modified.
 func (m *CatalogMonitor) ClientOptions(base *mcp.ClientOptions) *mcp.ClientOptions {
+	m.mu.Lock()
+	m.options = true
+	m.mu.Unlock()
 	var opts mcp.ClientOptions
 	if base != nil {
 		opts = *base
@@ -86,8 +93,11 @@ func (m *CatalogMonitor) ClientOptions(base *mcp.ClientOptions) *mcp.ClientOptio
 // one goroutine that waits for the session to end (session.Wait) and then
 // closes the monitor. Attaching the same session again does nothing more.
 //
-// It fails [ErrBindingInvalid] for a nil session, [ErrNotInitialized] when the
-// session has no initialize result, [ErrProtocolConflict] when another session
+// It fails [ErrBindingInvalid] for a nil session and for a mis-wired one:
+// when ClientOptions was never called on this monitor or the session was
+// not connected through its Transport (go-sdk would then re-send tools/call,
+// miss list changes, and decode and wait on whatever the peer sends). It
+// fails [ErrNotInitialized] when the session has no initialize result, [ErrProtocolConflict] when another session
 // is attached (the monitor stays as it is), and otherwise as
 // AcceptProtocolVersion does. Attach never closes the session.
 func (m *CatalogMonitor) Attach(session *mcp.ClientSession) error {
@@ -99,6 +109,10 @@ func (m *CatalogMonitor) Attach(session *mcp.ClientSession) error {
 		return fail(CodeNotInitialized)
 	}
 	m.mu.Lock()
+	if !m.options || m.bound == nil || !m.bound.connected.Load() {
+		m.mu.Unlock()
+		return fail(CodeBindingInvalid)
+	}
 	switch m.session {
 	case nil:
 		m.session = session
@@ -200,4 +214,26 @@ func (m *CatalogMonitor) attachedElsewhere(s *mcp.ClientSession) bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.session != nil && m.session != s
+}
+
+// claimBounding records b as the monitor's bounding layer; it reports false
+// when the monitor already has one (one session per monitor).
+func (m *CatalogMonitor) claimBounding(b *bounding) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.bound != nil {
+		return false
+	}
+	m.bound = b
+	return true
+}
+
+// sever closes the monitor and severs its session (see Transport): a
+// request's write was abandoned.
+func (m *CatalogMonitor) sever() {
+	m.mu.Lock()
+	m.closed = true
+	b := m.bound
+	m.mu.Unlock()
+	b.sever()
 }

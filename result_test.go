@@ -312,15 +312,18 @@ func TestResult_InputRequestsOneCall(t *testing.T) {
 		})
 	}
 
-	// Control: go-sdk's default client retries load shedding (3 requests).
+	// Control: go-sdk's default client retries load shedding (3 requests),
+	// which is why Attach refuses a session whose client the monitor did not
+	// configure (mcp_binding_invalid), so no catalog can be discovered over it.
 	raw := &rawServer{pages: []string{toolsPage(t, "", f.Tool)},
 		call: func(json.RawMessage) (string, *jsonrpcError) { return loadShed, nil }}
 	monitor := purramcp.NewCatalogMonitor()
-	cs := raw.startWith(t, &mcp.ClientOptions{}, monitor)
-	reg := discoverWith(t, sessionHarness{session: cs, monitor: monitor}, purramcp.Limits{}, nil)
-	res, err := reg.Run(t.Context(), argsA, purramcp.ToolContext{})
-	require.NoError(t, err)
-	assert.NotEmpty(t, res.ErrorCode, "control")
+	cs, err := raw.startWith(t, &mcp.ClientOptions{}, monitor)
+	assert.Equal(t, "mcp_binding_invalid", purramcp.CodeOf(err), "control: a client without the monitor's options")
+	_, err = purramcp.DiscoverTools(t.Context(), cs, "fixture", searchBinding(), purramcp.DiscoveryOptions{Monitor: monitor})
+	assert.Equal(t, "mcp_not_initialized", purramcp.CodeOf(err), "control: the monitor never accepted a version")
+	_, err = cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "remote.search", Arguments: map[string]any{"a": 1}})
+	require.Error(t, err)
 	_, calls := raw.counts()
 	assert.Equal(t, 3, calls, "control: without the monitor's options go-sdk re-sends tools/call")
 }
@@ -345,8 +348,16 @@ func TestResult_ResultSizeIsJSSize(t *testing.T) {
 	for i, r := range results {
 		want, err := jssize.Size(r)
 		require.NoError(t, err)
-		got, err := purramcp.ResultSize(r)
+		got, err := purramcp.ResultSize(r, math.MaxInt)
 		require.NoError(t, err)
 		assert.Equal(t, want, got, "result %d", i)
+		for _, limit := range []int{0, want / 2, want - 1, want} {
+			n, err := purramcp.ResultSize(r, limit)
+			require.NoError(t, err)
+			assert.Equal(t, want > limit, n > limit, "result %d under limit %d: %d", i, limit, n)
+			if want <= limit {
+				assert.Equal(t, want, n, "result %d at limit %d", i, limit)
+			}
+		}
 	}
 }

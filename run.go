@@ -79,7 +79,8 @@ func (t *boundTool) run(ctx context.Context, args json.RawMessage, call ToolCont
 		return ToolResult{}, ErrCanceled // adapter.md §4.4: no request sent
 	}
 	st.requests = 1
-	result, err := bounded(ctx, t.limits.Timeout, func(ctx context.Context) (*mcp.CallToolResult, error) {
+	budget := &frameBudget{code: CodeResultTooLarge, limit: t.limits.MaxResultBytes}
+	result, err := bounded(ctx, t.limits.Timeout, t.monitor, budget, func(ctx context.Context) (*mcp.CallToolResult, error) {
 		return t.session.CallTool(ctx, &mcp.CallToolParams{Name: t.entry.RemoteName, Arguments: wire})
 	})
 	if err != nil {
@@ -116,7 +117,9 @@ func (t *boundTool) arguments(args json.RawMessage) (map[string]any, json.RawMes
 	return value, wire, nil
 }
 
-// scopeOutcome turns a scope error into Run's outcome (adapter.md §4.3).
+// scopeOutcome turns a scope error into Run's outcome (adapter.md §4.3). An
+// *Error in err's chain that is nil or has no code (a typed nil returned as
+// an error) fails mcp_scope_denied.
 func scopeOutcome(ctx context.Context, err error) (ToolResult, error) {
 	var e *Error
 	switch {
@@ -125,6 +128,11 @@ func scopeOutcome(ctx context.Context, err error) (ToolResult, error) {
 	case isDenial(err):
 		return failedResult(CodeScopeDenied), nil
 	case errors.As(err, &e):
+		if e == nil || e.Code == "" {
+			// A typed-nil or code-less *Error is a refusal that names no
+			// code: it denies, it never allows and never panics.
+			return failedResult(CodeScopeDenied), nil
+		}
 		return failedResult(e.Code), nil
 	default:
 		return ToolResult{}, err // a host failure, unchanged
@@ -150,10 +158,14 @@ type outcome[T any] struct {
 // caller regains control at the deadline even when the transport write blocks
 // (gosdk-notes §7: go-sdk checks ctx only before writing). adapter.md §8: that
 // goroutine is the one allowed to outlive the call; it is abandoned at the
-// deadline and ends when the write fails, at the latest when the session
-// closes. Its late result is dropped.
-func bounded[T any](ctx context.Context, timeout time.Duration, request func(context.Context) (T, error)) (T, error) {
-	callCtx, cancel := context.WithTimeout(ctx, timeout)
+// deadline, and when the bounding layer reports its write still in progress
+// the session is severed (m.sever), which makes the write fail and the
+// goroutine end. Its late result is dropped. budget goes to the bounding
+// layer in the request's ctx; what the layer observed (a rejected answer, a
+// broken connection) decides the error before mapCallError does.
+func bounded[T any](ctx context.Context, timeout time.Duration, m *CatalogMonitor, budget *frameBudget,
+	request func(context.Context) (T, error)) (T, error) {
+	callCtx, cancel := context.WithTimeout(withBudget(ctx, budget), timeout)
 	defer cancel()
 	done := make(chan outcome[T], 1) // buffered: an abandoned request never blocks
 	go func() {
@@ -164,10 +176,18 @@ func bounded[T any](ctx context.Context, timeout time.Duration, request func(con
 	select {
 	case o := <-done:
 		if o.err != nil {
+			if ctx.Err() == nil && callCtx.Err() == nil {
+				if err := budget.outcome(); err != nil {
+					return zero, err
+				}
+			}
 			return zero, mapCallError(ctx, callCtx, o.err)
 		}
 		return o.value, nil
 	case <-callCtx.Done():
+		if budget.writing.Load() == 1 {
+			m.sever() // the write is abandoned mid-way: the peer stopped reading
+		}
 		return zero, mapCallError(ctx, callCtx, callCtx.Err())
 	}
 }
@@ -178,11 +198,14 @@ func bounded[T any](ctx context.Context, timeout time.Duration, request func(con
 // adapter's deadline. No SDK error or remote text survives it.
 func mapCallError(ctx, callCtx context.Context, err error) error {
 	var rpc *jsonrpc.Error
+	var rejected *frameRejected
 	switch {
 	case ctx.Err() != nil:
 		return ErrCanceled // checked first: the caller's end wins
 	case callCtx.Err() != nil || errors.Is(err, context.DeadlineExceeded):
 		return fail(CodeTimeout)
+	case errors.As(err, &rejected):
+		return fail(rejected.code) // the bounding layer rejected the answer unread
 	case brokenConnection(err):
 		return fail(CodeTransportError)
 	case errors.As(err, &rpc):
@@ -198,12 +221,13 @@ func mapCallError(ctx, callCtx context.Context, err error) error {
 }
 
 // brokenConnection reports errors that mean the connection is closed or
-// broken: go-sdk's ErrConnectionClosed, an in-flight EOF, closed pipes, files
+// broken: a read or write failure of a bounded connection, go-sdk's ErrConnectionClosed, an in-flight EOF, closed pipes, files
 // and network connections, and network errors. A custom transport's other
 // write errors carry no sentinel and fall through to mcp_result_invalid.
 func brokenConnection(err error) bool {
 	var netErr net.Error
-	return errors.Is(err, mcp.ErrConnectionClosed) || errors.Is(err, mcp.ErrSessionMissing) ||
+	var broken *connBroken
+	return errors.As(err, &broken) || errors.Is(err, mcp.ErrConnectionClosed) || errors.Is(err, mcp.ErrSessionMissing) ||
 		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
 		errors.Is(err, io.ErrClosedPipe) || errors.Is(err, net.ErrClosed) || errors.Is(err, fs.ErrClosed) ||
 		brokenErrno(err) || errors.As(err, &netErr)

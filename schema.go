@@ -104,10 +104,12 @@ type ContractError struct {
 // Error returns the fixed text of A9.1, whatever the failure.
 func (e *ContractError) Error() string { return "Structured output contract validation failed" }
 
-// Is reports whether target is a *ContractError with the same Code.
+// Is reports whether target is a *ContractError with the same Code. A nil
+// *ContractError matches nothing, and a nil *ContractError target is matched
+// by nothing (neither has a code), as for [*Error].
 func (e *ContractError) Is(target error) bool {
 	t, ok := target.(*ContractError)
-	return ok && t.Code == e.Code
+	return ok && t != nil && e != nil && t.Code == e.Code
 }
 
 func contractError(code, keyword, path string) *ContractError {

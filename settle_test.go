@@ -74,7 +74,7 @@ func newEverythingServer(t *testing.T, gated bool) *everythingServer {
 		transport = &gatedTransport{Transport: ct, listSent: make(chan struct{}), closed: make(chan struct{})}
 	}
 	client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, e.monitor.ClientOptions(nil))
-	e.session, err = client.Connect(context.Background(), transport,
+	e.session, err = client.Connect(context.Background(), e.monitor.Transport(transport),
 		&mcp.ClientSessionOptions{ProtocolVersion: purramcp.ProtocolVersion20251125})
 	require.NoError(t, err)
 	t.Cleanup(func() {

@@ -61,7 +61,7 @@ func connectStdio(t *testing.T, bin, version string) stdioSession {
 	cmd := exec.Command(bin)
 	monitor := purramcp.NewCatalogMonitor()
 	client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, monitor.ClientOptions(nil))
-	cs, err := client.Connect(t.Context(), &mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second},
+	cs, err := client.Connect(t.Context(), monitor.Transport(&mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}),
 		&mcp.ClientSessionOptions{ProtocolVersion: version})
 	require.NoError(t, err)
 	require.NoError(t, monitor.Attach(cs))

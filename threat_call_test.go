@@ -162,7 +162,7 @@ func TestThreatT12_NoSecretsInFailures(t *testing.T) {
 		require.NoError(t, err)
 		monitor := purramcp.NewCatalogMonitor()
 		cs, err := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, monitor.ClientOptions(nil)).
-			Connect(t.Context(), &secretWriteTransport{ct}, nil)
+			Connect(t.Context(), monitor.Transport(&secretWriteTransport{ct}), nil)
 		require.NoError(t, err)
 		t.Cleanup(func() {
 			_ = cs.Close()
@@ -253,8 +253,8 @@ func threatHTTPSecrets(t *testing.T, f mcpFixture) {
 	defer transport.CloseIdleConnections()
 	monitor := purramcp.NewCatalogMonitor()
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, monitor.ClientOptions(nil)).
-		Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: hs.URL + "/mcp?token=" + secret,
-			HTTPClient: &http.Client{Transport: transport}, MaxRetries: 1}, nil)
+		Connect(t.Context(), monitor.Transport(&mcp.StreamableClientTransport{Endpoint: hs.URL + "/mcp?token=" + secret,
+			HTTPClient: &http.Client{Transport: transport}, MaxRetries: 1}), nil)
 	require.NoError(t, err)
 	defer func() { _ = cs.Close() }()
 	require.NoError(t, monitor.Attach(cs))
@@ -341,6 +341,10 @@ func TestThreatT10_NoReplay(t *testing.T) {
 // TestDiscover_RequestFailures, TestRun_BlockedWriteTimesOut.
 func TestThreatT11_HangsEndAtTimeout(t *testing.T) {
 	f := loadMCPFixture(t)
+	t.Run("wedged_peer_severed", threatWedgedInMemory)
+	t.Run("wedged_stdio_child_stopped", threatWedgedStdio)
+	t.Run("canceled_mid_write_severs", threatCanceledMidWrite)
+	t.Run("http_failure_mid_call", threatHTTPMidCall)
 	t.Run("list_never_answered", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			h := rawHarness(t, &rawServer{listFault: "silent", pages: []string{page("")}})

@@ -30,6 +30,12 @@ func TestThreatT6_FloodsHitLimits(t *testing.T) {
 	t.Run("digest_budget", threatDigestBudget)
 	t.Run("result_flood", threatResultFlood)
 	t.Run("list_changed_storm", threatListChangedStorm)
+	t.Run("hostile_frames_rejected_unread", threatHostileFrames)
+	t.Run("hostile_http_frames_rejected_unread", threatHTTPFrames)
+	t.Run("hostile_http_floods_rejected_unread", threatHTTPFloods)
+	t.Run("hostile_sizing_costs_the_limit", threatSizingCost)
+	t.Run("float_overflow_fails_the_page", threatFloatOverflow)
+	t.Run("huge_notification_params_dropped", threatHugeNotification)
 }
 
 // minimalTools renders n minimal tools named prefix0, prefix1, ….

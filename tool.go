@@ -55,7 +55,9 @@ type ToolContext struct {
 //
 // Two exceptions: when ctx has ended, Run returns [ErrCanceled] whatever the
 // function returned; and an [*Error] (such as the mcp_catalog_stale one the
-// registration's own Scope wrapper returns) becomes the result's ErrorCode.
+// registration's own Scope wrapper returns) becomes the result's ErrorCode;
+// a nil *Error (a typed nil returned as error) or one with an empty Code
+// carries no code and denies ([CodeScopeDenied]).
 // args is a fresh copy the function may keep or change; nothing it does to
 // args changes what is sent. A ScopeFunc must be safe for concurrent use
 // when the host runs calls concurrently.

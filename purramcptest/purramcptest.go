@@ -87,7 +87,7 @@ func Start(tb testing.TB, opts Options, tools ...Tool) *Server {
 	s.Monitor = purramcp.NewCatalogMonitor()
 	client := mcp.NewClient(&mcp.Implementation{Name: "purramcptest-host", Version: "1"},
 		s.Monitor.ClientOptions(opts.Client))
-	cs, err := client.Connect(context.Background(), clientTransport,
+	cs, err := client.Connect(context.Background(), s.Monitor.Transport(clientTransport),
 		&mcp.ClientSessionOptions{ProtocolVersion: opts.ProtocolVersion})
 	if err != nil {
 		_ = ss.Close()

@@ -49,7 +49,7 @@ func run(ctx context.Context, w io.Writer, transport mcp.Transport) error {
 		fmt.Fprintln(w, "tool list changed: rediscovering before the next call") // after the monitor counted it
 	}}
 	client := mcp.NewClient(&mcp.Implementation{Name: "http-host", Version: "1"}, monitor.ClientOptions(own))
-	session, err := client.Connect(ctx, transport, nil)
+	session, err := client.Connect(ctx, monitor.Transport(transport), nil)
 	if err != nil {
 		return err
 	}

@@ -60,7 +60,7 @@ func main() {
 func run(ctx context.Context, transport mcp.Transport, policy purramcp.SchemaPolicy, w io.Writer, asJSON bool) error {
 	monitor := purramcp.NewCatalogMonitor()
 	client := mcp.NewClient(&mcp.Implementation{Name: "purramcp-inspect", Version: "1"}, monitor.ClientOptions(nil))
-	session, err := client.Connect(ctx, transport, nil)
+	session, err := client.Connect(ctx, monitor.Transport(transport), nil)
 	if err != nil {
 		return fmt.Errorf("connect: %w", err)
 	}

@@ -83,7 +83,7 @@ func (t *tour) connect(transport mcp.Transport) (*mcp.ClientSession, error) {
 	t.monitor = purramcp.NewCatalogMonitor()
 	client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"},
 		t.monitor.ClientOptions(nil))
-	session, err := client.Connect(t.ctx, transport, nil)
+	session, err := client.Connect(t.ctx, t.monitor.Transport(transport), nil)
 	if err != nil {
 		return nil, err
 	}

@@ -49,7 +49,7 @@ func run(ctx context.Context, w io.Writer, transport mcp.Transport) error {
 	defer cancel()
 	monitor := purramcp.NewCatalogMonitor()
 	client := mcp.NewClient(&mcp.Implementation{Name: "stdio-host", Version: "1"}, monitor.ClientOptions(nil))
-	session, err := client.Connect(ctx, transport, nil)
+	session, err := client.Connect(ctx, monitor.Transport(transport), nil)
 	if err != nil {
 		return err
 	}

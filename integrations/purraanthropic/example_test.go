@@ -72,7 +72,7 @@ func docsSession(ctx context.Context, monitor *purramcp.CatalogMonitor) (*mcp.Cl
 	serverTransport, clientTransport := mcp.NewInMemoryTransports()
 	serverSession, _ := server.Connect(ctx, serverTransport, nil)
 	session, _ := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"},
-		monitor.ClientOptions(nil)).Connect(ctx, clientTransport, nil)
+		monitor.ClientOptions(nil)).Connect(ctx, monitor.Transport(clientTransport), nil)
 	_ = monitor.Attach(session)
 	return session, func() { _ = session.Close(); _ = serverSession.Wait() }
 }

@@ -1,6 +1,7 @@
 // Package jssize measures a Go value as JavaScript measures it: the UTF-8
 // length of JSON.stringify of the decoded value (adapter.md: "how bytes are
-// counted"). It imports only the standard library.
+// counted"). Besides the standard library it imports only strictjson, whose
+// StringCost is the one JSON-string length of the module.
 //
 // The value is marshaled with encoding/json (HTML escaping off), then every
 // \uXXXX escape in a string is recounted at the length JavaScript writes for
@@ -134,6 +135,9 @@ func floatSize(f float64) (int, bool) {
 // rune) and each byte of invalid UTF-8 as U+FFFD, three bytes, which is what
 // Go's \ufffd escape is counted as.
 func stringSize(s string) int {
+	if n, ok := stringCost(s); ok {
+		return n
+	}
 	n := 2
 	for i := 0; i < len(s); {
 		c := s[i]
