@@ -2,6 +2,7 @@ package purramcp_test
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -16,9 +17,9 @@ import (
 )
 
 // TestMonitor_AttachRequiresWiring: a session whose client was built
-// without the monitor's ClientOptions, or connected without its Transport,
-// fails Attach with mcp_binding_invalid (and so can never be discovered
-// over); a monitor's transport connects one session; a nil transport fails
+// without the monitor's ClientOptions fails Attach with mcp_binding_invalid
+// (and so can never be discovered over); one connected without the
+// monitor's Transport is accepted, as the reference wiring is; a monitor's transport connects one session; a nil transport fails
 // to connect.
 func TestMonitor_AttachRequiresWiring(t *testing.T) {
 	leakChecked(t, "wiring", attachRequiresWiring)
@@ -52,7 +53,7 @@ func attachRequiresWiring(t *testing.T) {
 		want string
 	}{
 		"no_client_options": {own, true, "mcp_binding_invalid"},
-		"no_bounding_layer": {wired, false, "mcp_binding_invalid"},
+		"no_bounding_layer": {wired, false, ""},
 		"neither":           {own, false, "mcp_binding_invalid"},
 		"wired":             {wired, true, ""},
 	} {
@@ -123,4 +124,44 @@ func FuzzBoundingLayer(f *testing.F) {
 			}
 		})
 	})
+}
+
+// TestMonitor_ReferenceWiringWithoutTransport: the wiring of purra-mcp
+// 1.0.0's contract (ClientOptions, Connect, Attach, no Transport) still
+// discovers and calls, and every result limit still holds after decoding.
+func TestMonitor_ReferenceWiringWithoutTransport(t *testing.T) {
+	f := loadMCPFixture(t)
+	big := `{"content":[{"type":"text","text":"` + strings.Repeat("<", 70_000) + `"}],"structuredContent":{"count":1}}`
+	for _, tc := range []struct{ id, result, want string }{
+		{"fits", "", ""},
+		{"over_MaxResultBytes", big, "mcp_result_too_large"},
+	} {
+		t.Run(tc.id, func(t *testing.T) {
+			var result json.RawMessage
+			if tc.result != "" {
+				result = json.RawMessage(tc.result)
+			}
+			srv := newSDKServer(t, result, f.Tool)
+			st, ct := mcp.NewInMemoryTransports()
+			ss, err := srv.server.Connect(t.Context(), st, nil)
+			require.NoError(t, err)
+			monitor := purramcp.NewCatalogMonitor()
+			client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, monitor.ClientOptions(nil))
+			cs, err := client.Connect(t.Context(), ct, nil)
+			require.NoError(t, err)
+			t.Cleanup(func() {
+				_ = cs.Close()
+				_ = ss.Wait()
+			})
+			require.NoError(t, monitor.Attach(cs))
+			catalog, err := purramcp.DiscoverTools(t.Context(), cs, "fixture", searchBinding(),
+				purramcp.DiscoveryOptions{Monitor: monitor})
+			require.NoError(t, err)
+			res, err := catalog.Registrations()[0].Run(t.Context(), json.RawMessage(`{"q":"a"}`), purramcp.ToolContext{})
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, res.ErrorCode)
+			_, calls := srv.counts()
+			assert.Equal(t, 1, calls, "one tools/call")
+		})
+	}
 }

@@ -94,12 +94,21 @@ func (m *CatalogMonitor) ClientOptions(base *mcp.ClientOptions) *mcp.ClientOptio
 // closes the monitor. Attaching the same session again does nothing more.
 //
 // It fails [ErrBindingInvalid] for a nil session and for a mis-wired one:
-// when ClientOptions was never called on this monitor or the session was
-// not connected through its Transport (go-sdk would then re-send tools/call,
-// miss list changes, and decode and wait on whatever the peer sends). It
-// fails [ErrNotInitialized] when the session has no initialize result, [ErrProtocolConflict] when another session
-// is attached (the monitor stays as it is), and otherwise as
-// AcceptProtocolVersion does. Attach never closes the session.
+// when ClientOptions was never called on this monitor (go-sdk would then
+// re-send tools/call and miss list changes), or when the monitor's
+// Transport was used but did not connect this session. It fails
+// [ErrNotInitialized] when the session has no initialize result,
+// [ErrProtocolConflict] when another session is attached (the monitor stays
+// as it is), and otherwise as AcceptProtocolVersion does. Attach never
+// closes the session.
+//
+// A session connected without the monitor's [CatalogMonitor.Transport] is
+// accepted, as purra-mcp 1.0.0's wiring is: every limit still holds, and
+// sizes are still counted in O(limit) after go-sdk decodes, but go-sdk then
+// decodes a frame of any size before the adapter sees it, and a request
+// whose write the peer stopped reading cannot be severed (the session stays
+// wedged until the host ends it). Production hosts should connect through
+// Transport.
 func (m *CatalogMonitor) Attach(session *mcp.ClientSession) error {
 	if session == nil {
 		return fail(CodeBindingInvalid)
@@ -109,7 +118,7 @@ func (m *CatalogMonitor) Attach(session *mcp.ClientSession) error {
 		return fail(CodeNotInitialized)
 	}
 	m.mu.Lock()
-	if !m.options || m.bound == nil || !m.bound.connected.Load() {
+	if !m.options || m.bound != nil && !m.bound.connected.Load() {
 		m.mu.Unlock()
 		return fail(CodeBindingInvalid)
 	}
