@@ -32,15 +32,3 @@ func Merge(catalogs ...*Catalog) ([]ToolDefinition, error) {
 	}
 	return defs, nil
 }
-
-// Registration returns a fresh registration of the bound tool whose local
-// name is name, as Registrations gives it, and whether there is one.
-func (c *Catalog) Registration(name string) (ToolDefinition, bool) {
-	i, ok := slices.BinarySearchFunc(c.tools, name, func(t *boundTool, name string) int {
-		return strings.Compare(t.entry.LocalName, name)
-	})
-	if !ok {
-		return ToolDefinition{}, false
-	}
-	return c.definition(c.tools[i]), true
-}
