@@ -62,16 +62,41 @@ type DiscoveryOptions struct {
 }
 
 // DiscoverTools lists the session's tools page by page and binds the tools
-// named in bindings, in the order of adapter.md §3; nothing is sent before the
-// bindings, limits and monitor pass. Unbound tools are never compiled.
+// named in bindings (keyed by remote name). The first failure wins, in this
+// order, and nothing is sent before step 4:
 //
-// It returns only *Error values or [ErrCanceled] (when ctx ends), never an SDK
-// error or remote text: [ErrBindingInvalid], [ErrNameConflict],
-// [ErrConnectionClosed], [ErrNotInitialized], [ErrCatalogStale],
-// [ErrProtocolConflict] (the monitor holds another version than the
-// session), [ErrToolsUnavailable], [ErrCatalogLimitExceeded],
-// [ErrPaginationInvalid], [ErrSchemaUnsupported], [ErrBindingMissing] and,
-// for a failed request, the codes of Run's error mapping (adapter.md §4).
+//  1. opts.Limits must be valid, then session, opts.Monitor and bindings
+//     non-nil, serverID ^[A-Za-z0-9_.-]{1,128}$ and the monitor not attached
+//     to another session: else [ErrBindingInvalid];
+//  2. each binding, in sorted remote-name order, must be valid (see
+//     [ToolBinding]; else [ErrBindingInvalid]) with a local name not used
+//     before ([ErrNameConflict]); there must be 1 to Limits.MaxTools of
+//     them ([ErrBindingInvalid]);
+//  3. the monitor must be open ([ErrConnectionClosed]), hold a version
+//     ([ErrNotInitialized]) and see no list change ([ErrCatalogStale]); the
+//     session must have negotiated the monitor's version
+//     ([ErrProtocolConflict]) with a server that advertises tools
+//     ([ErrToolsUnavailable]);
+//  4. tools/list is sent page by page, at most Limits.MaxPages requests,
+//     each bounded by Limits.Timeout and failing as a tools/call does (see
+//     [ToolDefinition].Run). Around each request the monitor is checked
+//     again and no request is sent once ctx has ended. The tools counted
+//     across pages must stay within Limits.MaxTools and the pages' JSON
+//     within Limits.MaxCatalogBytes ([ErrCatalogLimitExceeded]); a remote
+//     name seen before fails [ErrNameConflict]; an over-long (512 bytes)
+//     or repeated cursor fails [ErrPaginationInvalid], running out of pages
+//     [ErrCatalogLimitExceeded]. Each bound tool is checked as it is
+//     listed: its description within Limits.MaxDescriptionBytes
+//     ([ErrCatalogLimitExceeded]) and both schemas within
+//     Limits.MaxSchemaBytes and the purra.output-schema/v1 profile (widened
+//     only by opts.Policy; else [ErrSchemaUnsupported]). Unbound tools are
+//     never compiled;
+//  5. every binding must have been listed ([ErrBindingMissing]), the
+//     digest computed ([ErrCatalogLimitExceeded]) and, last, the monitor
+//     must still see no list change ([ErrCatalogStale]).
+//
+// It returns only [*Error] values or [ErrCanceled] (when ctx ends), never an
+// SDK error or remote text.
 //
 // With the purramcp options of DiscoveryOptions set it may also fail
 // [ErrCatalogUnapproved] (Approve) or [ErrAnnotationConflict]

@@ -46,7 +46,7 @@ type ToolReport struct {
 // InspectTool reports whether tool could be bound under limits (zero fields
 // take defaults) and policy, applying the checks discovery applies to a
 // bound tool, in the same order: name, description bytes, then the input and
-// the output schema (adapter.md §3.5, §5). When it would not bind, BindsWith
+// the output schema (see [DiscoverTools], step 4). When it would not bind, BindsWith
 // names the narrowest wider policy that would bind it. It fails
 // [ErrBindingInvalid] only for a nil tool or invalid limits. tool is only
 // read; schemas held as json.RawMessage or typed values (as on a server) are
