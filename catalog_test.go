@@ -3,6 +3,7 @@ package purramcp_test
 import (
 	"encoding/json"
 	"testing"
+	"testing/synctest"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -150,19 +151,22 @@ func TestBehaviorG4_FixtureDigest(t *testing.T) {
 func TestBehaviorG5_RediscoverSameDigest(t *testing.T) {
 	f := loadMCPFixture(t)
 	forEachVersion(t, func(t *testing.T, version string) {
-		srv := newSDKServer(t, nil, f.Tool)
-		h := sdkHarness(t, srv, version)
-		first, err := discoverDefault(t, h, purramcp.Limits{})
-		require.NoError(t, err)
-		srv.server.AddTool(sdkTool(t, f.Tool), srv.call) // re-adding counts as a change
-		require.Eventually(t, first.Stale, waitFor, tick, "G5 at %s", version)
-		again, err := discoverDefault(t, h, purramcp.Limits{})
-		require.NoError(t, err)
-		assert.Positive(t, h.monitor.Revision(), "G5 at %s", version)
-		assert.Equal(t, first.Snapshot().RevisionDigest, again.Snapshot().RevisionDigest, "G5 at %s", version)
-		if version == purramcp.ProtocolVersion20251125 {
-			assert.Equal(t, f.RevisionDigest, again.Snapshot().RevisionDigest, "G5 at %s", version)
-		}
+		synctest.Test(t, func(t *testing.T) {
+			srv := newSDKServer(t, nil, f.Tool)
+			h := sdkHarness(t, srv, version)
+			first, err := discoverDefault(t, h, purramcp.Limits{})
+			require.NoError(t, err)
+			srv.server.AddTool(sdkTool(t, f.Tool), srv.call) // re-adding counts as a change
+			awaitServerNotify()
+			require.True(t, first.Stale(), "G5 at %s", version)
+			again, err := discoverDefault(t, h, purramcp.Limits{})
+			require.NoError(t, err)
+			assert.Positive(t, h.monitor.Revision(), "G5 at %s", version)
+			assert.Equal(t, first.Snapshot().RevisionDigest, again.Snapshot().RevisionDigest, "G5 at %s", version)
+			if version == purramcp.ProtocolVersion20251125 {
+				assert.Equal(t, f.RevisionDigest, again.Snapshot().RevisionDigest, "G5 at %s", version)
+			}
+		})
 	})
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"testing"
+	"testing/synctest"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -120,16 +121,19 @@ func TestDiffSnapshots_Changes(t *testing.T) {
 // TestDiffSnapshots_Rediscovery: the change a server makes shows by field.
 func TestDiffSnapshots_Rediscovery(t *testing.T) {
 	f := loadMCPFixture(t)
-	srv := newSDKServer(t, nil, f.Tool)
-	h := sdkHarness(t, srv, "")
-	first, err := discoverDefault(t, h, purramcp.Limits{})
-	require.NoError(t, err)
-	srv.server.AddTool(sdkTool(t, withField(t, f.Tool, "description", "new")), srv.call)
-	require.Eventually(t, first.Stale, waitFor, tick)
-	second, err := discoverDefault(t, h, purramcp.Limits{})
-	require.NoError(t, err)
-	assert.Equal(t, []purramcp.Change{{LocalName: "search", Kind: "changed", Fields: []string{"description"}}},
-		purramcp.DiffSnapshots(first.Snapshot(), second.Snapshot()))
+	synctest.Test(t, func(t *testing.T) {
+		srv := newSDKServer(t, nil, f.Tool)
+		h := sdkHarness(t, srv, "")
+		first, err := discoverDefault(t, h, purramcp.Limits{})
+		require.NoError(t, err)
+		srv.server.AddTool(sdkTool(t, withField(t, f.Tool, "description", "new")), srv.call)
+		awaitServerNotify()
+		require.True(t, first.Stale())
+		second, err := discoverDefault(t, h, purramcp.Limits{})
+		require.NoError(t, err)
+		assert.Equal(t, []purramcp.Change{{LocalName: "search", Kind: "changed", Fields: []string{"description"}}},
+			purramcp.DiffSnapshots(first.Snapshot(), second.Snapshot()))
+	})
 }
 
 // FuzzDiffSnapshots: for any JSON object as a schema, a snapshot equals

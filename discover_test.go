@@ -7,6 +7,7 @@ import (
 	"math"
 	"strings"
 	"testing"
+	"testing/synctest"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
@@ -469,49 +470,56 @@ func TestGap5_NotInitialized(t *testing.T) {
 func TestDiscover_TTLCache(t *testing.T) {
 	f := loadMCPFixture(t)
 	page := `{"tools":[` + string(f.Tool) + `],"ttlMs":600000,"cacheScope":"private"}`
-	raw := &rawServer{modern: true, pages: []string{page}}
-	h := rawHarness(t, raw)
-	first, err := discoverDefault(t, h, purramcp.Limits{})
-	require.NoError(t, err)
-	snap := first.Snapshot()
-	snap.Entries[0].InputSchema["type"] = "array"
-	second, err := discoverDefault(t, h, purramcp.Limits{})
-	require.NoError(t, err)
-	lists, _ := h.counts()
-	assert.Equal(t, 1, lists, "the second discovery was served from go-sdk's cache")
-	before, err := json.Marshal(first.Snapshot())
-	require.NoError(t, err)
-	after, err := json.Marshal(second.Snapshot())
-	require.NoError(t, err)
-	assert.JSONEq(t, string(before), string(after), "same catalog from the shared cached result")
+	synctest.Test(t, func(t *testing.T) {
+		raw := &rawServer{modern: true, pages: []string{page}}
+		h := rawHarness(t, raw)
+		first, err := discoverDefault(t, h, purramcp.Limits{})
+		require.NoError(t, err)
+		snap := first.Snapshot()
+		snap.Entries[0].InputSchema["type"] = "array"
+		second, err := discoverDefault(t, h, purramcp.Limits{})
+		require.NoError(t, err)
+		lists, _ := h.counts()
+		assert.Equal(t, 1, lists, "the second discovery was served from go-sdk's cache")
+		before, err := json.Marshal(first.Snapshot())
+		require.NoError(t, err)
+		after, err := json.Marshal(second.Snapshot())
+		require.NoError(t, err)
+		assert.JSONEq(t, string(before), string(after), "same catalog from the shared cached result")
 
-	raw.notifyChanged()
-	require.Eventually(t, second.Stale, waitFor, tick)
-	third, err := discoverDefault(t, h, purramcp.Limits{})
-	require.NoError(t, err)
-	lists, _ = h.counts()
-	assert.Equal(t, 2, lists, "the list change invalidated the cache")
-	assert.Equal(t, first.Snapshot().RevisionDigest, third.Snapshot().RevisionDigest)
+		raw.notifyChanged()
+		synctest.Wait()
+		require.True(t, second.Stale())
+		third, err := discoverDefault(t, h, purramcp.Limits{})
+		require.NoError(t, err)
+		lists, _ = h.counts()
+		assert.Equal(t, 2, lists, "the list change invalidated the cache")
+		assert.Equal(t, first.Snapshot().RevisionDigest, third.Snapshot().RevisionDigest)
+	})
 }
 
 // TestDiscover_CancelInFlight: the caller's ctx ending while tools/list is
 // unanswered fails ErrCanceled (never mcp_timeout); the session stays usable.
 func TestDiscover_CancelInFlight(t *testing.T) {
-	raw := &rawServer{listFault: "silent", pages: []string{toolsPage(t, "")}}
-	h := rawHarness(t, raw)
-	ctx, cancel := context.WithCancel(t.Context())
-	done := make(chan error, 1)
-	go func() {
-		_, err := purramcp.DiscoverTools(ctx, h.session, "fixture", searchBinding(), purramcp.DiscoveryOptions{Monitor: h.monitor})
-		done <- err
-	}()
-	require.Eventually(t, func() bool { lists, _ := h.counts(); return lists == 1 }, waitFor, tick)
-	cancel()
-	err := <-done
-	assert.ErrorIs(t, err, purramcp.ErrCanceled)
-	assert.ErrorIs(t, err, context.Canceled)
-	assert.Empty(t, purramcp.CodeOf(err))
-	assert.NoError(t, h.session.Ping(t.Context(), nil))
+	synctest.Test(t, func(t *testing.T) {
+		raw := &rawServer{listFault: "silent", pages: []string{toolsPage(t, "")}}
+		h := rawHarness(t, raw)
+		ctx, cancel := context.WithCancel(t.Context())
+		done := make(chan error, 1)
+		go func() {
+			_, err := purramcp.DiscoverTools(ctx, h.session, "fixture", searchBinding(), purramcp.DiscoveryOptions{Monitor: h.monitor})
+			done <- err
+		}()
+		synctest.Wait()
+		lists, _ := h.counts()
+		require.Equal(t, 1, lists)
+		cancel()
+		err := <-done
+		assert.ErrorIs(t, err, purramcp.ErrCanceled)
+		assert.ErrorIs(t, err, context.Canceled)
+		assert.Empty(t, purramcp.CodeOf(err))
+		assert.NoError(t, h.session.Ping(t.Context(), nil))
+	})
 }
 
 // TestDiscover_InvalidHeaderToolDroppedByGoSDK documents adapter.md §9:
