@@ -91,7 +91,8 @@ func inFlight(t *testing.T, id, mode, version string) {
 		switch mode {
 		case "stale":
 			g.server.AddTool(sdkTool(t, f.Tool), g.call)
-			require.Eventually(t, func() bool { return h.monitor.Revision() > 0 }, waitFor, tick, "%s: list change seen", id)
+			awaitServerNotify()
+			require.Positive(t, h.monitor.Revision(), "%s: list change seen", id)
 			close(g.gate)
 		case "rpc":
 			close(g.gate)
@@ -183,51 +184,57 @@ func (d *dropTransport) drop() {
 func TestBehaviorI4_Disconnect(t *testing.T) {
 	f := loadMCPFixture(t)
 	for _, modern := range modernities {
-		raw := &rawServer{modern: modern, closeOnCall: true, pages: []string{toolsPage(t, "", f.Tool)}}
-		h := rawHarness(t, raw)
-		reg := discoverWith(t, h, purramcp.Limits{}, nil)
-		res, err := reg.Run(t.Context(), argsA, purramcp.ToolContext{})
-		require.NoError(t, err)
-		assert.Equal(t, "mcp_transport_error", res.ErrorCode, "I4 raw modern=%v", modern)
-		assert.Equal(t, emptyEnvelope, res.Content)
-		require.Eventually(t, func() bool { return h.monitor.Check(h.monitor.Revision()) != nil }, waitFor, tick)
-		res, err = reg.Run(t.Context(), argsA, purramcp.ToolContext{})
-		require.NoError(t, err)
-		assert.Equal(t, "mcp_connection_closed", res.ErrorCode, "the monitor closed with the session")
-		_, calls := h.counts()
-		assert.Equal(t, 1, calls, "I4 raw modern=%v", modern)
+		synctest.Test(t, func(t *testing.T) {
+			raw := &rawServer{modern: modern, closeOnCall: true, pages: []string{toolsPage(t, "", f.Tool)}}
+			h := rawHarness(t, raw)
+			reg := discoverWith(t, h, purramcp.Limits{}, nil)
+			res, err := reg.Run(t.Context(), argsA, purramcp.ToolContext{})
+			require.NoError(t, err)
+			assert.Equal(t, "mcp_transport_error", res.ErrorCode, "I4 raw modern=%v", modern)
+			assert.Equal(t, emptyEnvelope, res.Content)
+			synctest.Wait()
+			require.Error(t, h.monitor.Check(h.monitor.Revision()), "I4 raw modern=%v: the monitor closed with the session", modern)
+			res, err = reg.Run(t.Context(), argsA, purramcp.ToolContext{})
+			require.NoError(t, err)
+			assert.Equal(t, "mcp_connection_closed", res.ErrorCode, "the monitor closed with the session")
+			_, calls := h.counts()
+			assert.Equal(t, 1, calls, "I4 raw modern=%v", modern)
+		})
 	}
 	forEachVersion(t, func(t *testing.T, version string) {
-		g := newGatedServer(t, f.Tool)
-		st, ct := mcp.NewInMemoryTransports()
-		drop := &dropTransport{Transport: st}
-		ss, err := g.server.Connect(t.Context(), drop, nil)
-		require.NoError(t, err)
-		monitor := purramcp.NewCatalogMonitor()
-		cs, err := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, monitor.ClientOptions(nil)).
-			Connect(t.Context(), monitor.Transport(ct), &mcp.ClientSessionOptions{ProtocolVersion: version})
-		require.NoError(t, err)
-		t.Cleanup(func() {
-			_ = cs.Close()
-			_ = ss.Wait()
+		synctest.Test(t, func(t *testing.T) {
+			g := newGatedServer(t, f.Tool)
+			st, ct := mcp.NewInMemoryTransports()
+			drop := &dropTransport{Transport: st}
+			ss, err := g.server.Connect(t.Context(), drop, nil)
+			require.NoError(t, err)
+			monitor := purramcp.NewCatalogMonitor()
+			cs, err := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, monitor.ClientOptions(nil)).
+				Connect(t.Context(), monitor.Transport(ct), &mcp.ClientSessionOptions{ProtocolVersion: version})
+			require.NoError(t, err)
+			t.Cleanup(func() {
+				_ = cs.Close()
+				_ = ss.Wait()
+			})
+			require.NoError(t, monitor.Attach(cs))
+			reg := discoverWith(t, sessionHarness{session: cs, monitor: monitor}, purramcp.Limits{}, nil)
+			done := runAsync(t.Context(), reg)
+			<-g.started
+			drop.drop()
+			r := <-done
+			close(g.gate)
+			<-g.finished
+			require.NoError(t, r.err)
+			assert.Equal(t, purramcp.ToolResult{Content: emptyEnvelope, EffectState: "not_started", ErrorCode: "mcp_transport_error"},
+				r.res, "I4 go-sdk server at %s", version)
+			synctest.Wait()
+			require.Error(t, monitor.Check(monitor.Revision()), "I4 at %s: the monitor closed with the session", version)
+			res, err := reg.Run(t.Context(), argsA, purramcp.ToolContext{})
+			require.NoError(t, err)
+			assert.Equal(t, "mcp_connection_closed", res.ErrorCode, "I4 at %s", version)
+			_, calls := g.counts()
+			assert.Equal(t, 1, calls, "I4 at %s", version)
 		})
-		require.NoError(t, monitor.Attach(cs))
-		reg := discoverWith(t, sessionHarness{session: cs, monitor: monitor}, purramcp.Limits{}, nil)
-		done := runAsync(t.Context(), reg)
-		<-g.started
-		drop.drop()
-		r := <-done
-		close(g.gate)
-		<-g.finished
-		require.NoError(t, r.err)
-		assert.Equal(t, purramcp.ToolResult{Content: emptyEnvelope, EffectState: "not_started", ErrorCode: "mcp_transport_error"},
-			r.res, "I4 go-sdk server at %s", version)
-		require.Eventually(t, func() bool { return monitor.Check(monitor.Revision()) != nil }, waitFor, tick)
-		res, err := reg.Run(t.Context(), argsA, purramcp.ToolContext{})
-		require.NoError(t, err)
-		assert.Equal(t, "mcp_connection_closed", res.ErrorCode, "I4 at %s", version)
-		_, calls := g.counts()
-		assert.Equal(t, 1, calls, "I4 at %s", version)
 	})
 }
 
@@ -253,22 +260,26 @@ func TestBehaviorJ1_CanceledDiscovery(t *testing.T) {
 func TestBehaviorJ2_CancelInFlight(t *testing.T) {
 	f := loadMCPFixture(t)
 	for _, modern := range modernities {
-		raw := &rawServer{modern: modern, neverAnswer: true, pages: []string{toolsPage(t, "", f.Tool)}}
-		h := rawHarness(t, raw)
-		reg := discoverWith(t, h, purramcp.Limits{}, nil)
-		ctx, cancel := context.WithCancel(t.Context())
-		done := runAsync(ctx, reg)
-		require.Eventually(t, func() bool { _, calls := h.counts(); return calls == 1 }, waitFor, tick)
-		cancel()
-		r := <-done
-		assert.ErrorIs(t, r.err, purramcp.ErrCanceled, "J2 modern=%v", modern)
-		assert.ErrorIs(t, r.err, context.Canceled, "J2 modern=%v", modern)
-		assert.Equal(t, purramcp.ToolResult{}, r.res, "J2: not an error envelope")
-		require.Eventually(t, func() bool { return raw.cancelledCalls() == 1 }, waitFor, tick,
-			"J2 modern=%v: notifications/cancelled for the call", modern)
-		assert.NoError(t, h.session.Ping(t.Context(), nil), "J2 modern=%v", modern)
-		_, calls := h.counts()
-		assert.Equal(t, 1, calls)
+		synctest.Test(t, func(t *testing.T) {
+			raw := &rawServer{modern: modern, neverAnswer: true, pages: []string{toolsPage(t, "", f.Tool)}}
+			h := rawHarness(t, raw)
+			reg := discoverWith(t, h, purramcp.Limits{}, nil)
+			ctx, cancel := context.WithCancel(t.Context())
+			done := runAsync(ctx, reg)
+			synctest.Wait()
+			_, calls := h.counts()
+			require.Equal(t, 1, calls, "J2 modern=%v: the call reached the server", modern)
+			cancel()
+			r := <-done
+			assert.ErrorIs(t, r.err, purramcp.ErrCanceled, "J2 modern=%v", modern)
+			assert.ErrorIs(t, r.err, context.Canceled, "J2 modern=%v", modern)
+			assert.Equal(t, purramcp.ToolResult{}, r.res, "J2: not an error envelope")
+			synctest.Wait()
+			require.Equal(t, 1, raw.cancelledCalls(), "J2 modern=%v: notifications/cancelled for the call", modern)
+			assert.NoError(t, h.session.Ping(t.Context(), nil), "J2 modern=%v", modern)
+			_, calls = h.counts()
+			assert.Equal(t, 1, calls)
+		})
 	}
 }
 
@@ -309,7 +320,8 @@ func TestRun_NoAnswerTimesOut(t *testing.T) {
 			require.NoError(t, err)
 			assert.Equal(t, purramcp.ToolResult{Content: emptyEnvelope, EffectState: "not_started", ErrorCode: "mcp_timeout"}, res)
 			assert.Equal(t, want, time.Since(start), "timeout %v", want)
-			require.Eventually(t, func() bool { return raw.cancelledCalls() == 1 }, waitFor, tick, "timeout %v: request canceled on the wire", want)
+			synctest.Wait()
+			require.Equal(t, 1, raw.cancelledCalls(), "timeout %v: request canceled on the wire", want)
 			assert.NoError(t, h.session.Ping(t.Context(), nil))
 			_, calls := h.counts()
 			assert.Equal(t, 1, calls)
