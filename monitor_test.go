@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync"
 	"testing"
+	"testing/synctest"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
@@ -91,19 +92,21 @@ func TestMonitor_Attach(t *testing.T) {
 	f := loadMCPFixture(t)
 	for _, version := range append([]string{purramcp.ProtocolVersion20250618}, testVersions...) {
 		t.Run(version, func(t *testing.T) {
-			srv := newSDKServer(t, nil, f.Tool)
-			h := sdkHarness(t, srv, version)
-			assert.Equal(t, version, h.monitor.ProtocolVersion())
-			require.NoError(t, h.monitor.Attach(h.session), "the same session again")
-			other := sdkHarness(t, newSDKServer(t, nil, f.Tool), version)
-			err := h.monitor.Attach(other.session)
-			assert.Equal(t, "mcp_protocol_conflict", purramcp.CodeOf(err))
-			assert.NoError(t, h.monitor.Check(0), "a refused second session leaves the monitor open")
-			assert.Equal(t, "mcp_binding_invalid", purramcp.CodeOf(purramcp.NewCatalogMonitor().Attach(nil)))
+			synctest.Test(t, func(t *testing.T) {
+				srv := newSDKServer(t, nil, f.Tool)
+				h := sdkHarness(t, srv, version)
+				assert.Equal(t, version, h.monitor.ProtocolVersion())
+				require.NoError(t, h.monitor.Attach(h.session), "the same session again")
+				other := sdkHarness(t, newSDKServer(t, nil, f.Tool), version)
+				err := h.monitor.Attach(other.session)
+				assert.Equal(t, "mcp_protocol_conflict", purramcp.CodeOf(err))
+				assert.NoError(t, h.monitor.Check(0), "a refused second session leaves the monitor open")
+				assert.Equal(t, "mcp_binding_invalid", purramcp.CodeOf(purramcp.NewCatalogMonitor().Attach(nil)))
 
-			require.NoError(t, h.session.Close())
-			require.Eventually(t, func() bool { return h.monitor.Check(0) != nil }, waitFor, tick)
-			assert.Equal(t, "mcp_connection_closed", purramcp.CodeOf(h.monitor.Check(0)))
+				require.NoError(t, h.session.Close())
+				synctest.Wait()
+				assert.Equal(t, "mcp_connection_closed", purramcp.CodeOf(h.monitor.Check(0)))
+			})
 		})
 	}
 }
@@ -192,26 +195,29 @@ func TestBehaviorK1_ListChangedMakesStale(t *testing.T) {
 	f := loadMCPFixture(t)
 	for _, version := range testVersions {
 		t.Run(version, func(t *testing.T) {
-			srv := newSDKServer(t, nil, f.Tool)
-			h := sdkHarness(t, srv, version)
-			catalog, err := discoverDefault(t, h, purramcp.Limits{})
-			require.NoError(t, err)
-			srv.server.AddTool(sdkTool(t, f.Tool), srv.call) // re-adding counts as a change
-			require.Eventually(t, catalog.Stale, waitFor, tick)
-			res, err := catalog.Registrations()[0].Run(t.Context(), json.RawMessage(`{"q":"a"}`), purramcp.ToolContext{})
-			require.NoError(t, err)
-			assert.Equal(t, "mcp_catalog_stale", res.ErrorCode)
-			assert.Equal(t, emptyEnvelope, res.Content)
-			_, calls := h.counts()
-			assert.Zero(t, calls)
-			again, err := discoverDefault(t, h, purramcp.Limits{})
-			require.NoError(t, err)
-			assert.False(t, again.Stale())
-			assert.True(t, catalog.Stale(), "stale for good")
-			assert.Equal(t, catalog.Snapshot().RevisionDigest, again.Snapshot().RevisionDigest)
-			res, err = again.Registrations()[0].Run(t.Context(), argsA, purramcp.ToolContext{})
-			require.NoError(t, err)
-			assert.Empty(t, res.ErrorCode, "the new catalog runs")
+			synctest.Test(t, func(t *testing.T) {
+				srv := newSDKServer(t, nil, f.Tool)
+				h := sdkHarness(t, srv, version)
+				catalog, err := discoverDefault(t, h, purramcp.Limits{})
+				require.NoError(t, err)
+				srv.server.AddTool(sdkTool(t, f.Tool), srv.call) // re-adding counts as a change
+				awaitServerNotify()
+				require.True(t, catalog.Stale())
+				res, err := catalog.Registrations()[0].Run(t.Context(), json.RawMessage(`{"q":"a"}`), purramcp.ToolContext{})
+				require.NoError(t, err)
+				assert.Equal(t, "mcp_catalog_stale", res.ErrorCode)
+				assert.Equal(t, emptyEnvelope, res.Content)
+				_, calls := h.counts()
+				assert.Zero(t, calls)
+				again, err := discoverDefault(t, h, purramcp.Limits{})
+				require.NoError(t, err)
+				assert.False(t, again.Stale())
+				assert.True(t, catalog.Stale(), "stale for good")
+				assert.Equal(t, catalog.Snapshot().RevisionDigest, again.Snapshot().RevisionDigest)
+				res, err = again.Registrations()[0].Run(t.Context(), argsA, purramcp.ToolContext{})
+				require.NoError(t, err)
+				assert.Empty(t, res.ErrorCode, "the new catalog runs")
+			})
 		})
 	}
 }
@@ -219,27 +225,30 @@ func TestBehaviorK1_ListChangedMakesStale(t *testing.T) {
 // TestBehaviorK2_ListChangedDuringList: the server sends list_changed before
 // its tools/list reply. go-sdk does not order the notification against the
 // reply (adapter.md §9), so each discovery either fails mcp_catalog_stale or
-// returns a catalog that turns stale within a bounded wait; the test accepts
+// returns a catalog that is stale once the bubble settles; the test accepts
 // both and requires that the catalog ends up stale.
 func TestBehaviorK2_ListChangedDuringList(t *testing.T) {
 	f := loadMCPFixture(t)
 	for _, modern := range modernities {
 		t.Run(fmt.Sprint("modern=", modern), func(t *testing.T) {
 			for i := range 10 {
-				raw := &rawServer{modern: modern, changedBeforeList: true, pages: []string{toolsPage(t, "", f.Tool)}}
-				h := rawHarness(t, raw)
-				catalog, err := discoverDefault(t, h, purramcp.Limits{})
-				if err != nil {
-					assert.Nil(t, catalog)
-					assert.Equal(t, "mcp_catalog_stale", purramcp.CodeOf(err), "K2 round %d", i)
-				} else {
-					require.Eventually(t, catalog.Stale, waitFor, tick, "K2 round %d: ends up stale", i)
-					res, err := catalog.Registrations()[0].Run(t.Context(), argsA, purramcp.ToolContext{})
-					require.NoError(t, err)
-					assert.Equal(t, "mcp_catalog_stale", res.ErrorCode, "K2 round %d", i)
-				}
-				_, calls := h.counts()
-				assert.Zero(t, calls, "K2 round %d", i)
+				synctest.Test(t, func(t *testing.T) {
+					raw := &rawServer{modern: modern, changedBeforeList: true, pages: []string{toolsPage(t, "", f.Tool)}}
+					h := rawHarness(t, raw)
+					catalog, err := discoverDefault(t, h, purramcp.Limits{})
+					if err != nil {
+						assert.Nil(t, catalog)
+						assert.Equal(t, "mcp_catalog_stale", purramcp.CodeOf(err), "K2 round %d", i)
+					} else {
+						synctest.Wait()
+						require.True(t, catalog.Stale(), "K2 round %d: ends up stale", i)
+						res, err := catalog.Registrations()[0].Run(t.Context(), argsA, purramcp.ToolContext{})
+						require.NoError(t, err)
+						assert.Equal(t, "mcp_catalog_stale", res.ErrorCode, "K2 round %d", i)
+					}
+					_, calls := h.counts()
+					assert.Zero(t, calls, "K2 round %d", i)
+				})
 			}
 		})
 	}
@@ -251,28 +260,31 @@ func TestBehaviorK2_ListChangedDuringList(t *testing.T) {
 func TestBehaviorK3_StaleWhileCallInFlight(t *testing.T) {
 	f := loadMCPFixture(t)
 	for _, modern := range modernities {
-		gate := make(chan struct{})
-		raw := &rawServer{modern: modern, pages: []string{toolsPage(t, "", f.Tool)}}
-		raw.beforeAnswer = func(ctx context.Context, _ json.RawMessage) {
-			raw.notifyChanged()
-			select {
-			case <-gate:
-			case <-ctx.Done():
+		synctest.Test(t, func(t *testing.T) {
+			gate := make(chan struct{})
+			raw := &rawServer{modern: modern, pages: []string{toolsPage(t, "", f.Tool)}}
+			raw.beforeAnswer = func(ctx context.Context, _ json.RawMessage) {
+				raw.notifyChanged()
+				select {
+				case <-gate:
+				case <-ctx.Done():
+				}
 			}
-		}
-		h := rawHarness(t, raw)
-		catalog, err := discoverDefault(t, h, purramcp.Limits{})
-		require.NoError(t, err)
-		done := runAsync(t.Context(), catalog.Registrations()[0])
-		require.Eventually(t, catalog.Stale, waitFor, tick, "K3 modern=%v", modern)
-		close(gate)
-		r := <-done
-		require.NoError(t, r.err)
-		assert.Equal(t, purramcp.ToolResult{Content: emptyEnvelope, EffectState: "not_started", ErrorCode: "mcp_catalog_stale"},
-			r.res, "K3 modern=%v: late result discarded", modern)
-		_, calls := h.counts()
-		assert.Equal(t, 1, calls, "K3 modern=%v", modern)
-		assert.NoError(t, h.session.Ping(t.Context(), nil))
+			h := rawHarness(t, raw)
+			catalog, err := discoverDefault(t, h, purramcp.Limits{})
+			require.NoError(t, err)
+			done := runAsync(t.Context(), catalog.Registrations()[0])
+			synctest.Wait()
+			require.True(t, catalog.Stale(), "K3 modern=%v", modern)
+			close(gate)
+			r := <-done
+			require.NoError(t, r.err)
+			assert.Equal(t, purramcp.ToolResult{Content: emptyEnvelope, EffectState: "not_started", ErrorCode: "mcp_catalog_stale"},
+				r.res, "K3 modern=%v: late result discarded", modern)
+			_, calls := h.counts()
+			assert.Equal(t, 1, calls, "K3 modern=%v", modern)
+			assert.NoError(t, h.session.Ping(t.Context(), nil))
+		})
 	}
 }
 
