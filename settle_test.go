@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"sync"
 	"testing"
-	"time"
+	"testing/synctest"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -42,6 +42,13 @@ func newEverythingServer(t *testing.T, gated bool) *everythingServer {
 	t.Helper()
 	f := loadMCPFixture(t)
 	e := &everythingServer{monitor: purramcp.NewCatalogMonitor()}
+	// counted closes once the monitor has counted a list change: the
+	// monitor's handler counts before it calls the host's.
+	counted := make(chan struct{})
+	var countedOnce sync.Once
+	hostOptions := &mcp.ClientOptions{ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
+		countedOnce.Do(func() { close(counted) })
+	}}
 	handler := func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return &mcp.CallToolResult{Content: []mcp.Content{}, StructuredContent: map[string]any{"count": 1}}, nil
 	}
@@ -60,7 +67,10 @@ func newEverythingServer(t *testing.T, gated bool) *everythingServer {
 				first := e.lists == 1
 				e.mu.Unlock()
 				if gated && first {
-					waitUntil(ctx, func() bool { return e.monitor.Revision() > 0 })
+					select { // until the client's monitor has counted the change
+					case <-counted:
+					case <-ctx.Done():
+					}
 				}
 			}
 			return next(ctx, method, req)
@@ -73,7 +83,7 @@ func newEverythingServer(t *testing.T, gated bool) *everythingServer {
 	if gated {
 		transport = &gatedTransport{Transport: ct, listSent: make(chan struct{}), closed: make(chan struct{})}
 	}
-	client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, e.monitor.ClientOptions(nil))
+	client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, e.monitor.ClientOptions(hostOptions))
 	e.session, err = client.Connect(context.Background(), e.monitor.Transport(transport),
 		&mcp.ClientSessionOptions{ProtocolVersion: purramcp.ProtocolVersion20251125})
 	require.NoError(t, err)
@@ -89,19 +99,6 @@ func (e *everythingServer) listCount() int {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return e.lists
-}
-
-// waitUntil polls cond every millisecond until it holds, ctx ends or 5s pass.
-func waitUntil(ctx context.Context, cond func() bool) {
-	ctx, cancel := context.WithTimeout(ctx, waitFor)
-	defer cancel()
-	for !cond() {
-		select {
-		case <-ctx.Done():
-			return
-		case <-time.After(time.Millisecond):
-		}
-	}
 }
 
 // gatedTransport delays delivering notifications/tools/list_changed to the
@@ -309,16 +306,19 @@ func TestStaleRetries_OnlyForListChanges(t *testing.T) {
 	assert.Equal(t, 1, approvals)
 
 	// After the return: the catalog turns stale and nothing is listed again.
-	srv := newSDKServer(t, nil, f.Tool)
-	h = sdkHarness(t, srv, "")
-	catalog, err := approving(t, t.Context(), h, purramcp.DiscoveryOptions{StaleRetries: 8})
-	require.NoError(t, err)
-	srv.server.AddTool(sdkTool(t, json.RawMessage(otherTool)), srv.call)
-	require.Eventually(t, catalog.Stale, waitFor, tick)
-	res, err := catalog.Registrations()[0].Run(t.Context(), argsA, purramcp.ToolContext{})
-	require.NoError(t, err)
-	assert.Equal(t, purramcp.CodeCatalogStale, res.ErrorCode)
-	lists, calls := h.counts()
-	assert.Equal(t, 1, lists, "no implicit rediscovery")
-	assert.Zero(t, calls)
+	synctest.Test(t, func(t *testing.T) {
+		srv := newSDKServer(t, nil, f.Tool)
+		h := sdkHarness(t, srv, "")
+		catalog, err := approving(t, t.Context(), h, purramcp.DiscoveryOptions{StaleRetries: 8})
+		require.NoError(t, err)
+		srv.server.AddTool(sdkTool(t, json.RawMessage(otherTool)), srv.call)
+		awaitServerNotify()
+		require.True(t, catalog.Stale())
+		res, err := catalog.Registrations()[0].Run(t.Context(), argsA, purramcp.ToolContext{})
+		require.NoError(t, err)
+		assert.Equal(t, purramcp.CodeCatalogStale, res.ErrorCode)
+		lists, calls := h.counts()
+		assert.Equal(t, 1, lists, "no implicit rediscovery")
+		assert.Zero(t, calls)
+	})
 }
