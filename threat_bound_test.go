@@ -13,6 +13,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -200,6 +201,9 @@ func threatWedgedInMemory(t *testing.T) {
 			require.NoError(t, err)
 			require.Equal(t, "mcp_connection_closed", res.ErrorCode, "T11: later Runs")
 		}
+		// Polls: no synctest bubble can hold this test, since a write queued
+		// behind the wedged one waits on go-sdk's write mutex, which is not
+		// durably blocking, so fake time would never reach the Timeout.
 		require.Eventually(t, func() bool { return runtime.NumGoroutine() <= before }, waitFor, tick,
 			"T11: the abandoned write ended; no goroutine per later Run")
 		closeStart := time.Now()
@@ -263,6 +267,8 @@ func threatWedgedStdio(t *testing.T) {
 		closeTook := time.Since(closeStart)
 		assert.Less(t, closeTook, time.Second, "T11 stdio: session.Close returns promptly")
 		pid := cmd.Process.Pid
+		// Polls: a real child process, stopped and reaped by go-sdk's
+		// CommandTransport on its own goroutine; no bubble holds an OS process.
 		require.Eventually(t, func() bool { return syscall.Kill(pid, 0) != nil }, waitFor, tick, "T11 stdio: the child is stopped")
 		t.Logf("T11 stdio: blocked Run returned after %v (Timeout %v); Close took %v; child gone %v after the sever (TerminateDuration %v)",
 			took, timeout, closeTook, time.Since(start)-took, terminate)
@@ -449,22 +455,26 @@ func threatHugeNotification(t *testing.T) {
 		stale  bool
 	}{{"notifications/tools/list_changed", true}, {"notifications/message", false}} {
 		leakChecked(t, tc.method, func(t *testing.T) {
-			note := `{"jsonrpc":"2.0","method":"` + tc.method + `","params":{"_meta":{"pad":"` + pad + `"}}}` + "\n"
-			h := (&byteServer{page: page("", string(f.Tool)), beforeList: note}).start(t)
-			catalog, err := discoverDefault(t, h, purramcp.Limits{})
-			if !tc.stale {
-				require.NoError(t, err)
-				assert.False(t, catalog.Stale(), "T6 %s: changes nothing", tc.method)
-				assert.Zero(t, h.monitor.Revision())
-				return
-			}
-			if err != nil {
-				assert.Equal(t, "mcp_catalog_stale", purramcp.CodeOf(err), "T6 %s", tc.method)
-			} else {
-				require.Eventually(t, catalog.Stale, waitFor, tick, "T6 %s: ends up stale", tc.method)
-			}
-			require.Eventually(t, func() bool { return h.monitor.Revision() == 1 }, waitFor, tick, "T6 %s: counted", tc.method)
-			assert.NoError(t, h.session.Ping(t.Context(), nil))
+			synctest.Test(t, func(t *testing.T) {
+				note := `{"jsonrpc":"2.0","method":"` + tc.method + `","params":{"_meta":{"pad":"` + pad + `"}}}` + "\n"
+				h := (&byteServer{page: page("", string(f.Tool)), beforeList: note}).start(t)
+				catalog, err := discoverDefault(t, h, purramcp.Limits{})
+				if !tc.stale {
+					require.NoError(t, err)
+					assert.False(t, catalog.Stale(), "T6 %s: changes nothing", tc.method)
+					assert.Zero(t, h.monitor.Revision())
+					return
+				}
+				if err != nil {
+					assert.Equal(t, "mcp_catalog_stale", purramcp.CodeOf(err), "T6 %s", tc.method)
+				} else {
+					synctest.Wait()
+					require.True(t, catalog.Stale(), "T6 %s: ends up stale", tc.method)
+				}
+				synctest.Wait()
+				require.Equal(t, uint64(1), h.monitor.Revision(), "T6 %s: counted", tc.method)
+				assert.NoError(t, h.session.Ping(t.Context(), nil))
+			})
 		})
 	}
 }
