@@ -293,29 +293,32 @@ func threatHTTPSecrets(t *testing.T, f mcpFixture) {
 func TestThreatT10_NoReplay(t *testing.T) {
 	f := loadMCPFixture(t)
 	for _, modern := range modernities {
-		raw := &rawServer{modern: modern, closeOnCall: true, pages: []string{page("", string(f.Tool))}}
-		h := rawHarness(t, raw)
-		reg := discoverWith(t, h, purramcp.Limits{}, nil)
-		res, err := reg.Run(t.Context(), argsA, purramcp.ToolContext{})
-		require.NoError(t, err)
-		assert.Equal(t, "mcp_transport_error", res.ErrorCode, "T10 drop modern=%v", modern)
-		require.Eventually(t, func() bool { return h.monitor.Check(0) != nil }, waitFor, tick)
-		res, err = reg.Run(t.Context(), argsA, purramcp.ToolContext{})
-		require.NoError(t, err)
-		assert.Equal(t, "mcp_connection_closed", res.ErrorCode, "T10 drop modern=%v", modern)
-		_, calls := h.counts()
-		assert.Equal(t, 1, calls, "T10 drop modern=%v: exactly one tools/call", modern)
+		synctest.Test(t, func(t *testing.T) {
+			raw := &rawServer{modern: modern, closeOnCall: true, pages: []string{page("", string(f.Tool))}}
+			h := rawHarness(t, raw)
+			reg := discoverWith(t, h, purramcp.Limits{}, nil)
+			res, err := reg.Run(t.Context(), argsA, purramcp.ToolContext{})
+			require.NoError(t, err)
+			assert.Equal(t, "mcp_transport_error", res.ErrorCode, "T10 drop modern=%v", modern)
+			synctest.Wait()
+			require.Error(t, h.monitor.Check(0), "T10 drop modern=%v: the monitor closed with the session", modern)
+			res, err = reg.Run(t.Context(), argsA, purramcp.ToolContext{})
+			require.NoError(t, err)
+			assert.Equal(t, "mcp_connection_closed", res.ErrorCode, "T10 drop modern=%v", modern)
+			_, calls := h.counts()
+			assert.Equal(t, 1, calls, "T10 drop modern=%v: exactly one tools/call", modern)
 
-		rpc := &rawServer{modern: modern, pages: []string{page("", string(f.Tool))},
-			call: func(json.RawMessage) (string, *jsonrpcError) {
-				return "", &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "temporarily unavailable, retry"}
-			}}
-		h = rawHarness(t, rpc)
-		res, err = discoverWith(t, h, purramcp.Limits{}, nil).Run(t.Context(), argsA, purramcp.ToolContext{})
-		require.NoError(t, err)
-		assert.Equal(t, "mcp_protocol_error", res.ErrorCode, "T10 rpc modern=%v", modern)
-		_, calls = h.counts()
-		assert.Equal(t, 1, calls, "T10 rpc modern=%v: not retried", modern)
+			rpc := &rawServer{modern: modern, pages: []string{page("", string(f.Tool))},
+				call: func(json.RawMessage) (string, *jsonrpcError) {
+					return "", &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "temporarily unavailable, retry"}
+				}}
+			h = rawHarness(t, rpc)
+			res, err = discoverWith(t, h, purramcp.Limits{}, nil).Run(t.Context(), argsA, purramcp.ToolContext{})
+			require.NoError(t, err)
+			assert.Equal(t, "mcp_protocol_error", res.ErrorCode, "T10 rpc modern=%v", modern)
+			_, calls = h.counts()
+			assert.Equal(t, 1, calls, "T10 rpc modern=%v: not retried", modern)
+		})
 	}
 	synctest.Test(t, func(t *testing.T) {
 		raw := &rawServer{neverAnswer: true, pages: []string{page("", string(f.Tool))}}
@@ -325,7 +328,8 @@ func TestThreatT10_NoReplay(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, "mcp_timeout", res.ErrorCode, "T10 timeout")
 		time.Sleep(time.Hour)
-		require.Eventually(t, func() bool { return raw.cancelledCalls() == 1 }, waitFor, tick, "T10: the request is canceled on the wire")
+		synctest.Wait()
+		require.Equal(t, 1, raw.cancelledCalls(), "T10: the request is canceled on the wire")
 		_, calls := h.counts()
 		assert.Equal(t, 1, calls, "T10 timeout: never re-sent")
 		assert.NoError(t, h.session.Ping(t.Context(), nil))

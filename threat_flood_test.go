@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"testing/synctest"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -128,15 +129,18 @@ func threatDeepSchema(t *testing.T) {
 	assert.Equal(t, "mcp_schema_unsupported", purramcp.CodeOf(err), "T6 996-deep schema")
 	assert.NoError(t, h.session.Ping(t.Context(), nil), "T6 996-deep schema: session usable")
 
-	h = rawHarness(t, &rawServer{pages: []string{page("", deep(1000))}})
-	catalog, err = discoverDefault(t, h, purramcp.Limits{})
-	assert.Nil(t, catalog)
-	assert.Equal(t, "mcp_result_invalid", purramcp.CodeOf(err), "T6 1000-deep schema: go-sdk's decode error")
-	require.Eventually(t, func() bool { return h.monitor.Check(0) != nil }, waitFor, tick, "T6 1000-deep schema: go-sdk ended the session")
-	_, err = discoverDefault(t, h, purramcp.Limits{})
-	assert.Equal(t, "mcp_connection_closed", purramcp.CodeOf(err), "T6 1000-deep schema")
-	lists, _ := h.counts()
-	assert.Equal(t, 1, lists, "T6 1000-deep schema")
+	synctest.Test(t, func(t *testing.T) {
+		h := rawHarness(t, &rawServer{pages: []string{page("", deep(1000))}})
+		catalog, err := discoverDefault(t, h, purramcp.Limits{})
+		assert.Nil(t, catalog)
+		assert.Equal(t, "mcp_result_invalid", purramcp.CodeOf(err), "T6 1000-deep schema: go-sdk's decode error")
+		synctest.Wait()
+		require.Error(t, h.monitor.Check(0), "T6 1000-deep schema: go-sdk ended the session")
+		_, err = discoverDefault(t, h, purramcp.Limits{})
+		assert.Equal(t, "mcp_connection_closed", purramcp.CodeOf(err), "T6 1000-deep schema")
+		lists, _ := h.counts()
+		assert.Equal(t, 1, lists, "T6 1000-deep schema")
+	})
 }
 
 // threatHugeDescription: a description just over MaxCatalogBytes fails on
@@ -223,25 +227,28 @@ func threatListChangedStorm(t *testing.T) {
 	for _, modern := range modernities {
 		for round := range 3 {
 			id := fmt.Sprintf("T6 storm modern=%v round %d", modern, round)
-			raw := &rawServer{modern: modern, storm: storm,
-				pages: []string{page("c1", string(f.Tool)), page("c2"), page("")}}
-			h := rawHarness(t, raw)
-			catalog, err := discoverDefault(t, h, purramcp.Limits{})
-			if err != nil {
-				assert.Nil(t, catalog)
-				assert.Equal(t, "mcp_catalog_stale", purramcp.CodeOf(err), id)
-			} else {
-				require.Eventually(t, catalog.Stale, waitFor, tick, "%s: ends up stale", id)
-				res, err := catalog.Registrations()[0].Run(t.Context(), argsA, purramcp.ToolContext{})
-				require.NoError(t, err)
-				assert.Equal(t, "mcp_catalog_stale", res.ErrorCode, id)
-			}
-			lists, calls := h.counts()
-			assert.LessOrEqual(t, lists, 3, "%s: at most the three pages", id)
-			assert.Zero(t, calls, id)
-			require.Eventually(t, func() bool { return h.monitor.Revision() == uint64(storm*lists) }, waitFor, tick,
-				"%s: every notification counted", id)
-			assert.NoError(t, h.session.Ping(t.Context(), nil), id)
+			synctest.Test(t, func(t *testing.T) {
+				raw := &rawServer{modern: modern, storm: storm,
+					pages: []string{page("c1", string(f.Tool)), page("c2"), page("")}}
+				h := rawHarness(t, raw)
+				catalog, err := discoverDefault(t, h, purramcp.Limits{})
+				if err != nil {
+					assert.Nil(t, catalog)
+					assert.Equal(t, "mcp_catalog_stale", purramcp.CodeOf(err), id)
+				} else {
+					synctest.Wait()
+					require.True(t, catalog.Stale(), "%s: ends up stale", id)
+					res, err := catalog.Registrations()[0].Run(t.Context(), argsA, purramcp.ToolContext{})
+					require.NoError(t, err)
+					assert.Equal(t, "mcp_catalog_stale", res.ErrorCode, id)
+				}
+				lists, calls := h.counts()
+				assert.LessOrEqual(t, lists, 3, "%s: at most the three pages", id)
+				assert.Zero(t, calls, id)
+				synctest.Wait()
+				require.Equal(t, uint64(storm*lists), h.monitor.Revision(), "%s: every notification counted", id)
+				assert.NoError(t, h.session.Ping(t.Context(), nil), id)
+			})
 		}
 	}
 }
