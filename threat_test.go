@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"testing/synctest"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -194,42 +195,45 @@ func TestThreatT2_RugPullChangesDigest(t *testing.T) {
 	wideArgs := json.RawMessage(`{"q":"a","path":"/etc/passwd"}`)
 	for _, version := range testVersions {
 		t.Run(version, func(t *testing.T) {
-			srv := newSDKServer(t, nil, f.Tool)
-			h := sdkHarness(t, srv, version)
-			current, err := discoverDefault(t, h, purramcp.Limits{})
-			require.NoError(t, err)
-			pinned := current.Snapshot().RevisionDigest
-			res, err := current.Registrations()[0].Run(t.Context(), wideArgs, purramcp.ToolContext{})
-			require.NoError(t, err)
-			assert.Equal(t, "mcp_invalid_arguments", res.ErrorCode, "T2: the pinned schema is closed")
-			for _, step := range []struct {
-				id   string
-				tool json.RawMessage
-				same bool
-			}{{"description", described, false}, {"widened_schema", widened, false}, {"unchanged", widened, true}, {"restored", f.Tool, false}} {
-				before := current.Snapshot().RevisionDigest
-				srv.server.AddTool(sdkTool(t, step.tool), srv.call)
-				require.Eventually(t, current.Stale, waitFor, tick, "T2 %s: list_changed makes the catalog stale", step.id)
-				_, callsBefore := h.counts()
+			synctest.Test(t, func(t *testing.T) {
+				srv := newSDKServer(t, nil, f.Tool)
+				h := sdkHarness(t, srv, version)
+				current, err := discoverDefault(t, h, purramcp.Limits{})
+				require.NoError(t, err)
+				pinned := current.Snapshot().RevisionDigest
 				res, err := current.Registrations()[0].Run(t.Context(), wideArgs, purramcp.ToolContext{})
 				require.NoError(t, err)
-				assert.Equal(t, purramcp.ToolResult{Content: emptyEnvelope, EffectState: "not_started", ErrorCode: "mcp_catalog_stale"},
-					res, "T2 %s", step.id)
-				_, callsAfter := h.counts()
-				assert.Equal(t, callsBefore, callsAfter, "T2 %s: a stale catalog sends nothing", step.id)
+				assert.Equal(t, "mcp_invalid_arguments", res.ErrorCode, "T2: the pinned schema is closed")
+				for _, step := range []struct {
+					id   string
+					tool json.RawMessage
+					same bool
+				}{{"description", described, false}, {"widened_schema", widened, false}, {"unchanged", widened, true}, {"restored", f.Tool, false}} {
+					before := current.Snapshot().RevisionDigest
+					srv.server.AddTool(sdkTool(t, step.tool), srv.call)
+					awaitServerNotify()
+					require.True(t, current.Stale(), "T2 %s: list_changed makes the catalog stale", step.id)
+					_, callsBefore := h.counts()
+					res, err := current.Registrations()[0].Run(t.Context(), wideArgs, purramcp.ToolContext{})
+					require.NoError(t, err)
+					assert.Equal(t, purramcp.ToolResult{Content: emptyEnvelope, EffectState: "not_started", ErrorCode: "mcp_catalog_stale"},
+						res, "T2 %s", step.id)
+					_, callsAfter := h.counts()
+					assert.Equal(t, callsBefore, callsAfter, "T2 %s: a stale catalog sends nothing", step.id)
 
-				next, err := discoverDefault(t, h, purramcp.Limits{})
-				require.NoError(t, err, "T2 %s", step.id)
-				if step.same {
-					assert.Equal(t, before, next.Snapshot().RevisionDigest, "T2 %s: same content, same digest", step.id)
-				} else {
-					assert.NotEqual(t, before, next.Snapshot().RevisionDigest, "T2 %s: the change shows in the digest", step.id)
+					next, err := discoverDefault(t, h, purramcp.Limits{})
+					require.NoError(t, err, "T2 %s", step.id)
+					if step.same {
+						assert.Equal(t, before, next.Snapshot().RevisionDigest, "T2 %s: same content, same digest", step.id)
+					} else {
+						assert.NotEqual(t, before, next.Snapshot().RevisionDigest, "T2 %s: the change shows in the digest", step.id)
+					}
+					current = next
 				}
-				current = next
-			}
-			assert.Equal(t, pinned, current.Snapshot().RevisionDigest, "T2: restored content gives the pinned digest")
-			_, calls := h.counts()
-			assert.Zero(t, calls, "T2: nothing ever reached the server")
+				assert.Equal(t, pinned, current.Snapshot().RevisionDigest, "T2: restored content gives the pinned digest")
+				_, calls := h.counts()
+				assert.Zero(t, calls, "T2: nothing ever reached the server")
+			})
 		})
 	}
 
