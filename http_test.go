@@ -1,10 +1,12 @@
 package purramcp_test
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
@@ -37,7 +39,16 @@ func httpRoundTrip(t *testing.T, stateless bool, wantVersion string) {
 	}()
 
 	monitor := purramcp.NewCatalogMonitor()
-	client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, monitor.ClientOptions(nil))
+	// changed receives each list change once the monitor has counted it (its
+	// handler counts before it calls the host's).
+	changed := make(chan struct{}, 1)
+	hostOptions := &mcp.ClientOptions{ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
+		select {
+		case changed <- struct{}{}:
+		default:
+		}
+	}}
+	client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, monitor.ClientOptions(hostOptions))
 	cs, err := client.Connect(t.Context(), monitor.Transport(&mcp.StreamableClientTransport{Endpoint: hs.URL,
 		HTTPClient: &http.Client{Transport: transport}}), nil)
 	require.NoError(t, err)
@@ -64,7 +75,12 @@ func httpRoundTrip(t *testing.T, stateless bool, wantVersion string) {
 	assert.JSONEq(t, `{"q":"a"}`, string(srv.lastArguments()))
 
 	srv.server.AddTool(sdkTool(t, json.RawMessage(`{"name":"remote.added","inputSchema":{"type":"object"}}`)), srv.call)
-	require.Eventually(t, catalog.Stale, waitFor, tick, "the list change reaches the client over HTTP")
+	select { // real sockets, so no synctest bubble; the wait is on the monitor's count
+	case <-changed:
+	case <-time.After(waitFor):
+		require.FailNow(t, "the list change did not reach the client over HTTP")
+	}
+	require.True(t, catalog.Stale(), "the list change reaches the client over HTTP")
 	res, err = reg.Run(t.Context(), argsA, purramcp.ToolContext{})
 	require.NoError(t, err)
 	assert.Equal(t, "mcp_catalog_stale", res.ErrorCode)
@@ -84,6 +100,8 @@ func httpRoundTrip(t *testing.T, stateless bool, wantVersion string) {
 
 	sessionOpen = false
 	require.NoError(t, cs.Close())
+	// Polls: the monitor closes on its own goroutine once go-sdk's session
+	// over real HTTP sockets has ended; no bubble holds them, nothing signals it.
 	require.Eventually(t, func() bool { return monitor.Check(monitor.Revision()) != nil }, waitFor, tick, "the monitor closes with the session")
 	res, err = again.Registrations()[0].Run(t.Context(), argsA, purramcp.ToolContext{})
 	require.NoError(t, err)

@@ -84,6 +84,8 @@ func closeStdio(t *testing.T, s stdioSession, exit int) {
 	require.NotNil(t, s.cmd.ProcessState, "the child was waited for")
 	assert.True(t, s.cmd.ProcessState.Exited(), "the child exited")
 	assert.Equal(t, exit, s.cmd.ProcessState.ExitCode())
+	// Polls: the monitor closes on its own goroutine once go-sdk's session
+	// with a real child process has ended; no bubble holds an OS process.
 	require.Eventually(t, func() bool { return s.monitor.Check(s.monitor.Revision()) != nil }, waitFor, tick)
 	assert.Equal(t, "mcp_connection_closed", purramcp.CodeOf(s.monitor.Check(s.monitor.Revision())))
 }
@@ -172,6 +174,7 @@ func TestStdio_DiscoverCallClose(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, purramcp.ToolResult{Content: emptyEnvelope, EffectState: "not_started", ErrorCode: "mcp_transport_error"}, res,
 		"the child exits mid-call")
+	// Polls: as in closeStdio, a real child process.
 	require.Eventually(t, func() bool { return s.monitor.Check(s.monitor.Revision()) != nil }, waitFor, tick, "the monitor closes with the session")
 	res, err = catalog.Registrations()[0].Run(t.Context(), nil, purramcp.ToolContext{})
 	require.NoError(t, err)
