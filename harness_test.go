@@ -222,7 +222,9 @@ func rawHarness(t testing.TB, s *rawServer) sessionHarness {
 // jsonrpcError is the JSON-RPC error a raw server answers with.
 type jsonrpcError = jsonrpc.Error
 
-// Polling bounds for effects go-sdk delivers asynchronously.
+// Polling bounds for the few asynchronous effects no synctest bubble can
+// hold (a real child process, real sockets, a write queued on go-sdk's
+// mutex); every other wait settles a bubble with synctest.Wait.
 const (
 	waitFor = 5 * time.Second
 	tick    = 5 * time.Millisecond
