@@ -32,8 +32,10 @@ type ToolReport struct {
 	// Limits field ("MaxSchemaBytes"), or "name" for an unbindable name.
 	Keyword string `json:"keyword,omitempty"`
 	// BindsWith names the narrowest wider SchemaPolicy under which a tool
-	// that does not bind would bind ("dialect", "annotations" or
-	// "dialect+annotations"), or "" when none would or it already binds.
+	// that does not bind would bind, as SchemaPolicy.String names it
+	// ("dialect", "annotations", "extended", "dialect+annotations", ...,
+	// trying one added policy before two), or "" when none would or it
+	// already binds.
 	BindsWith string `json:"bindsWith,omitempty"`
 	// DescriptionBytes, InputSchemaBytes and OutputSchemaBytes are the sizes
 	// the limits are checked against (UTF-8, compact JSON).
@@ -60,9 +62,10 @@ func InspectTool(tool *mcp.Tool, limits Limits, policy SchemaPolicy) (ToolReport
 	tool = &decoded
 	r := inspectTool(tool, lim, policy)
 	if !r.Bindable {
-		for _, wider := range []SchemaPolicy{{DialectEquivalence: true}, {Annotations: true}, {DialectEquivalence: true, Annotations: true}} {
+		for _, wider := range widerPolicies {
 			wider.DialectEquivalence = wider.DialectEquivalence || policy.DialectEquivalence
 			wider.Annotations = wider.Annotations || policy.Annotations
+			wider.ExtendedKeywords = wider.ExtendedKeywords || policy.ExtendedKeywords
 			if wider != policy && inspectTool(tool, lim, wider).Bindable {
 				r.BindsWith = wider.String()
 				break
@@ -70,6 +73,15 @@ func InspectTool(tool *mcp.Tool, limits Limits, policy SchemaPolicy) (ToolReport
 		}
 	}
 	return r, nil
+}
+
+// widerPolicies are the policies BindsWith tries, narrowest first: one
+// policy, then two, then all three.
+var widerPolicies = [...]SchemaPolicy{
+	{DialectEquivalence: true}, {Annotations: true}, {ExtendedKeywords: true},
+	{DialectEquivalence: true, Annotations: true}, {DialectEquivalence: true, ExtendedKeywords: true},
+	{Annotations: true, ExtendedKeywords: true},
+	{DialectEquivalence: true, Annotations: true, ExtendedKeywords: true},
 }
 
 // asDecoded returns a schema as a go-sdk client would hold it after decoding:

@@ -1,6 +1,10 @@
 package purramcp
 
-import "purra.dev/purramcp/internal/profile"
+import (
+	"strings"
+
+	"purra.dev/purramcp/internal/profile"
+)
 
 // A SchemaPolicy widens, explicitly and per discovery, which remote schemas
 // bind. The zero value is the reference behaviour of purra-mcp 1.0.0, and
@@ -25,20 +29,42 @@ type SchemaPolicy struct {
 	// the wrong kind (a non-string format, a non-array examples, a
 	// non-boolean readOnly) is still rejected.
 	Annotations bool
+	// ExtendedKeywords accepts, wherever a schema node may stand, asserting
+	// keywords outside the reference profile that purramcp itself asserts
+	// with JSON Schema 2020-12 semantics, every step charged to the
+	// validation budget (Limits never widen): exclusiveMinimum and
+	// exclusiveMaximum (numbers; the boolean draft-04 form stays rejected),
+	// propertyNames (a schema applied to every key), additionalProperties as
+	// a schema (applied to every member not in properties), and a root $defs
+	// with $ref pointers of the form "#/$defs/Name" (~0 and ~1 escapes)
+	// resolved by inlining. A cycle, a dangling or non-local reference, or an
+	// inlined schema beyond the schema node or depth limit is rejected, as is
+	// a $ref with sibling keywords under a declared draft-07 root. The
+	// snapshot and the digest keep the schema as the server sent it; the
+	// registration's InputSchema is the inlined schema, $defs removed.
+	// Everything else outside the profile (allOf, not, if, prefixItems,
+	// unevaluated*, $id, $anchor, ...) stays rejected.
+	ExtendedKeywords bool
 }
 
-// String names the policy as the inspector reports it: "default",
-// "dialect", "annotations" or "dialect+annotations".
+// String names the policy as the inspector reports it: "default", or the
+// enabled policies joined by "+" in the order "dialect", "annotations",
+// "extended" (for example "dialect+annotations" or "annotations+extended").
 func (p SchemaPolicy) String() string {
-	switch {
-	case p.DialectEquivalence && p.Annotations:
-		return "dialect+annotations"
-	case p.DialectEquivalence:
-		return "dialect"
-	case p.Annotations:
-		return "annotations"
+	var names []string
+	if p.DialectEquivalence {
+		names = append(names, "dialect")
 	}
-	return "default"
+	if p.Annotations {
+		names = append(names, "annotations")
+	}
+	if p.ExtendedKeywords {
+		names = append(names, "extended")
+	}
+	if len(names) == 0 {
+		return "default"
+	}
+	return strings.Join(names, "+")
 }
 
 // dialects are the root "$schema" values DialectEquivalence adds.
@@ -57,5 +83,5 @@ func (p SchemaPolicy) acceptsDialect(v any) bool {
 }
 
 func (p SchemaPolicy) profile() profile.Options {
-	return profile.Options{Annotations: p.Annotations}
+	return profile.Options{Annotations: p.Annotations, ExtendedKeywords: p.ExtendedKeywords}
 }

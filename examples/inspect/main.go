@@ -31,8 +31,9 @@ func main() {
 	timeout := flag.Duration("timeout", 30*time.Second, "bound on the whole inspection")
 	dialect := flag.Bool("dialect", false, "apply SchemaPolicy.DialectEquivalence (draft-07 and 2019-09 roots)")
 	annotations := flag.Bool("annotations", false, "apply SchemaPolicy.Annotations (default, examples, format, ...)")
+	extended := flag.Bool("extended", false, "apply SchemaPolicy.ExtendedKeywords (pattern, $ref, propertyNames, exclusive bounds, ...)")
 	flag.Usage = func() {
-		fmt.Fprintln(os.Stderr, "usage: inspect [-json] [-dialect] [-annotations] [-timeout D] (-url URL | -- COMMAND [ARGS...])")
+		fmt.Fprintln(os.Stderr, "usage: inspect [-json] [-dialect] [-annotations] [-extended] [-timeout D] (-url URL | -- COMMAND [ARGS...])")
 		flag.PrintDefaults()
 	}
 	flag.Parse()
@@ -48,7 +49,7 @@ func main() {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
 	defer cancel()
-	policy := purramcp.SchemaPolicy{DialectEquivalence: *dialect, Annotations: *annotations}
+	policy := purramcp.SchemaPolicy{DialectEquivalence: *dialect, Annotations: *annotations, ExtendedKeywords: *extended}
 	if err := run(ctx, transport, policy, os.Stdout, *asJSON); err != nil {
 		fmt.Fprintln(os.Stderr, "inspect:", err)
 		os.Exit(1)

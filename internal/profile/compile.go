@@ -99,6 +99,7 @@ type node struct {
 	maximum    *float64
 	anyOf      []*node
 	oneOf      []*node
+	ext        *extension // nil unless Options.ExtendedKeywords compiled one
 }
 
 // Schema is a compiled, immutable schema.
@@ -117,6 +118,20 @@ type Options struct {
 	// wherever a schema node may stand. They never change validation, never
 	// fill in a value, and stay in the schema (so in its digest).
 	Annotations bool
+	// ExtendedKeywords accepts, wherever a schema node may stand, the
+	// asserting keywords exclusiveMinimum, exclusiveMaximum, propertyNames,
+	// pattern and a schema-valued additionalProperties, and a root $defs
+	// with local $ref pointers into it, each asserted by Validate with
+	// JSON Schema 2020-12 semantics (see extension).
+	ExtendedKeywords bool
+	// Draft07 reports that the root declared draft-07: a $ref with sibling
+	// keywords is then rejected (draft-07 ignores the siblings).
+	Draft07 bool
+	// MaxNodes and MaxDepth bound the schema after every $ref is inlined,
+	// counted as strictjson counts nodes (keys included) and levels; they
+	// apply only when ExtendedKeywords inlines something. Zero means 4096
+	// nodes and depth 32.
+	MaxNodes, MaxDepth int
 }
 
 // AnnotationKeywords are the keywords Options.Annotations admits, with the
@@ -150,13 +165,14 @@ func (c *compiler) node(v any) (*node, error) {
 	}
 	n := &node{maxLength: -1, maxItems: -1}
 	for _, k := range obj.Keys {
-		if _, ok := slices.BinarySearch(Keywords, k); !ok && !c.annotation(k, obj.Members[k]) {
+		if _, ok := slices.BinarySearch(Keywords, k); !ok && !c.annotation(k, obj.Members[k]) && !c.extended(k) {
 			return nil, c.invalid(k)
 		}
 	}
 	steps := []func(*node, *strictjson.Object) error{
 		c.compileType, c.compileAnnotations, c.compileProperties, c.compileRequired,
 		c.compileFlags, c.compileItems, c.compileBranches, c.compileValues, c.compileRanges,
+		c.compileExtension,
 	}
 	for _, step := range steps {
 		if err := step(n, obj); err != nil {
@@ -269,10 +285,10 @@ func (c *compiler) compileRequired(n *node, obj *strictjson.Object) error {
 func (c *compiler) compileFlags(n *node, obj *strictjson.Object) error {
 	if v, ok := obj.Get("additionalProperties"); ok {
 		b, isBool := v.(bool)
-		if !isBool {
+		if !isBool && !c.opts.ExtendedKeywords {
 			return c.invalid("additionalProperties") // a schema value is outside the profile
 		}
-		n.closed = !b
+		n.closed = isBool && !b // a schema value: compileExtension
 	}
 	if v, ok := obj.Get("uniqueItems"); ok {
 		b, isBool := v.(bool)

@@ -95,7 +95,10 @@ func (w *walker) visit(v any, n *node) (*Violation, error) {
 	case *strictjson.Object:
 		return w.forObject(x, n)
 	case float64:
-		return w.forNumber(x, n), nil
+		if vi := w.forNumber(x, n); vi != nil || n.ext == nil {
+			return vi, nil
+		}
+		return extNumber(w, x, n.ext), nil
 	}
 	return nil, nil
 }
@@ -257,20 +260,27 @@ func (w *walker) forObject(obj *strictjson.Object, n *node) (*Violation, error) 
 			}
 		}
 	}
-	if len(n.properties) == 0 {
-		return nil, nil
-	}
-	for _, k := range obj.Keys {
-		child, declared := n.properties[k]
-		if !declared {
-			continue
-		}
-		w.path = append(w.path, "."+k)
-		vi, err := w.visit(obj.Members[k], child)
-		w.path = w.path[:len(w.path)-1]
-		if vi != nil || err != nil {
+	if n.ext != nil {
+		if vi, err := w.propertyNames(obj, n.ext); vi != nil || err != nil {
 			return vi, err
 		}
+	}
+	if len(n.properties) != 0 {
+		for _, k := range obj.Keys {
+			child, declared := n.properties[k]
+			if !declared {
+				continue
+			}
+			w.path = append(w.path, "."+k)
+			vi, err := w.visit(obj.Members[k], child)
+			w.path = w.path[:len(w.path)-1]
+			if vi != nil || err != nil {
+				return vi, err
+			}
+		}
+	}
+	if n.ext != nil && n.ext.additional != nil {
+		return w.additional(obj, n)
 	}
 	return nil, nil
 }
