@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"purra.dev/purramcp/internal/jssize"
+	"purra.dev/purramcp/internal/profile"
 	"purra.dev/purramcp/internal/strictjson"
 )
 
@@ -212,7 +213,7 @@ func (d *discovery) preflight() error {
 	if init.Capabilities == nil || init.Capabilities.Tools == nil {
 		return fail(CodeToolsUnavailable)
 	}
-	envelope, err := newRemoteContract(map[string]any{"type": "object"}, d.limits, SchemaPolicy{})
+	envelope, err := newRemoteContract(map[string]any{"type": "object"}, d.limits, profile.Options{})
 	if err != nil {
 		return fail(CodeSchemaUnsupported) // unreachable: {"type":"object"} fits every limit
 	}
@@ -409,7 +410,9 @@ func sizedRemoteContract(schema any, size int, limits Limits, policy SchemaPolic
 			body[k] = v
 		}
 	}
-	c, err := newRemoteContract(body, limits, policy)
+	popts := policy.profile()
+	popts.Draft07 = hasDialect && isDraft07(declared)
+	c, err := newRemoteContract(body, limits, popts)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -426,10 +429,10 @@ func sizedRemoteContract(schema any, size int, limits Limits, policy SchemaPolic
 // is a *schemaFault located by the profile's SchemaError, or at "$" when the
 // schema is outside the JSON domain or the schema limits. newContract copies
 // schema and never modifies it.
-func newRemoteContract(schema map[string]any, limits Limits, policy SchemaPolicy) (*Contract, error) {
+func newRemoteContract(schema map[string]any, limits Limits, popts profile.Options) (*Contract, error) {
 	c, err := newContract(ContractOptions{SchemaID: remoteSchemaID, SchemaVersion: remoteSchemaVersion,
 		Schema: schema, Limits: ContractLimits{SchemaBytes: limits.MaxSchemaBytes, OutputBytes: limits.MaxResultBytes}},
-		policy.profile())
+		popts)
 	if err != nil {
 		path, keyword := err.location()
 		return nil, &schemaFault{path, keyword}

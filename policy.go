@@ -82,6 +82,12 @@ func (p SchemaPolicy) acceptsDialect(v any) bool {
 	return ok && (s == dialect202012 || p.DialectEquivalence && equivalentDialects[s])
 }
 
+// isDraft07 reports whether a root "$schema" value names draft-07.
+func isDraft07(v any) bool {
+	s, _ := v.(string)
+	return strings.HasPrefix(s, "http://json-schema.org/draft-07/schema")
+}
+
 func (p SchemaPolicy) profile() profile.Options {
 	return profile.Options{Annotations: p.Annotations, ExtendedKeywords: p.ExtendedKeywords}
 }

@@ -30,7 +30,7 @@ func (c *Catalog) Registrations() []ToolDefinition {
 		defs[i] = ToolDefinition{
 			Name:             t.entry.LocalName,
 			Description:      description,
-			InputSchema:      t.input.Schema(),
+			InputSchema:      t.input.compiledSchema(),
 			ArgumentContract: t.input,
 			Policy:           t.binding.policy,
 			ConcurrencySafe:  t.binding.concurrencySafe,

@@ -62,7 +62,9 @@ type ToolDefinition struct {
 	Name string
 	// Description is the remote description, or the binding title when empty.
 	Description string
-	// InputSchema is the compiled input schema (a root $schema removed).
+	// InputSchema is the compiled input schema (a root $schema removed; under
+	// SchemaPolicy.ExtendedKeywords every $ref inlined and $defs removed, while
+	// the snapshot keeps the schema as sent).
 	InputSchema map[string]any
 	// ArgumentContract is the compiled input contract; it is immutable.
 	ArgumentContract *Contract

@@ -48,6 +48,9 @@ func (e *SchemaError) Is(target error) bool { return target == ErrInvalid }
 type compiler struct {
 	opts Options
 	path []string
+	// refsAllowed admits $ref members while inline inspects the root's
+	// $defs as written; inline resolves them.
+	refsAllowed bool
 }
 
 func (c *compiler) invalid(keyword string) error {
@@ -104,8 +107,16 @@ type node struct {
 
 // Schema is a compiled, immutable schema.
 type Schema struct {
-	root *node
+	root    *node
+	inlined *strictjson.Object
 }
+
+// Inlined returns the schema that was compiled when Options.ExtendedKeywords
+// inlined a $ref or removed a root $defs: every reference replaced by its
+// definition, $defs removed, subtrees shared with the input and with each
+// other (read only). It is nil when nothing was rewritten, so the compiled
+// schema is the input itself.
+func (s *Schema) Inlined() *strictjson.Object { return s.inlined }
 
 // Compile inspects root, a strictjson snapshot, and compiles it. The root
 // must be an object whose "type" is exactly "object" (A4.1).
@@ -132,6 +143,9 @@ type Options struct {
 	// apply only when ExtendedKeywords inlines something. Zero means 4096
 	// nodes and depth 32.
 	MaxNodes, MaxDepth int
+	// MaxBytes bounds the detached bytes of the inlined schema likewise.
+	// Zero means 65536.
+	MaxBytes int
 }
 
 // AnnotationKeywords are the keywords Options.Annotations admits, with the
@@ -151,11 +165,21 @@ func CompileWith(root any, opts Options) (*Schema, error) {
 	if t, ok := obj.Get("type"); !ok || t != "object" {
 		return nil, c.invalid("type")
 	}
+	var inlined *strictjson.Object
+	if opts.ExtendedKeywords {
+		out, rewritten, err := c.inline(obj)
+		if err != nil {
+			return nil, err
+		}
+		if rewritten {
+			root, inlined = out, out
+		}
+	}
 	n, err := c.node(root)
 	if err != nil {
 		return nil, err
 	}
-	return &Schema{root: n}, nil
+	return &Schema{root: n, inlined: inlined}, nil
 }
 
 func (c *compiler) node(v any) (*node, error) {
@@ -165,7 +189,8 @@ func (c *compiler) node(v any) (*node, error) {
 	}
 	n := &node{maxLength: -1, maxItems: -1}
 	for _, k := range obj.Keys {
-		if _, ok := slices.BinarySearch(Keywords, k); !ok && !c.annotation(k, obj.Members[k]) && !c.extended(k) {
+		if _, ok := slices.BinarySearch(Keywords, k); !ok && !c.annotation(k, obj.Members[k]) && !c.extended(k) &&
+			!(c.refsAllowed && k == "$ref") {
 			return nil, c.invalid(k)
 		}
 	}
