@@ -1,6 +1,7 @@
 package profile
 
 import (
+	"purra.dev/purramcp/internal/ecmaregexp"
 	"purra.dev/purramcp/internal/strictjson"
 )
 
@@ -8,17 +9,18 @@ import (
 // Each is asserted with JSON Schema 2020-12 semantics and every schema-node
 // visit it causes is charged like any other (A8.1).
 type extension struct {
-	exclusiveMinimum *float64 // the value must be > it
-	exclusiveMaximum *float64 // the value must be < it
-	propertyNames    *node    // applied to every key of an object, as a string
-	additional       *node    // applied to every member not declared in properties
+	exclusiveMinimum *float64           // the value must be > it
+	exclusiveMaximum *float64           // the value must be < it
+	propertyNames    *node              // applied to every key of an object, as a string
+	additional       *node              // applied to every member not declared in properties
+	pattern          *ecmaregexp.Regexp // applied, unanchored, to strings
 }
 
 // extendedKeywords are the members a schema node may carry under
 // Options.ExtendedKeywords beyond Keywords (additionalProperties is already
 // there; $ref and $defs never reach compile: inlining removes them).
 var extendedKeywords = map[string]bool{
-	"exclusiveMinimum": true, "exclusiveMaximum": true, "propertyNames": true,
+	"exclusiveMinimum": true, "exclusiveMaximum": true, "propertyNames": true, "pattern": true,
 }
 
 // extended reports whether k is an admitted extended keyword.
@@ -65,10 +67,37 @@ func (c *compiler) compileExtension(n *node, obj *strictjson.Object) error {
 			ext.additional, used = child, true
 		}
 	}
+	if v, ok := obj.Get("pattern"); ok {
+		s, isString := v.(string)
+		if !isString {
+			return c.invalid("pattern")
+		}
+		re, err := ecmaregexp.Compile(s) // refuses every pattern without an exact translation
+		if err != nil {
+			return c.invalid("pattern")
+		}
+		ext.pattern, used = re, true
+	}
 	if used {
 		n.ext = &ext
 	}
 	return nil
+}
+
+// extString applies pattern after minLength and maxLength. The match is
+// charged its Cost first (at least one step, more for long strings and large
+// patterns), so the budget bounds the matcher's linear-time work.
+func (w *walker) extString(s string, ext *extension) (*Violation, error) {
+	if ext.pattern == nil {
+		return nil, nil
+	}
+	if err := w.chargeN(ext.pattern.Cost(s)); err != nil {
+		return nil, err
+	}
+	if !ext.pattern.MatchString(s) {
+		return w.violation("pattern"), nil
+	}
+	return nil, nil
 }
 
 // extNumber applies the exclusive bounds after minimum and maximum.

@@ -177,3 +177,73 @@ func TestExtended_ManyPropertyNames(t *testing.T) {
 	_, err = s.Validate(v, 10000)
 	assert.ErrorIs(t, err, ErrBudget)
 }
+
+// TestExtended_Pattern: admitted and refused patterns, unanchored matching
+// on code points, and the violation's keyword and path.
+func TestExtended_Pattern(t *testing.T) {
+	for _, p := range []string{`^[a-z]+$`, `\\d{4}`, `^(?!\\.)\\S+$`, ``, `.`} {
+		_, err := compileExt(t, `{"type":"object","properties":{"v":{"type":"string","pattern":"`+p+`"}}}`)
+		assert.NoError(t, err, p)
+	}
+	rejected := []struct{ schema, path string }{
+		{`{"type":"object","properties":{"v":{"pattern":"(?<=a)b"}}}`, "$.properties.v"},
+		{`{"type":"object","properties":{"v":{"pattern":"(a)\\1"}}}`, "$.properties.v"},
+		{`{"type":"object","properties":{"v":{"pattern":"a{"}}}`, "$.properties.v"},
+		{`{"type":"object","properties":{"v":{"pattern":"\\p{L}"}}}`, "$.properties.v"},
+		{`{"type":"object","properties":{"v":{"pattern":"\\a"}}}`, "$.properties.v"},
+		{`{"type":"object","properties":{"v":{"pattern":1}}}`, "$.properties.v"},
+		{`{"type":"object","properties":{"v":{"pattern":null}}}`, "$.properties.v"},
+		{`{"type":"object","propertyNames":{"pattern":"[z-a]"}}`, "$.propertyNames"},
+	}
+	for _, tc := range rejected {
+		_, err := compileExt(t, tc.schema)
+		var se *SchemaError
+		require.ErrorAs(t, err, &se, tc.schema)
+		assert.Equal(t, tc.path, se.Path, tc.schema)
+		assert.Equal(t, "pattern", se.Keyword, tc.schema)
+	}
+	cases := []struct{ schema, value, keyword, path string }{
+		{`{"type":"object","properties":{"v":{"pattern":"b"}}}`, `{"v":"abc"}`, "", ""},
+		{`{"type":"object","properties":{"v":{"pattern":"^b"}}}`, `{"v":"abc"}`, "pattern", "$.v"},
+		{`{"type":"object","properties":{"v":{"pattern":"^.$"}}}`, `{"v":"😀"}`, "", ""},
+		{`{"type":"object","properties":{"v":{"pattern":"^.$"}}}`, `{"v":"\n"}`, "pattern", "$.v"},
+		{`{"type":"object","properties":{"v":{"pattern":"^\\s$"}}}`, `{"v":"\u00a0"}`, "", ""},
+		{`{"type":"object","properties":{"v":{"pattern":"^a","maxLength":1}}}`, `{"v":"ba"}`, "maxLength", "$.v"},
+		{`{"type":"object","properties":{"v":{"pattern":"^a"}}}`, `{"v":5}`, "", ""},
+		{`{"type":"object","properties":{"v":{"items":{"pattern":"^[0-9]+$"}}}}`, `{"v":["1","x"]}`, "pattern", "$.v[1]"},
+		{`{"type":"object","propertyNames":{"pattern":"^[a-z]+$"}}`, `{"ok":1,"NOT":2}`, "propertyNames", "$"},
+	}
+	for _, tc := range cases {
+		vi, err := mustCompileExt(t, tc.schema).Validate(value(t, tc.value), 100000)
+		require.NoError(t, err)
+		if tc.keyword == "" {
+			assert.Nil(t, vi, "%s %s", tc.schema, tc.value)
+			continue
+		}
+		require.NotNil(t, vi, "%s %s", tc.schema, tc.value)
+		assert.Equal(t, tc.keyword, vi.Keyword, "%s %s", tc.schema, tc.value)
+		assert.Equal(t, tc.path, vi.Render(), "%s %s", tc.schema, tc.value)
+	}
+}
+
+// TestExtended_PatternBudget: a match costs its pattern's Cost for the
+// string, so a long string under a large (for a backtracker, exponential)
+// pattern exhausts the budget instead of running unbounded.
+func TestExtended_PatternBudget(t *testing.T) {
+	s := mustCompileExt(t, `{"type":"object","properties":{"v":{"pattern":"^(a|aa)+(b|bb)*$"}}}`)
+	re := s.root.properties["v"].ext.pattern
+	short := `{"v":"aab"}`
+	assert.Equal(t, 2+re.Cost("aab"), steps(t, s, value(t, short)))
+	long := strings.Repeat("a", 200000) + "c"
+	v := value(t, `{"v":"`+long+`"}`)
+	need := 2 + re.Cost(long)
+	require.Greater(t, need, 100000, "the long string costs more than the default budget")
+	_, err := s.Validate(v, 100000)
+	assert.ErrorIs(t, err, ErrBudget)
+	vi, err := s.Validate(v, need)
+	require.NoError(t, err)
+	require.NotNil(t, vi)
+	assert.Equal(t, "pattern", vi.Keyword)
+	_, err = s.Validate(v, need-1)
+	assert.ErrorIs(t, err, ErrBudget)
+}

@@ -46,9 +46,10 @@ func (v *Violation) Render() string {
 	return b.String()
 }
 
-// budget is the work counter of A8. charge is its only mutator and is
-// called at exactly the points A8.1 lists: each schema-node visit and each
-// structural-equality call.
+// budget is the work counter of A8. charge and chargeN are its only
+// mutators; charge is called at exactly the points A8.1 lists (each
+// schema-node visit and each structural-equality call), chargeN only for a
+// pattern match under Options.ExtendedKeywords.
 type budget struct{ remaining int }
 
 func (b *budget) charge() error {
@@ -56,6 +57,17 @@ func (b *budget) charge() error {
 	if b.remaining < 0 {
 		return ErrBudget
 	}
+	return nil
+}
+
+// chargeN charges n steps at once (a pattern match, whose cost grows with
+// the input); like n calls of charge, it fails when the counter goes negative.
+func (b *budget) chargeN(n int) error {
+	if n > b.remaining {
+		b.remaining = -1
+		return ErrBudget
+	}
+	b.remaining -= n
 	return nil
 }
 
@@ -89,7 +101,10 @@ func (w *walker) visit(v any, n *node) (*Violation, error) {
 	}
 	switch x := v.(type) {
 	case string:
-		return w.forString(x, n), nil
+		if vi := w.forString(x, n); vi != nil || n.ext == nil {
+			return vi, nil
+		}
+		return w.extString(x, n.ext)
 	case []any:
 		return w.forArray(x, n)
 	case *strictjson.Object:
