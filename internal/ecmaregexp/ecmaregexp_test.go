@@ -82,14 +82,14 @@ func TestECMATable(t *testing.T) {
 // most between the two engines.
 func TestTranslate(t *testing.T) {
 	cases := map[string]string{
-		`^a$`: `\Aa\z`,
-		`.`:   `[\x{0}-\x{9}\x{b}-\x{c}\x{e}-\x{2027}\x{202a}-\x{d7ff}\x{e000}-\x{10ffff}]`,
-		`\s`:  `[\x{9}-\x{d}\x{20}\x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}-\x{2029}\x{202f}\x{205f}\x{3000}\x{feff}]`,
-		`\d`:  `[\x{30}-\x{39}]`,
-		`\w`:  `[\x{30}-\x{39}\x{41}-\x{5a}\x{5f}\x{61}-\x{7a}]`,
-		`[]`:  `[^\x{0}-\x{10ffff}]`,
-		`a{2,}?b{3}`: `a{2,}b{3}`,
-		`(?<n>x)|\b`: `(?:x)|\b`,
+		`^a$`:                    `\Aa\z`,
+		`.`:                      `[\x{0}-\x{9}\x{b}-\x{c}\x{e}-\x{2027}\x{202a}-\x{d7ff}\x{e000}-\x{10ffff}]`,
+		`\s`:                     `[\x{9}-\x{d}\x{20}\x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}-\x{2029}\x{202f}\x{205f}\x{3000}\x{feff}]`,
+		`\d`:                     `[\x{30}-\x{39}]`,
+		`\w`:                     `[\x{30}-\x{39}\x{41}-\x{5a}\x{5f}\x{61}-\x{7a}]`,
+		`[]`:                     `[^\x{0}-\x{10ffff}]`,
+		`a{2,}?b{3}`:             `a{2,}b{3}`,
+		`(?<n>x)|\b`:             `(?:x)|\b`,
 		`\u{1F600}\ud83d\ude00-`: `\x{1f600}\x{1f600}\x{2d}`,
 	}
 	for pattern, want := range cases {
