@@ -86,7 +86,8 @@ var (
 	digitSet = set{{'0', '9'}}
 	wordSet  = set{{'0', '9'}, {'A', 'Z'}, {'_', '_'}, {'a', 'z'}}
 	// spaceSet is WhiteSpace (TAB, VT, FF, ZWNBSP U+FEFF and every Zs code
-	// point of Unicode 15) plus LineTerminator (LF, CR, U+2028, U+2029).
+	// point, a set unchanged from Unicode 6.3 to 17.0) plus LineTerminator
+	// (LF, CR, U+2028, U+2029).
 	spaceSet = set{{0x09, 0x0D}, {0x20, 0x20}, {0xA0, 0xA0}, {0x1680, 0x1680}, {0x2000, 0x200A},
 		{0x2028, 0x2029}, {0x202F, 0x202F}, {0x205F, 0x205F}, {0x3000, 0x3000}, {0xFEFF, 0xFEFF}}
 	// dotSet is every code point but the line terminators.
