@@ -53,7 +53,7 @@ import (
 // Bounds on what Compile accepts.
 const (
 	// MaxPatternBytes is the longest pattern source accepted.
-	MaxPatternBytes = 4096
+	MaxPatternBytes = 1024
 	// MaxProgram bounds the instructions of the compiled Go program, which
 	// bounds the work of one match to O(len(input) × MaxProgram).
 	MaxProgram = 20000
@@ -227,6 +227,12 @@ type parser struct {
 	pos   int
 	out   strings.Builder
 	names map[string]bool
+	// size estimates the instructions of the Go program emitted so far: one
+	// per atom and assertion, two per group, one per "|" and per quantifier,
+	// an atom repeated n times (the larger bound, or the lower one plus one
+	// when unbounded) counted n times. Go's parser expands repeats before it
+	// can refuse a large program, so the estimate refuses it first.
+	size int
 }
 
 func (p *parser) peek(off int) (rune, bool) {
@@ -249,6 +255,7 @@ func (p *parser) disjunction(depth int) error {
 		}
 		if r, ok := p.peek(0); ok && r == '|' {
 			p.pos++
+			p.size++
 			p.out.WriteByte('|')
 			continue
 		}
@@ -272,6 +279,8 @@ func (p *parser) alternative(depth int) error {
 // term parses one assertion, or one atom with an optional quantifier.
 func (p *parser) term(depth int) error {
 	r := p.src[p.pos]
+	before := p.size
+	p.size++
 	switch r {
 	case '^', '$':
 		p.pos++
@@ -302,7 +311,7 @@ func (p *parser) term(depth int) error {
 	if err := p.atom(depth); err != nil {
 		return err
 	}
-	return p.quantifier()
+	return p.quantifier(before)
 }
 
 // lookaround reports whether a lookahead or lookbehind starts here.
@@ -360,6 +369,7 @@ func (p *parser) group(depth int) error {
 			return ErrSyntax // (?i) and other modifiers: not in ECMA-262 as Node 20 runs it
 		}
 	}
+	p.size += 2
 	p.out.WriteString("(?:")
 	if err := p.disjunction(depth + 1); err != nil {
 		return err
@@ -400,20 +410,30 @@ func (p *parser) groupName() error {
 	return nil
 }
 
-// quantifier parses an optional quantifier after an atom and emits it.
-func (p *parser) quantifier() error {
+// quantifier parses an optional quantifier after an atom that started when
+// the size estimate was before, emits it and updates the estimate.
+func (p *parser) quantifier(before int) error {
+	if p.size > MaxProgram {
+		return ErrUnsupported
+	}
 	r, ok := p.peek(0)
 	if !ok {
 		return nil
 	}
+	atom := p.size - before
 	switch r {
 	case '*', '+', '?':
 		p.pos++
+		p.size++
 		p.out.WriteRune(r)
 	case '{':
 		lo, hi, err := p.braces()
 		if err != nil {
 			return err
+		}
+		p.size = before + atom*max(lo+1, hi) + 1
+		if p.size > MaxProgram {
+			return ErrUnsupported
 		}
 		switch {
 		case hi == lo:

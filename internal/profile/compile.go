@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 
+	"purra.dev/purramcp/internal/ecmaregexp"
 	"purra.dev/purramcp/internal/strictjson"
 )
 
@@ -51,6 +52,10 @@ type compiler struct {
 	// refsAllowed admits $ref members while inline inspects the root's
 	// $defs as written; inline resolves them.
 	refsAllowed bool
+	// patterns holds each pattern compiled so far and patternBytes their
+	// total source (Options.ExtendedKeywords).
+	patterns     map[string]*ecmaregexp.Regexp
+	patternBytes int
 }
 
 func (c *compiler) invalid(keyword string) error {

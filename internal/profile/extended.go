@@ -1,6 +1,8 @@
 package profile
 
 import (
+	"errors"
+
 	"purra.dev/purramcp/internal/ecmaregexp"
 	"purra.dev/purramcp/internal/strictjson"
 )
@@ -72,7 +74,7 @@ func (c *compiler) compileExtension(n *node, obj *strictjson.Object) error {
 		if !isString {
 			return c.invalid("pattern")
 		}
-		re, err := ecmaregexp.Compile(s) // refuses every pattern without an exact translation
+		re, err := c.pattern(s)
 		if err != nil {
 			return c.invalid("pattern")
 		}
@@ -82,6 +84,33 @@ func (c *compiler) compileExtension(n *node, obj *strictjson.Object) error {
 		n.ext = &ext
 	}
 	return nil
+}
+
+// MaxPatternBytesPerSchema bounds the distinct pattern source one schema
+// may carry, and so the bind-time work of translating and compiling them.
+const MaxPatternBytesPerSchema = 8192
+
+var errPatternBudget = errors.New("profile: too much pattern source in one schema")
+
+// pattern compiles s once per schema (an inlined definition repeats its
+// patterns) and refuses distinct sources beyond MaxPatternBytesPerSchema.
+func (c *compiler) pattern(s string) (*ecmaregexp.Regexp, error) {
+	if re, ok := c.patterns[s]; ok {
+		return re, nil
+	}
+	c.patternBytes += len(s)
+	if c.patternBytes > MaxPatternBytesPerSchema {
+		return nil, errPatternBudget
+	}
+	re, err := ecmaregexp.Compile(s) // refuses every pattern without an exact translation
+	if err != nil {
+		return nil, err
+	}
+	if c.patterns == nil {
+		c.patterns = map[string]*ecmaregexp.Regexp{}
+	}
+	c.patterns[s] = re
+	return re, nil
 }
 
 // extString applies pattern after minLength and maxLength. The match is

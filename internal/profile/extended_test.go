@@ -247,3 +247,35 @@ func TestExtended_PatternBudget(t *testing.T) {
 	_, err = s.Validate(v, need-1)
 	assert.ErrorIs(t, err, ErrBudget)
 }
+
+// TestExtended_PatternSourceBound: a pattern repeated through $ref is
+// compiled once; distinct pattern source beyond MaxPatternBytesPerSchema is
+// refused at the pattern that crosses it.
+func TestExtended_PatternSourceBound(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"type":"object","$defs":{"p":{"pattern":"^` + strings.Repeat("a", 1000) + `$"}},"properties":{`)
+	for i := range 30 { // 30 inlined copies of 1004 bytes: within the byte limit
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(`"k` + strconv.Itoa(i) + `":{"$ref":"#/$defs/p"}`)
+	}
+	b.WriteString(`}}`)
+	s := mustCompileExt(t, b.String())
+	assert.Same(t, s.root.properties["k0"].ext.pattern, s.root.properties["k29"].ext.pattern)
+
+	b.Reset()
+	b.WriteString(`{"type":"object","properties":{`)
+	for i := range 9 {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(`"k` + strconv.Itoa(i) + `":{"pattern":"^` + strconv.Itoa(i) + strings.Repeat("a", 1000) + `$"}`)
+	}
+	b.WriteString(`}}`)
+	_, err := compileExt(t, b.String())
+	var se *SchemaError
+	require.ErrorAs(t, err, &se)
+	assert.Equal(t, "$.properties.k8", se.Path, "1004 bytes each: the ninth crosses 8192")
+	assert.Equal(t, "pattern", se.Keyword)
+}
