@@ -35,10 +35,16 @@ type SchemaPolicy struct {
 	// validation budget (Limits never widen): exclusiveMinimum and
 	// exclusiveMaximum (numbers; the boolean draft-04 form stays rejected),
 	// propertyNames (a schema applied to every key), additionalProperties as
-	// a schema (applied to every member not in properties), and a root $defs
+	// a schema (applied to every member not in properties), pattern (an
+	// ECMA-262 regular expression with the u flag, matched unanchored,
+	// accepted only when purramcp can translate it to Go's linear-time regexp
+	// with the same meaning for every input: lookbehind, backreferences, \B,
+	// \p{...}, lookahead other than right after a leading ^, repeats over
+	// 1000 and patterns over 1024 bytes are rejected; a match costs
+	// 1 + (bytes+1)·program size/16 steps), and a root $defs
 	// with $ref pointers of the form "#/$defs/Name" (~0 and ~1 escapes)
 	// resolved by inlining. A cycle, a dangling or non-local reference, or an
-	// inlined schema beyond the schema node or depth limit is rejected, as is
+	// inlined schema beyond the schema node, depth or byte limit is rejected, as is
 	// a $ref with sibling keywords under a declared draft-07 root. The
 	// snapshot and the digest keep the schema as the server sent it; the
 	// registration's InputSchema is the inlined schema, $defs removed.
