@@ -2,6 +2,8 @@ package purramcp_test
 
 import (
 	"encoding/json"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -150,4 +152,39 @@ func TestPolicy_InspectorSuggestsExtended(t *testing.T) {
 		assert.False(t, r.Bindable)
 		assert.Equal(t, tc.want, r.BindsWith, "%v", tc.input)
 	}
+}
+
+// TestPolicy_ExtendedHostile: a wide $ref fan-out is refused at bind time
+// where the expansion crosses the schema node limit, and an argument that
+// would make a pattern match cost more than the validation budget is
+// refused before anything is sent.
+func TestPolicy_ExtendedHostile(t *testing.T) {
+	defs := map[string]any{"d0": map[string]any{"type": "string"}}
+	for i := 1; i <= 30; i++ {
+		ref := map[string]any{"$ref": "#/$defs/d" + strconv.Itoa(i-1)}
+		defs["d"+strconv.Itoa(i)] = map[string]any{"anyOf": []any{ref, ref}}
+	}
+	fanOut := object("$defs", defs, "properties", map[string]any{"x": map[string]any{"$ref": "#/$defs/d30"}})
+	_, code := discoverOne(t, fanOut, allPolicies)
+	assert.Equal(t, "mcp_schema_unsupported", code)
+	r, err := purramcp.InspectTool(&mcp.Tool{Name: "t", InputSchema: fanOut}, purramcp.Limits{}, allPolicies)
+	require.NoError(t, err)
+	assert.Equal(t, "$ref", r.Keyword)
+	assert.True(t, strings.HasPrefix(r.Path, "$.$defs.d"), r.Path)
+
+	input := object("properties", map[string]any{"q": map[string]any{"type": "string", "pattern": "^(?:[a-c]{1,40})+$"}})
+	s := newSDKServer(t, json.RawMessage(`{"content":[],"structuredContent":{"count":1}}`), policyTool(t, "t", input))
+	session, monitor := connectSDK(t, s.server, purramcp.ProtocolVersion20251125)
+	catalog, err := purramcp.DiscoverTools(t.Context(), session, "fixture", map[string]purramcp.ToolBinding{
+		"t": {LocalName: "t", Policy: purramcp.ToolPolicy{Mode: "read", Title: "T"}, Scope: purramcp.Unscoped},
+	}, purramcp.DiscoveryOptions{Monitor: monitor, Policy: extendedOnly})
+	require.NoError(t, err)
+	run := catalog.Registrations()[0].Run
+	res, err := run(t.Context(), json.RawMessage(`{"q":"`+strings.Repeat("a", 60000)+`"}`), purramcp.ToolContext{})
+	require.NoError(t, err)
+	assert.Equal(t, "mcp_invalid_arguments", res.ErrorCode, "the match would cost more than ValidationSteps")
+	assert.Empty(t, len(s.lastArguments()), "nothing was sent")
+	res, err = run(t.Context(), json.RawMessage(`{"q":"aaaa"}`), purramcp.ToolContext{})
+	require.NoError(t, err)
+	assert.Empty(t, res.ErrorCode)
 }
