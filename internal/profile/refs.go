@@ -33,6 +33,7 @@ func (m *measure) addMember(key string, child measure) {
 // read (compiled, hashed never, converted by ToGo).
 type inliner struct {
 	c        *compiler
+	root     *strictjson.Object // its $defs member is removed, so never measured
 	defs     *strictjson.Object
 	expanded map[string]*expansion
 	maxNodes int
@@ -59,7 +60,7 @@ func (c *compiler) inline(root *strictjson.Object) (*strictjson.Object, bool, er
 	if !mentionsRef(root) {
 		return root, false, nil
 	}
-	in := &inliner{c: c, expanded: map[string]*expansion{}, measured: map[*strictjson.Object]measure{},
+	in := &inliner{c: c, root: root, expanded: map[string]*expansion{}, measured: map[*strictjson.Object]measure{},
 		maxNodes: c.opts.MaxNodes, maxDepth: c.opts.MaxDepth, maxBytes: c.opts.MaxBytes}
 	if in.maxNodes <= 0 {
 		in.maxNodes = defaultMaxNodes
@@ -157,6 +158,9 @@ func (in *inliner) members(obj *strictjson.Object, level int) (*strictjson.Objec
 	size := measure{nodes: 1, bytes: 2}
 	var changed map[string]any
 	for _, k := range obj.Keys {
+		if obj == in.root && k == "$defs" {
+			continue // removed from the result; inspected apart
+		}
 		v := obj.Members[k]
 		var out any
 		var child measure

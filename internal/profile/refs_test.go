@@ -171,3 +171,24 @@ func TestRefs_FanOut(t *testing.T) {
 	_, err = CompileWith(v, Options{ExtendedKeywords: true, MaxDepth: 64})
 	assert.NoError(t, err)
 }
+
+// TestRefs_DefsNotMeasured: the root $defs is removed from the inlined
+// schema, so it does not count against the limits of the expansion.
+func TestRefs_DefsNotMeasured(t *testing.T) {
+	big := `"` + strings.Repeat("x", 30000) + `"`
+	schema := `{"type":"object","$defs":{"d":{"description":` + big + `}},"properties":{"a":{"$ref":"#/$defs/d"}}}`
+	v, err := strictjson.Parse(schema, roomy)
+	require.NoError(t, err)
+	// $defs (30 kB) plus one inlined copy (30 kB) is over 40 kB; the result alone is not.
+	s, err := CompileWith(v, Options{ExtendedKeywords: true, MaxBytes: 40000})
+	require.NoError(t, err)
+	assert.NotNil(t, s.Inlined())
+	schema = strings.Replace(schema, `"properties":{"a":{"$ref":"#/$defs/d"}}`, `"properties":{"a":{"$ref":"#/$defs/d"},"b":{"$ref":"#/$defs/d"}}`, 1)
+	v, err = strictjson.Parse(schema, roomy)
+	require.NoError(t, err)
+	_, err = CompileWith(v, Options{ExtendedKeywords: true, MaxBytes: 40000})
+	var se *SchemaError
+	require.ErrorAs(t, err, &se)
+	assert.Equal(t, "$ref", se.Keyword)
+	assert.Equal(t, "$", se.Path, "two copies cross the limit only together")
+}
