@@ -225,9 +225,7 @@ func (d *discovery) bindTool(tool *mcp.Tool, b *binding, schemaSizes [2]int) (*b
 		}
 	}
 	return &boundTool{
-		binding: *b,
-		entry: ToolEntry{RemoteName: tool.Name, LocalName: b.local, Description: tool.Description,
-			Policy: b.policy, ConcurrencySafe: b.concurrencySafe},
+		binding: *b, description: tool.Description,
 		inputSnap: inputSnap, outputSnap: outputSnap,
 		input: input, output: output, envelope: d.envelope, session: d.session,
 		limits: d.limits, monitor: d.monitor, revision: d.revision,

@@ -228,7 +228,7 @@ func inspectCatalog(ctx context.Context, session *mcp.ClientSession, serverID st
 	if err := m.Check(d.revision); err != nil {
 		return nil, err
 	}
-	report.RevisionDigest = catalog.snapshot.RevisionDigest
+	report.RevisionDigest = catalog.digest
 	return report, nil
 }
 
