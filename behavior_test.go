@@ -4,20 +4,16 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"os"
 	"path/filepath"
-	"regexp"
-	"sort"
 	"strings"
 	"testing"
 
-	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
 // Every id of reference-behaviors.md §3 (A1…L2) has exactly one top-level
 // test named TestBehavior<ID>_<What> in this package, or one line below
-// (style.md T1). TestReferenceBehaviorsCovered enforces it.
+// (style.md T1). TestReferenceBehaviorsCovered (coverage_test.go) enforces it.
 //
 // not applicable: H19 (Py only) Core strict admission runs a batch through CoreToolExecutor, a PurrA core executor that does not exist in Go; the registration side it relies on (ArgumentContract rejecting a wrong type or a duplicate key before any call) is TestRun_Arguments and TestBehaviorH3_NoCoercion.
 // not applicable: H20 (TS only) Agent parallel dispatch needs the PurrA Agent and a scripted model, which do not exist in Go; ConcurrencySafe only records the host's declaration (adapter.md §8), and TestRun_Concurrent proves 100 concurrent Runs are safe.
@@ -37,45 +33,6 @@ var behaviorIDs = strings.Fields(`
 	J1 J2 J3
 	K1 K2 K3
 	L1 L2`)
-
-var (
-	behaviorTestName  = regexp.MustCompile(`^TestBehavior([A-Z][0-9]+)_[A-Za-z0-9_]+$`)
-	notApplicableLine = regexp.MustCompile(`^// not applicable: ([A-Z][0-9]+) \S.*$`)
-)
-
-// TestReferenceBehaviorsCovered checks style.md T1: each id is named by
-// exactly one top-level test or one not-applicable line in this file, and
-// nothing else uses the TestBehavior prefix.
-func TestReferenceBehaviorsCovered(t *testing.T) {
-	require.Len(t, behaviorIDs, 73, "ids A1…L2")
-	seen := map[string][]string{}
-	for _, test := range topLevelTests(t, "TestBehavior") {
-		m := behaviorTestName.FindStringSubmatch(test.name)
-		if assert.NotNil(t, m, "%s: %s is not TestBehavior<ID>_<What>", test.file, test.name) {
-			seen[m[1]] = append(seen[m[1]], test.file+": "+test.name)
-		}
-	}
-	self, err := os.ReadFile("behavior_test.go")
-	require.NoError(t, err)
-	for _, line := range strings.Split(string(self), "\n") {
-		if m := notApplicableLine.FindStringSubmatch(line); m != nil {
-			seen[m[1]] = append(seen[m[1]], "behavior_test.go: not applicable")
-		}
-	}
-	known := map[string]bool{}
-	for _, id := range behaviorIDs {
-		known[id] = true
-		assert.Len(t, seen[id], 1, "id %s: want exactly one test or not-applicable line, got %v", id, seen[id])
-	}
-	var unknown []string
-	for id := range seen {
-		if !known[id] {
-			unknown = append(unknown, id)
-		}
-	}
-	sort.Strings(unknown)
-	assert.Empty(t, unknown, "TestBehavior ids that reference-behaviors.md does not define")
-}
 
 // testFunc is one top-level function of this package's test files.
 type testFunc struct{ file, name string }

@@ -117,7 +117,8 @@ func benchCatalog(b *testing.B) map[string]any {
 
 // BenchmarkIdentityDigest digests a ~1 MiB catalog-shaped value: as a
 // decoded Go value (the path DiscoverTools takes), as raw JSON text, and
-// the snapshot and encoding stages alone. SetBytes is the pre-image size
+// the snapshot and encoding stages alone; and 400 small records decoded
+// from JSON (decodedRecords, the interleaved harness's digest workload). SetBytes is the pre-image size
 // in every case, so MB/s compares directly with BenchmarkSHA256PreImage.
 func BenchmarkIdentityDigest(b *testing.B) {
 	catalog := benchCatalog(b)
@@ -146,6 +147,24 @@ func BenchmarkIdentityDigest(b *testing.B) {
 	}
 	b.Run("catalog", func(b *testing.B) { digest(b, catalog) })
 	b.Run("catalog-raw", func(b *testing.B) { digest(b, json.RawMessage(raw)) })
+	b.Run("records", func(b *testing.B) {
+		records := decodedRecords(b)
+		want, err := purramcp.IdentityDigest(records)
+		if err != nil {
+			b.Fatal(err)
+		}
+		snap, err := strictjson.Snapshot(records, benchIdentityLimits)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.SetBytes(int64(len(identity.PreImage(snap))))
+		b.ReportAllocs()
+		for b.Loop() {
+			if got, err := purramcp.IdentityDigest(records); err != nil || got != want {
+				b.Fatalf("IdentityDigest = %q, %v; want %q", got, err, want)
+			}
+		}
+	})
 	b.Run("snapshot-only", func(b *testing.B) {
 		b.SetBytes(preImage)
 		b.ReportAllocs()
@@ -183,7 +202,7 @@ func BenchmarkSHA256PreImage(b *testing.B) {
 	if _, err := hex.Decode(want[:], []byte(digest)); err != nil {
 		b.Fatal(err)
 	}
-	b.Run("catalog", func(b *testing.B) {
+	sum := func(b *testing.B, preImage []byte, want [sha256.Size]byte) {
 		b.SetBytes(int64(len(preImage)))
 		b.ReportAllocs()
 		for b.Loop() {
@@ -191,6 +210,15 @@ func BenchmarkSHA256PreImage(b *testing.B) {
 				b.Fatal("SHA-256 of the pre-image is not the identity digest")
 			}
 		}
+	}
+	b.Run("catalog", func(b *testing.B) { sum(b, preImage, want) })
+	b.Run("records", func(b *testing.B) {
+		records := decodedRecords(b)
+		snap, err := strictjson.Snapshot(records, benchIdentityLimits)
+		if err != nil {
+			b.Fatal(err)
+		}
+		sum(b, identity.PreImage(snap), sha256.Sum256(identity.PreImage(snap)))
 	})
 }
 

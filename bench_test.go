@@ -90,7 +90,7 @@ func benchConnect(server *mcp.Server) (benchSession, error) {
 	}
 	monitor := purramcp.NewCatalogMonitor()
 	client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, monitor.ClientOptions(nil))
-	cs, err := client.Connect(context.Background(), ct, nil)
+	cs, err := client.Connect(context.Background(), monitor.Transport(ct), nil)
 	if err != nil {
 		return benchSession{}, err
 	}

@@ -132,7 +132,7 @@ func TestBehaviorG4_FixtureDigest(t *testing.T) {
 			assert.Equal(t, f.RevisionDigest, snap.RevisionDigest, "G4: fixture digest with the unbound tool on page 1")
 		}
 	}
-	for _, version := range testVersions {
+	forEachVersion(t, func(t *testing.T, version string) {
 		h := sdkHarness(t, newSDKServer(t, nil, f.Tool), version)
 		catalog, err := discoverDefault(t, h, purramcp.Limits{})
 		require.NoError(t, err)
@@ -141,7 +141,7 @@ func TestBehaviorG4_FixtureDigest(t *testing.T) {
 		} else {
 			assert.NotEqual(t, f.RevisionDigest, catalog.Snapshot().RevisionDigest, "G4: go-sdk server at %s", version)
 		}
-	}
+	})
 }
 
 // TestBehaviorG5_RediscoverSameDigest: rediscovery after a list change, over
@@ -149,7 +149,7 @@ func TestBehaviorG4_FixtureDigest(t *testing.T) {
 // the identity.
 func TestBehaviorG5_RediscoverSameDigest(t *testing.T) {
 	f := loadMCPFixture(t)
-	for _, version := range testVersions {
+	forEachVersion(t, func(t *testing.T, version string) {
 		srv := newSDKServer(t, nil, f.Tool)
 		h := sdkHarness(t, srv, version)
 		first, err := discoverDefault(t, h, purramcp.Limits{})
@@ -163,7 +163,7 @@ func TestBehaviorG5_RediscoverSameDigest(t *testing.T) {
 		if version == purramcp.ProtocolVersion20251125 {
 			assert.Equal(t, f.RevisionDigest, again.Snapshot().RevisionDigest, "G5 at %s", version)
 		}
-	}
+	})
 }
 
 // TestBehaviorG6_OrderIndependence (reference-behaviors.md G6).

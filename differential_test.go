@@ -653,9 +653,11 @@ func TestProfileA7_DifferentialSemanticPoints(t *testing.T) {
 		{"root_array", `{"type":"object"}`, `[]`, false},
 	}
 	for _, tc := range cases {
-		contract, reference := diffCompile(t, tc.name, tc.schema)
-		pair := diffCheck(t, tc.name, contract, reference, tc.schema, tc.value)
-		assert.Equal(t, tc.accept, pair.profile == nil, "case %s: profile verdict: %v", tc.name, pair.profile)
-		assert.Equal(t, tc.accept, pair.reference == nil, "case %s: jsonschema verdict: %v", tc.name, pair.reference)
+		t.Run(tc.name, func(t *testing.T) {
+			contract, reference := diffCompile(t, tc.name, tc.schema)
+			pair := diffCheck(t, tc.name, contract, reference, tc.schema, tc.value)
+			assert.Equal(t, tc.accept, pair.profile == nil, "case %s: profile verdict: %v", tc.name, pair.profile)
+			assert.Equal(t, tc.accept, pair.reference == nil, "case %s: jsonschema verdict: %v", tc.name, pair.reference)
+		})
 	}
 }

@@ -19,7 +19,7 @@ const dialect202012 = "https://json-schema.org/draft/2020-12/schema"
 func TestBehaviorF1_FixtureSchemasCompile(t *testing.T) {
 	f := loadMCPFixture(t)
 	tool := decodeObject(t, f.Tool)
-	for _, version := range testVersions {
+	forEachVersion(t, func(t *testing.T, version string) {
 		h := sdkHarness(t, newSDKServer(t, nil, f.Tool), version)
 		catalog, err := discoverDefault(t, h, purramcp.Limits{})
 		require.NoError(t, err, "F1 at %s", version)
@@ -31,7 +31,7 @@ func TestBehaviorF1_FixtureSchemasCompile(t *testing.T) {
 		assert.Equal(t, tool["inputSchema"], reg.ArgumentContract.Schema(), "F1 at %s", version)
 		_, calls := h.counts()
 		assert.Zero(t, calls)
-	}
+	})
 }
 
 // discoverDeclared discovers the declared-dialect fixture tool; the server
@@ -51,12 +51,12 @@ func discoverDeclared(t *testing.T, version string, result json.RawMessage) (*pu
 func TestBehaviorF2_DeclaredDialectCompiles(t *testing.T) {
 	f := loadMCPFixture(t)
 	plain := decodeObject(t, f.Tool)
-	for _, version := range testVersions {
+	forEachVersion(t, func(t *testing.T, version string) {
 		catalog, _, _ := discoverDeclared(t, version, nil)
 		reg := catalog.Registrations()[0]
 		assert.Equal(t, plain["inputSchema"], reg.ArgumentContract.Schema(), "F2 at %s: declaration removed", version)
 		assert.Equal(t, plain["inputSchema"], reg.InputSchema, "F2 at %s", version)
-	}
+	})
 }
 
 // TestBehaviorF3_TextOnlyTool: no output schema → outputSchema null.
@@ -95,7 +95,7 @@ func countBinding(remote string) map[string]purramcp.ToolBinding {
 // TestBehaviorF4_SmokeSchemas: the installed smoke's schemas compile and
 // give the smoke digest; {} runs, anything more is rejected.
 func TestBehaviorF4_SmokeSchemas(t *testing.T) {
-	for _, version := range testVersions {
+	forEachVersion(t, func(t *testing.T, version string) {
 		srv := newSDKServer(t, json.RawMessage(`{"content":[],"structuredContent":{"count":3}}`), json.RawMessage(smokeCountTool))
 		h := sdkHarness(t, srv, version)
 		catalog, err := purramcp.DiscoverTools(t.Context(), h.session, "local", countBinding("count"),
@@ -115,13 +115,13 @@ func TestBehaviorF4_SmokeSchemas(t *testing.T) {
 		assert.Equal(t, "mcp_invalid_arguments", res.ErrorCode, "F4 at %s", version)
 		_, calls := h.counts()
 		assert.Equal(t, 1, calls, "F4 at %s", version)
-	}
+	})
 }
 
 // TestBehaviorF5_WriteSmokeSchemas: the write smoke's schemas compile under a
 // read binding (the write path itself is out of scope).
 func TestBehaviorF5_WriteSmokeSchemas(t *testing.T) {
-	for _, version := range testVersions {
+	forEachVersion(t, func(t *testing.T, version string) {
 		srv := newSDKServer(t, json.RawMessage(`{"content":[],"structuredContent":{"written":true}}`), json.RawMessage(smokeWriteTool))
 		h := sdkHarness(t, srv, version)
 		bindings := map[string]purramcp.ToolBinding{"write": {LocalName: "write",
@@ -136,7 +136,7 @@ func TestBehaviorF5_WriteSmokeSchemas(t *testing.T) {
 		res, err = reg.Run(t.Context(), json.RawMessage(`{"value":"42"}`), purramcp.ToolContext{})
 		require.NoError(t, err)
 		assert.Equal(t, "mcp_invalid_arguments", res.ErrorCode, "F5 at %s", version)
-	}
+	})
 }
 
 // TestBehaviorF6_LocalRef: the fixture tool with input {type:object,
@@ -144,7 +144,7 @@ func TestBehaviorF5_WriteSmokeSchemas(t *testing.T) {
 func TestBehaviorF6_LocalRef(t *testing.T) {
 	f := loadMCPFixture(t)
 	tool := withField(t, f.Tool, "inputSchema", map[string]any{"type": "object", "$ref": "#/$defs/x"})
-	for _, version := range testVersions {
+	forEachVersion(t, func(t *testing.T, version string) {
 		h := sdkHarness(t, newSDKServer(t, nil, tool), version)
 		catalog, err := discoverDefault(t, h, purramcp.Limits{})
 		assert.Nil(t, catalog)
@@ -152,7 +152,7 @@ func TestBehaviorF6_LocalRef(t *testing.T) {
 		lists, calls := h.counts()
 		assert.Equal(t, 1, lists, "F6 at %s", version)
 		assert.Zero(t, calls, "F6 at %s", version)
-	}
+	})
 }
 
 // schemaCase runs one mcp_tools.json schemaCase at both versions: discovery
@@ -214,20 +214,20 @@ func TestBehaviorF12_ReferenceWithRecognizedDialect(t *testing.T) {
 // declaration (17 without) against maxSchemaBytes 60.
 func TestBehaviorF13_SchemaBytesIncludeDialect(t *testing.T) {
 	tool := json.RawMessage(`{"name":"remote.search","inputSchema":{"type":"object","$schema":"https://json-schema.org/draft/2020-12/schema"}}`)
-	for _, version := range testVersions {
+	forEachVersion(t, func(t *testing.T, version string) {
 		h := sdkHarness(t, newSDKServer(t, nil, tool), version)
 		_, err := discoverDefault(t, h, purramcp.Limits{MaxSchemaBytes: 60})
 		assert.Equal(t, "mcp_schema_unsupported", purramcp.CodeOf(err), version)
 		_, calls := h.counts()
 		assert.Zero(t, calls)
-	}
+	})
 }
 
 // TestBehaviorG7_DeclaredDialectSnapshot: the declaration stays in both
 // snapshot schemas (and so in the digest) and leaves the argument contract.
 func TestBehaviorG7_DeclaredDialectSnapshot(t *testing.T) {
 	f := loadMCPFixture(t)
-	for _, version := range testVersions {
+	forEachVersion(t, func(t *testing.T, version string) {
 		catalog, _, _ := discoverDeclared(t, version, nil)
 		snap := catalog.Snapshot()
 		assert.Equal(t, dialect202012, snap.Entries[0].InputSchema["$schema"], "G7 at %s", version)
@@ -239,13 +239,13 @@ func TestBehaviorG7_DeclaredDialectSnapshot(t *testing.T) {
 		reg := catalog.Registrations()[0]
 		assert.NotContains(t, reg.InputSchema, "$schema", "G7 at %s", version)
 		assert.NotContains(t, reg.ArgumentContract.Schema(), "$schema", "G7 at %s", version)
-	}
+	})
 }
 
 // TestBehaviorH17_DeclaredDialectKeepsConstraints: the declaration weakens
 // nothing: "too long" fails without a call, "a" runs.
 func TestBehaviorH17_DeclaredDialectKeepsConstraints(t *testing.T) {
-	for _, version := range testVersions {
+	forEachVersion(t, func(t *testing.T, version string) {
 		catalog, _, h := discoverDeclared(t, version, json.RawMessage(`{"content":[],"structuredContent":{"count":1}}`))
 		reg := catalog.Registrations()[0]
 		res, err := reg.Run(t.Context(), json.RawMessage(`{"q":"too long"}`), purramcp.ToolContext{})
@@ -260,18 +260,18 @@ func TestBehaviorH17_DeclaredDialectKeepsConstraints(t *testing.T) {
 		assert.Empty(t, res.ErrorCode)
 		_, calls = h.counts()
 		assert.Equal(t, 1, calls, "H17 at %s", version)
-	}
+	})
 }
 
 // TestBehaviorH18_DeclaredDialectOutputChecked: a wrong structured result
 // from the declared tool fails mcp_result_invalid after one call.
 func TestBehaviorH18_DeclaredDialectOutputChecked(t *testing.T) {
-	for _, version := range testVersions {
+	forEachVersion(t, func(t *testing.T, version string) {
 		catalog, _, h := discoverDeclared(t, version, json.RawMessage(`{"content":[],"structuredContent":{"count":"wrong"}}`))
 		res, err := catalog.Registrations()[0].Run(t.Context(), argsA, purramcp.ToolContext{})
 		require.NoError(t, err)
 		assert.Equal(t, purramcp.ToolResult{Content: emptyEnvelope, EffectState: "not_started", ErrorCode: "mcp_result_invalid"}, res, "H18 at %s", version)
 		_, calls := h.counts()
 		assert.Equal(t, 1, calls, "H18 at %s", version)
-	}
+	})
 }

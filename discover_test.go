@@ -96,7 +96,7 @@ func TestBehaviorA4_AnnotationsGrantNothing(t *testing.T) {
 		"read_only": withField(t, f.Tool, "annotations", map[string]any{"readOnlyHint": true, "destructiveHint": false, "title": "T"}),
 		"none":      withField(t, f.Tool, "annotations", nil),
 	}
-	for _, version := range testVersions {
+	forEachVersion(t, func(t *testing.T, version string) {
 		digests := map[string]string{}
 		for name, tool := range variants {
 			h := sdkHarness(t, newSDKServer(t, nil, tool), version)
@@ -113,7 +113,7 @@ func TestBehaviorA4_AnnotationsGrantNothing(t *testing.T) {
 		if version == purramcp.ProtocolVersion20251125 {
 			assert.Equal(t, f.RevisionDigest, digests["fixture"], "A4: fixture digest")
 		}
-	}
+	})
 }
 
 // TestGap3_BindingValidation covers binding, server id and limit validation
@@ -205,7 +205,7 @@ func TestBehaviorD2_RepeatedCursor(t *testing.T) {
 // tools/list, and calls never trigger a hidden re-list.
 func TestBehaviorD3_OneListNoRelist(t *testing.T) {
 	f := loadMCPFixture(t)
-	for _, version := range testVersions {
+	forEachVersion(t, func(t *testing.T, version string) {
 		h := sdkHarness(t, newSDKServer(t, nil, f.Tool), version)
 		reg := discoverWith(t, h, purramcp.Limits{}, nil)
 		for range 3 {
@@ -216,7 +216,7 @@ func TestBehaviorD3_OneListNoRelist(t *testing.T) {
 		lists, calls := h.counts()
 		assert.Equal(t, 1, lists, "D3 at %s: tools/list requests", version)
 		assert.Equal(t, 3, calls, "D3 at %s: tools/call requests", version)
-	}
+	})
 }
 
 // TestDiscover_CursorCycle: A → B → A repeats a cursor seen two pages
@@ -300,15 +300,17 @@ func TestGap7_DuplicateNameAcrossPages(t *testing.T) {
 		{"bound", []string{toolsPage(t, "p2", f.Tool), toolsPage(t, "", f.Tool)}},
 		{"unbound", []string{toolsPage(t, "p2", other, f.Tool), toolsPage(t, "", other)}},
 	} {
-		for _, modern := range modernities {
-			h := rawHarness(t, &rawServer{modern: modern, pages: tc.pages})
-			catalog, err := discoverDefault(t, h, purramcp.Limits{})
-			assert.Nil(t, catalog)
-			assert.Equal(t, "mcp_name_conflict", purramcp.CodeOf(err), "%s modern=%v", tc.id, modern)
-			lists, calls := h.counts()
-			assert.Equal(t, 2, lists, "%s modern=%v", tc.id, modern)
-			assert.Zero(t, calls)
-		}
+		t.Run(tc.id, func(t *testing.T) {
+			for _, modern := range modernities {
+				h := rawHarness(t, &rawServer{modern: modern, pages: tc.pages})
+				catalog, err := discoverDefault(t, h, purramcp.Limits{})
+				assert.Nil(t, catalog)
+				assert.Equal(t, "mcp_name_conflict", purramcp.CodeOf(err), "%s modern=%v", tc.id, modern)
+				lists, calls := h.counts()
+				assert.Equal(t, 2, lists, "%s modern=%v", tc.id, modern)
+				assert.Zero(t, calls)
+			}
+		})
 	}
 }
 
@@ -329,13 +331,15 @@ func TestDiscover_OversizedPage(t *testing.T) {
 		{"default_limit_accumulated", []string{toolsPage(t, "p2", f.Tool, big("big1", 600_000)), toolsPage(t, "", big("big2", 600_000))}, purramcp.Limits{}, 2},
 		{"lowered_limit_accumulated", []string{toolsPage(t, "p2", f.Tool), toolsPage(t, "", big("big", 100))}, purramcp.Limits{MaxCatalogBytes: 600}, 2},
 	} {
-		h := rawHarness(t, &rawServer{pages: tc.pages})
-		catalog, err := discoverDefault(t, h, tc.limits)
-		assert.Nil(t, catalog)
-		assert.Equal(t, "mcp_catalog_limit_exceeded", purramcp.CodeOf(err), tc.id)
-		lists, calls := h.counts()
-		assert.Equal(t, tc.wantLists, lists, tc.id)
-		assert.Zero(t, calls, tc.id)
+		t.Run(tc.id, func(t *testing.T) {
+			h := rawHarness(t, &rawServer{pages: tc.pages})
+			catalog, err := discoverDefault(t, h, tc.limits)
+			assert.Nil(t, catalog)
+			assert.Equal(t, "mcp_catalog_limit_exceeded", purramcp.CodeOf(err), tc.id)
+			lists, calls := h.counts()
+			assert.Equal(t, tc.wantLists, lists, tc.id)
+			assert.Zero(t, calls, tc.id)
+		})
 	}
 }
 
@@ -426,7 +430,7 @@ func TestGap6_ToolsUnavailable(t *testing.T) {
 		lists, _ := h.counts()
 		assert.Zero(t, lists, "raw modern=%v", modern)
 	}
-	for _, version := range testVersions {
+	forEachVersion(t, func(t *testing.T, version string) {
 		// A go-sdk server with no tool and no tools capability advertises none.
 		server := mcp.NewServer(&mcp.Implementation{Name: "toolless", Version: "1"}, nil)
 		cs, monitor := connectSDK(t, server, version)
@@ -434,14 +438,14 @@ func TestGap6_ToolsUnavailable(t *testing.T) {
 			purramcp.DiscoveryOptions{Monitor: monitor})
 		assert.Nil(t, catalog)
 		assert.Equal(t, "mcp_tools_unavailable", purramcp.CodeOf(err), "go-sdk server at %s", version)
-	}
+	})
 }
 
 // TestGap5_NotInitialized: a monitor that accepted no protocol version fails
 // mcp_not_initialized before any request (reference-behaviors.md §5.5).
 func TestGap5_NotInitialized(t *testing.T) {
 	f := loadMCPFixture(t)
-	for _, version := range testVersions {
+	forEachVersion(t, func(t *testing.T, version string) {
 		h := sdkHarness(t, newSDKServer(t, nil, f.Tool), version)
 		fresh := purramcp.NewCatalogMonitor()
 		catalog, err := purramcp.DiscoverTools(t.Context(), h.session, "fixture", searchBinding(),
@@ -454,7 +458,7 @@ func TestGap5_NotInitialized(t *testing.T) {
 		assert.Equal(t, "mcp_not_initialized", purramcp.CodeOf(err), "%s: not initialized before stale", version)
 		lists, _ := h.counts()
 		assert.Zero(t, lists, version)
-	}
+	})
 }
 
 // TestDiscover_TTLCache: under 2026-07-28 go-sdk serves tools/list from its
@@ -551,9 +555,17 @@ func TestDiscover_PageSizeIsJSSize(t *testing.T) {
 	for i, page := range pages {
 		want, err := jssize.Size(page)
 		require.NoError(t, err)
-		got, schemaSizes, err := purramcp.PageSize(page)
+		got, schemaSizes, err := purramcp.PageSize(page, math.MaxInt)
 		require.NoError(t, err)
 		assert.Equal(t, want, got, "page %d", i)
+		for _, limit := range []int{0, want / 2, want - 1, want} {
+			n, _, err := purramcp.PageSize(page, limit)
+			require.NoError(t, err)
+			assert.Equal(t, want > limit, n > limit, "page %d under limit %d: %d", i, limit, n)
+			if want <= limit {
+				assert.Equal(t, want, n, "page %d at limit %d", i, limit)
+			}
+		}
 		require.Len(t, schemaSizes, len(page.Tools), "page %d", i)
 		for j, tool := range page.Tools {
 			var wantSchemas [2]int

@@ -21,9 +21,9 @@
 //	monitor := purramcp.NewCatalogMonitor()
 //	client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"},
 //		monitor.ClientOptions(nil)) // or the host's own options, composed
-//	session, err := client.Connect(ctx, transport, nil)
+//	session, err := client.Connect(ctx, monitor.Transport(transport), nil) // bounded frames
 //	if err != nil { ... }
-//	if err := monitor.Attach(session); err != nil { ... } // negotiated version
+//	if err := monitor.Attach(session); err != nil { ... } // wiring, negotiated version
 //	catalog, err := purramcp.DiscoverTools(ctx, session, "documents",
 //		map[string]purramcp.ToolBinding{"remote.search": {
 //			LocalName: "search_documents",
@@ -66,24 +66,44 @@
 //
 // # Differences from purra-mcp 1.0.0
 //
+// This is the one list of what differs from the TypeScript package; the
+// README points here.
+//
 //   - ctx replaces AbortSignal and [ErrCanceled] replaces AgentCanceledError.
 //     go-sdk sends notifications/cancelled on cancellation, best effort; that
 //     does not prove the remote work stopped.
-//   - Bindings need a Scope; [Unscoped] replaces a null scope. A scope denies
-//     by returning [Deny]; any other error is the host's failure.
-//   - Run takes arguments as JSON text; empty (nil) arguments mean {}.
+//   - Bindings need a Scope; [Unscoped] replaces a null scope. A [ScopeFunc]
+//     returns nil (allow), an error from [Deny] (deny, whatever the reason
+//     text, even blank) or any other error (a host failure, returned
+//     unchanged), in place of TypeScript's false/non-blank-string decisions.
+//     When Run returns an error (ErrCanceled or a host failure) its
+//     [ToolResult] is the zero value, as TypeScript throws there; every result
+//     it returns has EffectState "not_started".
+//   - Run takes the arguments as JSON text and parses them strictly (duplicate
+//     keys, lone surrogates and unsafe integers are rejected before the input
+//     contract sees them); empty (nil) arguments mean {}.
+//   - [Limits] and [ContractLimits] use Go zero values for "default", so a zero
+//     limit cannot be requested (TypeScript rejects an explicit 0).
+//   - Titles must be valid UTF-8.
 //   - go-sdk does not order notification handling against responses, so a
 //     list change racing a discovery may make the catalog stale just after
-//     DiscoverTools returns rather than failing it.
+//     DiscoverTools returns rather than failing it. Either way the catalog
+//     ends up stale.
 //   - go-sdk decodes results itself: lone surrogates become U+FFFD, the last
 //     duplicate key wins, execution.taskSupport is dropped (so
 //     mcp_tool_unsupported cannot be seen), tools with invalid x-mcp-header
-//     annotations are dropped (a bound one then fails mcp_binding_missing), a
-//     present but empty nextCursor ends paging, and a tool whose schema is
-//     not an object only fails when it is bound (mcp_schema_unsupported).
-//     Byte counts are of the re-encoded values.
-//   - Protocol 2026-07-28 is supported; under it go-sdk may answer tools/list
-//     from its TTL cache until a list change invalidates it.
+//     annotations are dropped (a bound one then fails mcp_binding_missing),
+//     and a tool whose schema is not an object only fails when it is bound
+//     (mcp_schema_unsupported). Byte counts are JavaScript JSON.stringify
+//     lengths of the re-encoded, decoded values.
+//   - A present but empty nextCursor ends paging: go-sdk decodes it exactly
+//     like an absent one, so TypeScript's mcp_pagination_invalid for "" cannot
+//     be reproduced. Over-long (over 512 bytes) and repeated cursors still fail.
+//   - Protocol 2026-07-28 is supported (TypeScript 1.0.0 predates it). Under
+//     it go-sdk may answer tools/list from its TTL cache until a list change
+//     invalidates it, and go-sdk servers add resultType and _meta.serverInfo
+//     to every result; those bytes count towards MaxCatalogBytes and
+//     MaxResultBytes.
 //   - A monitor serves one session: attaching a second fails
 //     mcp_protocol_conflict, as does discovering over a session whose
 //     negotiated version differs from the monitor's. A monitor attached to
@@ -91,7 +111,13 @@
 //   - go-sdk decode failures without a sentinel (unknown content types, wrong
 //     field types) map to mcp_result_invalid; broken connections (including
 //     an in-flight EOF and JSON-RPC -32005) to mcp_transport_error.
-//   - Titles must be valid UTF-8.
+//   - Everything purramcp adds is opt-in and leaves the reference behaviour,
+//     the codes and the digests unchanged at its zero value: schema policies,
+//     inspection, the exported Code constants, and the production controls
+//     of [DiscoveryOptions] (Approve, StaleRetries, RequireReadOnlyHint,
+//     Observer) with their codes mcp_catalog_unapproved and
+//     mcp_annotation_conflict, [PinDigests], [DiffSnapshots],
+//     [SlogObserver], [Merge] and [Catalog.Registration].
 //
 // # Schema policies and inspection
 //

@@ -8,8 +8,13 @@ import (
 // Error codes, one per failure the adapter reports. Each is the Code of the
 // [*Error] values that match its sentinel below, and the ErrorCode of a
 // [ToolResult] that failed with it. They are part of the API: a code never
-// changes meaning and never carries remote text.
+// changes meaning and never carries remote text. CodeAnnotationConflict and
+// CodeCatalogUnapproved are purramcp additions with no purra-mcp 1.0.0
+// counterpart; they arise only from opt-in [DiscoveryOptions] fields.
 const (
+	// CodeAnnotationConflict is the code of [ErrAnnotationConflict] (a
+	// purramcp addition).
+	CodeAnnotationConflict = "mcp_annotation_conflict"
 	// CodeBindingInvalid is the code of [ErrBindingInvalid].
 	CodeBindingInvalid = "mcp_binding_invalid"
 	// CodeBindingMissing is the code of [ErrBindingMissing].
@@ -18,6 +23,9 @@ const (
 	CodeCatalogLimitExceeded = "mcp_catalog_limit_exceeded"
 	// CodeCatalogStale is the code of [ErrCatalogStale].
 	CodeCatalogStale = "mcp_catalog_stale"
+	// CodeCatalogUnapproved is the code of [ErrCatalogUnapproved] (a purramcp
+	// addition).
+	CodeCatalogUnapproved = "mcp_catalog_unapproved"
 	// CodeConnectionClosed is the code of [ErrConnectionClosed].
 	CodeConnectionClosed = "mcp_connection_closed"
 	// CodeInvalidArguments is the code of [ErrInvalidArguments].
@@ -61,6 +69,9 @@ const (
 // importer can make it match another code; the adapter returns fresh *Error
 // values and never a sentinel itself.
 var (
+	// ErrAnnotationConflict reports a bound tool whose annotations do not
+	// claim read-only when DiscoveryOptions.RequireReadOnlyHint is set.
+	ErrAnnotationConflict error = sentinel(CodeAnnotationConflict)
 	// ErrBindingInvalid reports invalid limits, options, server id or bindings.
 	ErrBindingInvalid error = sentinel(CodeBindingInvalid)
 	// ErrBindingMissing reports a bound remote tool the server never listed.
@@ -69,6 +80,9 @@ var (
 	ErrCatalogLimitExceeded error = sentinel(CodeCatalogLimitExceeded)
 	// ErrCatalogStale reports a tool list change since discovery began.
 	ErrCatalogStale error = sentinel(CodeCatalogStale)
+	// ErrCatalogUnapproved reports a catalog that DiscoveryOptions.Approve
+	// rejected.
+	ErrCatalogUnapproved error = sentinel(CodeCatalogUnapproved)
 	// ErrConnectionClosed reports a closed monitor (the session ended).
 	ErrConnectionClosed error = sentinel(CodeConnectionClosed)
 	// ErrInvalidArguments reports arguments the input contract rejects.

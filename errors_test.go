@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"strings"
 	"testing"
 
@@ -13,9 +14,9 @@ import (
 	"purra.dev/purramcp"
 )
 
-// allCodes maps every mcp_* code of adapter.md and dist/index.js to its
-// sentinel (style.md N2).
-var allCodes = map[string]error{
+// referenceCodes maps every mcp_* code of adapter.md and dist/index.js to
+// its sentinel (style.md N2).
+var referenceCodes = map[string]error{
 	"mcp_binding_invalid":        purramcp.ErrBindingInvalid,
 	"mcp_binding_missing":        purramcp.ErrBindingMissing,
 	"mcp_catalog_limit_exceeded": purramcp.ErrCatalogLimitExceeded,
@@ -40,8 +41,26 @@ var allCodes = map[string]error{
 	"mcp_transport_error":        purramcp.ErrTransportError,
 }
 
+// additionCodes are purramcp's own codes, with no purra-mcp 1.0.0
+// counterpart: each arises only from an opt-in DiscoveryOptions field.
+var additionCodes = map[string]error{
+	"mcp_annotation_conflict": purramcp.ErrAnnotationConflict, // RequireReadOnlyHint
+	"mcp_catalog_unapproved":  purramcp.ErrCatalogUnapproved,  // Approve
+}
+
+// allCodes is every code the package reports.
+var allCodes = func() map[string]error {
+	all := maps.Clone(referenceCodes)
+	maps.Copy(all, additionCodes)
+	return all
+}()
+
 func TestErrors_CodesAndSentinels(t *testing.T) {
-	require.Len(t, allCodes, 22)
+	require.Len(t, referenceCodes, 22)
+	require.Len(t, additionCodes, 2)
+	require.Len(t, allCodes, 24, "no addition reuses a reference code")
+	assert.Equal(t, purramcp.CodeAnnotationConflict, "mcp_annotation_conflict")
+	assert.Equal(t, purramcp.CodeCatalogUnapproved, "mcp_catalog_unapproved")
 	for code, sentinel := range allCodes {
 		assert.Equal(t, code, purramcp.CodeOf(sentinel), "sentinel → code")
 		assert.Equal(t, code, purramcp.CodeOf(sentinel))

@@ -71,7 +71,7 @@ func ExampleDiscoverTools() {
 
 	monitor := purramcp.NewCatalogMonitor()
 	client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, monitor.ClientOptions(nil))
-	session, err := client.Connect(ctx, clientTransport, nil)
+	session, err := client.Connect(ctx, monitor.Transport(clientTransport), nil)
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -170,7 +170,7 @@ func connectSDK(t testing.TB, server *mcp.Server, version string) (*mcp.ClientSe
 	require.NoError(t, err)
 	monitor := purramcp.NewCatalogMonitor()
 	client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, monitor.ClientOptions(nil))
-	cs, err := client.Connect(context.Background(), ct, &mcp.ClientSessionOptions{ProtocolVersion: version})
+	cs, err := client.Connect(context.Background(), monitor.Transport(ct), &mcp.ClientSessionOptions{ProtocolVersion: version})
 	require.NoError(t, err)
 	t.Cleanup(func() {
 		_ = cs.Close()
@@ -232,4 +232,13 @@ var errContextCanceled = context.Canceled
 
 func contextWithCancel(t testing.TB) (context.Context, context.CancelFunc) {
 	return context.WithCancel(t.Context())
+}
+
+// forEachVersion runs f as one subtest per negotiated version in
+// testVersions, so a single version can be selected with -run.
+func forEachVersion(t *testing.T, f func(t *testing.T, version string)) {
+	t.Helper()
+	for _, version := range testVersions {
+		t.Run(version, func(t *testing.T) { f(t, version) })
+	}
 }

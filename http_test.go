@@ -38,8 +38,8 @@ func httpRoundTrip(t *testing.T, stateless bool, wantVersion string) {
 
 	monitor := purramcp.NewCatalogMonitor()
 	client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, monitor.ClientOptions(nil))
-	cs, err := client.Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: hs.URL,
-		HTTPClient: &http.Client{Transport: transport}}, nil)
+	cs, err := client.Connect(t.Context(), monitor.Transport(&mcp.StreamableClientTransport{Endpoint: hs.URL,
+		HTTPClient: &http.Client{Transport: transport}}), nil)
 	require.NoError(t, err)
 	sessionOpen := true
 	defer func() {
@@ -114,8 +114,8 @@ func TestHTTP_ServerGone(t *testing.T) {
 	defer transport.CloseIdleConnections()
 	monitor := purramcp.NewCatalogMonitor()
 	client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, monitor.ClientOptions(nil))
-	cs, err := client.Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: hs.URL,
-		HTTPClient: &http.Client{Transport: transport}, MaxRetries: 1}, nil)
+	cs, err := client.Connect(t.Context(), monitor.Transport(&mcp.StreamableClientTransport{Endpoint: hs.URL,
+		HTTPClient: &http.Client{Transport: transport}, MaxRetries: 1}), nil)
 	require.NoError(t, err)
 	defer func() { _ = cs.Close() }()
 	require.NoError(t, monitor.Attach(cs))

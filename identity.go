@@ -8,12 +8,12 @@ import (
 )
 
 // JSONIdentityProfile names the content digest computed by IdentityDigest
-// (schema-profile.md Part B).
-const JSONIdentityProfile = "purra.json-identity/v1"
+// and by every revision, schema and contract digest.
+const JSONIdentityProfile = identity.Profile
 
 // identityLimits are the default output limits that bound every identity
 // input (schema-profile.md B1.1): depth 64, 65536 nodes, 1 MiB detached.
-var identityLimits = strictjson.Limits{Depth: 64, Nodes: 65536, Bytes: 1048576}
+var identityLimits = strictjson.Limits{Depth: defaultOutputDepth, Nodes: defaultOutputNodes, Bytes: defaultOutputBytes}
 
 // errIdentityInput is the only error IdentityDigest returns. Like the
 // reference it is a plain error, not a coded one (schema-profile.md A12.9).
@@ -25,8 +25,8 @@ var errIdentityInput = errors.New("purramcp: value outside the purra.json-identi
 // is its binary64 bit pattern. It is a content identity, not a credential.
 //
 // value may be nil, a bool, a string, any Go number or json.Number, []any,
-// map[string]any, or json.RawMessage (parsed strictly, schema-profile.md
-// A6), nested in any combination. It fails for anything else, for invalid
+// map[string]any, or json.RawMessage (parsed strictly: no duplicate keys,
+// lone surrogates or unsafe integers), nested in any combination. It fails for anything else, for invalid
 // UTF-8, NaN, ±Inf, integral numbers beyond ±(2^53−1), duplicate keys or
 // bad syntax in raw JSON, and for values over depth 64, 65536 nodes or
 // 1 MiB of detached bytes. Keys order and number spelling do not change the

@@ -88,15 +88,17 @@ func TestIdentityC4_CatalogDigests(t *testing.T) {
 	}
 	assert.Equal(t, "8cb096a7199b89dd4fcdcdae1f23b91b9d29ba0146efbbba79cd1a557e62349d", fixtureDigest)
 	for _, tc := range cases {
-		got, err := purramcp.IdentityDigest(tc.value)
-		require.NoError(t, err, tc.name)
-		assert.Equal(t, tc.want, got, "case %s", tc.name)
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := purramcp.IdentityDigest(tc.value)
+			require.NoError(t, err, tc.name)
+			assert.Equal(t, tc.want, got, "case %s", tc.name)
 
-		raw, err := json.Marshal(tc.value)
-		require.NoError(t, err)
-		got, err = purramcp.IdentityDigest(json.RawMessage(raw))
-		require.NoError(t, err, tc.name)
-		assert.Equal(t, tc.want, got, "case %s as raw JSON", tc.name)
+			raw, err := json.Marshal(tc.value)
+			require.NoError(t, err)
+			got, err = purramcp.IdentityDigest(json.RawMessage(raw))
+			require.NoError(t, err, tc.name)
+			assert.Equal(t, tc.want, got, "case %s as raw JSON", tc.name)
+		})
 	}
 }
 
@@ -117,14 +119,16 @@ func TestIdentityA10_ContractExamples(t *testing.T) {
 			"1069387100395a0407589c5c408b0cf54a90fa26383cb46a5682019f6b33582e"},
 	}
 	for _, tc := range cases {
-		c, err := purramcp.NewContract(purramcp.ContractOptions{SchemaID: tc.id, SchemaVersion: "1",
-			Schema: json.RawMessage(tc.schema), Mode: tc.mode})
-		require.NoError(t, err, tc.schema)
-		assert.Equal(t, tc.schemaDigest, c.SchemaDigest(), tc.schema)
-		assert.Equal(t, tc.contractDigest, c.ContractDigest(), tc.schema)
-		d, err := purramcp.IdentityDigest(json.RawMessage(tc.schema))
-		require.NoError(t, err)
-		assert.Equal(t, tc.schemaDigest, d, "IdentityDigest equals schemaDigest")
+		t.Run(tc.id, func(t *testing.T) {
+			c, err := purramcp.NewContract(purramcp.ContractOptions{SchemaID: tc.id, SchemaVersion: "1",
+				Schema: json.RawMessage(tc.schema), Mode: tc.mode})
+			require.NoError(t, err, tc.schema)
+			assert.Equal(t, tc.schemaDigest, c.SchemaDigest(), tc.schema)
+			assert.Equal(t, tc.contractDigest, c.ContractDigest(), tc.schema)
+			d, err := purramcp.IdentityDigest(json.RawMessage(tc.schema))
+			require.NoError(t, err)
+			assert.Equal(t, tc.schemaDigest, d, "IdentityDigest equals schemaDigest")
+		})
 	}
 }
 

@@ -197,7 +197,7 @@ func TestBehaviorI4_Disconnect(t *testing.T) {
 		_, calls := h.counts()
 		assert.Equal(t, 1, calls, "I4 raw modern=%v", modern)
 	}
-	for _, version := range testVersions {
+	forEachVersion(t, func(t *testing.T, version string) {
 		g := newGatedServer(t, f.Tool)
 		st, ct := mcp.NewInMemoryTransports()
 		drop := &dropTransport{Transport: st}
@@ -205,7 +205,7 @@ func TestBehaviorI4_Disconnect(t *testing.T) {
 		require.NoError(t, err)
 		monitor := purramcp.NewCatalogMonitor()
 		cs, err := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, monitor.ClientOptions(nil)).
-			Connect(t.Context(), ct, &mcp.ClientSessionOptions{ProtocolVersion: version})
+			Connect(t.Context(), monitor.Transport(ct), &mcp.ClientSessionOptions{ProtocolVersion: version})
 		require.NoError(t, err)
 		t.Cleanup(func() {
 			_ = cs.Close()
@@ -228,13 +228,13 @@ func TestBehaviorI4_Disconnect(t *testing.T) {
 		assert.Equal(t, "mcp_connection_closed", res.ErrorCode, "I4 at %s", version)
 		_, calls := g.counts()
 		assert.Equal(t, 1, calls, "I4 at %s", version)
-	}
+	})
 }
 
 // TestBehaviorJ1_CanceledDiscovery: a done ctx sends nothing.
 func TestBehaviorJ1_CanceledDiscovery(t *testing.T) {
 	f := loadMCPFixture(t)
-	for _, version := range testVersions {
+	forEachVersion(t, func(t *testing.T, version string) {
 		h := sdkHarness(t, newSDKServer(t, nil, f.Tool), version)
 		ctx, cancel := contextWithCancel(t)
 		cancel()
@@ -244,7 +244,7 @@ func TestBehaviorJ1_CanceledDiscovery(t *testing.T) {
 		assert.ErrorIs(t, err, errContextCanceled, "J1 at %s", version)
 		lists, _ := h.counts()
 		assert.Zero(t, lists, "J1 at %s", version)
-	}
+	})
 }
 
 // TestBehaviorJ2_CancelInFlight: canceling while the server holds the call
@@ -275,7 +275,7 @@ func TestBehaviorJ2_CancelInFlight(t *testing.T) {
 // TestBehaviorJ3_CanceledRun: a done ctx sends nothing.
 func TestBehaviorJ3_CanceledRun(t *testing.T) {
 	f := loadMCPFixture(t)
-	for _, version := range testVersions {
+	forEachVersion(t, func(t *testing.T, version string) {
 		h := sdkHarness(t, newSDKServer(t, nil, f.Tool), version)
 		reg := discoverWith(t, h, purramcp.Limits{}, nil)
 		ctx, cancel := context.WithCancel(t.Context())
@@ -286,7 +286,7 @@ func TestBehaviorJ3_CanceledRun(t *testing.T) {
 		assert.Equal(t, purramcp.ToolResult{}, res)
 		_, calls := h.counts()
 		assert.Zero(t, calls, "J3 at %s", version)
-	}
+	})
 }
 
 // TestRun_NoAnswerTimesOut: a tools/call answer that never comes fails

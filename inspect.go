@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -47,7 +48,7 @@ type ToolReport struct {
 // InspectTool reports whether tool could be bound under limits (zero fields
 // take defaults) and policy, applying the checks discovery applies to a
 // bound tool, in the same order: name, description bytes, then the input and
-// the output schema (adapter.md §3.5, §5). When it would not bind, BindsWith
+// the output schema (see [DiscoverTools], step 4). When it would not bind, BindsWith
 // names the narrowest wider policy that would bind it. It fails
 // [ErrBindingInvalid] only for a nil tool or invalid limits. tool is only
 // read; schemas held as json.RawMessage or typed values (as on a server) are
@@ -151,25 +152,64 @@ type CatalogReport struct {
 	RevisionDigest string `json:"revisionDigest"`
 }
 
-// InspectCatalog lists every tool of session under opts.Limits, reports on
-// each with InspectTool under opts.Policy, and then discovers the bindable
-// ones under default bindings to report the digest such a catalog would have. serverID is the
-// snapshot's server id. It sends only tools/list requests and fails as
-// DiscoverTools does (for example [ErrPaginationInvalid] for a cursor loop).
+// InspectCatalog lists every tool of session once under opts.Limits, reports
+// on each with InspectTool under opts.Policy, and binds the bindable ones
+// under default bindings from that same listing to report the digest
+// DiscoverTools would return for them (the report and the digest never come
+// from two listings). serverID is the snapshot's server id. It sends only
+// tools/list requests and fails as DiscoverTools does, before any request for
+// invalid options or server id, a closed or unattached monitor and a server
+// without tools, then for example [ErrPaginationInvalid] for a cursor loop.
+//
+// Of the purramcp options it honours StaleRetries: when a tool list change
+// arrives between its first listing and its return, it starts over, listing
+// and discovery, up to that many more times, then fails [ErrCatalogStale];
+// outside 0..8 it fails [ErrBindingInvalid]. It approves nothing, checks no
+// hints and reports no events: Approve, RequireReadOnlyHint and Observer
+// are ignored.
 func InspectCatalog(ctx context.Context, session *mcp.ClientSession, serverID string,
 	opts DiscoveryOptions) (*CatalogReport, error) {
-	lim, err := opts.Limits.resolve()
-	if err != nil || session == nil || opts.Monitor == nil {
+	if !validStaleRetries(opts.StaleRetries) {
 		return nil, fail(CodeBindingInvalid)
 	}
-	var tools []*mcp.Tool
-	collect := func(tool *mcp.Tool, _ [2]int) error { tools = append(tools, tool); return nil }
-	revision := opts.Monitor.Revision()
-	if err := listPages(ctx, session, opts.Monitor, revision, lim, collect); err != nil {
+	plain := DiscoveryOptions{Monitor: opts.Monitor, Limits: opts.Limits, Policy: opts.Policy}
+	for attempt := 0; ; attempt++ {
+		report, err := inspectCatalog(ctx, session, serverID, plain)
+		if CodeOf(err) != CodeCatalogStale || attempt >= opts.StaleRetries || ctx.Err() != nil {
+			return report, err
+		}
+	}
+}
+
+// inspectCatalog is one InspectCatalog attempt under the plain options.
+func inspectCatalog(ctx context.Context, session *mcp.ClientSession, serverID string,
+	opts DiscoveryOptions) (*CatalogReport, error) {
+	lim, err := opts.Limits.resolve()
+	m := opts.Monitor
+	if err != nil || session == nil || m == nil || !remoteNamePattern.MatchString(serverID) ||
+		m.attachedElsewhere(session) {
+		return nil, fail(CodeBindingInvalid)
+	}
+	d := &discovery{session: session, serverID: serverID, monitor: m, limits: lim, policy: opts.Policy, opts: opts,
+		found: map[string]*boundTool{}}
+	if err := d.preflight(); err != nil {
 		return nil, err
 	}
+	type listed struct {
+		tool  *mcp.Tool
+		sizes [2]int
+	}
+	var listing []listed // in listing order, as discovery visits them
+	collect := func(tool *mcp.Tool, sizes [2]int) error { listing = append(listing, listed{tool, sizes}); return nil }
+	if err := listPages(ctx, session, m, d.revision, lim, nil, collect); err != nil {
+		return nil, err
+	}
+	tools := make([]*mcp.Tool, len(listing))
+	for i, l := range listing {
+		tools[i] = l.tool
+	}
 	slices.SortFunc(tools, func(a, b *mcp.Tool) int { return strings.Compare(a.Name, b.Name) })
-	report := &CatalogReport{ProtocolVersion: opts.Monitor.ProtocolVersion(), Bindings: map[string]ToolBinding{}}
+	report := &CatalogReport{ProtocolVersion: d.protocol, Bindings: map[string]ToolBinding{}}
 	used := map[string]bool{}
 	for _, tool := range tools {
 		r, err := InspectTool(tool, lim, opts.Policy)
@@ -178,24 +218,40 @@ func InspectCatalog(ctx context.Context, session *mcp.ClientSession, serverID st
 		}
 		report.Tools = append(report.Tools, r)
 		if r.Bindable {
-			report.Bindings[tool.Name] = defaultBinding(tool, used)
+			report.Bindings[tool.Name] = defaultBinding(tool, used, lim.MaxDescriptionBytes)
 		}
 	}
 	if len(report.Bindings) == 0 {
 		return report, nil
 	}
-	catalog, err := DiscoverTools(ctx, session, serverID, report.Bindings, opts)
+	if d.bound, err = copyBindings(report.Bindings, lim.MaxTools); err != nil {
+		return nil, err
+	}
+	for _, l := range listing {
+		if err := d.visit(l.tool, l.sizes); err != nil {
+			return nil, err
+		}
+	}
+	catalog, err := d.catalog(serverID)
 	if err != nil {
 		return nil, err
 	}
-	report.RevisionDigest = catalog.Snapshot().RevisionDigest
+	// The digest is of the listing reported only when no change came between.
+	if err := m.Check(d.revision); err != nil {
+		return nil, err
+	}
+	report.RevisionDigest = catalog.digest
 	return report, nil
 }
 
 // defaultBinding binds tool to a local name derived from its remote name:
 // characters outside [A-Za-z0-9_] become '_', a leading digit gets a '_'
 // prefix, the name is cut to 64 bytes, and a repeat gets a numeric suffix.
-func defaultBinding(tool *mcp.Tool, used map[string]bool) ToolBinding {
+// The title is the remote title, trimmed, unless it is blank, not valid
+// UTF-8 or longer than maxTitle bytes (MaxDescriptionBytes): then it is the
+// remote name cut to maxTitle bytes, so no suggested binding carries more
+// remote text than a bound description may.
+func defaultBinding(tool *mcp.Tool, used map[string]bool, maxTitle int) ToolBinding {
 	b := []byte(tool.Name)
 	for i, c := range b {
 		if !(c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
@@ -214,8 +270,8 @@ func defaultBinding(tool *mcp.Tool, used map[string]bool) ToolBinding {
 	}
 	used[local] = true
 	title := strings.TrimFunc(tool.Title, isJSWhitespace)
-	if title == "" {
-		title = tool.Name
+	if title == "" || !utf8.ValidString(title) || len(title) > maxTitle {
+		title = tool.Name[:min(len(tool.Name), maxTitle)] // ASCII: a bindable name matched remoteNamePattern
 	}
 	return ToolBinding{LocalName: local, Policy: ToolPolicy{Mode: "read", Title: title}, Scope: Unscoped}
 }

@@ -27,7 +27,9 @@ func TestInspect_FixtureCatalogVerdicts(t *testing.T) {
 	tools := []json.RawMessage{f.Tool, f.DeclaredDialectTool}
 	tools[1] = withField(t, tools[1], "name", "remote.declared")
 	for _, sc := range f.SchemaCases {
-		tools = append(tools, withField(t, sc.Tool, "name", "case."+sc.ID))
+		t.Run(sc.ID, func(t *testing.T) {
+			tools = append(tools, withField(t, sc.Tool, "name", "case."+sc.ID))
+		})
 	}
 	for _, version := range testVersions {
 		t.Run(version, func(t *testing.T) {
@@ -97,10 +99,12 @@ func TestInspect_ToolReasons(t *testing.T) {
 			[4]string{"mcp_schema_unsupported", "outputSchema", "$.properties.s", "pattern"}},
 	}
 	for _, tc := range cases {
-		r, err := purramcp.InspectTool(tc.tool, tc.lim, purramcp.SchemaPolicy{})
-		require.NoError(t, err, tc.name)
-		assert.Equal(t, tc.want[0] == "", r.Bindable, tc.name)
-		assert.Equal(t, tc.want, [4]string{r.Code, r.Schema, r.Path, r.Keyword}, tc.name)
+		t.Run(tc.name, func(t *testing.T) {
+			r, err := purramcp.InspectTool(tc.tool, tc.lim, purramcp.SchemaPolicy{})
+			require.NoError(t, err, tc.name)
+			assert.Equal(t, tc.want[0] == "", r.Bindable, tc.name)
+			assert.Equal(t, tc.want, [4]string{r.Code, r.Schema, r.Path, r.Keyword}, tc.name)
+		})
 	}
 	_, err := purramcp.InspectTool(nil, purramcp.Limits{}, purramcp.SchemaPolicy{})
 	assert.ErrorIs(t, err, purramcp.ErrBindingInvalid)

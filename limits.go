@@ -21,6 +21,30 @@ const (
 	maxCursorBytes = 512
 )
 
+// Default contract limits (schema-profile.md A2.1), each also the largest
+// value ContractLimits accepts for its field. The three output defaults are
+// also the budget of every identity input (B1.1).
+const (
+	defaultSchemaBytes     = 65_536
+	defaultOutputBytes     = 1_048_576
+	defaultSchemaDepth     = 32
+	defaultOutputDepth     = 64
+	defaultSchemaNodes     = 4_096
+	defaultOutputNodes     = 65_536
+	defaultValidationSteps = 100_000
+)
+
+// resolveField applies the rule every integer limit of Limits and
+// ContractLimits follows: zero takes def, 1 through def is kept, anything
+// else is out of range and reported false. Values are never clamped.
+func resolveField(v *int, def int) bool {
+	if *v == 0 {
+		*v = def
+		return true
+	}
+	return *v >= 1 && *v <= def
+}
+
 // Limits bounds what discovery reads and what a call may return. A zero field
 // takes its default; any other value must lie between 1 and the default
 // (Timeout: between 1ms and 5m), else discovery fails [ErrBindingInvalid].
@@ -70,30 +94,26 @@ func DefaultLimits() Limits {
 // resolve fills zero fields with defaults and checks every range
 // (adapter.md §3.1); a value out of range fails [ErrBindingInvalid].
 func (l Limits) resolve() (Limits, error) {
-	d := DefaultLimits()
-	fields := []struct {
+	fields := [...]struct {
 		v   *int
-		max int
+		def int
 	}{
-		{&l.MaxPages, d.MaxPages},
-		{&l.MaxTools, d.MaxTools},
-		{&l.MaxCatalogBytes, d.MaxCatalogBytes},
-		{&l.MaxSchemaBytes, d.MaxSchemaBytes},
-		{&l.MaxDescriptionBytes, d.MaxDescriptionBytes},
-		{&l.MaxResultBytes, d.MaxResultBytes},
-		{&l.MaxContentBlocks, d.MaxContentBlocks},
+		{&l.MaxPages, defaultMaxPages},
+		{&l.MaxTools, defaultMaxTools},
+		{&l.MaxCatalogBytes, defaultMaxCatalogBytes},
+		{&l.MaxSchemaBytes, defaultMaxSchemaBytes},
+		{&l.MaxDescriptionBytes, defaultMaxDescriptionBytes},
+		{&l.MaxResultBytes, defaultMaxResultBytes},
+		{&l.MaxContentBlocks, defaultMaxContentBlocks},
 	}
 	for _, f := range fields {
-		switch {
-		case *f.v == 0:
-			*f.v = f.max
-		case *f.v < 1 || *f.v > f.max:
+		if !resolveField(f.v, f.def) {
 			return Limits{}, fail(CodeBindingInvalid)
 		}
 	}
 	switch {
 	case l.Timeout == 0:
-		l.Timeout = d.Timeout
+		l.Timeout = defaultTimeout
 	case l.Timeout < minTimeout || l.Timeout > maxTimeout:
 		return Limits{}, fail(CodeBindingInvalid)
 	}

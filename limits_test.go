@@ -64,14 +64,14 @@ func TestGap1_LimitRanges(t *testing.T) {
 // both versions: limits the reference passes are accepted and work.
 func acceptedLimits(t *testing.T, id string, limits purramcp.Limits) {
 	f := loadMCPFixture(t)
-	for _, version := range testVersions {
+	forEachVersion(t, func(t *testing.T, version string) {
 		h := sdkHarness(t, newSDKServer(t, nil, f.Tool), version)
 		catalog, err := discoverDefault(t, h, limits)
 		require.NoError(t, err, "%s at %s: %+v accepted", id, version, limits)
 		res, err := catalog.Registrations()[0].Run(t.Context(), argsA, purramcp.ToolContext{})
 		require.NoError(t, err, "%s at %s", id, version)
 		assert.Empty(t, res.ErrorCode, "%s at %s", id, version)
-	}
+	})
 }
 
 // TestBehaviorB1_LoweredResultLimits: maxResultBytes 256 and
@@ -109,10 +109,59 @@ func TestBehaviorB3_CatalogLimitValues(t *testing.T) {
 // schema binds, the 74-byte declared one fails (F13).
 func TestBehaviorB4_SchemaBytes60(t *testing.T) {
 	small := json.RawMessage(`{"name":"remote.search","inputSchema":{"type":"object"}}`)
-	for _, version := range testVersions {
+	forEachVersion(t, func(t *testing.T, version string) {
 		h := sdkHarness(t, newSDKServer(t, nil, small), version)
 		catalog, err := discoverDefault(t, h, purramcp.Limits{MaxSchemaBytes: 60})
 		require.NoError(t, err, "B4 at %s", version)
 		assert.Len(t, catalog.Registrations(), 1, "B4 at %s", version)
+	})
+}
+
+// TestContractLimits_ZeroDefaultRange: the contract limits follow the same
+// rule as Limits through one resolver: zero takes the A2.1 default, 1
+// through the default is kept, 0 − 1 and default + 1 fail CodeSchemaInvalid.
+func TestContractLimits_ZeroDefaultRange(t *testing.T) {
+	newContract := func(l purramcp.ContractLimits) (*purramcp.Contract, error) {
+		return purramcp.NewContract(purramcp.ContractOptions{SchemaID: "s", SchemaVersion: "1",
+			Schema: map[string]any{"type": "object"}, Limits: l})
+	}
+	defaults := purramcp.ContractLimits{SchemaBytes: 65536, OutputBytes: 1048576, SchemaDepth: 32, OutputDepth: 64,
+		SchemaNodes: 4096, OutputNodes: 65536, ValidationSteps: 100000}
+	c, err := newContract(purramcp.ContractLimits{})
+	require.NoError(t, err)
+	assert.Equal(t, defaults, c.Limits(), "zero means default")
+	fields := map[string]func(*purramcp.ContractLimits) *int{
+		"SchemaBytes":     func(l *purramcp.ContractLimits) *int { return &l.SchemaBytes },
+		"OutputBytes":     func(l *purramcp.ContractLimits) *int { return &l.OutputBytes },
+		"SchemaDepth":     func(l *purramcp.ContractLimits) *int { return &l.SchemaDepth },
+		"OutputDepth":     func(l *purramcp.ContractLimits) *int { return &l.OutputDepth },
+		"SchemaNodes":     func(l *purramcp.ContractLimits) *int { return &l.SchemaNodes },
+		"OutputNodes":     func(l *purramcp.ContractLimits) *int { return &l.OutputNodes },
+		"ValidationSteps": func(l *purramcp.ContractLimits) *int { return &l.ValidationSteps },
+	}
+	for name, field := range fields {
+		t.Run(name, func(t *testing.T) {
+			def := *field(&defaults)
+			for _, v := range []int{1, def} {
+				var l purramcp.ContractLimits
+				*field(&l) = v
+				want := defaults
+				*field(&want) = v
+				if v == 1 && (name == "SchemaBytes" || name == "SchemaNodes") {
+					continue // {"type":"object"} itself is 3 nodes and 22 bytes
+				}
+				c, err := newContract(l)
+				require.NoError(t, err, "%s = %d", name, v)
+				assert.Equal(t, want, c.Limits(), "%s = %d", name, v)
+			}
+			for _, v := range []int{-1, def + 1} {
+				var l purramcp.ContractLimits
+				*field(&l) = v
+				_, err := newContract(l)
+				var ce *purramcp.ContractError
+				require.ErrorAs(t, err, &ce, "%s = %d", name, v)
+				assert.Equal(t, purramcp.CodeSchemaInvalid, ce.Code, "%s = %d", name, v)
+			}
+		})
 	}
 }

@@ -7,11 +7,15 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// Protocol versions the adapter accepts (adapter.md §2). purra-mcp 1.0.0
-// accepts the first two; 2026-07-28 is go-sdk's default.
+// Protocol versions the adapter accepts; a session that negotiated any
+// other fails [ErrProtocolUnsupported]. purra-mcp 1.0.0 accepts the first
+// two; 2026-07-28 is go-sdk's default.
 const (
+	// ProtocolVersion20250618 is MCP 2025-06-18.
 	ProtocolVersion20250618 = "2025-06-18"
+	// ProtocolVersion20251125 is MCP 2025-11-25.
 	ProtocolVersion20251125 = "2025-11-25"
+	// ProtocolVersion20260728 is MCP 2026-07-28, go-sdk v1.8.0's default.
 	ProtocolVersion20260728 = "2026-07-28"
 )
 
@@ -33,6 +37,10 @@ type CatalogMonitor struct {
 	closed   bool
 	protocol string
 	session  *mcp.ClientSession
+	// options records that ClientOptions wired a client to this monitor;
+	// bound is the bounding layer once Transport's transport connected.
+	options bool
+	bound   *bounding
 }
 
 // NewCatalogMonitor returns an open monitor with revision 0 and no protocol
@@ -55,6 +63,9 @@ func NewCatalogMonitor() *CatalogMonitor { return &CatalogMonitor{} }
 // Every list change the client receives counts, from any of its sessions: use
 // one client (built with these options) per monitor. base is not modified.
 func (m *CatalogMonitor) ClientOptions(base *mcp.ClientOptions) *mcp.ClientOptions {
+	m.mu.Lock()
+	m.options = true
+	m.mu.Unlock()
 	var opts mcp.ClientOptions
 	if base != nil {
 		opts = *base
@@ -86,10 +97,22 @@ func (m *CatalogMonitor) ClientOptions(base *mcp.ClientOptions) *mcp.ClientOptio
 // one goroutine that waits for the session to end (session.Wait) and then
 // closes the monitor. Attaching the same session again does nothing more.
 //
-// It fails [ErrBindingInvalid] for a nil session, [ErrNotInitialized] when the
-// session has no initialize result, [ErrProtocolConflict] when another session
-// is attached (the monitor stays as it is), and otherwise as
-// AcceptProtocolVersion does. Attach never closes the session.
+// It fails [ErrBindingInvalid] for a nil session and for a mis-wired one:
+// when ClientOptions was never called on this monitor (go-sdk would then
+// re-send tools/call and miss list changes), or when the monitor's
+// Transport was used but did not connect this session. It fails
+// [ErrNotInitialized] when the session has no initialize result,
+// [ErrProtocolConflict] when another session is attached (the monitor stays
+// as it is), and otherwise as AcceptProtocolVersion does. Attach never
+// closes the session.
+//
+// A session connected without the monitor's [CatalogMonitor.Transport] is
+// accepted, as purra-mcp 1.0.0's wiring is: every limit still holds, and
+// sizes are still counted in O(limit) after go-sdk decodes, but go-sdk then
+// decodes a frame of any size before the adapter sees it, and a request
+// whose write the peer stopped reading cannot be severed (the session stays
+// wedged until the host ends it). Production hosts should connect through
+// Transport.
 func (m *CatalogMonitor) Attach(session *mcp.ClientSession) error {
 	if session == nil {
 		return fail(CodeBindingInvalid)
@@ -99,6 +122,10 @@ func (m *CatalogMonitor) Attach(session *mcp.ClientSession) error {
 		return fail(CodeNotInitialized)
 	}
 	m.mu.Lock()
+	if !m.options || m.bound != nil && !m.bound.connected.Load() {
+		m.mu.Unlock()
+		return fail(CodeBindingInvalid)
+	}
 	switch m.session {
 	case nil:
 		m.session = session
@@ -200,4 +227,26 @@ func (m *CatalogMonitor) attachedElsewhere(s *mcp.ClientSession) bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.session != nil && m.session != s
+}
+
+// claimBounding records b as the monitor's bounding layer; it reports false
+// when the monitor already has one (one session per monitor).
+func (m *CatalogMonitor) claimBounding(b *bounding) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.bound != nil {
+		return false
+	}
+	m.bound = b
+	return true
+}
+
+// sever closes the monitor and severs its session (see Transport): a
+// request's write was abandoned.
+func (m *CatalogMonitor) sever() {
+	m.mu.Lock()
+	m.closed = true
+	b := m.bound
+	m.mu.Unlock()
+	b.sever()
 }

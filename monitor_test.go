@@ -154,7 +154,7 @@ func TestBehaviorC2_NegotiatedVersionInDigest(t *testing.T) {
 // mcp_connection_closed and sends nothing.
 func TestBehaviorC3_ClosedMonitorDiscovery(t *testing.T) {
 	f := loadMCPFixture(t)
-	for _, version := range testVersions {
+	forEachVersion(t, func(t *testing.T, version string) {
 		h := sdkHarness(t, newSDKServer(t, nil, f.Tool), version)
 		_, err := discoverDefault(t, h, purramcp.Limits{})
 		require.NoError(t, err)
@@ -164,14 +164,14 @@ func TestBehaviorC3_ClosedMonitorDiscovery(t *testing.T) {
 		assert.Equal(t, "mcp_connection_closed", purramcp.CodeOf(err), "C3 at %s", version)
 		lists, _ := h.counts()
 		assert.Equal(t, 1, lists, "C3 at %s: lists unchanged", version)
-	}
+	})
 }
 
 // TestBehaviorC4_CloseMakesStale: closing the monitor makes an existing
 // catalog stale; its Run fails mcp_connection_closed with no request.
 func TestBehaviorC4_CloseMakesStale(t *testing.T) {
 	f := loadMCPFixture(t)
-	for _, version := range testVersions {
+	forEachVersion(t, func(t *testing.T, version string) {
 		h := sdkHarness(t, newSDKServer(t, nil, f.Tool), version)
 		catalog, err := discoverDefault(t, h, purramcp.Limits{})
 		require.NoError(t, err)
@@ -183,7 +183,7 @@ func TestBehaviorC4_CloseMakesStale(t *testing.T) {
 		assert.Equal(t, purramcp.ToolResult{Content: emptyEnvelope, EffectState: "not_started", ErrorCode: "mcp_connection_closed"}, res, "C4 at %s", version)
 		_, calls := h.counts()
 		assert.Zero(t, calls, "C4 at %s", version)
-	}
+	})
 }
 
 // TestBehaviorK1_ListChangedMakesStale, then rediscovery gives the same

@@ -176,11 +176,13 @@ func TestPolicy_InspectorSuggests(t *testing.T) {
 		"reference-with-recognized-dialect": "",
 	}
 	for _, sc := range f.SchemaCases {
-		tool := sdkTool(t, sc.Tool)
-		r, err := purramcp.InspectTool(tool, purramcp.Limits{}, purramcp.SchemaPolicy{})
-		require.NoError(t, err)
-		assert.False(t, r.Bindable, sc.ID)
-		assert.Equal(t, want[sc.ID], r.BindsWith, sc.ID)
+		t.Run(sc.ID, func(t *testing.T) {
+			tool := sdkTool(t, sc.Tool)
+			r, err := purramcp.InspectTool(tool, purramcp.Limits{}, purramcp.SchemaPolicy{})
+			require.NoError(t, err)
+			assert.False(t, r.Bindable, sc.ID)
+			assert.Equal(t, want[sc.ID], r.BindsWith, sc.ID)
+		})
 	}
 	both := &mcp.Tool{Name: "t", InputSchema: object("$schema", "http://json-schema.org/draft-07/schema",
 		"properties", map[string]any{"q": map[string]any{"type": "string", "default": "a"}})}

@@ -76,12 +76,15 @@ type rawServer struct {
 func (s *rawServer) start(t testing.TB) (*mcp.ClientSession, *purramcp.CatalogMonitor) {
 	t.Helper()
 	monitor := purramcp.NewCatalogMonitor()
-	return s.startWith(t, monitor.ClientOptions(nil), monitor), monitor
+	cs, err := s.startWith(t, monitor.ClientOptions(nil), monitor)
+	require.NoError(t, err)
+	return cs, monitor
 }
 
 // startWith is start with the host's own client options, for tests that need
-// a client the monitor did not configure; the monitor is attached.
-func (s *rawServer) startWith(t testing.TB, opts *mcp.ClientOptions, monitor *purramcp.CatalogMonitor) *mcp.ClientSession {
+// a client the monitor did not configure; it returns the error of attaching
+// the monitor.
+func (s *rawServer) startWith(t testing.TB, opts *mcp.ClientOptions, monitor *purramcp.CatalogMonitor) (*mcp.ClientSession, error) {
 	t.Helper()
 	st, ct := mcp.NewInMemoryTransports()
 	conn, err := st.Connect(context.Background())
@@ -90,7 +93,7 @@ func (s *rawServer) startWith(t testing.TB, opts *mcp.ClientOptions, monitor *pu
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	go s.serve()
 	client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, opts)
-	cs, err := client.Connect(context.Background(), ct, nil)
+	cs, err := client.Connect(context.Background(), monitor.Transport(ct), nil)
 	require.NoError(t, err)
 	t.Cleanup(func() {
 		s.cancel()
@@ -98,8 +101,7 @@ func (s *rawServer) startWith(t testing.TB, opts *mcp.ClientOptions, monitor *pu
 		_ = cs.Close()
 		<-s.done
 	})
-	require.NoError(t, monitor.Attach(cs))
-	return cs
+	return cs, monitor.Attach(cs)
 }
 
 func (s *rawServer) serve() {

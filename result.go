@@ -2,8 +2,6 @@ package purramcp
 
 import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"purra.dev/purramcp/internal/jssize"
 )
 
 // convert turns a tools/call result into the envelope, in the order of
@@ -19,7 +17,7 @@ func (t *boundTool) convert(result *mcp.CallToolResult) (Envelope, error) {
 	if len(result.Content) > t.limits.MaxContentBlocks {
 		return Envelope{}, fail(CodeResultTooLarge)
 	}
-	if n, err := resultSize(result); err != nil {
+	if n, err := resultSize(result, t.limits.MaxResultBytes); err != nil {
 		return Envelope{}, fail(CodeResultInvalid)
 	} else if n > t.limits.MaxResultBytes {
 		return Envelope{}, fail(CodeResultTooLarge)
@@ -37,27 +35,6 @@ func (t *boundTool) convert(result *mcp.CallToolResult) (Envelope, error) {
 		return Envelope{}, fail(CodeResultUnsupported)
 	}
 	return t.envelopeOf(text, result.StructuredContent)
-}
-
-// resultSize is jssize.Size(result) with the structured content, usually most
-// of the bytes, measured as a decoded value instead of through go-sdk's
-// nested MarshalJSON (jssize.Placeholder); the count is the same. The copy
-// is shallow, only read and never kept.
-func resultSize(result *mcp.CallToolResult) (int, error) {
-	if result.StructuredContent == nil {
-		return jssize.Size(result)
-	}
-	inner, err := jssize.Size(result.StructuredContent)
-	if err != nil {
-		return 0, err
-	}
-	shell := *result
-	shell.StructuredContent = jssize.Placeholder
-	outer, err := jssize.Size(&shell)
-	if err != nil {
-		return 0, err
-	}
-	return outer - len(jssize.Placeholder) + inner, nil
 }
 
 // envelopeOf validates {text, structured} under the envelope contract and,

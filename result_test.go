@@ -154,7 +154,7 @@ func TestBehaviorH14_InvalidWireContent(t *testing.T) { sharedRow(t, "invalid_wi
 func TestBehaviorH15_TextNeverPromoted(t *testing.T) {
 	f := loadMCPFixture(t)
 	tool := withField(t, f.Tool, "outputSchema", nil)
-	for _, version := range testVersions {
+	forEachVersion(t, func(t *testing.T, version string) {
 		srv := newSDKServer(t, json.RawMessage(`{"content":[{"type":"text","text":"{\"count\":3}"}]}`), tool)
 		h := sdkHarness(t, srv, version)
 		catalog, err := discoverDefault(t, h, purramcp.Limits{})
@@ -163,7 +163,7 @@ func TestBehaviorH15_TextNeverPromoted(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, purramcp.ToolResult{Content: purramcp.Envelope{Text: []string{`{"count":3}`}}, EffectState: "not_started"},
 			res, "H15 at %s", version)
-	}
+	})
 }
 
 // TestGap14_StructuredWithoutOutputSchema (reference-behaviors.md §5.14):
@@ -191,25 +191,27 @@ func TestGap14_StructuredWithoutOutputSchema(t *testing.T) {
 		{"too_deep", deep, purramcp.Limits{}, "mcp_result_invalid", nil},
 		{"too_large", `{"s":"` + strings.Repeat("x", 300) + `"}`, purramcp.Limits{MaxResultBytes: 256}, "mcp_result_too_large", nil},
 	} {
-		for _, modern := range modernities {
-			raw := &rawServer{modern: modern, pages: []string{toolsPage(t, "", tool)},
-				call: func(json.RawMessage) (string, *jsonrpcError) {
-					return `{"content":[{"type":"text","text":"t"}],"structuredContent":` + tc.structured + `}`, nil
-				}}
-			h := rawHarness(t, raw)
-			reg := discoverWith(t, h, tc.limits, nil)
-			res, err := reg.Run(t.Context(), argsA, purramcp.ToolContext{})
-			require.NoError(t, err, tc.id)
-			assert.Equal(t, tc.want, res.ErrorCode, "%s modern=%v", tc.id, modern)
-			assert.Equal(t, "not_started", res.EffectState, tc.id)
-			if tc.want == "" {
-				assert.Equal(t, purramcp.Envelope{Text: []string{"t"}, Structured: tc.structuredWant}, res.Content, "%s modern=%v", tc.id, modern)
-			} else {
-				assert.Equal(t, emptyEnvelope, res.Content, "%s modern=%v", tc.id, modern)
+		t.Run(tc.id, func(t *testing.T) {
+			for _, modern := range modernities {
+				raw := &rawServer{modern: modern, pages: []string{toolsPage(t, "", tool)},
+					call: func(json.RawMessage) (string, *jsonrpcError) {
+						return `{"content":[{"type":"text","text":"t"}],"structuredContent":` + tc.structured + `}`, nil
+					}}
+				h := rawHarness(t, raw)
+				reg := discoverWith(t, h, tc.limits, nil)
+				res, err := reg.Run(t.Context(), argsA, purramcp.ToolContext{})
+				require.NoError(t, err, tc.id)
+				assert.Equal(t, tc.want, res.ErrorCode, "%s modern=%v", tc.id, modern)
+				assert.Equal(t, "not_started", res.EffectState, tc.id)
+				if tc.want == "" {
+					assert.Equal(t, purramcp.Envelope{Text: []string{"t"}, Structured: tc.structuredWant}, res.Content, "%s modern=%v", tc.id, modern)
+				} else {
+					assert.Equal(t, emptyEnvelope, res.Content, "%s modern=%v", tc.id, modern)
+				}
+				_, calls := h.counts()
+				assert.Equal(t, 1, calls, "%s modern=%v", tc.id, modern)
 			}
-			_, calls := h.counts()
-			assert.Equal(t, 1, calls, "%s modern=%v", tc.id, modern)
-		}
+		})
 	}
 }
 
@@ -264,21 +266,23 @@ func TestResult_UndecodableContent(t *testing.T) {
 		{"null_block", `{"content":[null],"structuredContent":{"count":1}}`},
 		{"bad_base64", `{"content":[{"type":"image","data":"%%%","mimeType":"image/png"}],"structuredContent":{"count":1}}`},
 	} {
-		for _, modern := range modernities {
-			raw := &rawServer{modern: modern, pages: []string{toolsPage(t, "", f.Tool)},
-				call: func(json.RawMessage) (string, *jsonrpcError) { return tc.result, nil }}
-			h := rawHarness(t, raw)
-			reg := discoverWith(t, h, purramcp.Limits{}, nil)
-			res, err := reg.Run(t.Context(), argsA, purramcp.ToolContext{})
-			require.NoError(t, err, tc.id)
-			assert.Equal(t, purramcp.ToolResult{Content: emptyEnvelope, EffectState: "not_started", ErrorCode: "mcp_result_invalid"},
-				res, "%s modern=%v", tc.id, modern)
-			lists, calls := h.counts()
-			assert.Equal(t, 1, lists, tc.id)
-			assert.Equal(t, 1, calls, "%s modern=%v", tc.id, modern)
-			assert.NoError(t, h.session.Ping(t.Context(), nil), "%s modern=%v: session alive", tc.id, modern)
-			assert.NoError(t, h.monitor.Check(0), "%s: the monitor stays open", tc.id)
-		}
+		t.Run(tc.id, func(t *testing.T) {
+			for _, modern := range modernities {
+				raw := &rawServer{modern: modern, pages: []string{toolsPage(t, "", f.Tool)},
+					call: func(json.RawMessage) (string, *jsonrpcError) { return tc.result, nil }}
+				h := rawHarness(t, raw)
+				reg := discoverWith(t, h, purramcp.Limits{}, nil)
+				res, err := reg.Run(t.Context(), argsA, purramcp.ToolContext{})
+				require.NoError(t, err, tc.id)
+				assert.Equal(t, purramcp.ToolResult{Content: emptyEnvelope, EffectState: "not_started", ErrorCode: "mcp_result_invalid"},
+					res, "%s modern=%v", tc.id, modern)
+				lists, calls := h.counts()
+				assert.Equal(t, 1, lists, tc.id)
+				assert.Equal(t, 1, calls, "%s modern=%v", tc.id, modern)
+				assert.NoError(t, h.session.Ping(t.Context(), nil), "%s modern=%v: session alive", tc.id, modern)
+				assert.NoError(t, h.monitor.Check(0), "%s: the monitor stays open", tc.id)
+			}
+		})
 	}
 }
 
@@ -292,29 +296,34 @@ func TestResult_InputRequestsOneCall(t *testing.T) {
 		`"params":{"message":"private question","requestedSchema":{"type":"object","properties":{}}}}},"requestState":"s"}`
 	loadShed := `{"content":[],"resultType":"input_required","inputRequests":{}}`
 	for _, tc := range []struct{ id, result string }{{"elicitation", elicit}, {"load_shedding", loadShed}} {
-		for _, modern := range modernities {
-			raw := &rawServer{modern: modern, pages: []string{toolsPage(t, "", f.Tool)},
-				call: func(json.RawMessage) (string, *jsonrpcError) { return tc.result, nil }}
-			h := rawHarness(t, raw)
-			reg := discoverWith(t, h, purramcp.Limits{}, nil)
-			res, err := reg.Run(t.Context(), argsA, purramcp.ToolContext{})
-			require.NoError(t, err, tc.id)
-			assert.Equal(t, purramcp.ToolResult{Content: emptyEnvelope, EffectState: "not_started", ErrorCode: "mcp_result_unsupported"},
-				res, "%s modern=%v", tc.id, modern)
-			_, calls := h.counts()
-			assert.Equal(t, 1, calls, "%s modern=%v: exactly one tools/call reached the server", tc.id, modern)
-		}
+		t.Run(tc.id, func(t *testing.T) {
+			for _, modern := range modernities {
+				raw := &rawServer{modern: modern, pages: []string{toolsPage(t, "", f.Tool)},
+					call: func(json.RawMessage) (string, *jsonrpcError) { return tc.result, nil }}
+				h := rawHarness(t, raw)
+				reg := discoverWith(t, h, purramcp.Limits{}, nil)
+				res, err := reg.Run(t.Context(), argsA, purramcp.ToolContext{})
+				require.NoError(t, err, tc.id)
+				assert.Equal(t, purramcp.ToolResult{Content: emptyEnvelope, EffectState: "not_started", ErrorCode: "mcp_result_unsupported"},
+					res, "%s modern=%v", tc.id, modern)
+				_, calls := h.counts()
+				assert.Equal(t, 1, calls, "%s modern=%v: exactly one tools/call reached the server", tc.id, modern)
+			}
+		})
 	}
 
-	// Control: go-sdk's default client retries load shedding (3 requests).
+	// Control: go-sdk's default client retries load shedding (3 requests),
+	// which is why Attach refuses a session whose client the monitor did not
+	// configure (mcp_binding_invalid), so no catalog can be discovered over it.
 	raw := &rawServer{pages: []string{toolsPage(t, "", f.Tool)},
 		call: func(json.RawMessage) (string, *jsonrpcError) { return loadShed, nil }}
 	monitor := purramcp.NewCatalogMonitor()
-	cs := raw.startWith(t, &mcp.ClientOptions{}, monitor)
-	reg := discoverWith(t, sessionHarness{session: cs, monitor: monitor}, purramcp.Limits{}, nil)
-	res, err := reg.Run(t.Context(), argsA, purramcp.ToolContext{})
-	require.NoError(t, err)
-	assert.NotEmpty(t, res.ErrorCode, "control")
+	cs, err := raw.startWith(t, &mcp.ClientOptions{}, monitor)
+	assert.Equal(t, "mcp_binding_invalid", purramcp.CodeOf(err), "control: a client without the monitor's options")
+	_, err = purramcp.DiscoverTools(t.Context(), cs, "fixture", searchBinding(), purramcp.DiscoveryOptions{Monitor: monitor})
+	assert.Equal(t, "mcp_not_initialized", purramcp.CodeOf(err), "control: the monitor never accepted a version")
+	_, err = cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "remote.search", Arguments: map[string]any{"a": 1}})
+	require.Error(t, err)
 	_, calls := raw.counts()
 	assert.Equal(t, 3, calls, "control: without the monitor's options go-sdk re-sends tools/call")
 }
@@ -339,8 +348,16 @@ func TestResult_ResultSizeIsJSSize(t *testing.T) {
 	for i, r := range results {
 		want, err := jssize.Size(r)
 		require.NoError(t, err)
-		got, err := purramcp.ResultSize(r)
+		got, err := purramcp.ResultSize(r, math.MaxInt)
 		require.NoError(t, err)
 		assert.Equal(t, want, got, "result %d", i)
+		for _, limit := range []int{0, want / 2, want - 1, want} {
+			n, err := purramcp.ResultSize(r, limit)
+			require.NoError(t, err)
+			assert.Equal(t, want > limit, n > limit, "result %d under limit %d: %d", i, limit, n)
+			if want <= limit {
+				assert.Equal(t, want, n, "result %d at limit %d", i, limit)
+			}
+		}
 	}
 }

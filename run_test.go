@@ -194,7 +194,7 @@ func TestRun_NoGoroutineLeft(t *testing.T) {
 	ss, err := srv.server.Connect(t.Context(), st, nil)
 	require.NoError(t, err)
 	monitor := purramcp.NewCatalogMonitor()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, monitor.ClientOptions(nil)).Connect(t.Context(), ct, nil)
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, monitor.ClientOptions(nil)).Connect(t.Context(), monitor.Transport(ct), nil)
 	require.NoError(t, err)
 	require.NoError(t, monitor.Attach(cs))
 	reg := discoverWith(t, sessionHarness{session: cs, monitor: monitor}, purramcp.Limits{}, nil)

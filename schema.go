@@ -12,25 +12,45 @@ import (
 )
 
 // OutputSchemaProfile names the strict object-schema profile every Contract
-// enforces (schema-profile.md Part A).
+// enforces: a closed subset of JSON Schema 2020-12 (type, properties,
+// required, additionalProperties false, items, enum, const, bounds on
+// numbers, strings, arrays and objects, anyOf of object alternatives and
+// their descriptions) that validates without coercion, defaults or repair,
+// under byte, depth, node and work limits. It is part of every contract
+// digest.
 const OutputSchemaProfile = "purra.output-schema/v1"
 
-// Contract modes (schema-profile.md A1.4).
+// Contract modes, recorded in the contract digest. Validation is the same
+// in both: purramcp always validates locally.
 const (
-	ModeLocal          = "local"
+	// ModeLocal (the default) says the output is validated locally only.
+	ModeLocal = "local"
+	// ModeNativeRequired says the producer must also enforce the schema
+	// natively (a model provider's structured-output mode).
 	ModeNativeRequired = "native_required"
 )
 
-// Contract error codes (schema-profile.md A9.2).
+// Contract error codes, the Code of a [ContractError]. They are the
+// reference's codes and never change meaning.
 const (
-	CodeSchemaInvalid           = "structured_output_schema_invalid"
-	CodeModeUnsupported         = "structured_output_mode_unsupported"
-	CodeInvalidJSON             = "structured_output_invalid_json"
-	CodeSchemaMismatch          = "structured_output_schema_mismatch"
+	// CodeSchemaInvalid: NewContract rejected the options, the limits or
+	// the schema (outside the profile, or over a schema limit).
+	CodeSchemaInvalid = "structured_output_schema_invalid"
+	// CodeModeUnsupported: NewContract got a Mode other than "",
+	// ModeLocal and ModeNativeRequired.
+	CodeModeUnsupported = "structured_output_mode_unsupported"
+	// CodeInvalidJSON: Parse got text that is not strict JSON (bad syntax,
+	// duplicate keys, lone surrogates, unsafe integers) or is over a value
+	// limit, or ValidateValue got a value outside the JSON domain or limits.
+	CodeInvalidJSON = "structured_output_invalid_json"
+	// CodeSchemaMismatch: the value does not satisfy the schema.
+	CodeSchemaMismatch = "structured_output_schema_mismatch"
+	// CodeValidationLimitExceeded: validation ran out of its work budget,
+	// ContractLimits.ValidationSteps.
 	CodeValidationLimitExceeded = "structured_output_validation_limit_exceeded"
 )
 
-// ContractLimits bounds a Contract (schema-profile.md A2). A zero field
+// ContractLimits bounds a Contract's schema and every validation. A zero field
 // takes its default, which is also its maximum; a negative field or one
 // above its maximum makes NewContract fail with CodeSchemaInvalid.
 type ContractLimits struct {
@@ -47,30 +67,22 @@ type ContractLimits struct {
 	SchemaNodes int
 	// OutputNodes caps value nodes, keys included. Default 65536.
 	OutputNodes int
-	// ValidationSteps is the work budget of one validation (A8). Default 100000.
+	// ValidationSteps is the work budget of one validation: each schema
+	// node visited, each enum or const comparison and each uniqueItems
+	// comparison costs steps. Default 100000.
 	ValidationSteps int
-}
-
-// defaultContractLimits is in the canonical order of A2.1, the order the
-// contract digest lists them in.
-var defaultContractLimits = [7]int{65536, 1048576, 32, 64, 4096, 65536, 100000}
-
-func (l ContractLimits) array() [7]int {
-	return [7]int{l.SchemaBytes, l.OutputBytes, l.SchemaDepth, l.OutputDepth,
-		l.SchemaNodes, l.OutputNodes, l.ValidationSteps}
 }
 
 // resolve fills defaults and reports whether every field is in range.
 func (l ContractLimits) resolve() (ContractLimits, bool) {
-	a := l.array()
-	for i, v := range a {
-		if v == 0 {
-			a[i] = defaultContractLimits[i]
-		} else if v < 0 || v > defaultContractLimits[i] {
-			return ContractLimits{}, false
-		}
+	ok := resolveField(&l.SchemaBytes, defaultSchemaBytes) && resolveField(&l.OutputBytes, defaultOutputBytes) &&
+		resolveField(&l.SchemaDepth, defaultSchemaDepth) && resolveField(&l.OutputDepth, defaultOutputDepth) &&
+		resolveField(&l.SchemaNodes, defaultSchemaNodes) && resolveField(&l.OutputNodes, defaultOutputNodes) &&
+		resolveField(&l.ValidationSteps, defaultValidationSteps)
+	if !ok {
+		return ContractLimits{}, false
 	}
-	return ContractLimits{a[0], a[1], a[2], a[3], a[4], a[5], a[6]}, true
+	return l, true
 }
 
 // ContractOptions configures NewContract. The options are copied: later
@@ -108,19 +120,32 @@ type Contract struct {
 }
 
 // A ContractError reports why a contract could not be built or a value
-// failed it. Code is one of the Code* constants; Keyword and Path follow
-// schema-profile.md A9. It never carries input text.
+// failed it. It never carries input text: only a code and a location.
 type ContractError struct {
-	Code, Path, Keyword string
+	// Code is one of the contract Code* constants (CodeSchemaInvalid, ...).
+	Code string
+	// Path locates a failed constraint: "$" for the root, then ".name" for
+	// each object member and "[i]" for each array item on the way. It is
+	// "$" for every failure that is not a constraint, for
+	// additionalProperties (so that an undeclared key is never echoed) and
+	// for a path over 512 bytes.
+	Path string
+	// Keyword is the failed keyword ("type", "required", "enum", ...) for
+	// CodeSchemaMismatch; otherwise "schema", "mode", "document" (Parse
+	// text), "value" (a ValidateValue input outside the JSON domain or the
+	// value limits) or "validation_steps".
+	Keyword string
 }
 
-// Error returns the fixed text of A9.1, whatever the failure.
+// Error returns one fixed text, whatever the failure.
 func (e *ContractError) Error() string { return "Structured output contract validation failed" }
 
-// Is reports whether target is a *ContractError with the same Code.
+// Is reports whether target is a *ContractError with the same Code. A nil
+// *ContractError matches nothing, and a nil *ContractError target is matched
+// by nothing (neither has a code), as for [*Error].
 func (e *ContractError) Is(target error) bool {
 	t, ok := target.(*ContractError)
-	return ok && t.Code == e.Code
+	return ok && t != nil && e != nil && t.Code == e.Code
 }
 
 func contractError(code, keyword, path string) *ContractError {
@@ -129,9 +154,9 @@ func contractError(code, keyword, path string) *ContractError {
 
 var errSchemaInvalid = contractError(CodeSchemaInvalid, "schema", "$")
 
-// NewContract checks and compiles opts in the order of schema-profile.md
-// A1.3: identity strings, limits, schema snapshot under the schema limits,
-// root type, inspection, then mode. Failures are *ContractError with
+// NewContract checks and compiles opts in this order: the identity strings,
+// the limits, a snapshot of the schema under the schema limits, the root
+// type, every keyword against the profile, then the mode. Failures are *ContractError with
 // CodeSchemaInvalid (keyword "schema") or, for an unknown mode only,
 // CodeModeUnsupported (keyword "mode").
 func NewContract(opts ContractOptions) (*Contract, error) {
@@ -197,21 +222,19 @@ func newContract(opts ContractOptions, popts profile.Options) (*Contract, *contr
 
 func fresh(e *ContractError) *ContractError { c := *e; return &c }
 
-// identityDigest hashes the six-member contract identity of A10.2.
+// identityDigest hashes the six-member contract identity of A10.2; the
+// limits are listed in the canonical order of A2.1.
 func (c *Contract) identityDigest() string {
-	lim := c.limits.array()
-	limits := make([]any, len(lim))
-	for i, v := range lim {
-		limits[i] = v
-	}
-	v, err := strictjson.Snapshot(map[string]any{
+	l := c.limits
+	d, err := identity.DigestOf(map[string]any{
 		"schemaId": c.id, "schemaVersion": c.version, "schemaProfile": OutputSchemaProfile,
-		"schemaDigest": c.schemaDigest, "mode": c.mode, "limits": limits,
+		"schemaDigest": c.schemaDigest, "mode": c.mode, "limits": []any{l.SchemaBytes, l.OutputBytes,
+			l.SchemaDepth, l.OutputDepth, l.SchemaNodes, l.OutputNodes, l.ValidationSteps},
 	}, identityLimits)
 	if err != nil {
 		panic("purramcp: internal error: contract identity outside the JSON domain")
 	}
-	return identity.Digest(v)
+	return d
 }
 
 // validIdentityString applies A1.3 step 1 to a schema id or version.

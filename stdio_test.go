@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"sync"
 	"testing"
 	"time"
 
@@ -20,16 +21,30 @@ import (
 // mcp.StdioTransport, launched with mcp.CommandTransport (reference-behaviors.md
 // §L, gosdk-notes §7).
 
-// buildStdioServer builds testdata/stdioserver into the test's temporary
-// directory with the go command of the running toolchain.
+// buildStdioServer returns testdata/stdioserver built with the go command of
+// the running toolchain, once per test binary, into the package's temporary
+// directory (see TestMain).
 func buildStdioServer(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "stdioserver")
+	b := stdioServerBinary()
+	require.NoError(t, b.err, "go build ./testdata/stdioserver: %s", b.output)
+	return b.path
+}
+
+// builtBinary is the outcome of one go build.
+type builtBinary struct {
+	path   string
+	output []byte
+	err    error
+}
+
+// stdioServerBinary builds the child server on first use.
+var stdioServerBinary = sync.OnceValue(func() builtBinary {
+	bin := filepath.Join(packageTempDir, "stdioserver")
 	cmd := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-o", bin, "./testdata/stdioserver")
 	out, err := cmd.CombinedOutput()
-	require.NoError(t, err, "go build ./testdata/stdioserver: %s", out)
-	return bin
-}
+	return builtBinary{bin, out, err}
+})
 
 // stdioSession is one connected child process.
 type stdioSession struct {
@@ -46,7 +61,7 @@ func connectStdio(t *testing.T, bin, version string) stdioSession {
 	cmd := exec.Command(bin)
 	monitor := purramcp.NewCatalogMonitor()
 	client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, monitor.ClientOptions(nil))
-	cs, err := client.Connect(t.Context(), &mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second},
+	cs, err := client.Connect(t.Context(), monitor.Transport(&mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}),
 		&mcp.ClientSessionOptions{ProtocolVersion: version})
 	require.NoError(t, err)
 	require.NoError(t, monitor.Attach(cs))
@@ -79,7 +94,7 @@ func closeStdio(t *testing.T, s stdioSession, exit int) {
 func TestBehaviorL1_StdioSmoke(t *testing.T) {
 	bin := buildStdioServer(t)
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
-	for _, version := range testVersions {
+	forEachVersion(t, func(t *testing.T, version string) {
 		s := connectStdio(t, bin, version)
 		catalog, err := purramcp.DiscoverTools(t.Context(), s.session, "local", countBinding("count"),
 			purramcp.DiscoveryOptions{Monitor: s.monitor})
@@ -93,7 +108,7 @@ func TestBehaviorL1_StdioSmoke(t *testing.T) {
 			EffectState: "not_started"}, res, "L1 at %s", version)
 		assert.NoError(t, s.session.Ping(t.Context(), nil), "L1 at %s", version)
 		closeStdio(t, s, 0)
-	}
+	})
 }
 
 // TestBehaviorL2_StdioTypedSmoke is the Python installed smoke: the server
@@ -102,7 +117,7 @@ func TestBehaviorL1_StdioSmoke(t *testing.T) {
 func TestBehaviorL2_StdioTypedSmoke(t *testing.T) {
 	bin := buildStdioServer(t)
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
-	for _, version := range testVersions {
+	forEachVersion(t, func(t *testing.T, version string) {
 		s := connectStdio(t, bin, version)
 		catalog, err := purramcp.DiscoverTools(t.Context(), s.session, "local", countBinding("count_typed"),
 			purramcp.DiscoveryOptions{Monitor: s.monitor})
@@ -115,7 +130,7 @@ func TestBehaviorL2_StdioTypedSmoke(t *testing.T) {
 		assert.JSONEq(t, `{"count":3}`, res.Content.Text[0], "L2 at %s", version)
 		assert.NoError(t, s.session.Ping(t.Context(), nil))
 		closeStdio(t, s, 0)
-	}
+	})
 }
 
 // TestStdio_DiscoverCallClose: the fixture tool over a real child process

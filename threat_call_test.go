@@ -79,23 +79,25 @@ func TestThreatT4_NoRemoteTextInResults(t *testing.T) {
 		{id: "too_many_blocks", result: `{"content":[{"type":"text","text":"` + secret + `"},{"type":"text","text":"` + secret + `"}],` +
 			`"structuredContent":{"count":1}}`, limits: purramcp.Limits{MaxContentBlocks: 1}, want: "mcp_result_too_large"},
 	} {
-		tool := f.Tool
-		if tc.textOnly {
-			tool = textOnly
-		}
-		for _, modern := range modernities {
-			raw := &rawServer{modern: modern, pages: []string{page("", string(tool))},
-				call: func(json.RawMessage) (string, *jsonrpcError) { return tc.result, tc.rpc }}
-			h := rawHarness(t, raw)
-			reg := discoverWith(t, h, tc.limits, nil)
-			res, err := reg.Run(t.Context(), argsA, purramcp.ToolContext{})
-			require.NoError(t, err, tc.id)
-			assert.Equal(t, purramcp.ToolResult{Content: emptyEnvelope, EffectState: "not_started", ErrorCode: tc.want}, res,
-				"T4 %s modern=%v", tc.id, modern)
-			assertNoSecret(t, "T4 "+tc.id, res, err)
-			_, calls := h.counts()
-			assert.Equal(t, 1, calls, "T4 %s", tc.id)
-		}
+		t.Run(tc.id, func(t *testing.T) {
+			tool := f.Tool
+			if tc.textOnly {
+				tool = textOnly
+			}
+			for _, modern := range modernities {
+				raw := &rawServer{modern: modern, pages: []string{page("", string(tool))},
+					call: func(json.RawMessage) (string, *jsonrpcError) { return tc.result, tc.rpc }}
+				h := rawHarness(t, raw)
+				reg := discoverWith(t, h, tc.limits, nil)
+				res, err := reg.Run(t.Context(), argsA, purramcp.ToolContext{})
+				require.NoError(t, err, tc.id)
+				assert.Equal(t, purramcp.ToolResult{Content: emptyEnvelope, EffectState: "not_started", ErrorCode: tc.want}, res,
+					"T4 %s modern=%v", tc.id, modern)
+				assertNoSecret(t, "T4 "+tc.id, res, err)
+				_, calls := h.counts()
+				assert.Equal(t, 1, calls, "T4 %s", tc.id)
+			}
+		})
 	}
 
 	named := `{"name":"` + secret + `","inputSchema":{"type":"object"}}`
@@ -118,11 +120,13 @@ func TestThreatT4_NoRemoteTextInResults(t *testing.T) {
 		{"cursor_too_long", &rawServer{pages: []string{page(secret + strings.Repeat("x", 600))}}, purramcp.Limits{}, "mcp_pagination_invalid"},
 		{"binding_missing", &rawServer{pages: []string{page("", named)}}, purramcp.Limits{}, "mcp_binding_missing"},
 	} {
-		h := rawHarness(t, tc.raw)
-		catalog, err := discoverDefault(t, h, tc.limits)
-		assert.Nil(t, catalog, "T4 %s", tc.id)
-		assert.Equal(t, tc.want, purramcp.CodeOf(err), "T4 %s", tc.id)
-		assertNoSecret(t, "T4 "+tc.id, catalog, err)
+		t.Run(tc.id, func(t *testing.T) {
+			h := rawHarness(t, tc.raw)
+			catalog, err := discoverDefault(t, h, tc.limits)
+			assert.Nil(t, catalog, "T4 %s", tc.id)
+			assert.Equal(t, tc.want, purramcp.CodeOf(err), "T4 %s", tc.id)
+			assertNoSecret(t, "T4 "+tc.id, catalog, err)
+		})
 	}
 }
 
@@ -158,7 +162,7 @@ func TestThreatT12_NoSecretsInFailures(t *testing.T) {
 		require.NoError(t, err)
 		monitor := purramcp.NewCatalogMonitor()
 		cs, err := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, monitor.ClientOptions(nil)).
-			Connect(t.Context(), &secretWriteTransport{ct}, nil)
+			Connect(t.Context(), monitor.Transport(&secretWriteTransport{ct}), nil)
 		require.NoError(t, err)
 		t.Cleanup(func() {
 			_ = cs.Close()
@@ -249,8 +253,8 @@ func threatHTTPSecrets(t *testing.T, f mcpFixture) {
 	defer transport.CloseIdleConnections()
 	monitor := purramcp.NewCatalogMonitor()
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, monitor.ClientOptions(nil)).
-		Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: hs.URL + "/mcp?token=" + secret,
-			HTTPClient: &http.Client{Transport: transport}, MaxRetries: 1}, nil)
+		Connect(t.Context(), monitor.Transport(&mcp.StreamableClientTransport{Endpoint: hs.URL + "/mcp?token=" + secret,
+			HTTPClient: &http.Client{Transport: transport}, MaxRetries: 1}), nil)
 	require.NoError(t, err)
 	defer func() { _ = cs.Close() }()
 	require.NoError(t, monitor.Attach(cs))
@@ -337,6 +341,10 @@ func TestThreatT10_NoReplay(t *testing.T) {
 // TestDiscover_RequestFailures, TestRun_BlockedWriteTimesOut.
 func TestThreatT11_HangsEndAtTimeout(t *testing.T) {
 	f := loadMCPFixture(t)
+	t.Run("wedged_peer_severed", threatWedgedInMemory)
+	t.Run("wedged_stdio_child_stopped", threatWedgedStdio)
+	t.Run("canceled_mid_write_severs", threatCanceledMidWrite)
+	t.Run("http_failure_mid_call", threatHTTPMidCall)
 	t.Run("list_never_answered", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			h := rawHarness(t, &rawServer{listFault: "silent", pages: []string{page("")}})
@@ -452,15 +460,17 @@ func TestThreatT14_ResourceLinksNeverFollowed(t *testing.T) {
 		{"embedded_resource", `{"content":[{"type":"resource","resource":{"uri":` + link + `,"text":"x"}}]}`, "mcp_result_unsupported", nil},
 		{"url_in_text", `{"content":[{"type":"text","text":` + link + `}]}`, "", []string{target.URL + "/exfiltrate?d=1"}},
 	} {
-		raw := &rawServer{pages: []string{page("", string(textOnly))},
-			call: func(json.RawMessage) (string, *jsonrpcError) { return tc.result, nil }}
-		reg := discoverWith(t, rawHarness(t, raw), purramcp.Limits{}, nil)
-		res, err := reg.Run(t.Context(), argsA, purramcp.ToolContext{})
-		require.NoError(t, err)
-		assert.Equal(t, tc.want, res.ErrorCode, "T14 %s", tc.id)
-		if tc.text != nil {
-			assert.Equal(t, purramcp.Envelope{Text: tc.text}, res.Content, "T14 %s: text is data", tc.id)
-		}
+		t.Run(tc.id, func(t *testing.T) {
+			raw := &rawServer{pages: []string{page("", string(textOnly))},
+				call: func(json.RawMessage) (string, *jsonrpcError) { return tc.result, nil }}
+			reg := discoverWith(t, rawHarness(t, raw), purramcp.Limits{}, nil)
+			res, err := reg.Run(t.Context(), argsA, purramcp.ToolContext{})
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, res.ErrorCode, "T14 %s", tc.id)
+			if tc.text != nil {
+				assert.Equal(t, purramcp.Envelope{Text: tc.text}, res.Content, "T14 %s: text is data", tc.id)
+			}
+		})
 	}
 	assert.Zero(t, hits.Load(), "T14: no URL was fetched")
 }

@@ -30,6 +30,12 @@ func TestThreatT6_FloodsHitLimits(t *testing.T) {
 	t.Run("digest_budget", threatDigestBudget)
 	t.Run("result_flood", threatResultFlood)
 	t.Run("list_changed_storm", threatListChangedStorm)
+	t.Run("hostile_frames_rejected_unread", threatHostileFrames)
+	t.Run("hostile_http_frames_rejected_unread", threatHTTPFrames)
+	t.Run("hostile_http_floods_rejected_unread", threatHTTPFloods)
+	t.Run("hostile_sizing_costs_the_limit", threatSizingCost)
+	t.Run("float_overflow_fails_the_page", threatFloatOverflow)
+	t.Run("huge_notification_params_dropped", threatHugeNotification)
 }
 
 // minimalTools renders n minimal tools named prefix0, prefix1, ….
@@ -64,14 +70,16 @@ func threatToolFlood(t *testing.T) {
 		{"10000_tools_100_pages", hundredPages, 3},
 		{"endless_fresh_cursors", endless, purramcp.DefaultLimits().MaxPages},
 	} {
-		h := rawHarness(t, &rawServer{pages: tc.pages})
-		catalog, err := discoverDefault(t, h, purramcp.Limits{})
-		assert.Nil(t, catalog, "T6 %s", tc.id)
-		assert.Equal(t, "mcp_catalog_limit_exceeded", purramcp.CodeOf(err), "T6 %s", tc.id)
-		lists, calls := h.counts()
-		assert.Equal(t, tc.wantLists, lists, "T6 %s: tools/list requests", tc.id)
-		assert.Zero(t, calls, "T6 %s", tc.id)
-		assert.NoError(t, h.session.Ping(t.Context(), nil), "T6 %s: session usable", tc.id)
+		t.Run(tc.id, func(t *testing.T) {
+			h := rawHarness(t, &rawServer{pages: tc.pages})
+			catalog, err := discoverDefault(t, h, purramcp.Limits{})
+			assert.Nil(t, catalog, "T6 %s", tc.id)
+			assert.Equal(t, "mcp_catalog_limit_exceeded", purramcp.CodeOf(err), "T6 %s", tc.id)
+			lists, calls := h.counts()
+			assert.Equal(t, tc.wantLists, lists, "T6 %s: tools/list requests", tc.id)
+			assert.Zero(t, calls, "T6 %s", tc.id)
+			assert.NoError(t, h.session.Ping(t.Context(), nil), "T6 %s: session usable", tc.id)
+		})
 	}
 	assert.Less(t, len(onePage), purramcp.DefaultLimits().MaxCatalogBytes, "T6: the one-page flood is under the byte limit")
 }

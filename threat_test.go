@@ -5,9 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
-	"regexp"
-	"sort"
 	"strings"
 	"testing"
 
@@ -23,53 +20,13 @@ import (
 // exactly one top-level TestThreat<T#>_<What> in this package or one line
 // below, which TestLandscapeThreatsCovered enforces. Tool definitions and
 // catalogs are tested here, floods (T6) in threat_flood_test.go, calls and
-// sessions in threat_call_test.go. Each test drives real go-sdk sessions
-// over in-memory transports; the raw scripted server sends the bytes a go-sdk
-// server never would.
+// sessions in threat_call_test.go, audit (T18) in threat_audit_test.go. Each
+// test drives real go-sdk sessions over in-memory transports; the raw
+// scripted server sends the bytes a go-sdk server never would.
 //
 // not applicable: T15 Local server compromise and supply chain are the host's: purramcp never builds a transport or starts a process (the host constructs mcp.CommandTransport or any other transport and owns what it runs, README "Host wiring").
-// not applicable: T18 Audit logging is the host's: the library never logs (style.md §9); what a host logs, Snapshot().RevisionDigest, the bindings and each ToolResult.ErrorCode, is pinned by TestThreatT2_RugPullChangesDigest and the result tests.
 
 var threatIDs = strings.Fields(`T1 T2 T3 T4 T5 T6 T7 T8 T9 T10 T11 T12 T13 T14 T15 T16 T17 T18`)
-
-var (
-	threatTestName      = regexp.MustCompile(`^TestThreat(T[0-9]+)_[A-Za-z0-9_]+$`)
-	threatNotApplicable = regexp.MustCompile(`^// not applicable: (T[0-9]+) \S.*$`)
-)
-
-// TestLandscapeThreatsCovered checks style.md T1 for the threat ids: each
-// one is named by exactly one top-level test or one not-applicable line in
-// this file, and nothing else uses the TestThreat prefix.
-func TestLandscapeThreatsCovered(t *testing.T) {
-	require.Len(t, threatIDs, 18, "ids T1…T18")
-	seen := map[string][]string{}
-	for _, test := range topLevelTests(t, "TestThreat") {
-		m := threatTestName.FindStringSubmatch(test.name)
-		if assert.NotNil(t, m, "%s: %s is not TestThreat<T#>_<What>", test.file, test.name) {
-			seen[m[1]] = append(seen[m[1]], test.file+": "+test.name)
-		}
-	}
-	self, err := os.ReadFile("threat_test.go")
-	require.NoError(t, err)
-	for _, line := range strings.Split(string(self), "\n") {
-		if m := threatNotApplicable.FindStringSubmatch(line); m != nil {
-			seen[m[1]] = append(seen[m[1]], "threat_test.go: not applicable")
-		}
-	}
-	known := map[string]bool{}
-	for _, id := range threatIDs {
-		known[id] = true
-		assert.Len(t, seen[id], 1, "threat %s: want exactly one test or not-applicable line, got %v", id, seen[id])
-	}
-	var unknown []string
-	for id := range seen {
-		if !known[id] {
-			unknown = append(unknown, id)
-		}
-	}
-	sort.Strings(unknown)
-	assert.Empty(t, unknown, "TestThreat ids that landscape.md does not define")
-}
 
 // secret is remote or host text that must never surface (T4, T5, T12).
 const secret = "SECRET-7f3a"
@@ -173,15 +130,17 @@ func TestThreatT1_PoisonedDefinitions(t *testing.T) {
 		id   string
 		tool json.RawMessage
 	}{{"description", described}, {"schema_text", schemaText}} {
-		h := rawHarness(t, &rawServer{pages: []string{page("", string(tc.tool))}})
-		catalog, err := discoverDefault(t, h, purramcp.Limits{})
-		require.NoError(t, err, "T1 %s", tc.id)
-		snap := catalog.Snapshot()
-		encoded, err := json.Marshal(snap)
-		require.NoError(t, err)
-		assert.Contains(t, string(encoded), poison, "T1 %s: kept verbatim for the host's review", tc.id)
-		assert.NotEqual(t, f.RevisionDigest, snap.RevisionDigest, "T1 %s: and in the digest", tc.id)
-		assert.Equal(t, snapshotDigest(t, snap), snap.RevisionDigest, "T1 %s", tc.id)
+		t.Run(tc.id, func(t *testing.T) {
+			h := rawHarness(t, &rawServer{pages: []string{page("", string(tc.tool))}})
+			catalog, err := discoverDefault(t, h, purramcp.Limits{})
+			require.NoError(t, err, "T1 %s", tc.id)
+			snap := catalog.Snapshot()
+			encoded, err := json.Marshal(snap)
+			require.NoError(t, err)
+			assert.Contains(t, string(encoded), poison, "T1 %s: kept verbatim for the host's review", tc.id)
+			assert.NotEqual(t, f.RevisionDigest, snap.RevisionDigest, "T1 %s: and in the digest", tc.id)
+			assert.Equal(t, snapshotDigest(t, snap), snap.RevisionDigest, "T1 %s", tc.id)
+		})
 	}
 	assert.Equal(t, poison, catalogOf(t, described).Registrations()[0].Description, "T1: the model sees what was reviewed")
 
@@ -197,12 +156,14 @@ func TestThreatT1_PoisonedDefinitions(t *testing.T) {
 		{"schema_text_over_lowered", schemaText, purramcp.Limits{MaxSchemaBytes: 256}, "mcp_schema_unsupported"},
 		{"control_fixture_at_lowered", f.Tool, purramcp.Limits{MaxDescriptionBytes: 32, MaxSchemaBytes: 256}, ""},
 	} {
-		h := rawHarness(t, &rawServer{pages: []string{page("", string(tc.tool))}})
-		_, err := discoverDefault(t, h, tc.limits)
-		assert.Equal(t, tc.want, purramcp.CodeOf(err), "T1 %s", tc.id)
-		if err != nil {
-			assert.NotContains(t, err.Error(), "IGNORE", "T1 %s", tc.id)
-		}
+		t.Run(tc.id, func(t *testing.T) {
+			h := rawHarness(t, &rawServer{pages: []string{page("", string(tc.tool))}})
+			_, err := discoverDefault(t, h, tc.limits)
+			assert.Equal(t, tc.want, purramcp.CodeOf(err), "T1 %s", tc.id)
+			if err != nil {
+				assert.NotContains(t, err.Error(), "IGNORE", "T1 %s", tc.id)
+			}
+		})
 	}
 }
 
@@ -287,6 +248,45 @@ func TestThreatT2_RugPullChangesDigest(t *testing.T) {
 	assert.Equal(t, "mcp_invalid_arguments", res.ErrorCode, "T2 silent drift: the old catalog keeps its pinned contract")
 	_, calls := h.counts()
 	assert.Zero(t, calls)
+
+	// Approval closes it for the host: a pin of the reviewed digest refuses
+	// the drifted catalog (no registration exists to run), and DiffSnapshots
+	// names what drifted for the review before re-approving. A swap of two
+	// bound definitions, which defeats a per-name pin, fails the
+	// whole-snapshot pin too.
+	swappedSearch := strings.Replace(otherTool, "remote.other", "remote.search", 1)
+	swappedOther := string(withField(t, f.Tool, "name", "remote.other"))
+	for _, tc := range []struct {
+		id       string
+		bindings map[string]purramcp.ToolBinding
+		pages    []string
+		changes  []purramcp.Change
+	}{
+		{"drift", searchBinding(), []string{page("", string(f.Tool)), page("", string(widened))},
+			[]purramcp.Change{{LocalName: "search", Kind: "changed", Fields: []string{"description", "inputSchema"}}}},
+		{"swap", otherBinding(), []string{page("", string(f.Tool), otherTool), page("", swappedSearch, swappedOther)},
+			[]purramcp.Change{{LocalName: "another", Kind: "changed", Fields: []string{"description", "inputSchema", "outputSchema"}},
+				{LocalName: "search", Kind: "changed", Fields: []string{"description", "inputSchema", "outputSchema"}}}},
+	} {
+		t.Run(tc.id, func(t *testing.T) {
+			h := rawHarness(t, &rawServer{pages: tc.pages})
+			discover := func(approve func(context.Context, purramcp.Snapshot) error) (*purramcp.Catalog, error) {
+				return purramcp.DiscoverTools(t.Context(), h.session, "fixture", tc.bindings,
+					purramcp.DiscoveryOptions{Monitor: h.monitor, Approve: approve})
+			}
+			reviewed, err := discover(nil)
+			require.NoError(t, err, "T2 %s", tc.id)
+			pin := purramcp.PinDigests(reviewed.Snapshot().RevisionDigest)
+			drifted, err := discover(pin)
+			assert.Nil(t, drifted, "T2 %s: nothing to run", tc.id)
+			assert.Equal(t, purramcp.CodeCatalogUnapproved, purramcp.CodeOf(err), "T2 %s: the pin refuses it", tc.id)
+			current, err := discover(nil) // the last page repeats
+			require.NoError(t, err)
+			assert.Equal(t, tc.changes, purramcp.DiffSnapshots(reviewed.Snapshot(), current.Snapshot()), "T2 %s: what to review", tc.id)
+			_, calls := h.counts()
+			assert.Zero(t, calls, "T2 %s", tc.id)
+		})
+	}
 }
 
 // TestThreatT3_ShadowingAndTakeover: a remote name listed twice, whether on
@@ -311,14 +311,16 @@ func TestThreatT3_ShadowingAndTakeover(t *testing.T) {
 			strings.ReplaceAll(evil, "remote.search", "remote.search "), strings.ReplaceAll(evil, "remote.search", "remote.s\u0435arch"))},
 			"mcp_binding_missing"},
 	} {
-		for _, modern := range modernities {
-			h := rawHarness(t, &rawServer{modern: modern, pages: tc.pages})
-			catalog, err := discoverDefault(t, h, purramcp.Limits{})
-			assert.Nil(t, catalog, "T3 %s", tc.id)
-			assert.Equal(t, tc.want, purramcp.CodeOf(err), "T3 %s modern=%v", tc.id, modern)
-			_, calls := h.counts()
-			assert.Zero(t, calls, "T3 %s", tc.id)
-		}
+		t.Run(tc.id, func(t *testing.T) {
+			for _, modern := range modernities {
+				h := rawHarness(t, &rawServer{modern: modern, pages: tc.pages})
+				catalog, err := discoverDefault(t, h, purramcp.Limits{})
+				assert.Nil(t, catalog, "T3 %s", tc.id)
+				assert.Equal(t, tc.want, purramcp.CodeOf(err), "T3 %s modern=%v", tc.id, modern)
+				_, calls := h.counts()
+				assert.Zero(t, calls, "T3 %s", tc.id)
+			}
+		})
 	}
 
 	// A server tool named "search" (the host's local name) beside the bound one.
@@ -366,6 +368,37 @@ func TestThreatT3_ShadowingAndTakeover(t *testing.T) {
 	assert.Equal(t, "mcp_binding_missing", purramcp.CodeOf(err), "T3: a tool renamed onto a bound name leaves its own binding missing")
 	_, err = discover()
 	assert.Equal(t, "mcp_name_conflict", purramcp.CodeOf(err), "T3: a tool renamed onto a listed bound name conflicts")
+
+	// Cross-server shadowing: a second server whose binding claims a local
+	// name the first already uses cannot join the registry; one that lists
+	// the same remote name under another local name calls only itself.
+	first := newSDKServer(t, nil, f.Tool)
+	second := newSDKServer(t, nil, f.Tool)
+	fh, sh := sdkHarness(t, first, ""), sdkHarness(t, second, "")
+	docs, err := discoverDefault(t, fh, purramcp.Limits{})
+	require.NoError(t, err)
+	shadowing, err := discoverDefault(t, sh, purramcp.Limits{})
+	require.NoError(t, err)
+	merged, err := purramcp.Merge(docs, shadowing)
+	assert.Nil(t, merged)
+	assert.Equal(t, purramcp.CodeNameConflict, purramcp.CodeOf(err), "T3: cross-server shadowing")
+	bindings := searchBinding()
+	renamed := bindings["remote.search"]
+	renamed.LocalName = "search_second"
+	bindings["remote.search"] = renamed
+	other, err := purramcp.DiscoverTools(t.Context(), sh.session, "second", bindings, purramcp.DiscoveryOptions{Monitor: sh.monitor})
+	require.NoError(t, err)
+	merged, err = purramcp.Merge(docs, other)
+	require.NoError(t, err)
+	require.Equal(t, []string{"search", "search_second"}, []string{merged[0].Name, merged[1].Name})
+	for _, reg := range merged {
+		res, err := reg.Run(t.Context(), argsA, purramcp.ToolContext{})
+		require.NoError(t, err)
+		assert.Empty(t, res.ErrorCode)
+	}
+	_, firstCalls := first.counts()
+	_, secondCalls := second.counts()
+	assert.Equal(t, []int{1, 1}, []int{firstCalls, secondCalls}, "T3: each registration calls its own server")
 }
 
 // TestThreatT5_InvisibleCharactersKeptAndHashed decides T5 for the default:
@@ -388,7 +421,7 @@ func TestThreatT5_InvisibleCharactersKeptAndHashed(t *testing.T) {
 	encodedText, err := json.Marshal(resultText)
 	require.NoError(t, err)
 	result := json.RawMessage(`{"content":[{"type":"text","text":` + string(encodedText) + `}],"structuredContent":{"count":1}}`)
-	for _, version := range testVersions {
+	forEachVersion(t, func(t *testing.T, version string) {
 		h := sdkHarness(t, newSDKServer(t, result, tool), version)
 		catalog, err := discoverDefault(t, h, purramcp.Limits{})
 		require.NoError(t, err, "T5 at %s", version)
@@ -409,7 +442,7 @@ func TestThreatT5_InvisibleCharactersKeptAndHashed(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, purramcp.Envelope{Text: []string{resultText}, Structured: map[string]any{"count": 1.0}}, res.Content,
 			"T5 at %s: result text verbatim", version)
-	}
+	})
 
 	// Failing paths never carry them.
 	bindings := searchBinding()
@@ -491,18 +524,20 @@ func TestThreatT7_ParserDifferentials(t *testing.T) {
 		{"is_error_last_wins_false", `{"content":[],"isError":true,"isError":false,"structuredContent":{"count":1}}`, ""},
 		{"case_variant_ignored", `{"content":[],"StructuredContent":{"count":1},"structuredContent":{"count":2}}`, ""},
 	} {
-		raw := &rawServer{pages: []string{page("", string(f.Tool))},
-			call: func(json.RawMessage) (string, *jsonrpcError) { return tc.result, nil }}
-		reg := discoverWith(t, rawHarness(t, raw), purramcp.Limits{}, nil)
-		res, err := reg.Run(t.Context(), argsA, purramcp.ToolContext{})
-		require.NoError(t, err, tc.id)
-		assert.Equal(t, tc.want, res.ErrorCode, "T7 %s", tc.id)
-		switch tc.id {
-		case "structured_last_wins_valid":
-			assert.Equal(t, purramcp.Envelope{Text: []string{"a\ufffdb"}, Structured: map[string]any{"count": 1.0}}, res.Content, "T7 %s", tc.id)
-		case "case_variant_ignored":
-			assert.Equal(t, map[string]any{"count": 2.0}, res.Content.Structured, "T7 %s", tc.id)
-		}
+		t.Run(tc.id, func(t *testing.T) {
+			raw := &rawServer{pages: []string{page("", string(f.Tool))},
+				call: func(json.RawMessage) (string, *jsonrpcError) { return tc.result, nil }}
+			reg := discoverWith(t, rawHarness(t, raw), purramcp.Limits{}, nil)
+			res, err := reg.Run(t.Context(), argsA, purramcp.ToolContext{})
+			require.NoError(t, err, tc.id)
+			assert.Equal(t, tc.want, res.ErrorCode, "T7 %s", tc.id)
+			switch tc.id {
+			case "structured_last_wins_valid":
+				assert.Equal(t, purramcp.Envelope{Text: []string{"a\ufffdb"}, Structured: map[string]any{"count": 1.0}}, res.Content, "T7 %s", tc.id)
+			case "case_variant_ignored":
+				assert.Equal(t, map[string]any{"count": 2.0}, res.Content.Structured, "T7 %s", tc.id)
+			}
+		})
 	}
 }
 
@@ -527,14 +562,16 @@ func TestThreatT8_NoSchemaWeakening(t *testing.T) {
 		{"tuple_items", "inputSchema", `{"type":"object","properties":{"t":{"type":"array","items":[{"type":"string"}]}}}`},
 		{"output_ref", "outputSchema", `{"type":"object","$ref":"https://example.invalid/schema"}`},
 	} {
-		tool := withField(t, f.Tool, tc.field, json.RawMessage(tc.schema))
-		for _, modern := range modernities {
-			h := rawHarness(t, &rawServer{modern: modern, pages: []string{page("", string(tool), otherTool)}})
-			catalog, err := purramcp.DiscoverTools(t.Context(), h.session, "fixture", otherBinding(),
-				purramcp.DiscoveryOptions{Monitor: h.monitor})
-			assert.Nil(t, catalog, "T8 %s: no partial catalog", tc.id)
-			assert.Equal(t, "mcp_schema_unsupported", purramcp.CodeOf(err), "T8 %s modern=%v", tc.id, modern)
-		}
+		t.Run(tc.id, func(t *testing.T) {
+			tool := withField(t, f.Tool, tc.field, json.RawMessage(tc.schema))
+			for _, modern := range modernities {
+				h := rawHarness(t, &rawServer{modern: modern, pages: []string{page("", string(tool), otherTool)}})
+				catalog, err := purramcp.DiscoverTools(t.Context(), h.session, "fixture", otherBinding(),
+					purramcp.DiscoveryOptions{Monitor: h.monitor})
+				assert.Nil(t, catalog, "T8 %s: no partial catalog", tc.id)
+				assert.Equal(t, "mcp_schema_unsupported", purramcp.CodeOf(err), "T8 %s modern=%v", tc.id, modern)
+			}
+		})
 	}
 
 	open := `{"type":"object","properties":{"q":{"type":"string"}}}`
@@ -587,4 +624,29 @@ func TestThreatT9_HintsGrantNothing(t *testing.T) {
 	plainCatalog, err := discoverDefault(t, plain, purramcp.Limits{})
 	require.NoError(t, err)
 	assert.Equal(t, plainCatalog.Snapshot().RevisionDigest, catalog.Snapshot().RevisionDigest, "T9: hints are not identity")
+
+	// Hints are only cross-checked, and only narrow: with
+	// RequireReadOnlyHint a bound tool that does not claim read-only (the
+	// fixture's destructive hints, or none) fails the discovery; the claim
+	// still grants nothing: the same read policy, the same one registration,
+	// the same digest.
+	requiring := purramcp.DiscoveryOptions{Monitor: h.monitor, RequireReadOnlyHint: true}
+	hinted, err := purramcp.DiscoverTools(t.Context(), h.session, "fixture", searchBinding(), requiring)
+	require.NoError(t, err)
+	require.Len(t, hinted.Registrations(), 1)
+	assert.Equal(t, regs[0].Policy, hinted.Registrations()[0].Policy)
+	assert.Equal(t, catalog.Snapshot(), hinted.Snapshot(), "T9: the cross-check adds nothing to the catalog")
+	for _, tc := range []struct {
+		id string
+		h  sessionHarness
+	}{{"destructive", sdkHarness(t, newSDKServer(t, nil, f.Tool), "")}, {"unannotated", plain}} {
+		t.Run(tc.id, func(t *testing.T) {
+			requiring.Monitor = tc.h.monitor
+			refused, err := purramcp.DiscoverTools(t.Context(), tc.h.session, "fixture", searchBinding(), requiring)
+			assert.Nil(t, refused, "T9 %s", tc.id)
+			assert.Equal(t, purramcp.CodeAnnotationConflict, purramcp.CodeOf(err), "T9 %s", tc.id)
+			_, calls := tc.h.counts()
+			assert.Zero(t, calls, "T9 %s", tc.id)
+		})
+	}
 }

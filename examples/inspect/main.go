@@ -71,7 +71,7 @@ func main() {
 func run(ctx context.Context, transport mcp.Transport, policy purramcp.SchemaPolicy, w io.Writer, asJSON bool) error {
 	monitor := purramcp.NewCatalogMonitor()
 	client := mcp.NewClient(&mcp.Implementation{Name: "purramcp-inspect", Version: "1"}, monitor.ClientOptions(nil))
-	session, err := client.Connect(ctx, transport, nil)
+	session, err := client.Connect(ctx, monitor.Transport(transport), nil)
 	if err != nil {
 		return fmt.Errorf("connect: %w", err)
 	}
@@ -79,8 +79,10 @@ func run(ctx context.Context, transport mcp.Transport, policy purramcp.SchemaPol
 	if err := monitor.Attach(session); err != nil {
 		return err
 	}
+	// StaleRetries: servers such as server-everything announce a list change
+	// right after initialization, which would fail the first listing.
 	report, err := purramcp.InspectCatalog(ctx, session, "inspected",
-		purramcp.DiscoveryOptions{Monitor: monitor, Policy: policy})
+		purramcp.DiscoveryOptions{Monitor: monitor, Policy: policy, StaleRetries: 2})
 	if err != nil {
 		return fmt.Errorf("inspect catalog: %w", err)
 	}

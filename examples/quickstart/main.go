@@ -83,7 +83,7 @@ func (t *tour) connect(transport mcp.Transport) (*mcp.ClientSession, error) {
 	t.monitor = purramcp.NewCatalogMonitor()
 	client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"},
 		t.monitor.ClientOptions(nil))
-	session, err := client.Connect(t.ctx, transport, nil)
+	session, err := client.Connect(t.ctx, t.monitor.Transport(transport), nil)
 	if err != nil {
 		return nil, err
 	}
@@ -105,8 +105,10 @@ func (t *tour) connect(transport mcp.Transport) (*mcp.ClientSession, error) {
 	return session, nil
 }
 
+// options are the README's: StaleRetries settles a discovery that a list
+// change interrupts (a server announcing one right after initialization).
 func (t *tour) options() purramcp.DiscoveryOptions {
-	return purramcp.DiscoveryOptions{Monitor: t.monitor}
+	return purramcp.DiscoveryOptions{Monitor: t.monitor, StaleRetries: 2}
 }
 
 // rejectPattern shows that one schema outside the profile fails the whole

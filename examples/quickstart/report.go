@@ -2,13 +2,12 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"maps"
-	"slices"
 	"strings"
 
 	"purra.dev/purramcp"
@@ -19,12 +18,10 @@ import (
 // with an ErrorCode; an error is only ErrCanceled or a host scope failure.
 func call(ctx context.Context, w io.Writer, server *docsServer, catalog *purramcp.Catalog,
 	name, args string, tc purramcp.ToolContext) error {
-	tools := catalog.Registrations()
-	i := slices.IndexFunc(tools, func(t purramcp.ToolDefinition) bool { return t.Name == name })
-	if i < 0 {
+	tool, ok := catalog.Registration(name)
+	if !ok {
 		return fmt.Errorf("no registration %s", name)
 	}
-	tool := tools[i]
 	sent := server.calls.Load()
 	res, err := tool.Run(ctx, json.RawMessage(args), tc)
 	if err != nil {
@@ -48,46 +45,17 @@ func call(ctx context.Context, w io.Writer, server *docsServer, catalog *purramc
 	return nil
 }
 
-// changes names, by local name, the snapshot entries that were added or
-// removed and the fields that changed between two snapshots.
+// changes describes, one line per local name, what DiffSnapshots found
+// between two snapshots: the entries added or removed and the fields that
+// changed.
 func changes(before, after purramcp.Snapshot) []string {
-	old, cur := fieldsByName(before), fieldsByName(after)
 	var out []string
-	for _, name := range slices.Sorted(maps.Keys(cur)) {
-		was, ok := old[name]
-		if !ok {
-			out = append(out, name+" added")
-			continue
-		}
-		var fields []string
-		for _, field := range slices.Sorted(maps.Keys(cur[name])) {
-			if !bytes.Equal(was[field], cur[name][field]) {
-				fields = append(fields, field)
-			}
-		}
-		if len(fields) > 0 {
-			out = append(out, name+": "+strings.Join(fields, ", "))
-		}
-	}
-	for _, name := range slices.Sorted(maps.Keys(old)) {
-		if _, ok := cur[name]; !ok {
-			out = append(out, name+" removed")
-		}
-	}
-	return out
-}
-
-// fieldsByName maps each entry's local name to its fields as compact JSON.
-func fieldsByName(s purramcp.Snapshot) map[string]map[string]json.RawMessage {
-	out := make(map[string]map[string]json.RawMessage, len(s.Entries))
-	for _, e := range s.Entries {
-		b, err := json.Marshal(e)
-		if err != nil {
-			continue // unreachable: snapshot values are JSON values
-		}
-		var fields map[string]json.RawMessage
-		if json.Unmarshal(b, &fields) == nil {
-			out[e.LocalName] = fields
+	for _, c := range purramcp.DiffSnapshots(before, after) {
+		name := cmp.Or(c.LocalName, "snapshot")
+		if c.Kind == "changed" {
+			out = append(out, name+": "+strings.Join(c.Fields, ", "))
+		} else {
+			out = append(out, name+" "+c.Kind)
 		}
 	}
 	return out

@@ -15,7 +15,6 @@ import (
 	"encoding/hex"
 	"hash"
 	"math"
-	"slices"
 	"strconv"
 
 	"purra.dev/purramcp/internal/strictjson"
@@ -28,45 +27,61 @@ const Profile = "purra.json-identity/v1"
 // by strictjson (Parse or Snapshot): the caller has already applied the
 // domain rules and limits of B1.
 func Digest(v any) string {
-	h := sha256.New()
-	e := &encoder{h: h, buf: make([]byte, 0, 4096)}
-	e.raw(Profile + "\n")
-	e.value(v)
-	e.flush()
-	return hex.EncodeToString(h.Sum(nil))
+	e := newEncoder(nil)
+	strictjson.Emit(v, strictjson.SortedOrder, e)
+	return e.sum()
 }
 
 // DigestOf applies the domain rules and limits of B1 to a decoded Go value
 // (strictjson.Snapshot's domain) and returns its digest in one pass, without
 // building a copy. It fails exactly when strictjson.Snapshot(v, lim) fails.
 func DigestOf(v any, lim strictjson.Limits) (string, error) {
-	h := sha256.New()
-	e := &encoder{h: h, buf: make([]byte, 0, 8192)}
-	e.raw(Profile + "\n")
-	if err := strictjson.WalkSorted(v, lim, e); err != nil {
+	e := newEncoder(nil)
+	if err := strictjson.Walk(v, lim, strictjson.SortedOrder, e); err != nil {
 		return "", err
 	}
-	e.flush()
-	return hex.EncodeToString(h.Sum(nil)), nil
+	return e.sum(), nil
 }
 
 // PreImage returns the exact bytes Digest hashes. It exists for tests and
 // benchmarks that compare against a plain SHA-256 of the same bytes.
 func PreImage(v any) []byte {
 	var out []byte
-	e := &encoder{buf: make([]byte, 0, 4096), sink: func(b []byte) { out = append(out, b...) }}
-	e.raw(Profile + "\n")
-	e.value(v)
+	e := newEncoder(func(b []byte) { out = append(out, b...) })
+	strictjson.Emit(v, strictjson.SortedOrder, e)
 	e.flush()
 	return out
 }
 
-// encoder streams the pre-image into the hash through a small buffer, so a
-// large catalog never needs its whole pre-image in memory.
+// bufferSize is the encoder's buffer: large enough that SHA-256 takes the
+// pre-image in long blocks, small enough that a catalog's pre-image is never
+// held whole.
+const bufferSize = 8192
+
+// encoder streams the pre-image into the hash (or sink) through a fixed
+// buffer. It is the strictjson.Visitor of the walk; keys arrive sorted.
 type encoder struct {
 	h    hash.Hash
 	sink func([]byte)
 	buf  []byte
+	mem  [bufferSize]byte
+}
+
+func newEncoder(sink func([]byte)) *encoder {
+	e := &encoder{sink: sink}
+	if sink == nil {
+		e.h = sha256.New()
+	}
+	e.buf = e.mem[:0]
+	e.raw(Profile + "\n")
+	return e
+}
+
+// sum flushes the buffer and returns the digest in lowercase hex.
+func (e *encoder) sum() string {
+	e.flush()
+	var d [sha256.Size]byte
+	return hex.EncodeToString(e.h.Sum(d[:0]))
 }
 
 func (e *encoder) flush() {
@@ -81,6 +96,7 @@ func (e *encoder) flush() {
 	e.buf = e.buf[:0]
 }
 
+// room makes room for n more bytes, n ≤ bufferSize.
 func (e *encoder) room(n int) {
 	if len(e.buf)+n > cap(e.buf) {
 		e.flush()
@@ -92,57 +108,35 @@ func (e *encoder) raw(s string) {
 	e.buf = append(e.buf, s...)
 }
 
-func (e *encoder) value(v any) {
-	switch x := v.(type) {
-	case nil:
-		e.raw("n")
-	case bool:
-		if x {
-			e.raw("t")
-		} else {
-			e.raw("f")
-		}
-	case float64:
-		e.number(x)
-	case string:
-		e.str(x)
-	case []any:
-		e.header('a', len(x))
-		for _, item := range x {
-			e.value(item)
-		}
-	case *strictjson.Object:
-		keys := x.Keys
-		if !slices.IsSorted(keys) {
-			keys = slices.Sorted(slices.Values(keys))
-		}
-		e.header('o', len(keys))
-		for _, k := range keys {
-			e.str(k)
-			e.value(x.Members[k])
-		}
-	default:
-		panic("purramcp: internal error: identity of a value outside the strictjson domain")
-	}
-}
-
-// Null, Bool, Number, String, BeginArray, BeginObject and Key make the
-// encoder a strictjson.Visitor: the walk already sorts keys.
-func (e *encoder) Null() { e.raw("n") }
+// Null writes n.
+func (e *encoder) Null() { e.room(1); e.buf = append(e.buf, 'n') }
 
 // Bool writes t or f.
 func (e *encoder) Bool(b bool) {
+	c := byte('f')
 	if b {
-		e.raw("t")
-	} else {
-		e.raw("f")
+		c = 't'
 	}
+	e.room(1)
+	e.buf = append(e.buf, c)
 }
 
-// Number writes d and the bit pattern.
-func (e *encoder) Number(f float64) { e.number(f) }
+// Number writes d and the 16 hex digits of the big-endian binary64 bits;
+// −0 encodes as +0 (B2.2).
+func (e *encoder) Number(f float64) {
+	if f == 0 {
+		f = 0
+	}
+	bits := math.Float64bits(f)
+	e.room(17)
+	n := len(e.buf)
+	e.buf = e.buf[:n+17]
+	e.buf[n] = 'd'
+	binary.BigEndian.PutUint64(e.buf[n+1:], hex8(uint32(bits>>32)))
+	binary.BigEndian.PutUint64(e.buf[n+9:], hex8(uint32(bits)))
+}
 
-// String writes s, the length and the hex bytes.
+// String writes s, its byte length and its bytes in hex.
 func (e *encoder) String(s string) { e.str(s) }
 
 // BeginArray writes the array header.
@@ -154,51 +148,80 @@ func (e *encoder) BeginObject(n int) { e.header('o', n) }
 // Key writes a member name as a string.
 func (e *encoder) Key(k string) { e.str(k) }
 
+// header writes tag, n in decimal and a colon; one- and two-digit counts,
+// most of them, without strconv.
 func (e *encoder) header(tag byte, n int) {
 	e.room(24)
-	e.buf = append(e.buf, tag)
-	e.buf = strconv.AppendInt(e.buf, int64(n), 10)
-	e.buf = append(e.buf, ':')
+	switch {
+	case n < 10:
+		e.buf = append(e.buf, tag, byte('0'+n), ':')
+	case n < 100:
+		e.buf = append(e.buf, tag, byte('0'+n/10), byte('0'+n%10), ':')
+	default:
+		e.buf = append(e.buf, tag)
+		e.buf = strconv.AppendInt(e.buf, int64(n), 10)
+		e.buf = append(e.buf, ':')
+	}
 }
 
-func (e *encoder) number(f float64) {
-	if f == 0 {
-		f = 0 // −0 encodes as +0 (B2.2)
+// hex8 returns the eight lowercase hex digits of x, first digit in the top
+// byte, computed in one register: each input byte is spread into its own
+// 16-bit lane, split into its two nibbles, and every nibble n becomes
+// '0'+n, plus 39 more ('a'−'0'−10) when n > 9.
+func hex8(x uint32) uint64 {
+	v := uint64(x)
+	v = (v | v<<16) & 0x0000ffff0000ffff
+	v = (v | v<<8) & 0x00ff00ff00ff00ff
+	v = (v<<4 | v) & 0x0f0f0f0f0f0f0f0f
+	letters := (v + 0x0606060606060606) >> 4 & 0x0101010101010101
+	return v + 0x3030303030303030 + letters*39
+}
+
+// str writes s as s<length>:<hex bytes>, eight bytes per step; the last
+// one to seven bytes (or all of a string of at most eight) are zero-padded
+// into one more step whose extra digits are cut off again.
+func (e *encoder) str(s string) {
+	if len(s) <= 8 { // most names and many values: one padded word, no loop
+		e.room(3 + 16)
+		n := len(e.buf)
+		b := e.buf[:n+3+16]
+		b[n], b[n+1], b[n+2] = 's', byte('0'+len(s)), ':'
+		var w uint64
+		for j := range len(s) {
+			w |= uint64(s[j]) << (56 - 8*j)
+		}
+		binary.BigEndian.PutUint64(b[n+3:], hex8(uint32(w>>32)))
+		binary.BigEndian.PutUint64(b[n+11:], hex8(uint32(w)))
+		e.buf = b[:n+3+2*len(s)]
+		return
 	}
-	bits := math.Float64bits(f)
-	e.room(17)
-	e.buf = append(e.buf, 'd')
-	for shift := 60; shift >= 0; shift -= 4 {
-		e.buf = append(e.buf, hexDigits[(bits>>uint(shift))&0xf])
+	e.header('s', len(s))
+	for len(s) > 0 {
+		e.room(32)
+		n := min((cap(e.buf)-len(e.buf)-16)/2, len(s))
+		start := len(e.buf)
+		dst := e.buf[start : start+2*n+16]
+		i := 0
+		for ; i+8 <= n; i += 8 {
+			hi := uint32(s[i])<<24 | uint32(s[i+1])<<16 | uint32(s[i+2])<<8 | uint32(s[i+3])
+			lo := uint32(s[i+4])<<24 | uint32(s[i+5])<<16 | uint32(s[i+6])<<8 | uint32(s[i+7])
+			binary.BigEndian.PutUint64(dst[2*i:], hex8(hi))
+			binary.BigEndian.PutUint64(dst[2*i+8:], hex8(lo))
+		}
+		if i < n {
+			var w uint64
+			for j := range 8 {
+				w <<= 8
+				if i+j < n {
+					w |= uint64(s[i+j])
+				}
+			}
+			binary.BigEndian.PutUint64(dst[2*i:], hex8(uint32(w>>32)))
+			binary.BigEndian.PutUint64(dst[2*i+8:], hex8(uint32(w)))
+		}
+		e.buf = e.buf[:start+2*n]
+		s = s[n:]
 	}
 }
 
 const hexDigits = "0123456789abcdef"
-
-// hexPairs maps a byte to its two lowercase hex digits, first digit high.
-var hexPairs = func() (t [256]uint16) {
-	for c := range t {
-		t[c] = uint16(hexDigits[c>>4])<<8 | uint16(hexDigits[c&0xf])
-	}
-	return t
-}()
-
-func (e *encoder) str(s string) {
-	e.header('s', len(s))
-	for len(s) > 0 {
-		e.room(2)
-		n := min((cap(e.buf)-len(e.buf))/2, len(s))
-		start := len(e.buf)
-		e.buf = e.buf[:start+2*n]
-		dst := e.buf[start:]
-		i := 0
-		for ; i+4 <= n; i += 4 { // four bytes, eight digits, one store
-			binary.BigEndian.PutUint64(dst[2*i:], uint64(hexPairs[s[i]])<<48|uint64(hexPairs[s[i+1]])<<32|
-				uint64(hexPairs[s[i+2]])<<16|uint64(hexPairs[s[i+3]]))
-		}
-		for ; i < n; i++ {
-			binary.BigEndian.PutUint16(dst[2*i:], hexPairs[s[i]])
-		}
-		s = s[n:]
-	}
-}

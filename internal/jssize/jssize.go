@@ -1,6 +1,7 @@
 // Package jssize measures a Go value as JavaScript measures it: the UTF-8
 // length of JSON.stringify of the decoded value (adapter.md: "how bytes are
-// counted"). It imports only the standard library.
+// counted"). Besides the standard library it imports only strictjson, whose
+// StringCost is the one JSON-string length of the module.
 //
 // The value is marshaled with encoding/json (HTML escaping off), then every
 // \uXXXX escape in a string is recounted at the length JavaScript writes for
@@ -22,6 +23,8 @@ import (
 	"math"
 	"strconv"
 	"unicode/utf8"
+
+	"purra.dev/purramcp/internal/strictjson"
 )
 
 // Placeholder is a one-byte JSON value a caller may put in place of a large
@@ -134,6 +137,9 @@ func floatSize(f float64) (int, bool) {
 // rune) and each byte of invalid UTF-8 as U+FFFD, three bytes, which is what
 // Go's \ufffd escape is counted as.
 func stringSize(s string) int {
+	if n, ok := stringCost(s); ok {
+		return n
+	}
 	n := 2
 	for i := 0; i < len(s); {
 		c := s[i]
@@ -205,7 +211,7 @@ func negativeZeroAt(b []byte, i int) bool {
 // when b[i] starts a pair). It returns the bytes JavaScript writes for it and
 // the bytes the Go spelling spans.
 func jsLength(b []byte, i int) (js, width int) {
-	u, ok := hex4(b, i+2)
+	u, ok := hex4At(b, i+2)
 	if !ok {
 		return 6, 6 // unreachable: encoding/json writes only valid escapes
 	}
@@ -222,7 +228,7 @@ func lowSurrogateAt(b []byte, i int) bool {
 	if i+6 > len(b) || b[i] != '\\' || b[i+1] != 'u' {
 		return false
 	}
-	u, ok := hex4(b, i+2)
+	u, ok := hex4At(b, i+2)
 	return ok && u >= 0xDC00 && u <= 0xDFFF
 }
 
@@ -241,24 +247,11 @@ func unitLength(u rune) int {
 	}
 }
 
-// hex4 decodes four hex digits at b[i:].
-func hex4(b []byte, i int) (rune, bool) {
-	if i+4 > len(b) {
+// hex4At decodes the four hex digits at b[i:] with strictjson's one
+// decoder.
+func hex4At(b []byte, i int) (rune, bool) {
+	if i > len(b) {
 		return 0, false
 	}
-	var u rune
-	for _, c := range b[i : i+4] {
-		u <<= 4
-		switch {
-		case c >= '0' && c <= '9':
-			u |= rune(c - '0')
-		case c >= 'a' && c <= 'f':
-			u |= rune(c - 'a' + 10)
-		case c >= 'A' && c <= 'F':
-			u |= rune(c - 'A' + 10)
-		default:
-			return 0, false
-		}
-	}
-	return u, true
+	return strictjson.Hex4(b[i:])
 }

@@ -3,7 +3,6 @@ package strictjson
 import (
 	"encoding/json"
 	"errors"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -11,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"purra.dev/purramcp/internal/testvalues"
 )
 
 // fuzzTight is small enough that fuzzed inputs cross every limit.
@@ -21,41 +22,8 @@ var fuzzTight = Limits{Depth: 3, Nodes: 12, Bytes: 160}
 // the approval intent and the MCP tools, arguments and results.
 func fuzzVectorSeeds(t testing.TB) []string {
 	t.Helper()
-	var seeds []string
-	seen := map[string]bool{}
-	add := func(s string) {
-		if !seen[s] {
-			seen[s] = true
-			seeds = append(seeds, s)
-		}
-	}
-	var walk func(raw json.RawMessage)
-	walk = func(raw json.RawMessage) {
-		var obj map[string]json.RawMessage
-		var arr []json.RawMessage
-		var s string
-		switch {
-		case json.Unmarshal(raw, &obj) == nil:
-			add(string(raw))
-			for _, v := range obj {
-				walk(v)
-			}
-		case json.Unmarshal(raw, &arr) == nil:
-			add(string(raw))
-			for _, v := range arr {
-				walk(v)
-			}
-		case json.Unmarshal(raw, &s) == nil:
-			add(s)
-		default:
-			add(string(raw))
-		}
-	}
-	for _, name := range []string{"structured_output.json", "approval_records.json", "mcp_tools.json"} {
-		b, err := os.ReadFile(filepath.Join("..", "..", "testdata", name))
-		require.NoError(t, err, "pinned vector %s", name)
-		walk(b)
-	}
+	seeds, err := testvalues.VectorTexts(filepath.Join("..", "..", "testdata"))
+	require.NoError(t, err)
 	return seeds
 }
 

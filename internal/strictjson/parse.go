@@ -271,7 +271,7 @@ func (p *parser) object(level int) (any, error) {
 		c := p.s[p.i]
 		p.i++
 		if c == '}' {
-			enumerationOrder(obj.Keys)
+			enumerationOrder(obj.Keys, func(k string) string { return k })
 			return obj, p.charge(len(obj.Keys))
 		}
 		if c != ',' {
@@ -380,11 +380,23 @@ func (p *parser) unicodeEscape() (rune, error) {
 }
 
 func (p *parser) hex4() (rune, bool) {
-	if len(p.s)-p.i < 4 {
+	r, ok := Hex4(p.s[p.i:])
+	if ok {
+		p.i += 4
+	}
+	return r, ok
+}
+
+// Hex4 decodes the four hex digits, of either case, that s starts with: the
+// XXXX of a \uXXXX escape. It reports false when s is shorter or any of
+// the four is not a hex digit.
+func Hex4[T string | []byte](s T) (rune, bool) {
+	if len(s) < 4 {
 		return 0, false
 	}
 	var r rune
-	for _, c := range []byte(p.s[p.i : p.i+4]) {
+	for i := range 4 {
+		c := s[i]
 		var d byte
 		switch {
 		case c >= '0' && c <= '9':
@@ -398,6 +410,5 @@ func (p *parser) hex4() (rune, bool) {
 		}
 		r = r<<4 | rune(d)
 	}
-	p.i += 4
 	return r, true
 }

@@ -3,7 +3,6 @@ package strictjson
 import (
 	"encoding/json"
 	"math"
-	"slices"
 )
 
 // Snapshot validates, normalizes, bounds and copies a decoded Go value
@@ -12,10 +11,18 @@ import (
 // in place, sharing the budget), []any, map[string]any and *Object. Any
 // other type is rejected, as are invalid UTF-8, non-finite numbers,
 // integral numbers beyond ±(2^53−1) and anything over lim. A cyclic value
-// fails the depth limit. The result shares nothing with v.
+// fails the depth limit. The result shares no container with v (strings,
+// being immutable, may share their bytes).
 func Snapshot(v any, lim Limits) (any, error) {
-	m := &meter{lim: lim}
-	return m.snap(v, 0)
+	s := &struct { // one allocation for the walk and the builder
+		w walker
+		b builder
+	}{}
+	s.b.stack = s.b.inline[:0]
+	if err := s.w.run(v, lim, EnumerationOrder, &s.b); err != nil {
+		return nil, err
+	}
+	return s.b.root, nil
 }
 
 var (
@@ -25,53 +32,99 @@ var (
 	errString = &Error{Offset: -1, reason: "string is not valid Unicode"}
 )
 
-func (m *meter) snap(v any, level int) (any, error) {
-	if raw, ok := v.(json.RawMessage); ok {
-		// Raw text is held to A6.2 like Parse's: its own length, whitespace
-		// included, is checked against the byte limit before any work.
-		if len(raw) > m.lim.Bytes {
-			return nil, errLimit
+// builder is the Visitor behind Snapshot: it assembles the copy from the
+// walk's items. A container is complete once it has received the number of
+// children it announced. Objects, their name slices and array elements are
+// carved from chunks shared by one snapshot, which all live as long as the
+// snapshot does, so most containers cost one allocation (an object's map)
+// or none.
+type builder struct {
+	root   any
+	stack  []frame // open containers, innermost last
+	inline [4]frame
+	// The unused tails of the current chunks.
+	objects []Object
+	names   []string
+	items   []any
+}
+
+// frame is one open container: an array (obj nil) or an object and the name
+// of the member whose value comes next.
+type frame struct {
+	arr  []any
+	obj  *Object
+	key  string
+	left int // children still to come
+}
+
+// put adds a complete value to the innermost open container, closing every
+// container it completes, or makes it the root.
+func (b *builder) put(v any) {
+	for len(b.stack) > 0 {
+		f := &b.stack[len(b.stack)-1]
+		if f.obj != nil {
+			f.obj.Keys = append(f.obj.Keys, f.key)
+			f.obj.Members[f.key] = v
+		} else {
+			f.arr = append(f.arr, v)
 		}
-		if !validString(string(raw)) {
-			return nil, errString
+		if f.left--; f.left > 0 {
+			return
 		}
-		return parseWith(string(raw), m, level)
+		if f.obj != nil {
+			v = f.obj
+		} else {
+			v = f.arr
+		}
+		*f = frame{}
+		b.stack = b.stack[:len(b.stack)-1]
 	}
-	if !m.enter(level) {
-		return nil, errLimit
+	b.root = v
+}
+
+func (b *builder) Null()            { b.put(nil) }
+func (b *builder) Bool(x bool)      { b.put(x) }
+func (b *builder) Number(f float64) { b.put(f) }
+func (b *builder) String(s string)  { b.put(s) }
+func (b *builder) Value(v any)      { b.put(v) }
+func (b *builder) Key(k string)     { b.stack[len(b.stack)-1].key = k }
+
+func (b *builder) BeginArray(n int) {
+	if n == 0 {
+		b.put(make([]any, 0))
+		return
 	}
-	var out any
-	cost := numberCost
-	switch x := v.(type) {
-	case nil:
-		cost = scalarCost
-	case bool:
-		out, cost = x, scalarCost
-	case string:
-		if !validString(x) {
-			return nil, errString
-		}
-		out, cost = x, StringCost(x)
-	case []any:
-		return m.snapArray(x, level)
-	case map[string]any:
-		return m.snapMap(x, level)
-	case *Object:
-		if x == nil {
-			return nil, errDomain
-		}
-		return m.snapObject(x, level)
-	default:
-		f, err := goNumber(v)
-		if err != nil {
-			return nil, err
-		}
-		out = f
+	b.stack = append(b.stack, frame{arr: carve(&b.items, n, 16, 1024), left: n})
+}
+
+func (b *builder) BeginObject(n int) {
+	if len(b.objects) == 0 {
+		b.objects = make([]Object, min(max(2*cap(b.objects), 4), 256))
 	}
-	if !m.add(cost) {
-		return nil, errLimit
+	obj := &b.objects[0]
+	b.objects = b.objects[1:]
+	*obj = Object{Keys: carve(&b.names, n, 8, 1024), Members: make(map[string]any, n)}
+	if n == 0 {
+		b.put(obj)
+		return
 	}
-	return out, nil
+	b.stack = append(b.stack, frame{obj: obj, left: n})
+}
+
+// carve returns an empty slice of capacity n cut from the chunk tail *rest,
+// starting a new chunk when the tail is too short: twice the last one,
+// between first and most elements, and never shorter than n. The capacity
+// is exact, so appending past it can never reach a neighbour.
+func carve[T any](rest *[]T, n, first, most int) []T {
+	if n == 0 {
+		return make([]T, 0) // empty, not nil, and free
+	}
+	if len(*rest) < n {
+		*rest = make([]T, max(n, min(max(2*cap(*rest), first), most)))
+	}
+	s := (*rest)[:0:n]
+	*rest = (*rest)[n:]
+	return s
 }
 
 // goNumber converts any Go number kind under A3.2.
@@ -133,66 +186,6 @@ func uintNumber(u uint64) (float64, error) {
 		return 0, errNumber
 	}
 	return float64(u), nil
-}
-
-func (m *meter) snapArray(x []any, level int) (any, error) {
-	out := make([]any, len(x))
-	for i, item := range x {
-		v, err := m.snap(item, level+1)
-		if err != nil {
-			return nil, err
-		}
-		out[i] = v
-	}
-	if !m.add(containerCost(len(x))) {
-		return nil, errLimit
-	}
-	return out, nil
-}
-
-// snapMap copies a Go map. A map has no member order, so names other than
-// array indexes are visited in byte order, which keeps outcomes independent
-// of Go's randomized map iteration.
-func (m *meter) snapMap(x map[string]any, level int) (any, error) {
-	if len(x) > m.lim.Nodes {
-		return nil, errLimit // cheaper than sorting a hostile map first
-	}
-	keys := make([]string, 0, len(x))
-	for k := range x {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	enumerationOrder(keys)
-	return m.snapMembers(keys, func(k string) any { return x[k] }, level)
-}
-
-func (m *meter) snapObject(x *Object, level int) (any, error) {
-	return m.snapMembers(x.Keys, func(k string) any { return x.Members[k] }, level)
-}
-
-func (m *meter) snapMembers(keys []string, get func(string) any, level int) (any, error) {
-	obj := &Object{Keys: make([]string, 0, len(keys)), Members: make(map[string]any, len(keys))}
-	for _, k := range keys {
-		if !m.enter(level + 1) {
-			return nil, errLimit
-		}
-		if !validString(k) {
-			return nil, errString
-		}
-		if !m.add(StringCost(k)) {
-			return nil, errLimit
-		}
-		v, err := m.snap(get(k), level+1)
-		if err != nil {
-			return nil, err
-		}
-		obj.Keys = append(obj.Keys, k)
-		obj.Members[k] = v
-	}
-	if !m.add(containerCost(len(keys))) {
-		return nil, errLimit
-	}
-	return obj, nil
 }
 
 // ToGo returns a fresh decoded-Go copy of a value of this package's domain:

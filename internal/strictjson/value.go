@@ -136,10 +136,39 @@ var escapeExtra = func() (t [256]uint8) {
 	return t
 }()
 
-// validString reports whether s holds only Unicode scalar values: Go's
-// UTF-8 decoder rejects encoded surrogates, so a lone surrogate smuggled in
-// as CESU-8 bytes fails here (A3.3).
-func validString(s string) bool { return utf8.ValidString(s) }
+// checkedStringCost is StringCost fused with the A3.3 check that s holds
+// only Unicode scalar values, in one pass: Go's UTF-8 decoder rejects
+// encoded surrogates, so a lone surrogate smuggled in as CESU-8 bytes fails
+// here. ok is false for invalid UTF-8, and the cost is then meaningless.
+func checkedStringCost(s string) (cost int, ok bool) {
+	n := 2 + len(s)
+	for i := 0; i < len(s); {
+		if i+8 <= len(s) {
+			w := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+				uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+			if w&0x8080808080808080 == 0 { // eight ASCII bytes
+				if mayEscape(w) {
+					for j := i; j < i+8; j++ {
+						n += int(escapeExtra[s[j]])
+					}
+				}
+				i += 8
+				continue
+			}
+		}
+		if c := s[i]; c < utf8.RuneSelf {
+			n += int(escapeExtra[c])
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			return 0, false
+		}
+		i += size // a multi-byte sequence costs its own length, already counted
+	}
+	return n, true
+}
 
 // arrayIndex reports whether key is a canonical array index in the sense of
 // ECMAScript (0 … 2^32−2), the names JavaScript enumerates first.
@@ -158,39 +187,36 @@ func arrayIndex(key string) (uint64, bool) {
 	return n, n <= 1<<32-2
 }
 
-// enumerationOrder reorders keys in place into JavaScript enumeration order:
-// array indexes ascending, then the rest in their given order.
-func enumerationOrder(keys []string) {
+// enumerationOrder reorders items in place into JavaScript enumeration
+// order of their names: array indexes ascending, then the rest in their
+// given order.
+func enumerationOrder[T any](items []T, name func(T) string) {
 	first := 0
-	for _, k := range keys {
-		if _, ok := arrayIndex(k); ok {
+	for _, it := range items {
+		if _, ok := arrayIndex(name(it)); ok {
 			first++
 		}
 	}
 	if first == 0 {
 		return
 	}
-	idx := make([]string, 0, first)
-	rest := make([]string, 0, len(keys)-first)
-	for _, k := range keys {
-		if _, ok := arrayIndex(k); ok {
-			idx = append(idx, k)
+	idx := make([]T, 0, first)
+	rest := make([]T, 0, len(items)-first)
+	for _, it := range items {
+		if _, ok := arrayIndex(name(it)); ok {
+			idx = append(idx, it)
 		} else {
-			rest = append(rest, k)
+			rest = append(rest, it)
 		}
 	}
-	sortIndexes(idx)
-	copy(keys, idx)
-	copy(keys[len(idx):], rest)
-}
-
-// sortIndexes sorts canonical array-index strings numerically: for canonical
-// spellings, a shorter string is a smaller number.
-func sortIndexes(idx []string) {
-	slices.SortFunc(idx, func(a, b string) int {
-		if len(a) != len(b) {
-			return len(a) - len(b)
+	// For canonical spellings, a shorter index string is a smaller number.
+	slices.SortFunc(idx, func(a, b T) int {
+		x, y := name(a), name(b)
+		if len(x) != len(y) {
+			return len(x) - len(y)
 		}
-		return strings.Compare(a, b)
+		return strings.Compare(x, y)
 	})
+	copy(items, idx)
+	copy(items[len(idx):], rest)
 }

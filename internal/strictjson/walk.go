@@ -3,11 +3,26 @@ package strictjson
 import (
 	"encoding/json"
 	"slices"
+	"strings"
+	"unicode/utf8"
 )
 
-// A Visitor receives a value item by item, in canonical order: array
-// elements in order, object members sorted by the bytes of their keys. A
-// container announces its length first; nothing marks its end.
+// Order is the order in which a walk visits an object's members.
+type Order uint8
+
+const (
+	// EnumerationOrder is JavaScript's (A3.6), the order of a Snapshot: an
+	// *Object's own Keys order, and for a Go map its array-index names in
+	// ascending numeric order, then the others in byte order.
+	EnumerationOrder Order = iota
+	// SortedOrder is the byte order of the names, which for valid UTF-8 is
+	// code-point order: the order of the identity encoding (B3).
+	SortedOrder
+)
+
+// A Visitor receives a value item by item: array elements in order, object
+// members in the walk's Order. A container announces its length first;
+// nothing marks its end.
 type Visitor interface {
 	Null()
 	Bool(bool)
@@ -18,45 +33,65 @@ type Visitor interface {
 	Key(string)
 }
 
-// WalkSorted applies the rules and limits of Snapshot to v while feeding
-// vis, without building a copy: the same values are accepted and rejected,
-// because every limit is a per-node depth check or an order-independent
-// total. On error vis has seen a prefix of the walk and must be discarded.
-// It serves digests, which sort keys anyway.
-func WalkSorted(v any, lim Limits, vis Visitor) error {
-	w := &walker{meter: meter{lim: lim}, vis: vis}
+// valueVisitor is a Visitor that takes, whole, values it may keep as they
+// are: a value Parse built from a json.RawMessage (fresh, and already in
+// EnumerationOrder), and an input string or non-zero float64, which the
+// rules leave unchanged, still in the interface it came in.
+type valueVisitor interface {
+	Visitor
+	Value(v any)
+}
+
+// Walk applies the domain rules and limits of A3 to the decoded Go value v
+// (Snapshot's domain) while feeding vis in order, without building a copy.
+// Every limit is a per-node depth check or an order-independent total, so
+// both orders accept and reject the same values. On error vis has seen a
+// prefix of the walk and must be discarded.
+func Walk(v any, lim Limits, order Order, vis Visitor) error {
+	return new(walker).run(v, lim, order, vis)
+}
+
+// run walks v with w, which must be zero.
+func (w *walker) run(v any, lim Limits, order Order, vis Visitor) error {
+	w.meter, w.vis, w.order = meter{lim: lim}, vis, order
+	w.value, _ = vis.(valueVisitor)
+	w.stack, w.keys, w.idx = w.inlineStack[:0], w.inlineKeys[:0], w.inlineIdx[:0]
 	return w.walk(v, 0)
+}
+
+// member is one object member, collected once so that sorting names never
+// needs a map lookup afterwards.
+type member struct {
+	key   string
+	value any
 }
 
 type walker struct {
 	meter
-	vis Visitor
-	// keys holds one reusable key buffer per level: an object's children sit
-	// one level deeper, so the buffer of its level is free until it is done.
-	keys [][]string
-}
-
-func (w *walker) scratch(level int) []string {
-	for len(w.keys) <= level {
-		w.keys = append(w.keys, nil)
-	}
-	return w.keys[level][:0]
+	vis   Visitor
+	value valueVisitor // vis, when it takes whole values
+	order Order
+	// stack holds the members of every object being walked, innermost
+	// last: an object's members stay in place while its children push and
+	// pop theirs above them.
+	stack []member
+	// idx holds the member order of every object being walked whose
+	// members were sorted (see sort), innermost last, like stack.
+	idx []uint8
+	// keys is the sort buffer; sorting never overlaps a child's walk.
+	keys []uint64
+	// names holds, per level, the names of the last Go map ordered at that
+	// level, in that order (see reuse).
+	names [][]string
+	// inlineStack and inlineKeys serve small values without allocating.
+	inlineStack [16]member
+	inlineKeys  [16]uint64
+	inlineIdx   [64]uint8
 }
 
 func (w *walker) walk(v any, level int) error {
 	if raw, ok := v.(json.RawMessage); ok {
-		if len(raw) > w.lim.Bytes {
-			return errLimit
-		}
-		if !validString(string(raw)) {
-			return errString
-		}
-		parsed, err := parseWith(string(raw), &w.meter, level)
-		if err != nil {
-			return err
-		}
-		w.emit(parsed)
-		return nil
+		return w.raw(raw, level)
 	}
 	if !w.enter(level) {
 		return errLimit
@@ -69,11 +104,16 @@ func (w *walker) walk(v any, level int) error {
 		w.vis.Bool(x)
 		return w.charge(scalarCost)
 	case string:
-		if !validString(x) {
+		cost, ok := checkedStringCost(x)
+		if !ok {
 			return errString
 		}
-		w.vis.String(x)
-		return w.charge(StringCost(x))
+		if w.value != nil {
+			w.value.Value(v)
+		} else {
+			w.vis.String(x)
+		}
+		return w.charge(cost)
 	case []any:
 		w.vis.BeginArray(len(x))
 		for _, item := range x {
@@ -84,50 +124,226 @@ func (w *walker) walk(v any, level int) error {
 		return w.charge(containerCost(len(x)))
 	case map[string]any:
 		if len(x) > w.lim.Nodes {
-			return errLimit
+			return errLimit // cheaper than sorting a hostile map first
 		}
-		keys := w.scratch(level)
-		for k := range x {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		w.keys[level] = keys
-		return w.members(keys, x, level)
+		base, idx := len(w.stack), len(w.idx)
+		ms, order := w.mapMembers(x, level)
+		err := w.object(ms, order, level)
+		w.stack, w.idx = w.stack[:base], w.idx[:idx]
+		return err
 	case *Object:
 		if x == nil {
 			return errDomain
 		}
-		keys := append(w.scratch(level), x.Keys...)
-		slices.Sort(keys)
-		w.keys[level] = keys
-		return w.members(keys, x.Members, level)
+		base, idx := len(w.stack), len(w.idx)
+		ms, order := w.objectMembers(x)
+		err := w.object(ms, order, level)
+		w.stack, w.idx = w.stack[:base], w.idx[:idx]
+		return err
 	}
 	f, err := goNumber(v)
 	if err != nil {
 		return err
 	}
-	w.vis.Number(f)
+	if x, ok := v.(float64); ok && w.value != nil && x == f && f != 0 {
+		w.value.Value(v) // −0 would be folded, so zeros take Number
+	} else {
+		w.vis.Number(f)
+	}
 	return w.charge(numberCost)
 }
 
-func (w *walker) members(keys []string, m map[string]any, level int) error {
-	w.vis.BeginObject(len(keys))
-	for _, k := range keys {
+// raw parses a json.RawMessage in place under the walk's budget. Raw text is
+// held to A6.2 like Parse's: its own length, whitespace included, is checked
+// against the byte limit before any work.
+func (w *walker) raw(raw json.RawMessage, level int) error {
+	if len(raw) > w.lim.Bytes {
+		return errLimit
+	}
+	if !utf8.Valid(raw) {
+		return errString
+	}
+	parsed, err := parseWith(string(raw), &w.meter, level)
+	if err != nil {
+		return err
+	}
+	if w.value != nil {
+		w.value.Value(parsed)
+	} else {
+		Emit(parsed, w.order, w.vis)
+	}
+	return nil
+}
+
+// object visits an object's members in the walk's order: ms[order[i]]
+// for each i, or ms as it is when order is nil.
+func (w *walker) object(ms []member, order []uint8, level int) error {
+	w.vis.BeginObject(len(ms))
+	for i := range ms {
+		m := &ms[i]
+		if order != nil {
+			m = &ms[order[i]]
+		}
 		if !w.enter(level + 1) {
 			return errLimit
 		}
-		if !validString(k) {
+		cost, ok := checkedStringCost(m.key)
+		if !ok {
 			return errString
 		}
-		w.vis.Key(k)
-		if err := w.charge(StringCost(k)); err != nil {
+		w.vis.Key(m.key)
+		if err := w.charge(cost); err != nil {
 			return err
 		}
-		if err := w.walk(m[k], level+1); err != nil {
+		if err := w.walk(m.value, level+1); err != nil {
 			return err
 		}
 	}
-	return w.charge(containerCost(len(keys)))
+	return w.charge(containerCost(len(ms)))
+}
+
+// mapMembers pushes a Go map's members on the stack and returns them with
+// their order. A map has no member order, so names are sorted by bytes
+// first (then array indexes are moved to the front for EnumerationOrder),
+// which keeps outcomes independent of Go's randomized map iteration.
+func (w *walker) mapMembers(x map[string]any, level int) ([]member, []uint8) {
+	if ms, ok := w.reuse(x, level); ok {
+		return ms, nil
+	}
+	base := len(w.stack)
+	for k, v := range x {
+		w.stack = append(w.stack, member{k, v})
+	}
+	ms := w.stack[base:]
+	order := w.sort(ms)
+	if w.order == EnumerationOrder {
+		if order == nil {
+			enumerationOrder(ms, memberKey)
+		} else {
+			enumerationOrder(order, func(i uint8) string { return ms[i].key })
+		}
+	}
+	if len(ms) >= 3 && level > 0 { // a root map has no siblings
+		w.remember(ms, order, level)
+	}
+	return ms, order
+}
+
+// remember keeps the names of a map's members, in their order, for reuse
+// at level.
+func (w *walker) remember(ms []member, order []uint8, level int) {
+	if len(w.names) <= level {
+		if cap(w.names) <= level {
+			w.names = slices.Grow(w.names, max(level+1, 8)-len(w.names))
+		}
+		w.names = w.names[:level+1]
+	}
+	names := w.names[level][:0]
+	if cap(names) < len(ms) {
+		names = make([]string, 0, max(len(ms), 8))
+	}
+	for i := range ms {
+		j := i
+		if order != nil {
+			j = int(order[i])
+		}
+		names = append(names, ms[j].key)
+	}
+	w.names[level] = names
+}
+
+// reuse pushes and returns x's members in order without iterating or
+// sorting when x has exactly the names of the last map ordered at this
+// level, as sibling records of an array usually do: x has as many members,
+// and every one of those names, so its names are the same set and their
+// order is the same. A miss costs at most one lookup per member and leaves
+// the stack as it was.
+func (w *walker) reuse(x map[string]any, level int) ([]member, bool) {
+	if len(x) < 3 || level >= len(w.names) || len(x) != len(w.names[level]) {
+		return nil, false
+	}
+	base := len(w.stack)
+	for _, k := range w.names[level] {
+		v, ok := x[k]
+		if !ok {
+			w.stack = w.stack[:base]
+			return nil, false
+		}
+		w.stack = append(w.stack, member{k, v})
+	}
+	return w.stack[base:], true
+}
+
+// objectMembers pushes an *Object's members on the stack and returns them
+// with their order for the walk.
+func (w *walker) objectMembers(x *Object) ([]member, []uint8) {
+	base := len(w.stack)
+	for _, k := range x.Keys {
+		w.stack = append(w.stack, member{k, x.Members[k]})
+	}
+	ms := w.stack[base:]
+	if w.order == SortedOrder && !slices.IsSorted(x.Keys) {
+		return ms, w.sort(ms)
+	}
+	return ms, nil
+}
+
+func memberKey(m member) string { return m.key }
+
+func compareMembers(a, b member) int { return strings.Compare(a.key, b.key) }
+
+// sort orders ms, whose names are distinct, by the bytes of their names.
+// Up to 255 members (nearly every object) it sorts integers instead of
+// strings: the first seven bytes of each name, zero-padded, above its index;
+// only runs of names with equal seven-byte prefixes are then compared
+// whole. It returns the order as indexes into ms, pushed on w.idx, and
+// leaves ms in place; beyond 255 members it sorts ms itself and returns nil.
+func (w *walker) sort(ms []member) []uint8 {
+	n := len(ms)
+	if n < 2 {
+		return nil
+	}
+	if n > 255 {
+		slices.SortFunc(ms, compareMembers)
+		return nil
+	}
+	keys := w.keys[:0]
+	for i, m := range ms {
+		keys = append(keys, namePrefix(m.key)<<8|uint64(i))
+	}
+	w.keys = keys
+	slices.Sort(keys)
+	base := len(w.idx)
+	for _, k := range keys {
+		w.idx = append(w.idx, uint8(k))
+	}
+	order := w.idx[base:]
+	for i := 0; i < n; {
+		j := i + 1
+		for j < n && keys[j]>>8 == keys[i]>>8 {
+			j++
+		}
+		if j-i > 1 {
+			slices.SortFunc(order[i:j], func(a, b uint8) int { return strings.Compare(ms[a].key, ms[b].key) })
+		}
+		i = j
+	}
+	return order
+}
+
+// namePrefix returns the first seven bytes of k as a big-endian integer,
+// zero-padded: prefixes order like the names they start, and equal
+// prefixes leave the order to the rest of the names.
+func namePrefix(k string) uint64 {
+	if len(k) >= 8 { // one load
+		return (uint64(k[0])<<56 | uint64(k[1])<<48 | uint64(k[2])<<40 | uint64(k[3])<<32 |
+			uint64(k[4])<<24 | uint64(k[5])<<16 | uint64(k[6])<<8 | uint64(k[7])) >> 8
+	}
+	var p uint64
+	for i := 0; i < len(k); i++ {
+		p |= uint64(k[i]) << (48 - 8*i)
+	}
+	return p
 }
 
 func (w *walker) charge(n int) error {
@@ -137,31 +353,36 @@ func (w *walker) charge(n int) error {
 	return nil
 }
 
-// emit feeds an already metered value of this package's domain.
-func (w *walker) emit(v any) {
+// Emit feeds vis a value of this package's domain (from Parse, Snapshot or
+// a Walk's parsed raw text), already checked and metered, in order. It is
+// the one canonical traversal behind Walk's raw text and the identity
+// encoding. A value outside the domain is a broken internal invariant.
+func Emit(v any, order Order, vis Visitor) {
 	switch x := v.(type) {
 	case nil:
-		w.vis.Null()
+		vis.Null()
 	case bool:
-		w.vis.Bool(x)
+		vis.Bool(x)
 	case float64:
-		w.vis.Number(x)
+		vis.Number(x)
 	case string:
-		w.vis.String(x)
+		vis.String(x)
 	case []any:
-		w.vis.BeginArray(len(x))
+		vis.BeginArray(len(x))
 		for _, item := range x {
-			w.emit(item)
+			Emit(item, order, vis)
 		}
 	case *Object:
 		keys := x.Keys
-		if !slices.IsSorted(keys) {
+		if order == SortedOrder && !slices.IsSorted(keys) {
 			keys = slices.Sorted(slices.Values(keys))
 		}
-		w.vis.BeginObject(len(keys))
+		vis.BeginObject(len(keys))
 		for _, k := range keys {
-			w.vis.Key(k)
-			w.emit(x.Members[k])
+			vis.Key(k)
+			Emit(x.Members[k], order, vis)
 		}
+	default:
+		panic("purramcp: internal error: strictjson.Emit of a value outside the domain")
 	}
 }

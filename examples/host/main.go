@@ -1,10 +1,13 @@
-// Command http-host is a minimal, complete purramcp host for an MCP server
-// reached over streamable HTTP. It binds units.list and units.convert (see
-// examples/stdio-server -http), calls each under timeouts and rediscovers
-// whenever the catalog goes stale.
+// Command host is a minimal, complete purramcp host for an MCP server that
+// runs as a child process over stdio, or that it reaches over streamable
+// HTTP with -url. It binds units.list and units.convert (see
+// examples/stdio-server), calls each under timeouts and rediscovers whenever
+// the catalog goes stale.
+//
+//	go run ./examples/host -- go run ./examples/stdio-server
 //
 //	go run ./examples/stdio-server -http 127.0.0.1:8080 &
-//	go run ./examples/http-host -url http://127.0.0.1:8080
+//	go run ./examples/host -url http://127.0.0.1:8080
 package main
 
 import (
@@ -16,7 +19,7 @@ import (
 	"io"
 	"log"
 	"os"
-	"slices"
+	"os/exec"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -33,15 +36,27 @@ var bindings = map[string]purramcp.ToolBinding{
 var calls = []struct{ tool, args string }{{"list_units", `{}`}, {"convert_units", `{"value":10,"from":"km","to":"mi"}`}}
 
 func main() {
-	url := flag.String("url", "http://127.0.0.1:8080", "the server's streamable HTTP endpoint")
+	url := flag.String("url", "", "the server's streamable HTTP endpoint (else: -- COMMAND [ARG...] over stdio)")
 	flag.Parse()
-	if err := run(context.Background(), os.Stdout, &mcp.StreamableClientTransport{Endpoint: *url}); err != nil {
+	var transport mcp.Transport
+	switch {
+	case *url != "":
+		transport = &mcp.StreamableClientTransport{Endpoint: *url}
+	case flag.NArg() > 0:
+		cmd := exec.Command(flag.Arg(0), flag.Args()[1:]...)
+		cmd.Stderr = os.Stderr // go-sdk leaves the child's standard error unwired
+		transport = &mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}
+	default:
+		log.Fatal("usage: host -url URL | host -- COMMAND [ARG...]")
+	}
+	if err := run(context.Background(), os.Stdout, transport); err != nil {
 		log.Fatal(err)
 	}
 }
 
-// run connects, discovers and runs calls, and closes the session (an HTTP
-// DELETE). w must take concurrent writes: the list-change handler uses it.
+// run connects, discovers and runs calls, and closes the session (over
+// stdio that stops the child, over HTTP it sends a DELETE). w must take
+// concurrent writes: the list-change handler uses it.
 func run(ctx context.Context, w io.Writer, transport mcp.Transport) error {
 	ctx, cancel := context.WithTimeout(ctx, time.Minute) // bounds the whole run
 	defer cancel()
@@ -49,8 +64,8 @@ func run(ctx context.Context, w io.Writer, transport mcp.Transport) error {
 	own := &mcp.ClientOptions{ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
 		fmt.Fprintln(w, "tool list changed: rediscovering before the next call") // after the monitor counted it
 	}}
-	client := mcp.NewClient(&mcp.Implementation{Name: "http-host", Version: "1"}, monitor.ClientOptions(own))
-	session, err := client.Connect(ctx, transport, nil)
+	client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, monitor.ClientOptions(own))
+	session, err := client.Connect(ctx, monitor.Transport(transport), nil)
 	if err != nil {
 		return err
 	}
@@ -58,7 +73,8 @@ func run(ctx context.Context, w io.Writer, transport mcp.Transport) error {
 	if err := monitor.Attach(session); err != nil {
 		return err
 	}
-	opts := purramcp.DiscoveryOptions{Monitor: monitor, Limits: purramcp.Limits{Timeout: 10 * time.Second}}
+	// StaleRetries: a discovery a list change interrupts starts over (never after it returns).
+	opts := purramcp.DiscoveryOptions{Monitor: monitor, Limits: purramcp.Limits{Timeout: 10 * time.Second}, StaleRetries: 2}
 	var catalog *purramcp.Catalog
 	for _, call := range calls {
 		if catalog == nil || catalog.Stale() { // first use, or a list change: swap catalogs
@@ -67,9 +83,11 @@ func run(ctx context.Context, w io.Writer, transport mcp.Transport) error {
 			}
 			fmt.Fprintf(w, "catalog %s (%s)\n", catalog.Snapshot().RevisionDigest, monitor.ProtocolVersion())
 		}
-		tools := catalog.Registrations() // sorted by name; every binding is there
-		i := slices.IndexFunc(tools, func(t purramcp.ToolDefinition) bool { return t.Name == call.tool })
-		res, err := tools[i].Run(ctx, json.RawMessage(call.args), purramcp.ToolContext{RunID: "run-1"})
+		tool, ok := catalog.Registration(call.tool) // every binding is there
+		if !ok {
+			return fmt.Errorf("no registration %s", call.tool)
+		}
+		res, err := tool.Run(ctx, json.RawMessage(call.args), purramcp.ToolContext{RunID: "run-1"})
 		if err != nil {
 			return err // ErrCanceled
 		}

@@ -1,0 +1,154 @@
+package purramcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"math"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// An Event is one audit record given to [DiscoveryOptions.Observer]: one per
+// discovery attempt (Kind "discover") and one per Run of a catalog's
+// registrations (Kind "call"). It never carries payloads or remote text: no
+// arguments, results, descriptions, schemas, error messages or denial
+// reasons. ServerID is the server id given to DiscoverTools ("" when it is
+// not a valid one); RemoteName is the bound remote name; "host_failure" is
+// [CodeHostFailure]; Duration is the wall time of the attempt or of the Run.
+// Fields that do not apply to the Kind are zero.
+type Event struct {
+	Kind           string // "discover" or "call"
+	ServerID       string
+	RevisionDigest string // "" when a discovery failed before its digest (an unapproved one carries it)
+	LocalName      string // calls
+	RemoteName     string // calls
+	CallID, RunID  string // calls, from the ToolContext
+	Code           string // "" on success, else the mcp_* code, "canceled", or "host_failure" (a ScopeFunc's own error)
+	Attempt        int    // discovery: 1, 2, ... (see StaleRetries); calls: 0
+	Pages          int    // discovery: tools/list requests sent
+	Requests       int    // calls: tools/call requests sent (0 or 1)
+	ArgumentBytes  int    // calls: length of the argument text received
+	ResultBytes    int    // calls: the measured result size, 0 when none arrived
+	Duration       time.Duration
+}
+
+// Event kinds and the codes an Event uses besides the mcp_* codes.
+const (
+	eventDiscover = "discover"
+	eventCall     = "call"
+	eventCanceled = "canceled"
+)
+
+// eventCode is the Event code of an outcome: "" for nil, "canceled" for
+// ErrCanceled, the mcp_* code of an adapter failure, else CodeHostFailure.
+func eventCode(err error) string {
+	switch {
+	case err == nil:
+		return ""
+	case errors.Is(err, ErrCanceled):
+		return eventCanceled
+	}
+	if code := CodeOf(err); code != "" {
+		return code
+	}
+	return CodeHostFailure
+}
+
+// observeRefusal reports a DiscoverTools call refused before any request as
+// its attempt 1.
+func observeRefusal(ctx context.Context, observer func(context.Context, Event), serverID string,
+	err error, start time.Time) {
+	if observer == nil {
+		return
+	}
+	if !remoteNamePattern.MatchString(serverID) {
+		serverID = ""
+	}
+	observer(ctx, Event{Kind: eventDiscover, ServerID: serverID, Code: eventCode(err), Attempt: 1,
+		Duration: time.Since(start)})
+}
+
+// callStats is what one Run measured for its Event.
+type callStats struct {
+	requests int                 // tools/call requests sent (0 or 1)
+	result   *mcp.CallToolResult // the result that arrived, or nil
+}
+
+// runner is the registration's Run: boundTool.run, followed by one Event
+// when the catalog has an Observer.
+func (c *Catalog) runner(t *boundTool) func(context.Context, json.RawMessage, ToolContext) (ToolResult, error) {
+	if c.observer == nil {
+		return func(ctx context.Context, args json.RawMessage, call ToolContext) (ToolResult, error) {
+			var st callStats
+			return t.run(ctx, args, call, &st)
+		}
+	}
+	return func(ctx context.Context, args json.RawMessage, call ToolContext) (ToolResult, error) {
+		start := time.Now()
+		var st callStats
+		res, err := t.run(ctx, args, call, &st)
+		code := res.ErrorCode
+		if err != nil {
+			code = eventCode(err)
+		}
+		resultBytes := 0
+		if st.result != nil {
+			// 0 for an unmeasurable one; counted to the end (no go-sdk
+			// MarshalJSON: the answer already passed the bounding layer's cap).
+			resultBytes, _ = resultSize(st.result, math.MaxInt)
+		}
+		c.observer(ctx, Event{Kind: eventCall, ServerID: c.serverID, RevisionDigest: c.digest,
+			LocalName: t.binding.local, RemoteName: t.binding.remote, CallID: call.CallID, RunID: call.RunID,
+			Code: code, Requests: st.requests, ArgumentBytes: len(args), ResultBytes: resultBytes,
+			Duration: time.Since(start)})
+		return res, err
+	}
+}
+
+// SlogObserver returns an Observer for [DiscoveryOptions.Observer] that
+// writes one record per Event to logger (slog.Default() at each event when
+// logger is nil): message "purramcp.discover" or "purramcp.call"
+// ("purramcp." followed by the Kind), level Info when Code is "" and Warn
+// otherwise, and one attribute per non-zero field, in field order, named
+// kind, serverId, revisionDigest, localName, remoteName, callId, runId,
+// code, attempt, pages, requests, argumentBytes, resultBytes and duration.
+func SlogObserver(logger *slog.Logger) func(context.Context, Event) {
+	return func(ctx context.Context, e Event) {
+		l := logger
+		if l == nil {
+			l = slog.Default()
+		}
+		level := slog.LevelInfo
+		if e.Code != "" {
+			level = slog.LevelWarn
+		}
+		attrs := make([]slog.Attr, 0, 14)
+		for _, s := range []struct{ key, value string }{
+			{"kind", e.Kind}, {"serverId", e.ServerID}, {"revisionDigest", e.RevisionDigest},
+			{"localName", e.LocalName}, {"remoteName", e.RemoteName}, {"callId", e.CallID}, {"runId", e.RunID},
+			{"code", e.Code},
+		} {
+			if s.value != "" {
+				attrs = append(attrs, slog.String(s.key, s.value))
+			}
+		}
+		for _, n := range []struct {
+			key   string
+			value int
+		}{
+			{"attempt", e.Attempt}, {"pages", e.Pages}, {"requests", e.Requests},
+			{"argumentBytes", e.ArgumentBytes}, {"resultBytes", e.ResultBytes},
+		} {
+			if n.value != 0 {
+				attrs = append(attrs, slog.Int(n.key, n.value))
+			}
+		}
+		if e.Duration != 0 {
+			attrs = append(attrs, slog.Duration("duration", e.Duration))
+		}
+		l.LogAttrs(ctx, level, "purramcp."+e.Kind, attrs...)
+	}
+}

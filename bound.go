@@ -1,0 +1,328 @@
+package purramcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"sync"
+	"sync/atomic"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"purra.dev/purramcp/internal/jssize"
+)
+
+// The bounding layer: CatalogMonitor.Transport wraps the host's transport so
+// that (1) no incoming message larger than the limits in force reaches
+// go-sdk's decoders and (2) a session whose write to a peer that stopped
+// reading was abandoned at a deadline is severed instead of wedging the host.
+
+// frameSlack is what a frame may carry past the limit it is checked against
+// before decoding: members go-sdk drops or merges (unknown fields, duplicate
+// keys) and the few bytes the decoded value spells differently. A frame over
+// limit+frameSlack is rejected unread; one under it is decoded and measured
+// exactly, as without the layer.
+const frameSlack = 4096
+
+// maxFrameBytes bounds a response to a request the adapter did not make
+// (the handshake, the host's own calls): the largest limit a host may set
+// (MaxCatalogBytes' default) plus frameSlack.
+const maxFrameBytes = defaultMaxCatalogBytes + frameSlack
+
+// maxRequestParams bounds the params of a request or notification the
+// server sends; larger params are dropped before go-sdk decodes them (a
+// tools/list_changed notification still counts, with empty params).
+const maxRequestParams = defaultMaxResultBytes + frameSlack
+
+// rawFrameBytes bounds the raw bytes of one HTTP frame the layer buffers (a
+// JSON body, an SSE event) and go-sdk's MaxEventSize for server streams: the
+// JSON spelling of a value may escape each character in six bytes, and
+// pages and results are smaller than maxFrameBytes. (Over io transports
+// go-sdk's own line cap, 16 MiB by default, ends the session past it.)
+const rawFrameBytes = 6*defaultMaxCatalogBytes + frameSlack
+
+// A frameBudget is what one adapter request tells the bounding layer, in its
+// ctx: the count its answer may reach and the code it fails with past it.
+// The layer reports back whether the request's write is in progress and
+// whether it rejected or lost the answer.
+type frameBudget struct {
+	code  string
+	limit int
+	// writing is 0 before the request's write, 1 while the transport writes
+	// it and 2 once the write returned.
+	writing  atomic.Int32
+	rejected atomic.Bool // the answer was over the budget
+	broken   atomic.Bool // the connection failed while the answer was read
+}
+
+type budgetKey struct{}
+
+// withBudget returns ctx carrying b for the bounding layer.
+func withBudget(ctx context.Context, b *frameBudget) context.Context {
+	return context.WithValue(ctx, budgetKey{}, b)
+}
+
+func budgetOf(ctx context.Context) *frameBudget {
+	b, _ := ctx.Value(budgetKey{}).(*frameBudget)
+	return b
+}
+
+// outcome is the failure the layer observed for the request, if any.
+func (b *frameBudget) outcome() error {
+	switch {
+	case b == nil:
+		return nil
+	case b.rejected.Load():
+		return fail(b.code)
+	case b.broken.Load():
+		return fail(CodeTransportError)
+	}
+	return nil
+}
+
+// frameRejected answers a request whose answer the layer rejected unread.
+type frameRejected struct{ code string }
+
+func (e *frameRejected) Error() string {
+	return "purramcp: answer over the bounding layer's cap: " + e.code
+}
+
+// connBroken is a read or write error of a bounded connection: the
+// connection is closed or broken, whatever the transport said.
+type connBroken struct{ err error }
+
+func (e *connBroken) Error() string { return "purramcp: connection broken: " + e.err.Error() }
+func (e *connBroken) Unwrap() error { return e.err }
+
+var (
+	errSevered       = errors.New("purramcp: session severed after an abandoned write")
+	errNoTransport   = errors.New("purramcp: Transport needs the host's transport")
+	errTransportUsed = errors.New("purramcp: a monitor's transport connects one session")
+)
+
+// Transport wraps t, the host's transport, for client.Connect: the session
+// it connects is bounded by this monitor, which Attach then requires.
+//
+//	session, err := client.Connect(ctx, monitor.Transport(transport), nil)
+//
+// Every incoming message is checked before go-sdk decodes it. The answer to a
+// tools/list or tools/call request of DiscoverTools or Run whose JSON
+// (counted as Limits counts it, before decoding; duplicate and unknown
+// members count too) is over the request's limit plus 4 KiB never reaches
+// go-sdk's decoder: the request fails mcp_catalog_limit_exceeded (against
+// the MaxCatalogBytes still left in the discovery) or mcp_result_too_large
+// (MaxResultBytes), whatever the answer held. Answers to other requests are
+// checked against 1 MiB plus 4 KiB; params over 68 KiB of a request or
+// notification from the server are dropped (a tools/list_changed still
+// counts). Over streamable HTTP the session's HTTP client checks each answer
+// (a JSON body, or the SSE events of its POST) against the same budgets as
+// it streams in (go-sdk otherwise reads a JSON body whole); server-initiated
+// streams keep go-sdk's MaxEventSize, lowered to 6 MiB.
+//
+// When a request's deadline (Limits.Timeout) or its caller's ctx ends while
+// the transport is still writing it (a peer that stopped reading), the
+// request's goroutine is abandoned and the session is severed: the monitor
+// closes (later requests fail mcp_connection_closed at once, without a
+// goroutine), the connection's reads end and the transport is closed once,
+// in one goroutine that ends when the transport's Close returns (for
+// mcp.CommandTransport: stdin closed, the child stopped within its
+// TerminateDuration); the abandoned write then fails and session.Close
+// returns promptly.
+//
+// The returned transport connects at most one session. An
+// *mcp.StreamableClientTransport is copied (its HTTP client wrapped), never
+// modified. Over io, stdio and in-memory transports go-sdk still reads each
+// line whole up to its own cap (mcp.DefaultMaxLineLength, 16 MiB; past it
+// go-sdk ends the session) before the layer sees it.
+func (m *CatalogMonitor) Transport(t mcp.Transport) mcp.Transport {
+	return &boundTransport{inner: t, monitor: m}
+}
+
+// boundTransport is the transport Transport returns.
+type boundTransport struct {
+	inner   mcp.Transport
+	monitor *CatalogMonitor
+}
+
+// Connect connects the host's transport and bounds the connection.
+func (t *boundTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	if t.inner == nil || t.monitor == nil {
+		return nil, errNoTransport
+	}
+	b := &bounding{}
+	if !t.monitor.claimBounding(b) {
+		return nil, errTransportUsed
+	}
+	inner := t.inner
+	switch it := inner.(type) {
+	case *mcp.StreamableClientTransport:
+		c := *it
+		c.HTTPClient = boundHTTPClient(it.HTTPClient)
+		if c.MaxEventSize <= 0 || c.MaxEventSize > rawFrameBytes {
+			c.MaxEventSize = rawFrameBytes
+		}
+		conn, err := c.Connect(ctx)
+		if err != nil {
+			return nil, err
+		}
+		// go-sdk's HTTP connection needs its session updates (protocol
+		// header, standalone stream), which only the unwrapped value gets;
+		// the HTTP client bounds it instead, and an HTTP write never blocks
+		// past its ctx.
+		b.connected.Store(true)
+		return conn, nil
+	}
+	conn, err := inner.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	sever, cancel := context.WithCancel(context.Background())
+	bc := &boundConn{inner: conn, severCtx: sever, severNow: cancel, closed: make(chan struct{}),
+		pending: map[jsonrpc.ID]pendingCall{}}
+	b.conn = bc
+	b.connected.Store(true)
+	return bc, nil
+}
+
+// bounding is a monitor's bounding layer once its transport connected.
+type bounding struct {
+	connected atomic.Bool
+	conn      *boundConn // nil over streamable HTTP
+}
+
+// sever ends a session whose write was abandoned; see Transport.
+func (b *bounding) sever() {
+	if b != nil && b.conn != nil {
+		b.conn.sever()
+	}
+}
+
+// pendingCall is a request the connection wrote and awaits an answer to.
+type pendingCall struct {
+	budget *frameBudget // nil for a request the adapter did not make
+	method string
+}
+
+// boundConn is the connection of a bounded io, stdio or in-memory session.
+type boundConn struct {
+	inner    mcp.Connection
+	severCtx context.Context // done once severed
+	severNow context.CancelFunc
+	once     sync.Once
+	closed   chan struct{} // closed once the severing Close returned
+
+	mu      sync.Mutex
+	pending map[jsonrpc.ID]pendingCall
+}
+
+func (c *boundConn) SessionID() string { return c.inner.SessionID() }
+
+// sever marks the connection severed and closes the transport in one
+// goroutine (its Close may wait, for a child process, TerminateDuration).
+func (c *boundConn) sever() {
+	c.once.Do(func() {
+		c.severNow()
+		go func() {
+			defer close(c.closed)
+			_ = c.inner.Close()
+		}()
+	})
+}
+
+// Close closes the transport, unless a sever already is closing it.
+func (c *boundConn) Close() error {
+	if c.severCtx.Err() != nil {
+		return nil // the severing goroutine closes it
+	}
+	return c.inner.Close()
+}
+
+// Write records a request's budget, marks its write in progress and writes.
+func (c *boundConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	if c.severCtx.Err() != nil {
+		return &connBroken{errSevered}
+	}
+	req, isCall := msg.(*jsonrpc.Request)
+	isCall = isCall && req.IsCall()
+	var b *frameBudget
+	if isCall {
+		b = budgetOf(ctx)
+		c.mu.Lock()
+		c.pending[req.ID] = pendingCall{budget: b, method: req.Method}
+		c.mu.Unlock()
+		id := req.ID
+		context.AfterFunc(ctx, func() { c.take(id) }) // an answer after the call ended is nobody's
+		if b != nil {
+			b.writing.Store(1)
+		}
+	}
+	err := c.inner.Write(ctx, msg)
+	if b != nil {
+		b.writing.Store(2)
+	}
+	if err != nil && c.severCtx.Err() != nil {
+		err = &connBroken{err}
+	}
+	return err
+}
+
+// take removes and returns the pending call id, if any.
+func (c *boundConn) take(id jsonrpc.ID) (pendingCall, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	p, ok := c.pending[id]
+	delete(c.pending, id)
+	return p, ok
+}
+
+// Read returns the next message, an oversized answer replaced by a
+// rejection of its request and oversized params dropped, before go-sdk
+// decodes either. Once severed, reads fail as a broken connection.
+func (c *boundConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	if c.severCtx.Err() != nil {
+		return nil, &connBroken{errSevered}
+	}
+	rctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	stop := context.AfterFunc(c.severCtx, cancel)
+	defer stop()
+	msg, err := c.inner.Read(rctx)
+	if err != nil {
+		if c.severCtx.Err() != nil {
+			return nil, &connBroken{errSevered}
+		}
+		return nil, err // as go-sdk reports it: a malformed frame stays a decode failure
+	}
+	return c.check(msg), nil
+}
+
+// check applies the caps to one incoming message.
+func (c *boundConn) check(msg jsonrpc.Message) jsonrpc.Message {
+	switch m := msg.(type) {
+	case *jsonrpc.Response:
+		p, _ := c.take(m.ID)
+		code, limit := CodeResultTooLarge, maxFrameBytes
+		if p.method == "tools/list" {
+			code = CodeCatalogLimitExceeded
+		}
+		if p.budget != nil {
+			code, limit = p.budget.code, p.budget.limit+frameSlack
+		}
+		if m.Error == nil && jssize.RawWithin(m.Result, limit) > limit {
+			if p.budget != nil {
+				p.budget.rejected.Store(true)
+			}
+			return &jsonrpc.Response{ID: m.ID, Error: &frameRejected{code: code}}
+		}
+	case *jsonrpc.Request:
+		if jssize.RawWithin(m.Params, maxRequestParams) > maxRequestParams {
+			var params json.RawMessage
+			if m.Method == methodToolListChanged {
+				params = json.RawMessage(`{}`)
+			}
+			return &jsonrpc.Request{ID: m.ID, Method: m.Method, Params: params}
+		}
+	}
+	return msg
+}

@@ -1,0 +1,167 @@
+package purramcp_test
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
+
+	"purra.dev/purramcp"
+	"purra.dev/purramcp/internal/jssize"
+)
+
+// TestMonitor_AttachRequiresWiring: a session whose client was built
+// without the monitor's ClientOptions fails Attach with mcp_binding_invalid
+// (and so can never be discovered over); one connected without the
+// monitor's Transport is accepted, as the reference wiring is; a monitor's transport connects one session; a nil transport fails
+// to connect.
+func TestMonitor_AttachRequiresWiring(t *testing.T) {
+	leakChecked(t, "wiring", attachRequiresWiring)
+}
+
+func attachRequiresWiring(t *testing.T) {
+	f := loadMCPFixture(t)
+	srv := newSDKServer(t, nil, f.Tool)
+	connect := func(opts func(*purramcp.CatalogMonitor) *mcp.ClientOptions, wrap bool) (*purramcp.CatalogMonitor, error) {
+		st, ct := mcp.NewInMemoryTransports()
+		ss, err := srv.server.Connect(t.Context(), st, nil)
+		require.NoError(t, err)
+		monitor := purramcp.NewCatalogMonitor()
+		var transport mcp.Transport = ct
+		if wrap {
+			transport = monitor.Transport(ct)
+		}
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, opts(monitor)).Connect(t.Context(), transport, nil)
+		require.NoError(t, err)
+		t.Cleanup(func() {
+			_ = cs.Close()
+			_ = ss.Wait()
+		})
+		return monitor, monitor.Attach(cs)
+	}
+	own := func(*purramcp.CatalogMonitor) *mcp.ClientOptions { return &mcp.ClientOptions{} }
+	wired := func(m *purramcp.CatalogMonitor) *mcp.ClientOptions { return m.ClientOptions(nil) }
+	for id, tc := range map[string]struct {
+		opts func(*purramcp.CatalogMonitor) *mcp.ClientOptions
+		wrap bool
+		want string
+	}{
+		"no_client_options": {own, true, "mcp_binding_invalid"},
+		"no_bounding_layer": {wired, false, ""},
+		"neither":           {own, false, "mcp_binding_invalid"},
+		"wired":             {wired, true, ""},
+	} {
+		monitor, err := connect(tc.opts, tc.wrap)
+		assert.Equal(t, tc.want, purramcp.CodeOf(err), id)
+		if tc.want != "" {
+			assert.Equal(t, "mcp_not_initialized", purramcp.CodeOf(monitor.Check(0)), "%s: the monitor accepted nothing", id)
+		}
+	}
+
+	monitor := purramcp.NewCatalogMonitor()
+	st, ct := mcp.NewInMemoryTransports()
+	peer, err := st.Connect(t.Context())
+	require.NoError(t, err)
+	defer func() { _ = peer.Close() }()
+	transport := monitor.Transport(ct)
+	var conn mcp.Connection
+	conn, err = transport.Connect(t.Context())
+	require.NoError(t, err)
+	_, err = transport.Connect(t.Context())
+	assert.Error(t, err, "one session per monitor")
+	_, err = monitor.Transport(ct).Connect(t.Context())
+	assert.Error(t, err, "one session per monitor, whichever wrapper")
+	require.NoError(t, conn.Close())
+	_, err = purramcp.NewCatalogMonitor().Transport(nil).Connect(t.Context())
+	assert.Error(t, err, "nil transport")
+}
+
+// knownCodes are every code Run may give a fuzzed answer.
+var knownCodes = map[string]bool{"": true, "mcp_result_too_large": true, "mcp_result_invalid": true,
+	"mcp_result_unsupported": true, "mcp_tool_error": true, "mcp_timeout": true, "mcp_transport_error": true,
+	"mcp_protocol_error": true, "mcp_connection_closed": true}
+
+// FuzzBoundingLayer writes a fuzzed tools/call answer byte for byte through
+// the bounding layer under a fuzzed MaxResultBytes: Run never panics, ends
+// with a known code within Timeout, an answer whose counted JSON is over the
+// limit plus the layer's 4 KiB slack always fails mcp_result_too_large, and
+// no goroutine outlives the session.
+func FuzzBoundingLayer(f *testing.F) {
+	for _, s := range []string{`{"content":[{"type":"text","text":"ok"}]}`,
+		`{"content":[{"type":"text","text":"` + strings.Repeat("<", 5000) + `"}]}`,
+		`{"content":[` + strings.TrimSuffix(strings.Repeat(`{"type":"text","text":""},`, 300), ",") + `]}`,
+		`{"isError":true,"content":[]}`, `{"content":[{"type":"text","text":"\ud800\u003c"}],"structuredContent":{"a":1}}`,
+		`{"content":{"not":"an array"}}`, `{"content":[{"type":"image","data":"AA==","mimeType":"m"}]}`} {
+		f.Add(s, 256)
+	}
+	tool := string(withField(f, loadMCPFixture(f).Tool, "outputSchema", nil))
+	f.Fuzz(func(t *testing.T, answer string, limit int) {
+		if limit < 1 || limit > 65536 || strings.ContainsAny(answer, "\n\r") || len(answer) > 1<<20 {
+			return
+		}
+		defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+		t.Run("session", func(t *testing.T) {
+			h := (&byteServer{page: page("", tool), call: answer}).start(t)
+			timeout := 300 * time.Millisecond
+			catalog, err := purramcp.DiscoverTools(t.Context(), h.session, "fixture", searchBinding(),
+				purramcp.DiscoveryOptions{Monitor: h.monitor, Limits: purramcp.Limits{MaxResultBytes: limit, Timeout: timeout}})
+			require.NoError(t, err)
+			ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+			defer cancel()
+			start := time.Now()
+			res, err := catalog.Registrations()[0].Run(ctx, argsA, purramcp.ToolContext{})
+			require.NoError(t, err)
+			assert.Less(t, time.Since(start), timeout+time.Second, "Run ends at its Timeout")
+			assert.True(t, knownCodes[res.ErrorCode], "code %q", res.ErrorCode)
+			if jssize.RawWithin([]byte(answer), limit+4096) > limit+4096 {
+				assert.Equal(t, "mcp_result_too_large", res.ErrorCode, "an answer over the cap")
+			}
+		})
+	})
+}
+
+// TestMonitor_ReferenceWiringWithoutTransport: the wiring of purra-mcp
+// 1.0.0's contract (ClientOptions, Connect, Attach, no Transport) still
+// discovers and calls, and every result limit still holds after decoding.
+func TestMonitor_ReferenceWiringWithoutTransport(t *testing.T) {
+	f := loadMCPFixture(t)
+	big := `{"content":[{"type":"text","text":"` + strings.Repeat("<", 70_000) + `"}],"structuredContent":{"count":1}}`
+	for _, tc := range []struct{ id, result, want string }{
+		{"fits", "", ""},
+		{"over_MaxResultBytes", big, "mcp_result_too_large"},
+	} {
+		t.Run(tc.id, func(t *testing.T) {
+			var result json.RawMessage
+			if tc.result != "" {
+				result = json.RawMessage(tc.result)
+			}
+			srv := newSDKServer(t, result, f.Tool)
+			st, ct := mcp.NewInMemoryTransports()
+			ss, err := srv.server.Connect(t.Context(), st, nil)
+			require.NoError(t, err)
+			monitor := purramcp.NewCatalogMonitor()
+			client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, monitor.ClientOptions(nil))
+			cs, err := client.Connect(t.Context(), ct, nil)
+			require.NoError(t, err)
+			t.Cleanup(func() {
+				_ = cs.Close()
+				_ = ss.Wait()
+			})
+			require.NoError(t, monitor.Attach(cs))
+			catalog, err := purramcp.DiscoverTools(t.Context(), cs, "fixture", searchBinding(),
+				purramcp.DiscoveryOptions{Monitor: monitor})
+			require.NoError(t, err)
+			res, err := catalog.Registrations()[0].Run(t.Context(), json.RawMessage(`{"q":"a"}`), purramcp.ToolContext{})
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, res.ErrorCode)
+			_, calls := srv.counts()
+			assert.Equal(t, 1, calls, "one tools/call")
+		})
+	}
+}

@@ -1,0 +1,187 @@
+package purramcp
+
+import (
+	"context"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"purra.dev/purramcp/internal/identity"
+	"purra.dev/purramcp/internal/strictjson"
+)
+
+// A Snapshot is the immutable identity of a catalog: what was bound, from
+// which server, under which protocol version, and the digest of all of it.
+// json.Marshal gives the purra-mcp 1.0.0 snapshot shape.
+type Snapshot struct {
+	// SchemaVersion is 1, the version of this snapshot shape.
+	SchemaVersion int `json:"schemaVersion"`
+	// ServerID is the host's name for the server, as given to DiscoverTools.
+	ServerID string `json:"serverId"`
+	// ProtocolVersion is the version the session negotiated.
+	ProtocolVersion string `json:"protocolVersion"`
+	// RevisionDigest is the purra.json-identity/v1 digest (64 lowercase hex
+	// digits of a SHA-256) of the snapshot's identity: schemaVersion,
+	// serverId, protocolVersion and every entry. Equal catalogs give equal
+	// digests, in Go and in purra-mcp 1.0.0 alike; any change to a bound
+	// name, description, schema or policy changes it.
+	RevisionDigest string `json:"revisionDigest"`
+	// Entries has one entry per binding, sorted by LocalName.
+	Entries []ToolEntry `json:"entries"`
+}
+
+// A ToolEntry is one bound tool in a Snapshot.
+type ToolEntry struct {
+	// RemoteName is the tool's name on the server.
+	RemoteName string `json:"remoteName"`
+	// LocalName is the binding's local name.
+	LocalName string `json:"localName"`
+	// Description is the server's description ("" when it sent none),
+	// remote text kept verbatim.
+	Description string `json:"description"`
+	// InputSchema is the input schema as the server sent it, a root
+	// "$schema" included.
+	InputSchema map[string]any `json:"inputSchema"`
+	// OutputSchema is the output schema as the server sent it, or nil (JSON
+	// null) when the tool has none.
+	OutputSchema map[string]any `json:"outputSchema"`
+	// Policy is the binding's normalized read policy.
+	Policy ToolPolicy `json:"policy"`
+	// ConcurrencySafe is the binding's declaration.
+	ConcurrencySafe bool `json:"concurrencySafe"`
+}
+
+// A Catalog is the result of one discovery: a snapshot and one registration
+// per binding. It is immutable; Stale and the registrations are safe for
+// concurrent use. It stays bound to the session it was discovered over.
+type Catalog struct {
+	// serverID, protocol and digest head the snapshot; its entries are the
+	// tools' own records.
+	serverID, protocol, digest string
+	tools                      []*boundTool // sorted by local name
+	monitor                    *CatalogMonitor
+	revision                   uint64
+	observer                   func(context.Context, Event) // DiscoveryOptions.Observer; nil when none
+}
+
+// boundTool is everything one registration needs, and the one record of
+// its snapshot entry: the binding's names, policy and declaration, the
+// remote description, and the schemas as the contracts' immutable
+// snapshots (inputSnap, outputSnap; the root $schema re-added), copied out
+// only by Catalog.Snapshot.
+type boundTool struct {
+	binding     binding
+	description string // the remote description, verbatim
+	inputSnap   *strictjson.Object
+	outputSnap  *strictjson.Object // nil when the tool has no output schema
+	input       *Contract
+	output      *Contract // nil when the tool has no output schema
+	envelope    *Contract
+	session     *mcp.ClientSession
+	limits      Limits
+	monitor     *CatalogMonitor
+	revision    uint64
+}
+
+// catalog runs adapter.md §3.7–§3.8, without the final monitor check that
+// attempt makes, and builds the Catalog.
+func (d *discovery) catalog(serverID string) (*Catalog, error) {
+	if len(d.found) != len(d.bound) {
+		return nil, fail(CodeBindingMissing)
+	}
+	tools := slices.SortedFunc(maps.Values(d.found), func(a, b *boundTool) int {
+		return strings.Compare(a.binding.local, b.binding.local)
+	})
+	identityEntries := make([]any, len(tools))
+	for i, t := range tools {
+		identityEntries[i] = t.identity()
+	}
+	digest, err := identity.DigestOf(map[string]any{"schemaVersion": snapshotVersion, "serverId": serverID,
+		"protocolVersion": d.protocol, "entries": identityEntries}, identityLimits)
+	if err != nil {
+		return nil, fail(CodeCatalogLimitExceeded)
+	}
+	return &Catalog{
+		serverID: serverID, protocol: d.protocol, digest: digest, tools: tools, monitor: d.monitor, revision: d.revision, observer: d.opts.Observer,
+	}, nil
+}
+
+// identity is the identity object of one entry (adapter.md §7). The schemas
+// are the contracts' own snapshots, hashed without copying them out.
+func (t *boundTool) identity() map[string]any {
+	b := t.binding
+	var output any // an absent output schema is null, never {}
+	if t.outputSnap != nil {
+		output = t.outputSnap
+	}
+	return map[string]any{
+		"remoteName": b.remote, "localName": b.local, "description": t.description,
+		"inputSchema": t.inputSnap, "outputSchema": output,
+		"policy":          map[string]any{"mode": b.policy.Mode, "title": b.policy.Title, "riskLevel": b.policy.RiskLevel},
+		"concurrencySafe": b.concurrencySafe,
+	}
+}
+
+// Snapshot returns a deep copy of the catalog's snapshot; the caller may
+// modify it freely.
+func (c *Catalog) Snapshot() Snapshot {
+	s := Snapshot{SchemaVersion: snapshotVersion, ServerID: c.serverID, ProtocolVersion: c.protocol,
+		RevisionDigest: c.digest, Entries: make([]ToolEntry, len(c.tools))}
+	for i, t := range c.tools {
+		b := t.binding
+		e := ToolEntry{RemoteName: b.remote, LocalName: b.local, Description: t.description,
+			InputSchema: strictjson.ToGo(t.inputSnap).(map[string]any), Policy: b.policy,
+			ConcurrencySafe: b.concurrencySafe}
+		if t.outputSnap != nil {
+			e.OutputSchema = strictjson.ToGo(t.outputSnap).(map[string]any)
+		}
+		s.Entries[i] = e
+	}
+	return s
+}
+
+// Stale reports whether the catalog can no longer run: the tool list changed
+// since discovery or the session ended. Once true it stays true.
+func (c *Catalog) Stale() bool { return c.monitor.Check(c.revision) != nil }
+
+// Registrations returns one fresh ToolDefinition per binding, sorted by
+// name. Changing the slice or its maps changes nothing in the catalog.
+func (c *Catalog) Registrations() []ToolDefinition {
+	defs := make([]ToolDefinition, len(c.tools))
+	for i, t := range c.tools {
+		defs[i] = c.definition(t)
+	}
+	return defs
+}
+
+// definition is a fresh registration of t.
+func (c *Catalog) definition(t *boundTool) ToolDefinition {
+	description := t.description
+	if description == "" {
+		description = t.binding.policy.Title
+	}
+	return ToolDefinition{
+		Name:             t.binding.local,
+		Description:      description,
+		InputSchema:      t.input.compiledSchema(),
+		ArgumentContract: t.input,
+		Policy:           t.binding.policy,
+		ConcurrencySafe:  t.binding.concurrencySafe,
+		Scope:            t.scope,
+		Run:              c.runner(t),
+	}
+}
+
+// Registration returns a fresh registration of the bound tool whose local
+// name is name, as Registrations gives it, and whether there is one.
+func (c *Catalog) Registration(name string) (ToolDefinition, bool) {
+	i, ok := slices.BinarySearchFunc(c.tools, name, func(t *boundTool, name string) int {
+		return strings.Compare(t.binding.local, name)
+	})
+	if !ok {
+		return ToolDefinition{}, false
+	}
+	return c.definition(c.tools[i]), true
+}

@@ -1,0 +1,36 @@
+package purraopenai
+
+import (
+	"context"
+
+	"purra.dev/purramcp"
+)
+
+// Options configures [New]. The zero value works: no host-failure hook, and
+// a [purramcp.ToolContext] holding only the call id and the tool name.
+type Options struct {
+	// OnHostError, when set, is called with the tool's name and the error
+	// whenever the host's own ScopeFunc failed (Run returned an error other
+	// than [purramcp.ErrCanceled]). The model is shown only
+	// {"error":"host_failure"}; err is for the host's logs. It may be called
+	// concurrently when the host runs calls concurrently.
+	OnHostError func(ctx context.Context, tool string, err error)
+	// Call, when set, supplies the rest of the [purramcp.ToolContext] of each
+	// call (run, agent and lease ids). Whatever it returns, ToolName is set
+	// to the tool's name, and CallID to the model's call id when that is not
+	// empty.
+	Call func(ctx context.Context, callID string, def purramcp.ToolDefinition) purramcp.ToolContext
+}
+
+// toolContext builds the ToolContext of one call.
+func (o Options) toolContext(ctx context.Context, callID string, def purramcp.ToolDefinition) purramcp.ToolContext {
+	var tc purramcp.ToolContext
+	if o.Call != nil {
+		tc = o.Call(ctx, callID, def)
+	}
+	if callID != "" {
+		tc.CallID = callID
+	}
+	tc.ToolName = def.Name
+	return tc
+}

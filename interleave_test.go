@@ -1,0 +1,488 @@
+package purramcp_test
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"purra.dev/purramcp"
+	"purra.dev/purramcp/internal/identity"
+	"purra.dev/purramcp/internal/strictjson"
+)
+
+// The interleaved measurement of issue 14: one process, each round runs the
+// adapter path and its raw go-sdk baseline k times each, in alternating
+// order (adapter first on even rounds, raw first on odd ones), and the figure
+// is the median of the per-round time ratios with its interquartile range.
+// Alternating within a round keeps both sides of a pair under the same load
+// on a shared machine, where separate benchmark runs drift apart.
+//
+// It is a measurement, not a test: it never fails on speed, only on a wrong
+// result, and runs only when asked:
+//
+//	PURRAMCP_INTERLEAVE=1 go test -run '^TestInterleaved$' -v -timeout 30m .
+//
+// PURRAMCP_INTERLEAVE_ROUNDS sets the rounds (default 30) and
+// PURRAMCP_INTERLEAVE_ONLY a substring of the pair names to run.
+
+// interleaveSide is one side of a pair. before, when set, runs untimed ahead
+// of each batch of k ops (e.g. to open k fresh sessions); op(i) is the timed
+// work of the batch's i-th op; after, when set, runs untimed after the batch
+// (e.g. to check what the last op returned and close the sessions).
+type interleaveSide struct {
+	before func(k int) error
+	op     func(i int) error
+	after  func() error
+}
+
+// interleavePair is one adapter path and its raw baseline.
+type interleavePair struct {
+	name         string
+	k            int
+	adapter, raw interleaveSide
+}
+
+// interleaveResult is what one pair measured.
+type interleaveResult struct {
+	ratios                 []float64 // per round: adapter time / raw time
+	adapterNs, rawNs       []float64 // per round: ns per op
+	adapterAlloc, rawAlloc []float64 // per round: heap allocations per op
+	adapterBytes, rawBytes []float64 // per round: heap bytes per op
+}
+
+// runBatch runs s k times and returns ns, allocations and bytes per op. The
+// allocation counts are process-wide, so they include the in-memory server's
+// work on both sides alike.
+func runBatch(s interleaveSide, k int) (ns, allocs, bytes float64, err error) {
+	if s.before != nil {
+		if err := s.before(k); err != nil {
+			return 0, 0, 0, err
+		}
+	}
+	var m0, m1 runtime.MemStats
+	runtime.ReadMemStats(&m0)
+	start := time.Now()
+	for i := range k {
+		if err := s.op(i); err != nil {
+			return 0, 0, 0, err
+		}
+	}
+	elapsed := time.Since(start)
+	runtime.ReadMemStats(&m1)
+	if s.after != nil {
+		if err := s.after(); err != nil {
+			return 0, 0, 0, err
+		}
+	}
+	n := float64(k)
+	return float64(elapsed.Nanoseconds()) / n, float64(m1.Mallocs-m0.Mallocs) / n,
+		float64(m1.TotalAlloc-m0.TotalAlloc) / n, nil
+}
+
+// interleave measures p over rounds rounds, after one untimed warm-up round.
+func interleave(p interleavePair, rounds int) (interleaveResult, error) {
+	var r interleaveResult
+	for round := -1; round < rounds; round++ {
+		runtime.GC()
+		var a, b [3]float64
+		var err error
+		if round%2 == 0 {
+			if a[0], a[1], a[2], err = runBatch(p.adapter, p.k); err == nil {
+				b[0], b[1], b[2], err = runBatch(p.raw, p.k)
+			}
+		} else {
+			if b[0], b[1], b[2], err = runBatch(p.raw, p.k); err == nil {
+				a[0], a[1], a[2], err = runBatch(p.adapter, p.k)
+			}
+		}
+		if err != nil {
+			return r, fmt.Errorf("%s, round %d: %w", p.name, round, err)
+		}
+		if round < 0 {
+			continue // warm-up
+		}
+		r.ratios = append(r.ratios, a[0]/b[0])
+		r.adapterNs, r.rawNs = append(r.adapterNs, a[0]), append(r.rawNs, b[0])
+		r.adapterAlloc, r.rawAlloc = append(r.adapterAlloc, a[1]), append(r.rawAlloc, b[1])
+		r.adapterBytes, r.rawBytes = append(r.adapterBytes, a[2]), append(r.rawBytes, b[2])
+	}
+	return r, nil
+}
+
+// quantile is the q-quantile of xs by linear interpolation between order
+// statistics (xs is not modified).
+func quantile(xs []float64, q float64) float64 {
+	s := slices.Sorted(slices.Values(xs))
+	if len(s) == 0 {
+		return 0
+	}
+	pos := q * float64(len(s)-1)
+	lo := int(pos)
+	if lo+1 >= len(s) {
+		return s[lo]
+	}
+	return s[lo] + (pos-float64(lo))*(s[lo+1]-s[lo])
+}
+
+func median(xs []float64) float64 { return quantile(xs, 0.5) }
+
+// TestInterleaved runs every pair of issue 14 and logs one line per pair:
+// median ratio, IQR, rounds, median ns/op and allocations/op of both sides.
+func TestInterleaved(t *testing.T) {
+	if os.Getenv("PURRAMCP_INTERLEAVE") == "" {
+		t.Skip("a measurement, not a test: set PURRAMCP_INTERLEAVE=1 to run it")
+	}
+	rounds := 30
+	if s := os.Getenv("PURRAMCP_INTERLEAVE_ROUNDS"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 {
+			t.Fatalf("PURRAMCP_INTERLEAVE_ROUNDS=%q: want a positive integer", s)
+		}
+		rounds = n
+	}
+	only := os.Getenv("PURRAMCP_INTERLEAVE_ONLY")
+	builders := []struct {
+		name  string
+		build func(*testing.T) interleavePair
+	}{
+		{"Run/CallTool 2025-11-25", func(t *testing.T) interleavePair { return interleaveRunPair(t, "2025-11-25") }},
+		{"Run/CallTool 2026-07-28", func(t *testing.T) interleavePair { return interleaveRunPair(t, "2026-07-28") }},
+		{"first DiscoverTools/ListTools", interleaveFirstDiscoveryPair},
+		{"rediscovery DiscoverTools/ListTools", interleaveRediscoveryPair},
+		{"IdentityDigest/SHA-256 records", func(t *testing.T) interleavePair { return interleaveDigestPair(t, decodedRecords(t)) }},
+		{"IdentityDigest/SHA-256 catalog", func(t *testing.T) interleavePair { return interleaveDigestPair(t, decodedCatalog(t)) }},
+	}
+	for _, b := range builders {
+		if only != "" && !strings.Contains(b.name, only) {
+			continue
+		}
+		p := b.build(t)
+		p.name = b.name
+		r, err := interleave(p, rounds)
+		if err != nil {
+			t.Fatal(err)
+		}
+		line := fmt.Sprintf("%-34s ratio %.2f (IQR %.2f–%.2f, %d rounds, k=%d); adapter %s/op %.0f allocs %.0f B; "+
+			"raw %s/op %.0f allocs %.0f B; extra allocs %+.0f",
+			p.name, median(r.ratios), quantile(r.ratios, 0.25), quantile(r.ratios, 0.75), len(r.ratios), p.k,
+			time.Duration(median(r.adapterNs)), median(r.adapterAlloc), median(r.adapterBytes),
+			time.Duration(median(r.rawNs)), median(r.rawAlloc), median(r.rawBytes),
+			median(r.adapterAlloc)-median(r.rawAlloc))
+		t.Log(line)
+	}
+}
+
+// interleaveConnect connects a client to server at version ("" = go-sdk's
+// default); with a monitor when monitored. close ends both sides.
+func interleaveConnect(server *mcp.Server, version string, monitored bool) (
+	cs *mcp.ClientSession, monitor *purramcp.CatalogMonitor, close func(), err error) {
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := server.Connect(context.Background(), st, nil)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	var opts *mcp.ClientOptions
+	if monitored {
+		monitor = purramcp.NewCatalogMonitor()
+		opts = monitor.ClientOptions(nil)
+	}
+	client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, opts)
+	cs, err = client.Connect(context.Background(), ct, &mcp.ClientSessionOptions{ProtocolVersion: version})
+	if err != nil {
+		_ = ss.Close()
+		return nil, nil, nil, err
+	}
+	if got := cs.InitializeResult().ProtocolVersion; version != "" && got != version {
+		_ = cs.Close()
+		return nil, nil, nil, fmt.Errorf("negotiated %s, want %s", got, version)
+	}
+	if monitored {
+		if err := monitor.Attach(cs); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	return cs, monitor, func() { _ = cs.Close(); _ = ss.Wait() }, nil
+}
+
+// interleaveRunPair is Run against a raw CallTool at version, on one
+// session, the tool having an input and an output schema.
+func interleaveRunPair(t *testing.T, version string) interleavePair {
+	server := benchServe(0, benchTool("docs.search", "Searches the document index."))
+	cs, monitor, closeSession, err := interleaveConnect(server, version, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(closeSession)
+	catalog, err := purramcp.DiscoverTools(context.Background(), cs, "bench",
+		map[string]purramcp.ToolBinding{"docs.search": {LocalName: "search_documents",
+			Policy: purramcp.ToolPolicy{Mode: "read", Title: "Search documents"}, Scope: purramcp.Unscoped}},
+		purramcp.DiscoveryOptions{Monitor: monitor})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := catalog.Registrations()[0].Run
+	call := purramcp.ToolContext{CallID: "call-1", ToolName: "search_documents", RunID: "run-1"}
+	ctx := context.Background()
+	return interleavePair{k: 20,
+		adapter: interleaveSide{op: func(int) error {
+			res, err := run(ctx, benchArguments, call)
+			if err != nil || res.ErrorCode != "" || len(res.Content.Text) != 1 || res.Content.Structured["count"] != 3.0 {
+				return fmt.Errorf("Run = %+v, %v", res, err)
+			}
+			return nil
+		}},
+		raw: interleaveSide{op: func(int) error {
+			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "docs.search", Arguments: benchArguments})
+			if err != nil || res.IsError || len(res.Content) != 1 {
+				return fmt.Errorf("CallTool = %+v, %v", res, err)
+			}
+			if m, ok := res.StructuredContent.(map[string]any); !ok || m["count"] != 3.0 {
+				return fmt.Errorf("CallTool structured content = %v", res.StructuredContent)
+			}
+			return nil
+		}},
+	}
+}
+
+// distinctTool is the i-th tool of the distinct-schema catalog: the search
+// tool's shape, but every schema differs from every other tool's (a
+// property name and bounds carry i), so no two contracts are equal.
+func distinctTool(i int) *mcp.Tool {
+	name := fmt.Sprintf("docs.search_%03d", i)
+	input := fmt.Sprintf(`{"type":"object","properties":{`+
+		`"query":{"type":"string","minLength":1,"maxLength":%d},`+
+		`"limit":{"type":"integer","minimum":1,"maximum":%d},`+
+		`"tags":{"type":"array","items":{"type":"string","maxLength":64},"uniqueItems":true,"maxItems":16},`+
+		`"shard_%03d":{"enum":["primary","replica"]}},`+
+		`"required":["query"],"additionalProperties":false}`, 256+i, 100+i, i)
+	output := strings.Replace(benchOutputSchema, `"maxItems": 1000`, fmt.Sprintf(`"maxItems": %d`, 1000+i), 1)
+	output = strings.Replace(output, `"snippet": {`, fmt.Sprintf(`"field_%03d": {"type": "boolean"}, "snippet": {`, i), 1)
+	return &mcp.Tool{Name: name, Description: "Searches shard " + name[5:] + " of the document index for entries " +
+		"that match a full-text query and returns them ranked, with a snippet around each match.",
+		InputSchema: json.RawMessage(input), OutputSchema: json.RawMessage(output)}
+}
+
+// distinctCatalog serves benchCatalogSize distinct tools benchPageSize per
+// page (32 pages of 8) and binds all of them.
+func distinctCatalog() (*mcp.Server, map[string]purramcp.ToolBinding) {
+	tools := make([]*mcp.Tool, benchCatalogSize)
+	bindings := make(map[string]purramcp.ToolBinding, benchCatalogSize)
+	for i := range tools {
+		tools[i] = distinctTool(i)
+		bindings[tools[i].Name] = purramcp.ToolBinding{LocalName: tools[i].Name[5:],
+			Policy: purramcp.ToolPolicy{Mode: "read", Title: "Search " + tools[i].Name[5:]}, Scope: purramcp.Unscoped,
+			ConcurrencySafe: i%3 != 0}
+	}
+	return benchServe(benchPageSize, tools...), bindings
+}
+
+// discoverySides returns the adapter and raw sides over session(i). Every
+// op checks its outcome cheaply (no error, not stale; the raw side its count
+// and last name); the digest, which needs a deep-copied snapshot, is checked
+// untimed on the last catalog of each batch, before done runs.
+func discoverySides(bindings map[string]purramcp.ToolBinding, digest string,
+	session func(i int) (*mcp.ClientSession, *purramcp.CatalogMonitor), done func()) (adapter, raw interleaveSide) {
+	ctx := context.Background()
+	want := fmt.Sprintf("docs.search_%03d", benchCatalogSize-1)
+	var last *purramcp.Catalog
+	adapter.op = func(i int) error {
+		cs, monitor := session(i)
+		catalog, err := purramcp.DiscoverTools(ctx, cs, "bench", bindings, purramcp.DiscoveryOptions{Monitor: monitor})
+		if err != nil || catalog.Stale() {
+			return fmt.Errorf("DiscoverTools: %v (stale: %v)", err, err == nil && catalog.Stale())
+		}
+		last = catalog
+		return nil
+	}
+	adapter.after = func() error {
+		defer done()
+		if got := last.Snapshot(); got.RevisionDigest != digest || len(got.Entries) != benchCatalogSize {
+			return fmt.Errorf("catalog: %d entries, digest %s; want %d, %s", len(got.Entries), got.RevisionDigest,
+				benchCatalogSize, digest)
+		}
+		return nil
+	}
+	raw.op = func(i int) error {
+		cs, _ := session(i)
+		tools, pages, err := benchListAll(ctx, cs)
+		if err != nil || len(tools) != benchCatalogSize || len(pages) != benchCatalogSize/benchPageSize ||
+			tools[len(tools)-1].Name != want {
+			return fmt.Errorf("ListTools: %d tools, %d pages, %v", len(tools), len(pages), err)
+		}
+		return nil
+	}
+	raw.after = func() error { done(); return nil }
+	return adapter, raw
+}
+
+// interleaveDigest discovers the distinct catalog once on its own session
+// for the digest every later discovery must return.
+func interleaveDigest(t *testing.T, server *mcp.Server, bindings map[string]purramcp.ToolBinding) string {
+	cs, monitor, closeSession, err := interleaveConnect(server, "", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closeSession()
+	catalog, err := purramcp.DiscoverTools(context.Background(), cs, "bench", bindings,
+		purramcp.DiscoveryOptions{Monitor: monitor})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return catalog.Snapshot().RevisionDigest
+}
+
+// interleaveFirstDiscoveryPair is the first DiscoverTools of a fresh session
+// against the first raw listing of a fresh session: k sessions are opened
+// untimed before each batch and closed after it. Checking the digest copies
+// the snapshot out; the raw side checks its count and last name.
+func interleaveFirstDiscoveryPair(t *testing.T) interleavePair {
+	server, bindings := distinctCatalog()
+	digest := interleaveDigest(t, server, bindings)
+	type fresh struct {
+		cs      *mcp.ClientSession
+		monitor *purramcp.CatalogMonitor
+		close   func()
+	}
+	var sessions []fresh
+	open := func(monitored bool) func(int) error {
+		return func(k int) error {
+			sessions = sessions[:0]
+			for range k {
+				cs, monitor, closeSession, err := interleaveConnect(server, "", monitored)
+				if err != nil {
+					return err
+				}
+				sessions = append(sessions, fresh{cs, monitor, closeSession})
+			}
+			return nil
+		}
+	}
+	closeAll := func() {
+		for _, s := range sessions {
+			s.close()
+		}
+	}
+	adapter, raw := discoverySides(bindings, digest, func(i int) (*mcp.ClientSession, *purramcp.CatalogMonitor) {
+		return sessions[i].cs, sessions[i].monitor
+	}, closeAll)
+	adapter.before, raw.before = open(true), open(false)
+	return interleavePair{k: 3, adapter: adapter, raw: raw}
+}
+
+// interleaveRediscoveryPair discovers the same catalog again and again on
+// one session against raw paging of the same session.
+func interleaveRediscoveryPair(t *testing.T) interleavePair {
+	server, bindings := distinctCatalog()
+	digest := interleaveDigest(t, server, bindings)
+	cs, monitor, closeSession, err := interleaveConnect(server, "", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(closeSession)
+	adapter, raw := discoverySides(bindings, digest, func(int) (*mcp.ClientSession, *purramcp.CatalogMonitor) {
+		return cs, monitor
+	}, func() {})
+	if err := adapter.op(0); err != nil { // the first discovery of this session
+		t.Fatal(err)
+	}
+	return interleavePair{k: 3, adapter: adapter, raw: raw}
+}
+
+// digestEntries is the number of entries of the digest value.
+const digestEntries = 400
+
+// digestRecord is the i-th entry of the digest value: a small record of
+// mixed members (numbers, short strings, booleans, null, a short array and
+// two nested objects), the shape of a typical decoded API result, where the
+// per-node work of the digest weighs more than its bytes.
+func digestRecord(i int) map[string]any {
+	return map[string]any{
+		"id": i, "sku": fmt.Sprintf("SKU-%05d", i), "name": fmt.Sprintf("Item %d of the spring catalogue", i),
+		"price": float64(i)*1.25 + 0.99, "currency": "EUR", "inStock": i%2 == 0, "quantity": i % 17,
+		"tags":         []any{"tag-" + strconv.Itoa(i%7), "tag-" + strconv.Itoa(i%11), "new"},
+		"dimensions":   map[string]any{"w": 10 + i%5, "h": 20 + i%3, "d": 5, "unit": "cm"},
+		"rating":       map[string]any{"avg": 3.5 + float64(i%3)/2, "count": i * 3},
+		"discontinued": nil, "updated": 1700000000 + i,
+	}
+}
+
+// decodedRecords is a value of digestEntries records, encoded and decoded
+// with encoding/json as a host would receive it: numbers are float64 and
+// no two entries share a map, slice or string.
+func decodedRecords(t testing.TB) map[string]any {
+	entries := make([]any, digestEntries)
+	for i := range entries {
+		entries[i] = digestRecord(i)
+	}
+	raw, err := json.Marshal(map[string]any{"schemaVersion": 1, "serverId": "bench", "entries": entries})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var value map[string]any
+	if err := json.Unmarshal(raw, &value); err != nil {
+		t.Fatal(err)
+	}
+	return value
+}
+
+// decodedCatalog is digestEntries catalog-shaped entries (benchCatalogEntry:
+// long descriptions and schemas, string-heavy), decoded like decodedRecords.
+func decodedCatalog(t testing.TB) map[string]any {
+	entries := make([]any, digestEntries)
+	for i := range entries {
+		entries[i] = benchCatalogEntry(i)
+	}
+	raw, err := json.Marshal(map[string]any{"schemaVersion": 1, "serverId": "bench",
+		"protocolVersion": "2025-11-25", "entries": entries})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var value map[string]any
+	if err := json.Unmarshal(raw, &value); err != nil {
+		t.Fatal(err)
+	}
+	return value
+}
+
+// interleaveDigestPair is IdentityDigest of value against one SHA-256 of
+// its own pre-image, each checked against the same digest.
+func interleaveDigestPair(t *testing.T, value map[string]any) interleavePair {
+	want, err := purramcp.IdentityDigest(value)
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap, err := strictjson.Snapshot(value, benchIdentityLimits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	preImage := identity.PreImage(snap)
+	var wantSum [sha256.Size]byte
+	if _, err := hex.Decode(wantSum[:], []byte(want)); err != nil {
+		t.Fatal(err)
+	}
+	return interleavePair{k: 10,
+		adapter: interleaveSide{op: func(int) error {
+			if got, err := purramcp.IdentityDigest(value); err != nil || got != want {
+				return fmt.Errorf("IdentityDigest = %q, %v; want %q", got, err, want)
+			}
+			return nil
+		}},
+		raw: interleaveSide{op: func(int) error {
+			if sha256.Sum256(preImage) != wantSum {
+				return fmt.Errorf("SHA-256 of the pre-image is not the identity digest")
+			}
+			return nil
+		}},
+	}
+}

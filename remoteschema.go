@@ -1,0 +1,91 @@
+package purramcp
+
+import (
+	"maps"
+	"slices"
+
+	"purra.dev/purramcp/internal/jssize"
+	"purra.dev/purramcp/internal/profile"
+	"purra.dev/purramcp/internal/strictjson"
+)
+
+// Schema identity of every remote contract and the one root dialect the
+// adapter recognizes (adapter.md §5).
+const (
+	remoteSchemaID      = "mcp.object"
+	remoteSchemaVersion = "1"
+	dialectKey          = "$schema"
+	dialect202012       = "https://json-schema.org/draft/2020-12/schema"
+	snapshotVersion     = 1
+)
+
+// A schemaFault says where a remote schema fails adapter.md §5: Path is the
+// JSON path of the failing node and Keyword the failing keyword, or the name
+// of the limit. Discovery reports every fault as mcp_schema_unsupported; only
+// the inspector shows where.
+type schemaFault struct{ path, keyword string }
+
+func (f *schemaFault) Error() string { return "purramcp: remote schema unsupported" }
+
+// remoteContract applies adapter.md §5 to one remote schema, widened by
+// policy. It returns the compiled contract and the snapshot schema (the root
+// $schema kept as declared), which shares nothing with schema or go-sdk, or
+// a *schemaFault.
+func remoteContract(schema any, limits Limits, policy SchemaPolicy) (*Contract, *strictjson.Object, error) {
+	size, err := jssize.Size(schema)
+	if err != nil {
+		return nil, nil, &schemaFault{"$", "schema"}
+	}
+	return sizedRemoteContract(schema, size, limits, policy)
+}
+
+// sizedRemoteContract is remoteContract for a schema whose jssize.Size is
+// already known.
+func sizedRemoteContract(schema any, size int, limits Limits, policy SchemaPolicy) (*Contract, *strictjson.Object, error) {
+	root, ok := schema.(map[string]any)
+	if !ok {
+		return nil, nil, &schemaFault{"$", "schema"}
+	}
+	// adapter.md §5: the whole schema, declaration included, as compact JSON.
+	if size > limits.MaxSchemaBytes {
+		return nil, nil, &schemaFault{"$", "MaxSchemaBytes"}
+	}
+	declared, hasDialect := root[dialectKey]
+	if hasDialect && !policy.acceptsDialect(declared) {
+		return nil, nil, &schemaFault{"$", dialectKey}
+	}
+	body := make(map[string]any, len(root))
+	for k, v := range root {
+		if k != dialectKey {
+			body[k] = v
+		}
+	}
+	popts := policy.profile()
+	popts.Draft07 = hasDialect && isDraft07(declared)
+	c, err := newRemoteContract(body, limits, popts)
+	if err != nil {
+		return nil, nil, err
+	}
+	snap := c.schema.(*strictjson.Object) // immutable; copied out only by Catalog.Snapshot
+	if hasDialect {
+		members := maps.Clone(snap.Members) // a string acceptsDialect admitted
+		members[dialectKey] = declared
+		snap = &strictjson.Object{Keys: append(slices.Clone(snap.Keys), dialectKey), Members: members}
+	}
+	return c, snap, nil
+}
+
+// newRemoteContract compiles schema under the adapter's limits; a rejection
+// is a *schemaFault located by the profile's SchemaError, or at "$" when the
+// schema is outside the JSON domain or the schema limits. newContract copies
+// schema and never modifies it.
+func newRemoteContract(schema map[string]any, limits Limits, popts profile.Options) (*Contract, error) {
+	c, err := newContract(ContractOptions{SchemaID: remoteSchemaID, SchemaVersion: remoteSchemaVersion,
+		Schema: schema, Limits: ContractLimits{SchemaBytes: limits.MaxSchemaBytes, OutputBytes: limits.MaxResultBytes}},
+		popts)
+	if err != nil {
+		path, keyword := err.location()
+		return nil, &schemaFault{path, keyword}
+	}
+	return c, nil
+}

@@ -1,0 +1,103 @@
+package purramcp
+
+import (
+	"context"
+	"errors"
+	"io"
+	"io/fs"
+	"net"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// codeTransportRejected is go-sdk's JSON-RPC code for a request the
+// transport refused (for example an unreachable HTTP server).
+const codeTransportRejected = -32005
+
+// outcome is what one bounded request produced.
+type outcome[T any] struct {
+	value T
+	err   error
+}
+
+// bounded runs one request under timeout and returns its result or its error
+// mapped by mapCallError. The request runs in its own goroutine so that the
+// caller regains control at the deadline even when the transport write blocks
+// (gosdk-notes §7: go-sdk checks ctx only before writing). adapter.md §8: that
+// goroutine is the one allowed to outlive the call; it is abandoned at the
+// deadline, and when the bounding layer reports its write still in progress
+// the session is severed (m.sever), which makes the write fail and the
+// goroutine end. Its late result is dropped. budget goes to the bounding
+// layer in the request's ctx; what the layer observed (a rejected answer, a
+// broken connection) decides the error before mapCallError does.
+func bounded[T any](ctx context.Context, timeout time.Duration, m *CatalogMonitor, budget *frameBudget,
+	request func(context.Context) (T, error)) (T, error) {
+	callCtx, cancel := context.WithTimeout(withBudget(ctx, budget), timeout)
+	defer cancel()
+	done := make(chan outcome[T], 1) // buffered: an abandoned request never blocks
+	go func() {
+		v, err := request(callCtx)
+		done <- outcome[T]{v, err}
+	}()
+	var zero T
+	select {
+	case o := <-done:
+		if o.err != nil {
+			if ctx.Err() == nil && callCtx.Err() == nil {
+				if err := budget.outcome(); err != nil {
+					return zero, err
+				}
+			}
+			return zero, mapCallError(ctx, callCtx, o.err)
+		}
+		return o.value, nil
+	case <-callCtx.Done():
+		if budget.writing.Load() == 1 {
+			m.sever() // the write is abandoned mid-way: the peer stopped reading
+		}
+		return zero, mapCallError(ctx, callCtx, callCtx.Err())
+	}
+}
+
+// mapCallError is the one translation point from a failed request to the
+// adapter's errors (adapter.md §4), for tools/list and tools/call alike. ctx
+// is the caller's context and callCtx the request's, which carries the
+// adapter's deadline. No SDK error or remote text survives it.
+func mapCallError(ctx, callCtx context.Context, err error) error {
+	var rpc *jsonrpc.Error
+	var rejected *frameRejected
+	switch {
+	case ctx.Err() != nil:
+		return ErrCanceled // checked first: the caller's end wins
+	case callCtx.Err() != nil || errors.Is(err, context.DeadlineExceeded):
+		return fail(CodeTimeout)
+	case errors.As(err, &rejected):
+		return fail(rejected.code) // the bounding layer rejected the answer unread
+	case brokenConnection(err):
+		return fail(CodeTransportError)
+	case errors.As(err, &rpc):
+		if rpc.Code == codeTransportRejected {
+			return fail(CodeTransportError)
+		}
+		return fail(CodeProtocolError)
+	default:
+		// What remains are go-sdk decode failures (unknown content type, wrong
+		// field types, bad base64), which carry no sentinel.
+		return fail(CodeResultInvalid)
+	}
+}
+
+// brokenConnection reports errors that mean the connection is closed or
+// broken: a read or write failure of a bounded connection, go-sdk's ErrConnectionClosed, an in-flight EOF, closed pipes, files
+// and network connections, and network errors. A custom transport's other
+// write errors carry no sentinel and fall through to mcp_result_invalid.
+func brokenConnection(err error) bool {
+	var netErr net.Error
+	var broken *connBroken
+	return errors.As(err, &broken) || errors.Is(err, mcp.ErrConnectionClosed) || errors.Is(err, mcp.ErrSessionMissing) ||
+		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, io.ErrClosedPipe) || errors.Is(err, net.ErrClosed) || errors.Is(err, fs.ErrClosed) ||
+		brokenErrno(err) || errors.As(err, &netErr)
+}

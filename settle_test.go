@@ -1,0 +1,324 @@
+package purramcp_test
+
+import (
+	"context"
+	"encoding/json"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"purra.dev/purramcp"
+)
+
+// everythingServer is the pattern of @modelcontextprotocol/server-everything
+// (and many servers built on the TypeScript SDK's McpServer): a go-sdk server
+// that adds a tool from its InitializedHandler, so go-sdk announces
+// notifications/tools/list_changed (10ms later) while the host's first
+// discovery is running.
+//
+// With gated set the race is made deterministic: the client transport holds
+// the notification back until the client has sent its first tools/list, and
+// the server answers that first tools/list only once the client's monitor
+// has counted the notification. The first discovery then always sees the
+// change between its revision read and its first page.
+//
+// The session negotiates 2025-11-25: under 2026-07-28 there is no
+// initialized notification, so no InitializedHandler runs.
+type everythingServer struct {
+	server  *mcp.Server
+	monitor *purramcp.CatalogMonitor
+	session *mcp.ClientSession
+
+	mu    sync.Mutex
+	lists int
+}
+
+func newEverythingServer(t *testing.T, gated bool) *everythingServer {
+	t.Helper()
+	f := loadMCPFixture(t)
+	e := &everythingServer{monitor: purramcp.NewCatalogMonitor()}
+	handler := func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{}, StructuredContent: map[string]any{"count": 1}}, nil
+	}
+	e.server = mcp.NewServer(&mcp.Implementation{Name: "everything", Version: "1"}, &mcp.ServerOptions{
+		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}},
+		InitializedHandler: func(context.Context, *mcp.InitializedRequest) {
+			e.server.AddTool(sdkTool(t, withField(t, f.Tool, "name", "late.tool")), handler)
+		},
+	})
+	e.server.AddTool(sdkTool(t, f.Tool), handler)
+	e.server.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method == "tools/list" {
+				e.mu.Lock()
+				e.lists++
+				first := e.lists == 1
+				e.mu.Unlock()
+				if gated && first {
+					waitUntil(ctx, func() bool { return e.monitor.Revision() > 0 })
+				}
+			}
+			return next(ctx, method, req)
+		}
+	})
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := e.server.Connect(context.Background(), st, nil)
+	require.NoError(t, err)
+	var transport mcp.Transport = ct
+	if gated {
+		transport = &gatedTransport{Transport: ct, listSent: make(chan struct{}), closed: make(chan struct{})}
+	}
+	client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, e.monitor.ClientOptions(nil))
+	e.session, err = client.Connect(context.Background(), e.monitor.Transport(transport),
+		&mcp.ClientSessionOptions{ProtocolVersion: purramcp.ProtocolVersion20251125})
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		_ = e.session.Close()
+		_ = ss.Wait()
+	})
+	require.NoError(t, e.monitor.Attach(e.session))
+	return e
+}
+
+func (e *everythingServer) listCount() int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.lists
+}
+
+// waitUntil polls cond every millisecond until it holds, ctx ends or 5s pass.
+func waitUntil(ctx context.Context, cond func() bool) {
+	ctx, cancel := context.WithTimeout(ctx, waitFor)
+	defer cancel()
+	for !cond() {
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(time.Millisecond):
+		}
+	}
+}
+
+// gatedTransport delays delivering notifications/tools/list_changed to the
+// client until the client has written a tools/list request.
+type gatedTransport struct {
+	mcp.Transport
+	listSent  chan struct{}
+	closed    chan struct{}
+	sentOnce  sync.Once
+	closeOnce sync.Once
+}
+
+func (g *gatedTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	c, err := g.Transport.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &gatedConn{Connection: c, g: g}, nil
+}
+
+type gatedConn struct {
+	mcp.Connection
+	g *gatedTransport
+}
+
+func (c *gatedConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	if req, ok := msg.(*jsonrpc.Request); ok && req.Method == "tools/list" {
+		c.g.sentOnce.Do(func() { close(c.g.listSent) })
+	}
+	return c.Connection.Write(ctx, msg)
+}
+
+func (c *gatedConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	msg, err := c.Connection.Read(ctx)
+	if req, ok := msg.(*jsonrpc.Request); ok && req.Method == listChanged {
+		select {
+		case <-c.g.listSent:
+		case <-c.g.closed:
+		case <-ctx.Done():
+		}
+	}
+	return msg, err
+}
+
+func (c *gatedConn) Close() error {
+	c.g.closeOnce.Do(func() { close(c.g.closed) })
+	return c.Connection.Close()
+}
+
+// TestStaleRetries_ServerEverythingPattern: a server that announces a list
+// change right after initialization fails the first discovery
+// mcp_catalog_stale without retries; with StaleRetries: 2 the host binds, on
+// the second attempt, a catalog that saw no change.
+func TestStaleRetries_ServerEverythingPattern(t *testing.T) {
+	bindings := otherBinding()
+	delete(bindings, "remote.other")
+	bindings["late.tool"] = purramcp.ToolBinding{LocalName: "late", Scope: purramcp.Unscoped,
+		Policy: purramcp.ToolPolicy{Mode: "read", Title: "Late"}}
+
+	e := newEverythingServer(t, true)
+	catalog, err := purramcp.DiscoverTools(t.Context(), e.session, "everything", searchBinding(),
+		purramcp.DiscoveryOptions{Monitor: e.monitor})
+	assert.Nil(t, catalog)
+	assert.Equal(t, purramcp.CodeCatalogStale, purramcp.CodeOf(err), "without retries")
+	assert.Equal(t, 1, e.listCount())
+
+	var events []purramcp.Event
+	observe := func(_ context.Context, ev purramcp.Event) { ev.Duration = 0; events = append(events, ev) }
+	e = newEverythingServer(t, true)
+	catalog, err = purramcp.DiscoverTools(t.Context(), e.session, "everything", bindings,
+		purramcp.DiscoveryOptions{Monitor: e.monitor, StaleRetries: 2, Observer: observe})
+	require.NoError(t, err, "with StaleRetries: 2")
+	assert.False(t, catalog.Stale())
+	assert.Equal(t, 2, e.listCount(), "one listing per attempt, no more")
+	regs := catalog.Registrations()
+	require.Len(t, regs, 2, "the tool added after initialization is bound too")
+	res, err := regs[0].Run(t.Context(), argsA, purramcp.ToolContext{})
+	require.NoError(t, err)
+	assert.Empty(t, res.ErrorCode)
+	digest := catalog.Snapshot().RevisionDigest
+	assert.Equal(t, []purramcp.Event{
+		{Kind: "discover", ServerID: "everything", Code: purramcp.CodeCatalogStale, Attempt: 1, Pages: 1},
+		{Kind: "discover", ServerID: "everything", RevisionDigest: digest, Attempt: 2, Pages: 1},
+	}, events[:2])
+
+	// Ungated, the race goes either way; with retries it always binds.
+	for range 3 {
+		e := newEverythingServer(t, false)
+		catalog, err := purramcp.DiscoverTools(t.Context(), e.session, "everything", searchBinding(),
+			purramcp.DiscoveryOptions{Monitor: e.monitor, StaleRetries: 2})
+		require.NoError(t, err)
+		assert.NotNil(t, catalog)
+		assert.LessOrEqual(t, e.listCount(), 2)
+	}
+}
+
+// TestStaleRetries_InspectCatalog: the inspector honours the option.
+func TestStaleRetries_InspectCatalog(t *testing.T) {
+	e := newEverythingServer(t, true)
+	report, err := purramcp.InspectCatalog(t.Context(), e.session, "everything", purramcp.DiscoveryOptions{Monitor: e.monitor})
+	assert.Nil(t, report)
+	assert.Equal(t, purramcp.CodeCatalogStale, purramcp.CodeOf(err))
+
+	e = newEverythingServer(t, true)
+	report, err = purramcp.InspectCatalog(t.Context(), e.session, "everything",
+		purramcp.DiscoveryOptions{Monitor: e.monitor, StaleRetries: 2})
+	require.NoError(t, err)
+	require.Len(t, report.Tools, 2)
+	assert.Equal(t, []string{"late.tool", "remote.search"}, []string{report.Tools[0].Name, report.Tools[1].Name})
+	catalog, err := purramcp.DiscoverTools(t.Context(), e.session, "everything", report.Bindings,
+		purramcp.DiscoveryOptions{Monitor: e.monitor})
+	require.NoError(t, err)
+	assert.Equal(t, catalog.Snapshot().RevisionDigest, report.RevisionDigest)
+
+	for _, n := range []int{-1, 9} {
+		_, err := purramcp.InspectCatalog(t.Context(), e.session, "everything", purramcp.DiscoveryOptions{Monitor: e.monitor, StaleRetries: n})
+		assert.Equal(t, purramcp.CodeBindingInvalid, purramcp.CodeOf(err), "StaleRetries %d", n)
+	}
+}
+
+// TestStaleRetries_Range: 0..8, else mcp_binding_invalid before any request.
+func TestStaleRetries_Range(t *testing.T) {
+	f := loadMCPFixture(t)
+	h := sdkHarness(t, newSDKServer(t, nil, f.Tool), "")
+	for _, n := range []int{-1, 9, 1 << 40} {
+		catalog, err := approving(t, t.Context(), h, purramcp.DiscoveryOptions{StaleRetries: n})
+		assert.Nil(t, catalog)
+		assert.Equal(t, purramcp.CodeBindingInvalid, purramcp.CodeOf(err), "StaleRetries %d", n)
+	}
+	lists, _ := h.counts()
+	assert.Zero(t, lists)
+	for _, n := range []int{0, 1, 8} {
+		_, err := approving(t, t.Context(), h, purramcp.DiscoveryOptions{StaleRetries: n})
+		assert.NoError(t, err, "StaleRetries %d", n)
+	}
+}
+
+// TestStaleRetries_Exhausted: a server that changes on every attempt costs
+// StaleRetries+1 listings, then fails mcp_catalog_stale.
+func TestStaleRetries_Exhausted(t *testing.T) {
+	f := loadMCPFixture(t)
+	for _, retries := range []int{0, 2, 8} {
+		h := sdkHarness(t, newSDKServer(t, nil, f.Tool), "")
+		approvals := 0
+		var attempts []int
+		catalog, err := approving(t, t.Context(), h, purramcp.DiscoveryOptions{StaleRetries: retries,
+			Approve: func(context.Context, purramcp.Snapshot) error {
+				approvals++
+				h.monitor.OnNotification(listChanged)
+				return nil
+			},
+			Observer: func(_ context.Context, e purramcp.Event) { attempts = append(attempts, e.Attempt) }})
+		assert.Nil(t, catalog)
+		assert.Equal(t, purramcp.CodeCatalogStale, purramcp.CodeOf(err))
+		assert.Equal(t, retries+1, approvals)
+		lists, _ := h.counts()
+		assert.Equal(t, retries+1, lists)
+		want := make([]int, retries+1)
+		for i := range want {
+			want[i] = i + 1
+		}
+		assert.Equal(t, want, attempts)
+	}
+}
+
+// TestStaleRetries_OnlyForListChanges: no other failure is retried, a
+// canceled ctx included, and nothing is rediscovered after the return.
+func TestStaleRetries_OnlyForListChanges(t *testing.T) {
+	f := loadMCPFixture(t)
+	for _, tc := range []struct {
+		id   string
+		raw  *rawServer
+		want string
+	}{
+		{"protocol_error", &rawServer{pages: []string{page("", string(f.Tool))}, listError: &jsonrpc.Error{Code: -32000, Message: secret}},
+			purramcp.CodeProtocolError},
+		{"pagination", &rawServer{pages: []string{page("p")}}, purramcp.CodePaginationInvalid},
+		{"binding_missing", &rawServer{pages: []string{page("", otherTool)}}, purramcp.CodeBindingMissing},
+		{"schema", &rawServer{pages: []string{page("", `{"name":"remote.search","inputSchema":{"type":"string"}}`)}}, purramcp.CodeSchemaUnsupported},
+	} {
+		t.Run(tc.id, func(t *testing.T) {
+			h := rawHarness(t, tc.raw)
+			_, err := approving(t, t.Context(), h, purramcp.DiscoveryOptions{StaleRetries: 8})
+			assert.Equal(t, tc.want, purramcp.CodeOf(err), tc.id)
+			lists, _ := h.counts()
+			assert.LessOrEqual(t, lists, 2, "%s: one attempt", tc.id) // pagination reads two pages
+			if tc.id != "pagination" {
+				assert.Equal(t, 1, lists, tc.id)
+			}
+		})
+	}
+
+	// A change, then a canceled ctx: the change would be retried, the
+	// cancellation ends it.
+	h := sdkHarness(t, newSDKServer(t, nil, f.Tool), "")
+	ctx, cancel := context.WithCancel(t.Context())
+	approvals := 0
+	_, err := approving(t, ctx, h, purramcp.DiscoveryOptions{StaleRetries: 8, Approve: func(context.Context, purramcp.Snapshot) error {
+		approvals++
+		h.monitor.OnNotification(listChanged)
+		cancel()
+		return nil
+	}})
+	assert.Equal(t, purramcp.ErrCanceled, err)
+	assert.Equal(t, 1, approvals)
+
+	// After the return: the catalog turns stale and nothing is listed again.
+	srv := newSDKServer(t, nil, f.Tool)
+	h = sdkHarness(t, srv, "")
+	catalog, err := approving(t, t.Context(), h, purramcp.DiscoveryOptions{StaleRetries: 8})
+	require.NoError(t, err)
+	srv.server.AddTool(sdkTool(t, json.RawMessage(otherTool)), srv.call)
+	require.Eventually(t, catalog.Stale, waitFor, tick)
+	res, err := catalog.Registrations()[0].Run(t.Context(), argsA, purramcp.ToolContext{})
+	require.NoError(t, err)
+	assert.Equal(t, purramcp.CodeCatalogStale, res.ErrorCode)
+	lists, calls := h.counts()
+	assert.Equal(t, 1, lists, "no implicit rediscovery")
+	assert.Zero(t, calls)
+}

@@ -1,0 +1,495 @@
+package purramcp_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os/exec"
+	"runtime"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
+
+	"purra.dev/purramcp"
+)
+
+// Hostile and wedged peers against the bounding layer (landscape.md T6,
+// T11): the subtests of TestThreatT6_FloodsHitLimits and
+// TestThreatT11_HangsEndAtTimeout defined here.
+
+// Sizes of the hostile frames an adversarial review sent.
+const (
+	hostileTextBytes = 12 << 20 // one text block, or one annotations.title, of '<'
+	hostileTools     = 200_000  // tiny tools on one page
+	hostileBlocks    = 400_000  // empty text blocks in one result
+)
+
+// leakChecked runs body as a subtest and then checks that no goroutine it
+// started outlives it (its sessions close at its cleanup).
+func leakChecked(t *testing.T, name string, body func(t *testing.T)) {
+	t.Run(name, func(t *testing.T) {
+		defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+		t.Run("session", body)
+	})
+}
+
+func hostileText() string { return strings.Repeat("<", hostileTextBytes) }
+
+// tinyTools renders n tools of about 19 bytes each.
+func tinyTools(n int) string {
+	var b strings.Builder
+	b.WriteString(`{"tools":[`)
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"name":"t%d"}`, i)
+	}
+	b.WriteString(`]}`)
+	return b.String()
+}
+
+// emptyBlocks renders a result of n empty text blocks.
+func emptyBlocks(n int) string {
+	return `{"content":[` + strings.TrimSuffix(strings.Repeat(`{"type":"text","text":""},`, n), ",") + `]}`
+}
+
+// threatHostileFrames (T6): the frames of the review, written byte for byte
+// by a peer (raw '<', which go-sdk's encoder would escape), are rejected by
+// the bounding layer before go-sdk decodes them: each request fails with
+// the code of the limit it protects, well before Timeout, no decoder
+// outlives the call, and the session stays usable.
+func threatHostileFrames(t *testing.T) {
+	f := loadMCPFixture(t)
+	textOnly := string(withField(t, f.Tool, "outputSchema", nil))
+	titled := `{"name":"unbound","inputSchema":{"type":"object"},"annotations":{"title":"` + hostileText() + `"}}` // raw '<'
+	_ = f
+	for _, tc := range []struct {
+		id, page, call, want string
+	}{
+		{"12MiB_text_of_lt", page("", textOnly), `{"content":[{"type":"text","text":"` + hostileText() + `"}]}`, "mcp_result_too_large"},
+		{"400000_blocks", page("", textOnly), emptyBlocks(hostileBlocks), "mcp_result_too_large"},
+		{"12MiB_error_result", page("", textOnly), `{"isError":true,"content":[{"type":"text","text":"` + hostileText() + `"}]}`, "mcp_result_too_large"},
+		{"200000_tools", tinyTools(hostileTools), "", "mcp_catalog_limit_exceeded"},
+		{"12MiB_title_unbound_tool", page("", textOnly, titled), "", "mcp_catalog_limit_exceeded"},
+	} {
+		leakChecked(t, tc.id, func(t *testing.T) {
+			h := (&byteServer{page: tc.page, call: tc.call}).start(t)
+			start := time.Now()
+			catalog, err := purramcp.DiscoverTools(t.Context(), h.session, "fixture", searchBinding(),
+				purramcp.DiscoveryOptions{Monitor: h.monitor, Limits: purramcp.Limits{Timeout: 10 * time.Second}})
+			if tc.call == "" {
+				assert.Nil(t, catalog)
+				assert.Equal(t, tc.want, purramcp.CodeOf(err), "T6 %s", tc.id)
+			} else {
+				require.NoError(t, err, tc.id)
+				res, err := catalog.Registrations()[0].Run(t.Context(), argsA, purramcp.ToolContext{})
+				require.NoError(t, err)
+				assert.Equal(t, purramcp.ToolResult{Content: emptyEnvelope, EffectState: "not_started", ErrorCode: tc.want}, res, "T6 %s", tc.id)
+			}
+			t.Logf("T6 %s: %s in %v", tc.id, tc.want, time.Since(start))
+			assert.NoError(t, h.session.Ping(t.Context(), nil), "T6 %s: session usable", tc.id)
+			assert.NoError(t, h.monitor.Check(h.monitor.Revision()), "T6 %s: monitor open", tc.id)
+		})
+	}
+}
+
+// allocated returns the bytes f allocates.
+func allocated(f func()) uint64 {
+	runtime.GC()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	f()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
+}
+
+// threatSizingCost (T6): with the frames already decoded (as without the
+// bounding layer, or under a host's own raised caps), the adapter's own work
+// on them allocates at most twice the limit it enforces plus 1 MiB: counts
+// come before sizes and sizes stop at the limit, never through go-sdk's
+// MarshalJSON (which costs 807 MiB for the 12 MiB text: '<' escaped at every
+// level).
+func threatSizingCost(t *testing.T) {
+	lim := purramcp.DefaultLimits()
+	text := hostileText()
+	blocks := make([]mcp.Content, hostileBlocks)
+	for i := range blocks {
+		blocks[i] = &mcp.TextContent{}
+	}
+	tools := make([]*mcp.Tool, hostileTools)
+	for i := range tools {
+		tools[i] = &mcp.Tool{Name: fmt.Sprintf("t%d", i)}
+	}
+	titled := []*mcp.Tool{{Name: "unbound", InputSchema: map[string]any{"type": "object"}, Annotations: &mcp.ToolAnnotations{Title: text}}}
+	resultBound := uint64(2*lim.MaxResultBytes + 1<<20)
+	catalogBound := uint64(2*lim.MaxCatalogBytes + 1<<20)
+	for _, tc := range []struct {
+		id    string
+		run   func() error
+		bound uint64
+		want  string
+	}{
+		{"12MiB_text_of_lt", func() error {
+			_, err := purramcp.ConvertResult(purramcp.Limits{}, &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}})
+			return err
+		}, resultBound, "mcp_result_too_large"},
+		{"400000_blocks", func() error {
+			_, err := purramcp.ConvertResult(purramcp.Limits{}, &mcp.CallToolResult{Content: blocks})
+			return err
+		}, resultBound, "mcp_result_too_large"},
+		{"200000_tools", func() error {
+			_, _, err := purramcp.PageCost(&mcp.ListToolsResult{Tools: tools}, 0, 0, lim)
+			return err
+		}, catalogBound, "mcp_catalog_limit_exceeded"},
+		{"12MiB_title_unbound_tool", func() error {
+			_, _, err := purramcp.PageCost(&mcp.ListToolsResult{Tools: titled}, 0, 0, lim)
+			return err
+		}, catalogBound, "mcp_catalog_limit_exceeded"},
+	} {
+		var err error
+		n := allocated(func() { err = tc.run() })
+		assert.Equal(t, tc.want, purramcp.CodeOf(err), "T6 %s", tc.id)
+		assert.LessOrEqual(t, n, tc.bound, "T6 %s: adapter allocation (%s)", tc.id, mib(n))
+		t.Logf("T6 %s: adapter allocates %d bytes (bound %d)", tc.id, n, tc.bound)
+	}
+}
+
+// bigArgs are arguments of about 60 KB for the fixture tool.
+var bigArgs = json.RawMessage(`{"q":"a","tags":["` + strings.Repeat("x", 60_000) + `"]}`)
+
+// threatWedgedInMemory (T11): a peer that stops reading. The first request
+// is still taken by go-sdk's reader on the peer's side and times out as
+// usual, severing nothing; the next Run's write blocks and ends at Timeout;
+// the session is severed: the catalog is stale,
+// 200 later Runs fail mcp_connection_closed at once without a goroutine,
+// session.Close returns promptly and nothing is left running.
+func threatWedgedInMemory(t *testing.T) {
+	f := loadMCPFixture(t)
+	leakChecked(t, "in_memory", func(t *testing.T) {
+		raw := &rawServer{stallCalls: true, pages: []string{page("", string(f.Tool))}}
+		h := rawHarness(t, raw)
+		timeout := 200 * time.Millisecond
+		catalog, err := purramcp.DiscoverTools(t.Context(), h.session, "fixture", searchBinding(),
+			purramcp.DiscoveryOptions{Monitor: h.monitor, Limits: purramcp.Limits{Timeout: timeout}})
+		require.NoError(t, err)
+		reg := catalog.Registrations()[0]
+		res, err := reg.Run(t.Context(), bigArgs, purramcp.ToolContext{})
+		require.NoError(t, err)
+		assert.Equal(t, "mcp_timeout", res.ErrorCode, "T11: written, never answered")
+		assert.False(t, catalog.Stale(), "T11: a timeout after a complete write severs nothing")
+		before := runtime.NumGoroutine()
+		start := time.Now()
+		res, err = reg.Run(t.Context(), bigArgs, purramcp.ToolContext{})
+		took := time.Since(start)
+		require.NoError(t, err)
+		assert.Equal(t, "mcp_timeout", res.ErrorCode, "T11 wedged peer")
+		assert.True(t, catalog.Stale(), "T11: severed at once")
+		for range 200 {
+			res, err = reg.Run(t.Context(), bigArgs, purramcp.ToolContext{})
+			require.NoError(t, err)
+			require.Equal(t, "mcp_connection_closed", res.ErrorCode, "T11: later Runs")
+		}
+		require.Eventually(t, func() bool { return runtime.NumGoroutine() <= before }, waitFor, tick,
+			"T11: the abandoned write ended; no goroutine per later Run")
+		closeStart := time.Now()
+		require.NoError(t, h.session.Close())
+		closeTook := time.Since(closeStart)
+		assert.Less(t, closeTook, time.Second, "T11: session.Close returns promptly")
+		t.Logf("T11 in-memory: Run returned after %v (Timeout %v); Close took %v; goroutines %d before, %d after 200 Runs",
+			took, timeout, closeTook, before, runtime.NumGoroutine())
+	})
+}
+
+// stallScript is a stdio MCP server in sh that answers the legacy handshake
+// and one tools/list, then stops reading stdin for good.
+const stallScript = `read -r line
+printf '%s\n' '{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"stall","version":"1"}}}'
+read -r line
+read -r line
+printf '{"jsonrpc":"2.0","id":2,"result":%s}\n' "$PAGE"
+exec sleep 60`
+
+// threatWedgedStdio (T11): a stdio child that stops reading. The first Run's
+// 60 KB request fits the pipe and times out normally; the second's write
+// blocks, so the session is severed at its Timeout: stdin is closed, the
+// child is stopped (SIGTERM after TerminateDuration), later Runs fail
+// mcp_connection_closed and session.Close returns promptly.
+func threatWedgedStdio(t *testing.T) {
+	if _, err := exec.LookPath("sh"); err != nil {
+		t.Fatalf("sh: %v", err) // every CI image has one
+	}
+	f := loadMCPFixture(t)
+	leakChecked(t, "stdio", func(t *testing.T) {
+		cmd := exec.Command("sh", "-c", stallScript)
+		cmd.Env = append(cmd.Environ(), "PAGE="+page("", string(f.Tool)))
+		monitor := purramcp.NewCatalogMonitor()
+		client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, monitor.ClientOptions(nil))
+		const terminate = 300 * time.Millisecond
+		cs, err := client.Connect(t.Context(), monitor.Transport(&mcp.CommandTransport{Command: cmd, TerminateDuration: terminate}),
+			&mcp.ClientSessionOptions{ProtocolVersion: purramcp.ProtocolVersion20251125})
+		require.NoError(t, err)
+		require.NoError(t, monitor.Attach(cs))
+		timeout := 200 * time.Millisecond
+		catalog, err := purramcp.DiscoverTools(t.Context(), cs, "fixture", searchBinding(),
+			purramcp.DiscoveryOptions{Monitor: monitor, Limits: purramcp.Limits{Timeout: timeout}})
+		require.NoError(t, err)
+		reg := catalog.Registrations()[0]
+		res, err := reg.Run(t.Context(), bigArgs, purramcp.ToolContext{})
+		require.NoError(t, err)
+		assert.Equal(t, "mcp_timeout", res.ErrorCode, "T11 stdio: the first request is written, never answered")
+		assert.False(t, catalog.Stale(), "T11 stdio: a timeout after a complete write severs nothing")
+		start := time.Now()
+		res, err = reg.Run(t.Context(), bigArgs, purramcp.ToolContext{})
+		took := time.Since(start)
+		require.NoError(t, err)
+		assert.Equal(t, "mcp_timeout", res.ErrorCode, "T11 stdio: the second write blocks")
+		assert.True(t, catalog.Stale(), "T11 stdio: severed")
+		res, err = reg.Run(t.Context(), argsA, purramcp.ToolContext{})
+		require.NoError(t, err)
+		assert.Equal(t, "mcp_connection_closed", res.ErrorCode)
+		closeStart := time.Now()
+		_ = cs.Close()
+		closeTook := time.Since(closeStart)
+		assert.Less(t, closeTook, time.Second, "T11 stdio: session.Close returns promptly")
+		pid := cmd.Process.Pid
+		require.Eventually(t, func() bool { return syscall.Kill(pid, 0) != nil }, waitFor, tick, "T11 stdio: the child is stopped")
+		t.Logf("T11 stdio: blocked Run returned after %v (Timeout %v); Close took %v; child gone %v after the sever (TerminateDuration %v)",
+			took, timeout, closeTook, time.Since(start)-took, terminate)
+	})
+}
+
+// threatHTTPMidCall (T11): over streamable HTTP, a connection that fails
+// while the answer to tools/call is being read is mcp_transport_error (go-sdk
+// reports it without a sentinel), for JSON and SSE answers alike.
+func threatHTTPMidCall(t *testing.T) {
+	f := loadMCPFixture(t)
+	for _, jsonResponse := range []bool{true, false} {
+		leakChecked(t, fmt.Sprintf("json=%v", jsonResponse), func(t *testing.T) {
+			srv := newSDKServer(t, nil, f.Tool)
+			inner := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv.server },
+				&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: jsonResponse})
+			hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				body := readBody(t, r)
+				if strings.Contains(body, `"tools/call"`) {
+					if jsonResponse {
+						w.Header().Set("Content-Type", "application/json")
+						w.WriteHeader(http.StatusOK)
+						_, _ = w.Write([]byte(`{"jsonrpc":"2.0","id":`))
+					} else {
+						w.Header().Set("Content-Type", "text/event-stream")
+						w.WriteHeader(http.StatusOK)
+						_, _ = w.Write([]byte("event: message\ndata: {\"jsonrpc\":"))
+					}
+					w.(http.Flusher).Flush()
+					panic(http.ErrAbortHandler) // the connection dies mid-answer
+				}
+				inner.ServeHTTP(w, r)
+			}))
+			transport := &http.Transport{}
+			t.Cleanup(func() { // after the session closes (cleanups run last first): hs.Close waits for open streams
+				hs.CloseClientConnections()
+				hs.Close()
+				transport.CloseIdleConnections()
+			})
+			h := httpHarness(t, hs.URL, transport, srv)
+			reg := discoverWith(t, h, purramcp.Limits{Timeout: 5 * time.Second}, nil)
+			res, err := reg.Run(t.Context(), argsA, purramcp.ToolContext{})
+			require.NoError(t, err)
+			assert.Equal(t, purramcp.ToolResult{Content: emptyEnvelope, EffectState: "not_started", ErrorCode: "mcp_transport_error"}, res,
+				"T11 HTTP json=%v: the connection failed mid-call", jsonResponse)
+		})
+	}
+}
+
+// threatHTTPFrames (T6): over streamable HTTP a 12 MiB answer is rejected as
+// it streams in, as a JSON body and as an SSE event; the session stays usable
+// (it discovers and calls again; go-sdk's Ping is refused by a stateless
+// 2026-07-28 server).
+func threatHTTPFrames(t *testing.T) {
+	f := loadMCPFixture(t)
+	textOnly := withField(t, f.Tool, "outputSchema", nil)
+	for _, jsonResponse := range []bool{true, false} {
+		leakChecked(t, fmt.Sprintf("json=%v", jsonResponse), func(t *testing.T) {
+			srv := newSDKServer(t, nil, textOnly)
+			srv.handler = func(context.Context) (*mcp.CallToolResult, error) {
+				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strings.Repeat("x", hostileTextBytes)}}}, nil
+			}
+			hs := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv.server },
+				&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: jsonResponse}))
+			transport := &http.Transport{}
+			t.Cleanup(func() { // after the session closes (cleanups run last first): hs.Close waits for open streams
+				hs.CloseClientConnections()
+				hs.Close()
+				transport.CloseIdleConnections()
+			})
+			h := httpHarness(t, hs.URL, transport, srv)
+			reg := discoverWith(t, h, purramcp.Limits{Timeout: 10 * time.Second}, nil)
+			res, err := reg.Run(t.Context(), argsA, purramcp.ToolContext{})
+			require.NoError(t, err)
+			assert.Equal(t, "mcp_result_too_large", res.ErrorCode, "T6 HTTP json=%v", jsonResponse)
+			res, err = discoverWith(t, h, purramcp.Limits{}, nil).Run(t.Context(), argsA, purramcp.ToolContext{})
+			require.NoError(t, err)
+			assert.Equal(t, "mcp_result_too_large", res.ErrorCode, "T6 HTTP json=%v: the session discovers and calls again", jsonResponse)
+		})
+	}
+}
+
+// httpHarness connects a bounded, attached session over streamable HTTP;
+// it closes at cleanup.
+func httpHarness(t *testing.T, url string, transport *http.Transport, srv *sdkServer) sessionHarness {
+	t.Helper()
+	monitor := purramcp.NewCatalogMonitor()
+	client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, monitor.ClientOptions(nil))
+	cs, err := client.Connect(t.Context(), monitor.Transport(&mcp.StreamableClientTransport{Endpoint: url,
+		HTTPClient: &http.Client{Transport: transport}, MaxRetries: -1}), nil)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = cs.Close() })
+	require.NoError(t, monitor.Attach(cs))
+	return sessionHarness{session: cs, monitor: monitor, counts: srv.counts, lastArguments: srv.lastArguments}
+}
+
+// readBody reads a request body and puts it back for the next handler.
+func readBody(t *testing.T, r *http.Request) string {
+	raw, err := io.ReadAll(r.Body)
+	if err != nil {
+		t.Errorf("reading a request body: %v", err)
+	}
+	r.Body = io.NopCloser(bytes.NewReader(raw))
+	return string(raw)
+}
+
+// rawResult is a server result whose JSON is given verbatim.
+type rawResult struct {
+	mcp.ResultBase
+	raw json.RawMessage
+}
+
+func (r *rawResult) MarshalJSON() ([]byte, error) { return r.raw, nil }
+
+// threatHTTPFloods (T6, item 3 of the review): over streamable HTTP, JSON
+// and SSE, the 200,000-tool page fails discovery mcp_catalog_limit_exceeded
+// and the 400,000-block result fails Run mcp_result_too_large, both rejected
+// as they stream in; no goroutine (no go-sdk decoder) outlives the session.
+func threatHTTPFloods(t *testing.T) {
+	f := loadMCPFixture(t)
+	textOnly := withField(t, f.Tool, "outputSchema", nil)
+	for _, jsonResponse := range []bool{true, false} {
+		for _, flood := range []string{"200000_tools", "400000_blocks"} {
+			leakChecked(t, fmt.Sprintf("%s_json=%v", flood, jsonResponse), func(t *testing.T) {
+				srv := newSDKServer(t, nil, textOnly)
+				srv.server.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+					return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+						switch {
+						case method == "tools/list" && flood == "200000_tools":
+							return &rawResult{raw: json.RawMessage(tinyTools(hostileTools))}, nil
+						case method == "tools/call":
+							return &rawResult{raw: json.RawMessage(emptyBlocks(hostileBlocks))}, nil
+						}
+						return next(ctx, method, req)
+					}
+				})
+				hs := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv.server },
+					&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: jsonResponse}))
+				transport := &http.Transport{}
+				t.Cleanup(func() {
+					hs.CloseClientConnections()
+					hs.Close()
+					transport.CloseIdleConnections()
+				})
+				h := httpHarness(t, hs.URL, transport, srv)
+				catalog, err := purramcp.DiscoverTools(t.Context(), h.session, "fixture", searchBinding(),
+					purramcp.DiscoveryOptions{Monitor: h.monitor, Limits: purramcp.Limits{Timeout: 10 * time.Second}})
+				if flood == "200000_tools" {
+					assert.Nil(t, catalog)
+					assert.Equal(t, "mcp_catalog_limit_exceeded", purramcp.CodeOf(err), "T6 HTTP %s json=%v", flood, jsonResponse)
+					return
+				}
+				require.NoError(t, err)
+				res, err := catalog.Registrations()[0].Run(t.Context(), argsA, purramcp.ToolContext{})
+				require.NoError(t, err)
+				assert.Equal(t, "mcp_result_too_large", res.ErrorCode, "T6 HTTP %s json=%v", flood, jsonResponse)
+			})
+		}
+	}
+}
+
+// threatFloatOverflow (T6): a number that overflows float64 anywhere in a
+// page, even in a tool nobody binds, makes go-sdk fail to decode the whole
+// page: discovery fails mcp_result_invalid (README: Hostile and wedged peers).
+func threatFloatOverflow(t *testing.T) {
+	f := loadMCPFixture(t)
+	unbound := `{"name":"unbound","inputSchema":{"type":"object","properties":{"n":{"type":"number","maximum":1e400}}}}`
+	h := rawHarness(t, &rawServer{pages: []string{page("", string(f.Tool), unbound)}})
+	catalog, err := discoverDefault(t, h, purramcp.Limits{})
+	assert.Nil(t, catalog)
+	assert.Equal(t, "mcp_result_invalid", purramcp.CodeOf(err), "T6 1e400 in an unbound tool")
+}
+
+// threatHugeNotification (T6): a tools/list_changed notification whose
+// params are 1 MiB is not decoded (its params are dropped) but still counts:
+// the discovery it raced fails mcp_catalog_stale or returns a catalog that
+// ends up stale; a 1 MiB notification of another method is dropped the same
+// way and changes nothing.
+func threatHugeNotification(t *testing.T) {
+	f := loadMCPFixture(t)
+	pad := strings.Repeat("n", 1<<20)
+	for _, tc := range []struct {
+		method string
+		stale  bool
+	}{{"notifications/tools/list_changed", true}, {"notifications/message", false}} {
+		leakChecked(t, tc.method, func(t *testing.T) {
+			note := `{"jsonrpc":"2.0","method":"` + tc.method + `","params":{"_meta":{"pad":"` + pad + `"}}}` + "\n"
+			h := (&byteServer{page: page("", string(f.Tool)), beforeList: note}).start(t)
+			catalog, err := discoverDefault(t, h, purramcp.Limits{})
+			if !tc.stale {
+				require.NoError(t, err)
+				assert.False(t, catalog.Stale(), "T6 %s: changes nothing", tc.method)
+				assert.Zero(t, h.monitor.Revision())
+				return
+			}
+			if err != nil {
+				assert.Equal(t, "mcp_catalog_stale", purramcp.CodeOf(err), "T6 %s", tc.method)
+			} else {
+				require.Eventually(t, catalog.Stale, waitFor, tick, "T6 %s: ends up stale", tc.method)
+			}
+			require.Eventually(t, func() bool { return h.monitor.Revision() == 1 }, waitFor, tick, "T6 %s: counted", tc.method)
+			assert.NoError(t, h.session.Ping(t.Context(), nil))
+		})
+	}
+}
+
+// threatCanceledMidWrite (T11): the caller's ctx ending while the write of
+// its request is blocked also abandons the write: Run returns ErrCanceled
+// and the session is severed, so nothing waits on the stalled peer.
+func threatCanceledMidWrite(t *testing.T) {
+	f := loadMCPFixture(t)
+	leakChecked(t, "in_memory", func(t *testing.T) {
+		raw := &rawServer{stallCalls: true, pages: []string{page("", string(f.Tool))}}
+		h := rawHarness(t, raw)
+		catalog, err := purramcp.DiscoverTools(t.Context(), h.session, "fixture", searchBinding(),
+			purramcp.DiscoveryOptions{Monitor: h.monitor, Limits: purramcp.Limits{Timeout: 150 * time.Millisecond}})
+		require.NoError(t, err)
+		reg := catalog.Registrations()[0]
+		res, err := reg.Run(t.Context(), bigArgs, purramcp.ToolContext{}) // taken by the peer's reader, never answered
+		require.NoError(t, err)
+		require.Equal(t, "mcp_timeout", res.ErrorCode)
+		require.False(t, catalog.Stale())
+		ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
+		defer cancel()
+		_, err = reg.Run(ctx, bigArgs, purramcp.ToolContext{})
+		assert.ErrorIs(t, err, purramcp.ErrCanceled, "T11: the caller's end")
+		assert.True(t, catalog.Stale(), "T11: severed")
+		require.NoError(t, h.session.Close())
+	})
+}
