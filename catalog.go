@@ -12,6 +12,9 @@ import (
 	"purra.dev/purramcp/internal/strictjson"
 )
 
+// snapshotVersion is the Snapshot shape's SchemaVersion.
+const snapshotVersion = 1
+
 // A Snapshot is the immutable identity of a catalog: what was bound, from
 // which server, under which protocol version, and the digest of all of it.
 // json.Marshal gives the purra-mcp 1.0.0 snapshot shape.

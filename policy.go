@@ -73,27 +73,6 @@ func (p SchemaPolicy) String() string {
 	return strings.Join(names, "+")
 }
 
-// dialects are the root "$schema" values DialectEquivalence adds.
-var equivalentDialects = map[string]bool{
-	"http://json-schema.org/draft-07/schema#":       true,
-	"http://json-schema.org/draft-07/schema":        true,
-	"https://json-schema.org/draft/2019-09/schema":  true,
-	"https://json-schema.org/draft/2019-09/schema#": true,
-}
-
-// acceptsDialect reports whether a root "$schema" value binds under p
-// (adapter.md §5: only the exact 2020-12 URI by default).
-func (p SchemaPolicy) acceptsDialect(v any) bool {
-	s, ok := v.(string)
-	return ok && (s == dialect202012 || p.DialectEquivalence && equivalentDialects[s])
-}
-
-// isDraft07 reports whether a root "$schema" value names draft-07.
-func isDraft07(v any) bool {
-	s, _ := v.(string)
-	return strings.HasPrefix(s, "http://json-schema.org/draft-07/schema")
-}
-
 func (p SchemaPolicy) profile() profile.Options {
 	return profile.Options{Annotations: p.Annotations, ExtendedKeywords: p.ExtendedKeywords}
 }

@@ -3,6 +3,7 @@ package purramcp
 import (
 	"maps"
 	"slices"
+	"strings"
 
 	"purra.dev/purramcp/internal/jssize"
 	"purra.dev/purramcp/internal/profile"
@@ -16,7 +17,6 @@ const (
 	remoteSchemaVersion = "1"
 	dialectKey          = "$schema"
 	dialect202012       = "https://json-schema.org/draft/2020-12/schema"
-	snapshotVersion     = 1
 )
 
 // A schemaFault says where a remote schema fails adapter.md §5: Path is the
@@ -88,4 +88,25 @@ func newRemoteContract(schema map[string]any, limits Limits, popts profile.Optio
 		return nil, &schemaFault{path, keyword}
 	}
 	return c, nil
+}
+
+// equivalentDialects are the root "$schema" values DialectEquivalence adds.
+var equivalentDialects = map[string]bool{
+	"http://json-schema.org/draft-07/schema#":       true,
+	"http://json-schema.org/draft-07/schema":        true,
+	"https://json-schema.org/draft/2019-09/schema":  true,
+	"https://json-schema.org/draft/2019-09/schema#": true,
+}
+
+// acceptsDialect reports whether a root "$schema" value binds under p
+// (adapter.md §5: only the exact 2020-12 URI by default).
+func (p SchemaPolicy) acceptsDialect(v any) bool {
+	s, ok := v.(string)
+	return ok && (s == dialect202012 || p.DialectEquivalence && equivalentDialects[s])
+}
+
+// isDraft07 reports whether a root "$schema" value names draft-07.
+func isDraft07(v any) bool {
+	s, _ := v.(string)
+	return strings.HasPrefix(s, "http://json-schema.org/draft-07/schema")
 }
