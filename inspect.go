@@ -103,38 +103,35 @@ func asDecoded(schema any) any {
 	return v
 }
 
-// inspectTool is InspectTool under resolved limits, without BindsWith.
+// inspectTool is InspectTool under resolved limits, without BindsWith: the
+// name, then checkTool, discovery's own per-tool check, on schemas measured
+// once.
 func inspectTool(tool *mcp.Tool, lim Limits, policy SchemaPolicy) ToolReport {
 	r := ToolReport{Name: tool.Name, DescriptionBytes: jsUTF8Len(tool.Description)}
-	r.InputSchemaBytes, _ = jssize.Size(tool.InputSchema)
+	sizes := [2]int{-1, -1}
+	var err error
+	if r.InputSchemaBytes, err = jssize.Size(tool.InputSchema); err == nil {
+		sizes[0] = r.InputSchemaBytes
+	}
 	if tool.OutputSchema != nil {
-		r.OutputSchemaBytes, _ = jssize.Size(tool.OutputSchema)
+		if r.OutputSchemaBytes, err = jssize.Size(tool.OutputSchema); err == nil {
+			sizes[1] = r.OutputSchemaBytes
+		}
 	}
-	switch {
-	case !remoteNamePattern.MatchString(tool.Name):
+	if !remoteNamePattern.MatchString(tool.Name) {
 		r.reject(CodeBindingInvalid, "", "$", "name")
-	case r.DescriptionBytes > lim.MaxDescriptionBytes:
-		r.reject(CodeCatalogLimitExceeded, "", "$", "MaxDescriptionBytes")
-	default:
-		r.Bindable = r.checkSchema("inputSchema", tool.InputSchema, lim, policy) &&
-			(tool.OutputSchema == nil || r.checkSchema("outputSchema", tool.OutputSchema, lim, policy))
+		return r
 	}
+	if _, f := checkTool(tool, sizes, lim, policy); f != nil {
+		r.reject(f.code, f.schema, f.path, f.keyword)
+		return r
+	}
+	r.Bindable = true
 	return r
 }
 
 func (r *ToolReport) reject(code, schema, path, keyword string) {
 	r.Bindable, r.Code, r.Schema, r.Path, r.Keyword = false, code, schema, path, keyword
-}
-
-// checkSchema runs remoteContract and, when it rejects, records where.
-func (r *ToolReport) checkSchema(which string, schema any, lim Limits, policy SchemaPolicy) bool {
-	_, _, err := remoteContract(schema, lim, policy)
-	if err == nil {
-		return true
-	}
-	f := err.(*schemaFault) // remoteContract fails only with a fault
-	r.reject(CodeSchemaUnsupported, which, f.path, f.keyword)
-	return false
 }
 
 // A CatalogReport is what InspectCatalog found on a server.

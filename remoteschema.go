@@ -5,7 +5,6 @@ import (
 	"slices"
 	"strings"
 
-	"purra.dev/purramcp/internal/jssize"
 	"purra.dev/purramcp/internal/profile"
 	"purra.dev/purramcp/internal/strictjson"
 )
@@ -27,20 +26,13 @@ type schemaFault struct{ path, keyword string }
 
 func (f *schemaFault) Error() string { return "purramcp: remote schema unsupported" }
 
-// remoteContract applies adapter.md §5 to one remote schema, widened by
-// policy. It returns the compiled contract and the snapshot schema (the root
-// $schema kept as declared), which shares nothing with schema or go-sdk, or
-// a *schemaFault.
-func remoteContract(schema any, limits Limits, policy SchemaPolicy) (*Contract, *strictjson.Object, error) {
-	size, err := jssize.Size(schema)
-	if err != nil {
-		return nil, nil, &schemaFault{"$", "schema"}
-	}
-	return sizedRemoteContract(schema, size, limits, policy)
-}
-
-// sizedRemoteContract is remoteContract for a schema whose jssize.Size is
-// already known.
+// sizedRemoteContract applies the remote-schema rules to one schema whose
+// compact JSON size (jssize) the caller measured: an object, within
+// MaxSchemaBytes (declaration included), with a root "$schema" only as
+// policy admits it, compiling under the profile as widened by policy. It
+// returns the compiled contract and the snapshot schema (the root $schema
+// kept as declared), which shares nothing with schema or go-sdk, or a
+// *schemaFault.
 func sizedRemoteContract(schema any, size int, limits Limits, policy SchemaPolicy) (*Contract, *strictjson.Object, error) {
 	root, ok := schema.(map[string]any)
 	if !ok {
