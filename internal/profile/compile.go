@@ -11,7 +11,6 @@ import (
 	"errors"
 	"slices"
 	"strconv"
-	"strings"
 
 	"purra.dev/purramcp/internal/ecmaregexp"
 	"purra.dev/purramcp/internal/strictjson"
@@ -59,7 +58,7 @@ type compiler struct {
 }
 
 func (c *compiler) invalid(keyword string) error {
-	return &SchemaError{Path: "$" + strings.Join(c.path, ""), Keyword: keyword}
+	return &SchemaError{Path: joinPath(c.path), Keyword: keyword}
 }
 
 // child compiles the schema node at the path segment seg.

@@ -30,17 +30,28 @@ func (v *Violation) Render() string {
 	if v.Keyword == "additionalProperties" {
 		return "$"
 	}
-	n := 1
-	for _, s := range v.Path {
-		n += len(s)
-	}
-	if n > MaxPathBytes {
+	if pathLen(v.Path) > MaxPathBytes {
 		return "$"
 	}
+	return joinPath(v.Path)
+}
+
+// pathLen is the byte length of joinPath(segs).
+func pathLen(segs []string) int {
+	n := 1
+	for _, s := range segs {
+		n += len(s)
+	}
+	return n
+}
+
+// joinPath renders path segments after the root, "$": the one path
+// spelling of schema errors (SchemaError.Path) and violations (Render).
+func joinPath(segs []string) string {
 	var b strings.Builder
-	b.Grow(n)
+	b.Grow(pathLen(segs))
 	b.WriteByte('$')
-	for _, s := range v.Path {
+	for _, s := range segs {
 		b.WriteString(s)
 	}
 	return b.String()
