@@ -6,7 +6,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"purra.dev/purramcp/internal/strictjson"
+	"purra.dev/purramcp/internal/profile"
 )
 
 // DiscoveryOptions configures DiscoverTools.
@@ -178,7 +178,7 @@ func (d *discovery) preflight() error {
 	if init.Capabilities == nil || init.Capabilities.Tools == nil {
 		return fail(CodeToolsUnavailable)
 	}
-	envelope, err := newRemoteContract(map[string]any{"type": "object"}, d.limits, SchemaPolicy{})
+	envelope, err := newRemoteContract(map[string]any{"type": "object"}, d.limits, profile.Options{})
 	if err != nil {
 		return fail(CodeSchemaUnsupported) // unreachable: {"type":"object"} fits every limit
 	}
@@ -204,32 +204,17 @@ func (d *discovery) visit(tool *mcp.Tool, schemaSizes [2]int) error {
 	return nil
 }
 
-// bindTool checks one bound remote tool and compiles its schemas, whose
-// sizes pageSize measured.
+// bindTool checks one bound remote tool with checkTool and builds its
+// registration record; pageCost measured its schemas.
 func (d *discovery) bindTool(tool *mcp.Tool, b *binding, schemaSizes [2]int) (*boundTool, error) {
-	if jsUTF8Len(tool.Description) > d.limits.MaxDescriptionBytes {
-		return nil, fail(CodeCatalogLimitExceeded)
-	}
-	// adapter.md §5: execution.taskSupport "required" would fail
-	// mcp_tool_unsupported, but go-sdk v1.8.0 drops it while decoding.
-	input, inputSnap, err := sizedRemoteContract(tool.InputSchema, schemaSizes[0], d.limits, d.policy)
-	if err != nil {
-		return nil, fail(CodeSchemaUnsupported)
-	}
-	var output *Contract
-	var outputSnap *strictjson.Object
-	if tool.OutputSchema != nil {
-		output, outputSnap, err = sizedRemoteContract(tool.OutputSchema, schemaSizes[1], d.limits, d.policy)
-		if err != nil {
-			return nil, fail(CodeSchemaUnsupported)
-		}
+	c, fault := checkTool(tool, schemaSizes, d.limits, d.policy)
+	if fault != nil {
+		return nil, fail(fault.code)
 	}
 	return &boundTool{
-		binding: *b,
-		entry: ToolEntry{RemoteName: tool.Name, LocalName: b.local, Description: tool.Description,
-			Policy: b.policy, ConcurrencySafe: b.concurrencySafe},
-		inputSnap: inputSnap, outputSnap: outputSnap,
-		input: input, output: output, envelope: d.envelope, session: d.session,
+		binding: *b, description: tool.Description,
+		inputSnap: c.inputSnap, outputSnap: c.outputSnap,
+		input: c.input, output: c.output, envelope: d.envelope, session: d.session,
 		limits: d.limits, monitor: d.monitor, revision: d.revision,
 	}, nil
 }

@@ -109,6 +109,9 @@ type Contract struct {
 	limits            ContractLimits
 	schema            any // *strictjson.Object, the normalized snapshot (A5)
 	compiled          *profile.Schema
+	// inlined is the schema actually compiled when an extended policy
+	// inlined $ref (nil otherwise: schema is what was compiled).
+	inlined *strictjson.Object
 	// digests computes schemaDigest and contractDigest on first use: most
 	// contracts (output and envelope contracts of a catalog) never show them.
 	digests        sync.Once
@@ -198,6 +201,9 @@ func newContract(opts ContractOptions, popts profile.Options) (*Contract, *contr
 	if err != nil {
 		return nil, &contractFailure{ContractError: fresh(errSchemaInvalid), cause: err}
 	}
+	if popts.ExtendedKeywords {
+		popts.MaxNodes, popts.MaxDepth, popts.MaxBytes = limits.SchemaNodes, limits.SchemaDepth, limits.SchemaBytes
+	}
 	compiled, err := profile.CompileWith(schema, popts)
 	if err != nil {
 		return nil, &contractFailure{ContractError: fresh(errSchemaInvalid), cause: err}
@@ -210,7 +216,7 @@ func newContract(opts ContractOptions, popts profile.Options) (*Contract, *contr
 		return nil, &contractFailure{ContractError: contractError(CodeModeUnsupported, "mode", "$")}
 	}
 	c := &Contract{id: opts.SchemaID, version: opts.SchemaVersion, mode: mode,
-		limits: limits, schema: schema, compiled: compiled}
+		limits: limits, schema: schema, compiled: compiled, inlined: compiled.Inlined()}
 	return c, nil
 }
 
@@ -263,6 +269,16 @@ func (c *Contract) Limits() ContractLimits { return c.limits }
 // modify it freely.
 func (c *Contract) Schema() map[string]any {
 	return strictjson.ToGo(c.schema).(map[string]any)
+}
+
+// compiledSchema returns a fresh deep copy of the schema that validates:
+// Schema, or under an extended policy that inlined $ref the inlined schema
+// ($defs removed).
+func (c *Contract) compiledSchema() map[string]any {
+	if c.inlined != nil {
+		return strictjson.ToGo(c.inlined).(map[string]any)
+	}
+	return c.Schema()
 }
 
 // SchemaDigest returns the purra.json-identity/v1 digest of the normalized
