@@ -187,14 +187,14 @@ func (d *discovery) bindTool(tool *mcp.Tool, b *binding, schemaSizes [2]int) (*b
 	}
 	// adapter.md §5: execution.taskSupport "required" would fail
 	// mcp_tool_unsupported, but go-sdk v1.8.0 drops it while decoding.
-	input, inputSnap, err := sizedRemoteContract(tool.InputSchema, schemaSizes[0], d.limits, d.policy)
+	input, inputSnap, err := d.monitor.schemas.remoteContract(tool.InputSchema, schemaSizes[0], d.limits, d.policy)
 	if err != nil {
 		return nil, fail(CodeSchemaUnsupported)
 	}
 	var output *Contract
 	var outputSnap *strictjson.Object
 	if tool.OutputSchema != nil {
-		output, outputSnap, err = sizedRemoteContract(tool.OutputSchema, schemaSizes[1], d.limits, d.policy)
+		output, outputSnap, err = d.monitor.schemas.remoteContract(tool.OutputSchema, schemaSizes[1], d.limits, d.policy)
 		if err != nil {
 			return nil, fail(CodeSchemaUnsupported)
 		}

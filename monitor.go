@@ -37,6 +37,9 @@ type CatalogMonitor struct {
 	// bound is the bounding layer once Transport's transport connected.
 	options bool
 	bound   *bounding
+	// schemas caches discovery's compiled schemas (schemacache.go); it
+	// has its own lock and is emptied when the monitor closes.
+	schemas schemaCache
 }
 
 // NewCatalogMonitor returns an open monitor with revision 0 and no protocol
@@ -184,6 +187,7 @@ func (m *CatalogMonitor) Close() {
 	m.mu.Lock()
 	m.closed = true
 	m.mu.Unlock()
+	m.schemas.close()
 }
 
 // Revision returns the number of tool list changes seen so far.
@@ -244,5 +248,6 @@ func (m *CatalogMonitor) sever() {
 	m.closed = true
 	b := m.bound
 	m.mu.Unlock()
+	m.schemas.close()
 	b.sever()
 }
