@@ -25,7 +25,12 @@ const methodToolListChanged = "notifications/tools/list_changed"
 //
 // A CatalogMonitor is safe for concurrent use. It serves exactly one session;
 // it never closes the session, the client or the transport, which the host
-// owns.
+// owns. It also keeps the contracts discovery compiled for the session's
+// accepted schemas, so that a rediscovery compiles only schemas it has not
+// seen: a schema equal to a kept one (under the same Limits and
+// SchemaPolicy) gets the same immutable contract, anything else is compiled
+// afresh. What it keeps is bounded (at most 2,048 schemas, 4 MiB of schema
+// bytes) and dropped when the monitor closes.
 type CatalogMonitor struct {
 	// mu guards every field below.
 	mu       sync.Mutex
