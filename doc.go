@@ -60,9 +60,13 @@
 // [CatalogMonitor], [Catalog.Stale], and every registration's Scope and Run
 // are safe for concurrent use. ConcurrencySafe records the host's declaration
 // and schedules nothing. The monitor's Attach starts one goroutine that ends
-// with the session. A request whose transport write blocks is abandoned at
-// the timeout; its goroutine ends when the write fails, at the latest when
-// the session closes. No other goroutine outlives a call.
+// with the session. Every tools/list and tools/call request runs on a
+// request goroutine of the session's monitor, which serves one request at a
+// time; after a request it waits at most 50 ms for the monitor's next one
+// (at most four wait at once) and ends then, or at once when the monitor
+// closes. A request whose transport write blocks is abandoned at the
+// timeout; its goroutine ends when the write fails, at the latest when the
+// session closes. No other goroutine outlives a call.
 //
 // # Differences from purra-mcp 1.0.0
 //

@@ -45,6 +45,9 @@ type CatalogMonitor struct {
 	// schemas caches discovery's compiled schemas (schemacache.go); it
 	// has its own lock and is emptied when the monitor closes.
 	schemas schemaCache
+	// workers run the requests of bounded (requestworkers.go); ended
+	// when the monitor closes.
+	workers requestWorkers
 }
 
 // NewCatalogMonitor returns an open monitor with revision 0 and no protocol
@@ -193,6 +196,7 @@ func (m *CatalogMonitor) Close() {
 	m.closed = true
 	m.mu.Unlock()
 	m.schemas.close()
+	m.workers.close()
 }
 
 // Revision returns the number of tool list changes seen so far.
@@ -254,5 +258,6 @@ func (m *CatalogMonitor) sever() {
 	b := m.bound
 	m.mu.Unlock()
 	m.schemas.close()
+	m.workers.close()
 	b.sever()
 }
