@@ -75,15 +75,7 @@ func (t *boundTool) arguments(args json.RawMessage) (map[string]any, json.RawMes
 	if len(args) == 0 {
 		text = "{}"
 	}
-	value, err := t.input.Parse(text)
-	if err != nil {
-		return nil, nil, err
-	}
-	wire, err := json.Marshal(value)
-	if err != nil {
-		return nil, nil, err // unreachable: the contract admits only JSON values
-	}
-	return value, wire, nil
+	return t.input.parseArguments(text) // the wire form as json.Marshal(value) writes it
 }
 
 // scopeOutcome turns a scope error into Run's outcome (adapter.md §4.3). An
