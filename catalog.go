@@ -92,13 +92,17 @@ func (d *discovery) catalog(serverID string) (*Catalog, error) {
 		return strings.Compare(a.entry.LocalName, b.entry.LocalName)
 	})
 	entries := make([]ToolEntry, len(tools))
-	identityEntries := make([]any, len(tools))
 	for i, t := range tools {
 		entries[i] = t.entry
-		identityEntries[i] = t.identity()
 	}
-	digest, err := identity.DigestOf(map[string]any{"schemaVersion": snapshotVersion, "serverId": serverID,
-		"protocolVersion": d.protocol, "entries": identityEntries}, identityLimits)
+	digest, err := d.monitor.digests.revisionDigest(serverID, d.protocol, tools, func() (string, error) {
+		identityEntries := make([]any, len(tools))
+		for i, t := range tools {
+			identityEntries[i] = t.identity()
+		}
+		return identity.DigestOf(map[string]any{"schemaVersion": snapshotVersion, "serverId": serverID,
+			"protocolVersion": d.protocol, "entries": identityEntries}, identityLimits)
+	})
 	if err != nil {
 		return nil, fail(CodeCatalogLimitExceeded)
 	}

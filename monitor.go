@@ -48,6 +48,9 @@ type CatalogMonitor struct {
 	// workers run the requests of bounded (requestworkers.go); ended
 	// when the monitor closes.
 	workers requestWorkers
+	// digests remembers the last catalog's revision digest
+	// (catalogdigest.go); emptied when the monitor closes.
+	digests digestMemo
 }
 
 // NewCatalogMonitor returns an open monitor with revision 0 and no protocol
@@ -197,6 +200,7 @@ func (m *CatalogMonitor) Close() {
 	m.mu.Unlock()
 	m.schemas.close()
 	m.workers.close()
+	m.digests.close()
 }
 
 // Revision returns the number of tool list changes seen so far.
@@ -259,5 +263,6 @@ func (m *CatalogMonitor) sever() {
 	m.mu.Unlock()
 	m.schemas.close()
 	m.workers.close()
+	m.digests.close()
 	b.sever()
 }
