@@ -100,8 +100,8 @@ func (c *Catalog) runner(t *boundTool) func(context.Context, json.RawMessage, To
 			// MarshalJSON: the answer already passed the bounding layer's cap).
 			resultBytes, _ = resultSize(st.result, math.MaxInt)
 		}
-		c.observer(ctx, Event{Kind: eventCall, ServerID: c.snapshot.ServerID, RevisionDigest: c.snapshot.RevisionDigest,
-			LocalName: t.entry.LocalName, RemoteName: t.entry.RemoteName, CallID: call.CallID, RunID: call.RunID,
+		c.observer(ctx, Event{Kind: eventCall, ServerID: c.serverID, RevisionDigest: c.digest,
+			LocalName: t.binding.local, RemoteName: t.binding.remote, CallID: call.CallID, RunID: call.RunID,
 			Code: code, Requests: st.requests, ArgumentBytes: len(args), ResultBytes: resultBytes,
 			Duration: time.Since(start)})
 		return res, err

@@ -14,12 +14,15 @@ var (
 )
 
 // A ToolBinding binds one remote tool, by its remote name (the map key given
-// to DiscoverTools), to a local name and a read policy.
+// to DiscoverTools, which must match ^[A-Za-z0-9_.-]{1,128}$), to a local
+// name, a read policy and the host's scope. Any rule below that does not
+// hold fails discovery [ErrBindingInvalid] before any request.
 type ToolBinding struct {
 	// LocalName is the name the core sees: ^[A-Za-z_][A-Za-z0-9_]{0,63}$.
 	LocalName string
-	// Policy must have Mode "read", RiskLevel "" or "read" and a non-blank
-	// Title (stored trimmed).
+	// Policy must have Mode "read", RiskLevel "" or "read" and a Title
+	// that is valid UTF-8 and not blank under JavaScript's trim() (it is
+	// stored trimmed).
 	Policy ToolPolicy
 	// Scope is required; Unscoped is the explicit opt-out.
 	Scope ScopeFunc

@@ -12,6 +12,9 @@ import (
 	"purra.dev/purramcp/internal/strictjson"
 )
 
+// snapshotVersion is the Snapshot shape's SchemaVersion.
+const snapshotVersion = 1
+
 // A Snapshot is the immutable identity of a catalog: what was bound, from
 // which server, under which protocol version, and the digest of all of it.
 // json.Marshal gives the purra-mcp 1.0.0 snapshot shape.
@@ -57,29 +60,32 @@ type ToolEntry struct {
 // per binding. It is immutable; Stale and the registrations are safe for
 // concurrent use. It stays bound to the session it was discovered over.
 type Catalog struct {
-	snapshot Snapshot
-	tools    []*boundTool // sorted by local name
-	monitor  *CatalogMonitor
-	revision uint64
-	observer func(context.Context, Event) // DiscoveryOptions.Observer; nil when none
+	// serverID, protocol and digest head the snapshot; its entries are the
+	// tools' own records.
+	serverID, protocol, digest string
+	tools                      []*boundTool // sorted by local name
+	monitor                    *CatalogMonitor
+	revision                   uint64
+	observer                   func(context.Context, Event) // DiscoveryOptions.Observer; nil when none
 }
 
-// boundTool is everything one registration needs.
+// boundTool is everything one registration needs, and the one record of
+// its snapshot entry: the binding's names, policy and declaration, the
+// remote description, and the schemas as the contracts' immutable
+// snapshots (inputSnap, outputSnap; the root $schema re-added), copied out
+// only by Catalog.Snapshot.
 type boundTool struct {
-	binding binding
-	// entry is the snapshot entry without its schemas, which are kept as the
-	// contracts' immutable snapshots (inputSnap, outputSnap; the root $schema
-	// re-added) and copied out only by Catalog.Snapshot.
-	entry      ToolEntry
-	inputSnap  *strictjson.Object
-	outputSnap *strictjson.Object // nil when the tool has no output schema
-	input      *Contract
-	output     *Contract // nil when the tool has no output schema
-	envelope   *Contract
-	session    *mcp.ClientSession
-	limits     Limits
-	monitor    *CatalogMonitor
-	revision   uint64
+	binding     binding
+	description string // the remote description, verbatim
+	inputSnap   *strictjson.Object
+	outputSnap  *strictjson.Object // nil when the tool has no output schema
+	input       *Contract
+	output      *Contract // nil when the tool has no output schema
+	envelope    *Contract
+	session     *mcp.ClientSession
+	limits      Limits
+	monitor     *CatalogMonitor
+	revision    uint64
 }
 
 // catalog runs adapter.md §3.7–§3.8, without the final monitor check that
@@ -89,12 +95,8 @@ func (d *discovery) catalog(serverID string) (*Catalog, error) {
 		return nil, fail(CodeBindingMissing)
 	}
 	tools := slices.SortedFunc(maps.Values(d.found), func(a, b *boundTool) int {
-		return strings.Compare(a.entry.LocalName, b.entry.LocalName)
+		return strings.Compare(a.binding.local, b.binding.local)
 	})
-	entries := make([]ToolEntry, len(tools))
-	for i, t := range tools {
-		entries[i] = t.entry
-	}
 	digest, err := d.monitor.digests.revisionDigest(serverID, d.protocol, tools, func() (string, error) {
 		identityEntries := make([]any, len(tools))
 		for i, t := range tools {
@@ -107,36 +109,36 @@ func (d *discovery) catalog(serverID string) (*Catalog, error) {
 		return nil, fail(CodeCatalogLimitExceeded)
 	}
 	return &Catalog{
-		snapshot: Snapshot{SchemaVersion: snapshotVersion, ServerID: serverID, ProtocolVersion: d.protocol,
-			RevisionDigest: digest, Entries: entries},
-		tools: tools, monitor: d.monitor, revision: d.revision, observer: d.opts.Observer,
+		serverID: serverID, protocol: d.protocol, digest: digest, tools: tools, monitor: d.monitor, revision: d.revision, observer: d.opts.Observer,
 	}, nil
 }
 
 // identity is the identity object of one entry (adapter.md §7). The schemas
 // are the contracts' own snapshots, hashed without copying them out.
 func (t *boundTool) identity() map[string]any {
-	e := t.entry
+	b := t.binding
 	var output any // an absent output schema is null, never {}
 	if t.outputSnap != nil {
 		output = t.outputSnap
 	}
 	return map[string]any{
-		"remoteName": e.RemoteName, "localName": e.LocalName, "description": e.Description,
+		"remoteName": b.remote, "localName": b.local, "description": t.description,
 		"inputSchema": t.inputSnap, "outputSchema": output,
-		"policy":          map[string]any{"mode": e.Policy.Mode, "title": e.Policy.Title, "riskLevel": e.Policy.RiskLevel},
-		"concurrencySafe": e.ConcurrencySafe,
+		"policy":          map[string]any{"mode": b.policy.Mode, "title": b.policy.Title, "riskLevel": b.policy.RiskLevel},
+		"concurrencySafe": b.concurrencySafe,
 	}
 }
 
 // Snapshot returns a deep copy of the catalog's snapshot; the caller may
 // modify it freely.
 func (c *Catalog) Snapshot() Snapshot {
-	s := c.snapshot
-	s.Entries = make([]ToolEntry, len(c.snapshot.Entries))
-	for i, e := range c.snapshot.Entries {
-		t := c.tools[i] // the same order: both sorted by local name
-		e.InputSchema = strictjson.ToGo(t.inputSnap).(map[string]any)
+	s := Snapshot{SchemaVersion: snapshotVersion, ServerID: c.serverID, ProtocolVersion: c.protocol,
+		RevisionDigest: c.digest, Entries: make([]ToolEntry, len(c.tools))}
+	for i, t := range c.tools {
+		b := t.binding
+		e := ToolEntry{RemoteName: b.remote, LocalName: b.local, Description: t.description,
+			InputSchema: strictjson.ToGo(t.inputSnap).(map[string]any), Policy: b.policy,
+			ConcurrencySafe: b.concurrencySafe}
 		if t.outputSnap != nil {
 			e.OutputSchema = strictjson.ToGo(t.outputSnap).(map[string]any)
 		}
@@ -161,14 +163,14 @@ func (c *Catalog) Registrations() []ToolDefinition {
 
 // definition is a fresh registration of t.
 func (c *Catalog) definition(t *boundTool) ToolDefinition {
-	description := t.entry.Description
+	description := t.description
 	if description == "" {
 		description = t.binding.policy.Title
 	}
 	return ToolDefinition{
-		Name:             t.entry.LocalName,
+		Name:             t.binding.local,
 		Description:      description,
-		InputSchema:      t.input.Schema(),
+		InputSchema:      t.input.compiledSchema(),
 		ArgumentContract: t.input,
 		Policy:           t.binding.policy,
 		ConcurrencySafe:  t.binding.concurrencySafe,
@@ -181,7 +183,7 @@ func (c *Catalog) definition(t *boundTool) ToolDefinition {
 // name is name, as Registrations gives it, and whether there is one.
 func (c *Catalog) Registration(name string) (ToolDefinition, bool) {
 	i, ok := slices.BinarySearchFunc(c.tools, name, func(t *boundTool, name string) int {
-		return strings.Compare(t.entry.LocalName, name)
+		return strings.Compare(t.binding.local, name)
 	})
 	if !ok {
 		return ToolDefinition{}, false

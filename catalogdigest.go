@@ -39,9 +39,9 @@ func (m *digestMemo) revisionDigest(serverID, protocol string, tools []*boundToo
 	compute func() (string, error)) (string, error) {
 	entries := make([]digestEntry, len(tools))
 	for i, t := range tools {
-		e := t.entry
-		entries[i] = digestEntry{remoteName: e.RemoteName, localName: e.LocalName, description: e.Description,
-			input: t.inputSnap, output: t.outputSnap, policy: e.Policy, concurrencySafe: e.ConcurrencySafe}
+		b := t.binding
+		entries[i] = digestEntry{remoteName: b.remote, localName: b.local, description: t.description,
+			input: t.inputSnap, output: t.outputSnap, policy: b.policy, concurrencySafe: b.concurrencySafe}
 	}
 	m.mu.Lock()
 	if m.digest != "" && m.serverID == serverID && m.protocol == protocol && slices.Equal(m.entries, entries) {

@@ -18,9 +18,9 @@ func TestDigestMemo(t *testing.T) {
 	}
 	in, out := snap(1), snap(2)
 	tool := func() *boundTool {
-		return &boundTool{entry: ToolEntry{RemoteName: "r", LocalName: "l", Description: "d",
-			Policy: ToolPolicy{Mode: "read", Title: "T", RiskLevel: "read"}, ConcurrencySafe: true},
-			inputSnap: in, outputSnap: out}
+		return &boundTool{binding: binding{remote: "r", local: "l",
+			policy: ToolPolicy{Mode: "read", Title: "T", RiskLevel: "read"}, concurrencySafe: true},
+			description: "d", inputSnap: in, outputSnap: out}
 	}
 	var m digestMemo
 	calls := 0
@@ -40,12 +40,12 @@ func TestDigestMemo(t *testing.T) {
 		t.Fatalf("an equal catalog computed again (%d calls)", calls)
 	}
 	changes := []func(*boundTool){
-		func(b *boundTool) { b.entry.RemoteName = "r2" },
-		func(b *boundTool) { b.entry.LocalName = "l2" },
-		func(b *boundTool) { b.entry.Description = "d2" },
-		func(b *boundTool) { b.entry.Policy.Title = "T2" },
-		func(b *boundTool) { b.entry.Policy.RiskLevel = "" },
-		func(b *boundTool) { b.entry.ConcurrencySafe = false },
+		func(b *boundTool) { b.binding.remote = "r2" },
+		func(b *boundTool) { b.binding.local = "l2" },
+		func(b *boundTool) { b.description = "d2" },
+		func(b *boundTool) { b.binding.policy.Title = "T2" },
+		func(b *boundTool) { b.binding.policy.RiskLevel = "" },
+		func(b *boundTool) { b.binding.concurrencySafe = false },
 		func(b *boundTool) { b.inputSnap = snap(1) }, // equal value, another snapshot: recomputed, never wrong
 		func(b *boundTool) { b.outputSnap = nil },
 	}

@@ -6,7 +6,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"purra.dev/purramcp/internal/strictjson"
+	"purra.dev/purramcp/internal/profile"
 )
 
 // DiscoveryOptions configures DiscoverTools.
@@ -62,16 +62,41 @@ type DiscoveryOptions struct {
 }
 
 // DiscoverTools lists the session's tools page by page and binds the tools
-// named in bindings, in the order of adapter.md §3; nothing is sent before the
-// bindings, limits and monitor pass. Unbound tools are never compiled.
+// named in bindings (keyed by remote name). The first failure wins, in this
+// order, and nothing is sent before step 4:
 //
-// It returns only *Error values or [ErrCanceled] (when ctx ends), never an SDK
-// error or remote text: [ErrBindingInvalid], [ErrNameConflict],
-// [ErrConnectionClosed], [ErrNotInitialized], [ErrCatalogStale],
-// [ErrProtocolConflict] (the monitor holds another version than the
-// session), [ErrToolsUnavailable], [ErrCatalogLimitExceeded],
-// [ErrPaginationInvalid], [ErrSchemaUnsupported], [ErrBindingMissing] and,
-// for a failed request, the codes of Run's error mapping (adapter.md §4).
+//  1. opts.Limits must be valid, then session, opts.Monitor and bindings
+//     non-nil, serverID ^[A-Za-z0-9_.-]{1,128}$ and the monitor not attached
+//     to another session: else [ErrBindingInvalid];
+//  2. each binding, in sorted remote-name order, must be valid (see
+//     [ToolBinding]; else [ErrBindingInvalid]) with a local name not used
+//     before ([ErrNameConflict]); there must be 1 to Limits.MaxTools of
+//     them ([ErrBindingInvalid]);
+//  3. the monitor must be open ([ErrConnectionClosed]), hold a version
+//     ([ErrNotInitialized]) and see no list change ([ErrCatalogStale]); the
+//     session must have negotiated the monitor's version
+//     ([ErrProtocolConflict]) with a server that advertises tools
+//     ([ErrToolsUnavailable]);
+//  4. tools/list is sent page by page, at most Limits.MaxPages requests,
+//     each bounded by Limits.Timeout and failing as a tools/call does (see
+//     [ToolDefinition].Run). Around each request the monitor is checked
+//     again and no request is sent once ctx has ended. The tools counted
+//     across pages must stay within Limits.MaxTools and the pages' JSON
+//     within Limits.MaxCatalogBytes ([ErrCatalogLimitExceeded]); a remote
+//     name seen before fails [ErrNameConflict]; an over-long (512 bytes)
+//     or repeated cursor fails [ErrPaginationInvalid], running out of pages
+//     [ErrCatalogLimitExceeded]. Each bound tool is checked as it is
+//     listed: its description within Limits.MaxDescriptionBytes
+//     ([ErrCatalogLimitExceeded]) and both schemas within
+//     Limits.MaxSchemaBytes and the purra.output-schema/v1 profile (widened
+//     only by opts.Policy; else [ErrSchemaUnsupported]). Unbound tools are
+//     never compiled;
+//  5. every binding must have been listed ([ErrBindingMissing]), the
+//     digest computed ([ErrCatalogLimitExceeded]) and, last, the monitor
+//     must still see no list change ([ErrCatalogStale]).
+//
+// It returns only [*Error] values or [ErrCanceled] (when ctx ends), never an
+// SDK error or remote text.
 //
 // With the purramcp options of DiscoveryOptions set it may also fail
 // [ErrCatalogUnapproved] (Approve) or [ErrAnnotationConflict]
@@ -153,7 +178,7 @@ func (d *discovery) preflight() error {
 	if init.Capabilities == nil || init.Capabilities.Tools == nil {
 		return fail(CodeToolsUnavailable)
 	}
-	envelope, err := newRemoteContract(map[string]any{"type": "object"}, d.limits, SchemaPolicy{})
+	envelope, err := newRemoteContract(map[string]any{"type": "object"}, d.limits, profile.Options{})
 	if err != nil {
 		return fail(CodeSchemaUnsupported) // unreachable: {"type":"object"} fits every limit
 	}
@@ -179,32 +204,17 @@ func (d *discovery) visit(tool *mcp.Tool, schemaSizes [2]int) error {
 	return nil
 }
 
-// bindTool checks one bound remote tool and compiles its schemas, whose
-// sizes pageSize measured.
+// bindTool checks one bound remote tool with checkTool and builds its
+// registration record; pageCost measured its schemas.
 func (d *discovery) bindTool(tool *mcp.Tool, b *binding, schemaSizes [2]int) (*boundTool, error) {
-	if jsUTF8Len(tool.Description) > d.limits.MaxDescriptionBytes {
-		return nil, fail(CodeCatalogLimitExceeded)
-	}
-	// adapter.md §5: execution.taskSupport "required" would fail
-	// mcp_tool_unsupported, but go-sdk v1.8.0 drops it while decoding.
-	input, inputSnap, err := d.monitor.schemas.remoteContract(tool.InputSchema, schemaSizes[0], d.limits, d.policy)
-	if err != nil {
-		return nil, fail(CodeSchemaUnsupported)
-	}
-	var output *Contract
-	var outputSnap *strictjson.Object
-	if tool.OutputSchema != nil {
-		output, outputSnap, err = d.monitor.schemas.remoteContract(tool.OutputSchema, schemaSizes[1], d.limits, d.policy)
-		if err != nil {
-			return nil, fail(CodeSchemaUnsupported)
-		}
+	c, fault := checkTool(tool, schemaSizes, d.limits, d.policy, &d.monitor.schemas)
+	if fault != nil {
+		return nil, fail(fault.code)
 	}
 	return &boundTool{
-		binding: *b,
-		entry: ToolEntry{RemoteName: tool.Name, LocalName: b.local, Description: tool.Description,
-			Policy: b.policy, ConcurrencySafe: b.concurrencySafe},
-		inputSnap: inputSnap, outputSnap: outputSnap,
-		input: input, output: output, envelope: d.envelope, session: d.session,
+		binding: *b, description: tool.Description,
+		inputSnap: c.inputSnap, outputSnap: c.outputSnap,
+		input: c.input, output: c.output, envelope: d.envelope, session: d.session,
 		limits: d.limits, monitor: d.monitor, revision: d.revision,
 	}, nil
 }

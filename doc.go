@@ -1,7 +1,9 @@
 // Package purramcp lets a Go agent host expose an explicit allowlist of tools
 // from an MCP server, reached with the official Go SDK
 // (github.com/modelcontextprotocol/go-sdk), as read-only tool registrations
-// for a Go PurrA agent core. It mirrors the TypeScript package purra-mcp
+// for a Go agent core or an agent framework (nested modules under
+// integrations/ adapt them to ADK-Go, Eino and the Anthropic and OpenAI
+// SDKs). It mirrors the TypeScript package purra-mcp
 // 1.0.0: for the same catalog and negotiated protocol version the snapshot's
 // revisionDigest is the same bit for bit, and every failure carries the same
 // error code.
@@ -23,13 +25,18 @@
 //		monitor.ClientOptions(nil)) // or the host's own options, composed
 //	session, err := client.Connect(ctx, monitor.Transport(transport), nil) // bounded frames
 //	if err != nil { ... }
-//	if err := monitor.Attach(session); err != nil { ... } // wiring, negotiated version
+//	if err := monitor.Attach(session); err != nil { ... } // ClientOptions used, negotiated version
 //	catalog, err := purramcp.DiscoverTools(ctx, session, "documents",
 //		map[string]purramcp.ToolBinding{"remote.search": {
 //			LocalName: "search_documents",
 //			Policy:    purramcp.ToolPolicy{Mode: "read", Title: "Search documents"},
 //			Scope:     purramcp.Unscoped,
-//		}}, purramcp.DiscoveryOptions{Monitor: monitor})
+//		}}, purramcp.DiscoveryOptions{Monitor: monitor, StaleRetries: 2})
+//
+// [CatalogMonitor.Transport] is opt-in, as the reference wiring has no such
+// step, and recommended: it rejects answers over the limits before go-sdk
+// decodes them and severs a session whose peer stopped reading. A client
+// built without ClientOptions fails Attach with mcp_binding_invalid.
 //
 // A list change makes the catalog stale for good ([Catalog.Stale]; every Run
 // then fails mcp_catalog_stale without a request): discover again and swap
@@ -65,8 +72,25 @@
 // time; after a request it waits at most 50 ms for the monitor's next one
 // (at most four wait at once) and ends then, or at once when the monitor
 // closes. A request whose transport write blocks is abandoned at the
-// timeout; its goroutine ends when the write fails, at the latest when the
-// session closes. No other goroutine outlives a call.
+// timeout (or when the caller's ctx ends); its goroutine ends when the
+// write fails. Over the monitor's Transport a write still blocked at the
+// timeout severs the session, which makes it fail at once (one goroutine
+// closes the transport); without it, at the latest when the session closes.
+// At most one abandoned goroutine exists per session. No other goroutine
+// outlives a call.
+//
+// # Running it in production
+//
+// Every control below is opt-in and never widens what is bound or
+// validated: [DiscoveryOptions].Approve with [PinDigests] (a changed catalog
+// fails mcp_catalog_unapproved until a human reviews [DiffSnapshots] and
+// re-approves), Observer with [SlogObserver] (one audit [Event] per
+// discovery attempt and per call, never a payload or remote text),
+// StaleRetries (a discovery a tool list change interrupts starts over before
+// it returns; nothing is rediscovered afterwards), RequireReadOnlyHint
+// (mcp_annotation_conflict for a bound tool that does not claim read-only),
+// and [Merge] for the registrations of many servers (mcp_name_conflict on a
+// shadowed local name).
 //
 // # Differences from purra-mcp 1.0.0
 //
@@ -117,7 +141,8 @@
 //     an in-flight EOF and JSON-RPC -32005) to mcp_transport_error.
 //   - Everything purramcp adds is opt-in and leaves the reference behaviour,
 //     the codes and the digests unchanged at its zero value: schema policies,
-//     inspection, the exported Code constants, and the production controls
+//     inspection, the exported Code constants, the bounding layer
+//     ([CatalogMonitor.Transport]), and the production controls
 //     of [DiscoveryOptions] (Approve, StaleRetries, RequireReadOnlyHint,
 //     Observer) with their codes mcp_catalog_unapproved and
 //     mcp_annotation_conflict, [PinDigests], [DiffSnapshots],
@@ -126,10 +151,13 @@
 // # Schema policies and inspection
 //
 // [DiscoveryOptions].Policy is the zero [SchemaPolicy] unless the host opts
-// in: DialectEquivalence accepts draft-07 and 2019-09 root declarations and
-// Annotations accepts non-asserting keywords (default, examples, format, …);
-// neither changes what is validated, and the default is the reference
-// behaviour exactly. [InspectTool] and [InspectCatalog] report, per remote
+// in: DialectEquivalence accepts draft-07 and 2019-09 root declarations,
+// Annotations accepts non-asserting keywords (default, examples, format, …)
+// and ExtendedKeywords accepts exclusive bounds, propertyNames, a schema
+// as additionalProperties, pattern (ECMA-262 patterns with an exact Go
+// translation only) and local $defs/$ref, each asserted by purramcp itself
+// under the validation budget. None weakens what is validated, and the
+// default is the reference behaviour exactly. [InspectTool] and [InspectCatalog] report, per remote
 // tool, whether it binds, the schema path and keyword that stop it, and the
 // wider policy that would bind it.
 package purramcp

@@ -32,7 +32,7 @@ func ConvertResult(limits Limits, result *mcp.CallToolResult) (Envelope, error) 
 	if err != nil {
 		return Envelope{}, err
 	}
-	envelope, err := newRemoteContract(map[string]any{"type": "object"}, lim, SchemaPolicy{})
+	envelope, err := newRemoteContract(map[string]any{"type": "object"}, lim, SchemaPolicy{}.profile())
 	if err != nil {
 		return Envelope{}, err
 	}

@@ -8,7 +8,7 @@ import (
 )
 
 // JSONIdentityProfile names the content digest computed by IdentityDigest
-// (schema-profile.md Part B).
+// and by every revision, schema and contract digest.
 const JSONIdentityProfile = identity.Profile
 
 // identityLimits are the default output limits that bound every identity
@@ -25,8 +25,8 @@ var errIdentityInput = errors.New("purramcp: value outside the purra.json-identi
 // is its binary64 bit pattern. It is a content identity, not a credential.
 //
 // value may be nil, a bool, a string, any Go number or json.Number, []any,
-// map[string]any, or json.RawMessage (parsed strictly, schema-profile.md
-// A6), nested in any combination. It fails for anything else, for invalid
+// map[string]any, or json.RawMessage (parsed strictly: no duplicate keys,
+// lone surrogates or unsafe integers), nested in any combination. It fails for anything else, for invalid
 // UTF-8, NaN, ±Inf, integral numbers beyond ±(2^53−1), duplicate keys or
 // bad syntax in raw JSON, and for values over depth 64, 65536 nodes or
 // 1 MiB of detached bytes. Keys order and number spelling do not change the

@@ -33,8 +33,10 @@ type ToolReport struct {
 	// Limits field ("MaxSchemaBytes"), or "name" for an unbindable name.
 	Keyword string `json:"keyword,omitempty"`
 	// BindsWith names the narrowest wider SchemaPolicy under which a tool
-	// that does not bind would bind ("dialect", "annotations" or
-	// "dialect+annotations"), or "" when none would or it already binds.
+	// that does not bind would bind, as SchemaPolicy.String names it
+	// ("dialect", "annotations", "extended", "dialect+annotations", ...,
+	// trying one added policy before two), or "" when none would or it
+	// already binds.
 	BindsWith string `json:"bindsWith,omitempty"`
 	// DescriptionBytes, InputSchemaBytes and OutputSchemaBytes are the sizes
 	// the limits are checked against (UTF-8, compact JSON).
@@ -46,7 +48,7 @@ type ToolReport struct {
 // InspectTool reports whether tool could be bound under limits (zero fields
 // take defaults) and policy, applying the checks discovery applies to a
 // bound tool, in the same order: name, description bytes, then the input and
-// the output schema (adapter.md §3.5, §5). When it would not bind, BindsWith
+// the output schema (see [DiscoverTools], step 4). When it would not bind, BindsWith
 // names the narrowest wider policy that would bind it. It fails
 // [ErrBindingInvalid] only for a nil tool or invalid limits. tool is only
 // read; schemas held as json.RawMessage or typed values (as on a server) are
@@ -61,9 +63,10 @@ func InspectTool(tool *mcp.Tool, limits Limits, policy SchemaPolicy) (ToolReport
 	tool = &decoded
 	r := inspectTool(tool, lim, policy)
 	if !r.Bindable {
-		for _, wider := range []SchemaPolicy{{DialectEquivalence: true}, {Annotations: true}, {DialectEquivalence: true, Annotations: true}} {
+		for _, wider := range widerPolicies {
 			wider.DialectEquivalence = wider.DialectEquivalence || policy.DialectEquivalence
 			wider.Annotations = wider.Annotations || policy.Annotations
+			wider.ExtendedKeywords = wider.ExtendedKeywords || policy.ExtendedKeywords
 			if wider != policy && inspectTool(tool, lim, wider).Bindable {
 				r.BindsWith = wider.String()
 				break
@@ -71,6 +74,15 @@ func InspectTool(tool *mcp.Tool, limits Limits, policy SchemaPolicy) (ToolReport
 		}
 	}
 	return r, nil
+}
+
+// widerPolicies are the policies BindsWith tries, narrowest first: one
+// policy, then two, then all three.
+var widerPolicies = [...]SchemaPolicy{
+	{DialectEquivalence: true}, {Annotations: true}, {ExtendedKeywords: true},
+	{DialectEquivalence: true, Annotations: true}, {DialectEquivalence: true, ExtendedKeywords: true},
+	{Annotations: true, ExtendedKeywords: true},
+	{DialectEquivalence: true, Annotations: true, ExtendedKeywords: true},
 }
 
 // asDecoded returns a schema as a go-sdk client would hold it after decoding:
@@ -91,38 +103,35 @@ func asDecoded(schema any) any {
 	return v
 }
 
-// inspectTool is InspectTool under resolved limits, without BindsWith.
+// inspectTool is InspectTool under resolved limits, without BindsWith: the
+// name, then checkTool, discovery's own per-tool check, on schemas measured
+// once.
 func inspectTool(tool *mcp.Tool, lim Limits, policy SchemaPolicy) ToolReport {
 	r := ToolReport{Name: tool.Name, DescriptionBytes: jsUTF8Len(tool.Description)}
-	r.InputSchemaBytes, _ = jssize.Size(tool.InputSchema)
+	sizes := [2]int{-1, -1}
+	var err error
+	if r.InputSchemaBytes, err = jssize.Size(tool.InputSchema); err == nil {
+		sizes[0] = r.InputSchemaBytes
+	}
 	if tool.OutputSchema != nil {
-		r.OutputSchemaBytes, _ = jssize.Size(tool.OutputSchema)
+		if r.OutputSchemaBytes, err = jssize.Size(tool.OutputSchema); err == nil {
+			sizes[1] = r.OutputSchemaBytes
+		}
 	}
-	switch {
-	case !remoteNamePattern.MatchString(tool.Name):
+	if !remoteNamePattern.MatchString(tool.Name) {
 		r.reject(CodeBindingInvalid, "", "$", "name")
-	case r.DescriptionBytes > lim.MaxDescriptionBytes:
-		r.reject(CodeCatalogLimitExceeded, "", "$", "MaxDescriptionBytes")
-	default:
-		r.Bindable = r.checkSchema("inputSchema", tool.InputSchema, lim, policy) &&
-			(tool.OutputSchema == nil || r.checkSchema("outputSchema", tool.OutputSchema, lim, policy))
+		return r
 	}
+	if _, f := checkTool(tool, sizes, lim, policy, nil); f != nil {
+		r.reject(f.code, f.schema, f.path, f.keyword)
+		return r
+	}
+	r.Bindable = true
 	return r
 }
 
 func (r *ToolReport) reject(code, schema, path, keyword string) {
 	r.Bindable, r.Code, r.Schema, r.Path, r.Keyword = false, code, schema, path, keyword
-}
-
-// checkSchema runs remoteContract and, when it rejects, records where.
-func (r *ToolReport) checkSchema(which string, schema any, lim Limits, policy SchemaPolicy) bool {
-	_, _, err := remoteContract(schema, lim, policy)
-	if err == nil {
-		return true
-	}
-	f := err.(*schemaFault) // remoteContract fails only with a fault
-	r.reject(CodeSchemaUnsupported, which, f.path, f.keyword)
-	return false
 }
 
 // A CatalogReport is what InspectCatalog found on a server.
@@ -228,7 +237,7 @@ func inspectCatalog(ctx context.Context, session *mcp.ClientSession, serverID st
 	if err := m.Check(d.revision); err != nil {
 		return nil, err
 	}
-	report.RevisionDigest = catalog.snapshot.RevisionDigest
+	report.RevisionDigest = catalog.digest
 	return report, nil
 }
 

@@ -7,11 +7,15 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// Protocol versions the adapter accepts (adapter.md §2). purra-mcp 1.0.0
-// accepts the first two; 2026-07-28 is go-sdk's default.
+// Protocol versions the adapter accepts; a session that negotiated any
+// other fails [ErrProtocolUnsupported]. purra-mcp 1.0.0 accepts the first
+// two; 2026-07-28 is go-sdk's default.
 const (
+	// ProtocolVersion20250618 is MCP 2025-06-18.
 	ProtocolVersion20250618 = "2025-06-18"
+	// ProtocolVersion20251125 is MCP 2025-11-25.
 	ProtocolVersion20251125 = "2025-11-25"
+	// ProtocolVersion20260728 is MCP 2026-07-28, go-sdk v1.8.0's default.
 	ProtocolVersion20260728 = "2026-07-28"
 )
 

@@ -1,6 +1,10 @@
 package purramcp
 
-import "purra.dev/purramcp/internal/profile"
+import (
+	"strings"
+
+	"purra.dev/purramcp/internal/profile"
+)
 
 // A SchemaPolicy widens, explicitly and per discovery, which remote schemas
 // bind. The zero value is the reference behaviour of purra-mcp 1.0.0, and
@@ -25,37 +29,50 @@ type SchemaPolicy struct {
 	// the wrong kind (a non-string format, a non-array examples, a
 	// non-boolean readOnly) is still rejected.
 	Annotations bool
+	// ExtendedKeywords accepts, wherever a schema node may stand, asserting
+	// keywords outside the reference profile that purramcp itself asserts
+	// with JSON Schema 2020-12 semantics, every step charged to the
+	// validation budget (Limits never widen): exclusiveMinimum and
+	// exclusiveMaximum (numbers; the boolean draft-04 form stays rejected),
+	// propertyNames (a schema applied to every key), additionalProperties as
+	// a schema (applied to every member not in properties), pattern (an
+	// ECMA-262 regular expression with the u flag, matched unanchored,
+	// accepted only when purramcp can translate it to Go's linear-time regexp
+	// with the same meaning for every input: lookbehind, backreferences, \B,
+	// \p{...}, lookahead other than right after a leading ^, repeats over
+	// 1000 and patterns over 1024 bytes are rejected; a match costs
+	// 1 + (bytes+1)·program size/16 steps), and a root $defs
+	// with $ref pointers of the form "#/$defs/Name" (~0 and ~1 escapes)
+	// resolved by inlining. A cycle, a dangling or non-local reference, or an
+	// inlined schema beyond the schema node, depth or byte limit is rejected, as is
+	// a $ref with sibling keywords under a declared draft-07 root. The
+	// snapshot and the digest keep the schema as the server sent it; the
+	// registration's InputSchema is the inlined schema, $defs removed.
+	// Everything else outside the profile (allOf, not, if, prefixItems,
+	// unevaluated*, $id, $anchor, ...) stays rejected.
+	ExtendedKeywords bool
 }
 
-// String names the policy as the inspector reports it: "default",
-// "dialect", "annotations" or "dialect+annotations".
+// String names the policy as the inspector reports it: "default", or the
+// enabled policies joined by "+" in the order "dialect", "annotations",
+// "extended" (for example "dialect+annotations" or "annotations+extended").
 func (p SchemaPolicy) String() string {
-	switch {
-	case p.DialectEquivalence && p.Annotations:
-		return "dialect+annotations"
-	case p.DialectEquivalence:
-		return "dialect"
-	case p.Annotations:
-		return "annotations"
+	var names []string
+	if p.DialectEquivalence {
+		names = append(names, "dialect")
 	}
-	return "default"
-}
-
-// dialects are the root "$schema" values DialectEquivalence adds.
-var equivalentDialects = map[string]bool{
-	"http://json-schema.org/draft-07/schema#":       true,
-	"http://json-schema.org/draft-07/schema":        true,
-	"https://json-schema.org/draft/2019-09/schema":  true,
-	"https://json-schema.org/draft/2019-09/schema#": true,
-}
-
-// acceptsDialect reports whether a root "$schema" value binds under p
-// (adapter.md §5: only the exact 2020-12 URI by default).
-func (p SchemaPolicy) acceptsDialect(v any) bool {
-	s, ok := v.(string)
-	return ok && (s == dialect202012 || p.DialectEquivalence && equivalentDialects[s])
+	if p.Annotations {
+		names = append(names, "annotations")
+	}
+	if p.ExtendedKeywords {
+		names = append(names, "extended")
+	}
+	if len(names) == 0 {
+		return "default"
+	}
+	return strings.Join(names, "+")
 }
 
 func (p SchemaPolicy) profile() profile.Options {
-	return profile.Options{Annotations: p.Annotations}
+	return profile.Options{Annotations: p.Annotations, ExtendedKeywords: p.ExtendedKeywords}
 }

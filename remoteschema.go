@@ -3,8 +3,9 @@ package purramcp
 import (
 	"maps"
 	"slices"
+	"strings"
 
-	"purra.dev/purramcp/internal/jssize"
+	"purra.dev/purramcp/internal/profile"
 	"purra.dev/purramcp/internal/strictjson"
 )
 
@@ -15,7 +16,6 @@ const (
 	remoteSchemaVersion = "1"
 	dialectKey          = "$schema"
 	dialect202012       = "https://json-schema.org/draft/2020-12/schema"
-	snapshotVersion     = 1
 )
 
 // A schemaFault says where a remote schema fails adapter.md §5: Path is the
@@ -26,20 +26,13 @@ type schemaFault struct{ path, keyword string }
 
 func (f *schemaFault) Error() string { return "purramcp: remote schema unsupported" }
 
-// remoteContract applies adapter.md §5 to one remote schema, widened by
-// policy. It returns the compiled contract and the snapshot schema (the root
-// $schema kept as declared), which shares nothing with schema or go-sdk, or
-// a *schemaFault.
-func remoteContract(schema any, limits Limits, policy SchemaPolicy) (*Contract, *strictjson.Object, error) {
-	size, err := jssize.Size(schema)
-	if err != nil {
-		return nil, nil, &schemaFault{"$", "schema"}
-	}
-	return sizedRemoteContract(schema, size, limits, policy)
-}
-
-// sizedRemoteContract is remoteContract for a schema whose jssize.Size is
-// already known.
+// sizedRemoteContract applies the remote-schema rules to one schema whose
+// compact JSON size (jssize) the caller measured: an object, within
+// MaxSchemaBytes (declaration included), with a root "$schema" only as
+// policy admits it, compiling under the profile as widened by policy. It
+// returns the compiled contract and the snapshot schema (the root $schema
+// kept as declared), which shares nothing with schema or go-sdk, or a
+// *schemaFault.
 func sizedRemoteContract(schema any, size int, limits Limits, policy SchemaPolicy) (*Contract, *strictjson.Object, error) {
 	root, ok := schema.(map[string]any)
 	if !ok {
@@ -59,7 +52,9 @@ func sizedRemoteContract(schema any, size int, limits Limits, policy SchemaPolic
 			body[k] = v
 		}
 	}
-	c, err := newRemoteContract(body, limits, policy)
+	popts := policy.profile()
+	popts.Draft07 = hasDialect && isDraft07(declared)
+	c, err := newRemoteContract(body, limits, popts)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -76,13 +71,34 @@ func sizedRemoteContract(schema any, size int, limits Limits, policy SchemaPolic
 // is a *schemaFault located by the profile's SchemaError, or at "$" when the
 // schema is outside the JSON domain or the schema limits. newContract copies
 // schema and never modifies it.
-func newRemoteContract(schema map[string]any, limits Limits, policy SchemaPolicy) (*Contract, error) {
+func newRemoteContract(schema map[string]any, limits Limits, popts profile.Options) (*Contract, error) {
 	c, err := newContract(ContractOptions{SchemaID: remoteSchemaID, SchemaVersion: remoteSchemaVersion,
 		Schema: schema, Limits: ContractLimits{SchemaBytes: limits.MaxSchemaBytes, OutputBytes: limits.MaxResultBytes}},
-		policy.profile())
+		popts)
 	if err != nil {
 		path, keyword := err.location()
 		return nil, &schemaFault{path, keyword}
 	}
 	return c, nil
+}
+
+// equivalentDialects are the root "$schema" values DialectEquivalence adds.
+var equivalentDialects = map[string]bool{
+	"http://json-schema.org/draft-07/schema#":       true,
+	"http://json-schema.org/draft-07/schema":        true,
+	"https://json-schema.org/draft/2019-09/schema":  true,
+	"https://json-schema.org/draft/2019-09/schema#": true,
+}
+
+// acceptsDialect reports whether a root "$schema" value binds under p
+// (adapter.md §5: only the exact 2020-12 URI by default).
+func (p SchemaPolicy) acceptsDialect(v any) bool {
+	s, ok := v.(string)
+	return ok && (s == dialect202012 || p.DialectEquivalence && equivalentDialects[s])
+}
+
+// isDraft07 reports whether a root "$schema" value names draft-07.
+func isDraft07(v any) bool {
+	s, _ := v.(string)
+	return strings.HasPrefix(s, "http://json-schema.org/draft-07/schema")
 }

@@ -35,7 +35,8 @@ type outcome[T any] struct {
 // broken connection) decides the error before mapCallError does.
 func bounded[T any](ctx context.Context, timeout time.Duration, m *CatalogMonitor, budget *frameBudget,
 	request func(context.Context) (T, error)) (T, error) {
-	callCtx, cancel := context.WithTimeout(withBudget(ctx, budget), timeout)
+	deadline := time.Now().Add(timeout) // the adapter's own, whatever ctx says
+	callCtx, cancel := context.WithDeadline(withBudget(ctx, budget), deadline)
 	defer cancel()
 	done := make(chan outcome[T], 1) // buffered: an abandoned request never blocks
 	m.workers.start(func() {
@@ -56,10 +57,30 @@ func bounded[T any](ctx context.Context, timeout time.Duration, m *CatalogMonito
 		return o.value, nil
 	case <-callCtx.Done():
 		if budget.writing.Load() == 1 {
-			m.sever() // the write is abandoned mid-way: the peer stopped reading
+			severIfStillWriting(m, budget, deadline)
 		}
 		return zero, mapCallError(ctx, callCtx, callCtx.Err())
 	}
+}
+
+// severIfStillWriting severs m's session when budget's write is still in
+// progress at deadline, the adapter's own: at once when that has passed (a
+// peer that stopped reading for the whole Timeout), else by a timer that
+// checks again then. A caller that gives up mid-write does not sever a
+// healthy session whose write was about to finish (the peer had read the
+// request and the write had not yet returned); a write still blocked at the
+// deadline is wedged either way. The timer is no goroutine until it fires.
+func severIfStillWriting(m *CatalogMonitor, budget *frameBudget, deadline time.Time) {
+	wait := time.Until(deadline)
+	if wait <= 0 {
+		m.sever()
+		return
+	}
+	time.AfterFunc(wait, func() {
+		if budget.writing.Load() == 1 {
+			m.sever()
+		}
+	})
 }
 
 // mapCallError is the one translation point from a failed request to the

@@ -50,7 +50,7 @@ func (t *boundTool) run(ctx context.Context, args json.RawMessage, call ToolCont
 	st.requests = 1
 	budget := &frameBudget{code: CodeResultTooLarge, limit: t.limits.MaxResultBytes}
 	result, err := bounded(ctx, t.limits.Timeout, t.monitor, budget, func(ctx context.Context) (*mcp.CallToolResult, error) {
-		return t.session.CallTool(ctx, &mcp.CallToolParams{Name: t.entry.RemoteName, Arguments: wire})
+		return t.session.CallTool(ctx, &mcp.CallToolParams{Name: t.binding.remote, Arguments: wire})
 	})
 	if err != nil {
 		return errorOutcome(err)

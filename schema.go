@@ -12,25 +12,45 @@ import (
 )
 
 // OutputSchemaProfile names the strict object-schema profile every Contract
-// enforces (schema-profile.md Part A).
+// enforces: a closed subset of JSON Schema 2020-12 (type, properties,
+// required, additionalProperties false, items, enum, const, bounds on
+// numbers, strings, arrays and objects, anyOf of object alternatives and
+// their descriptions) that validates without coercion, defaults or repair,
+// under byte, depth, node and work limits. It is part of every contract
+// digest.
 const OutputSchemaProfile = "purra.output-schema/v1"
 
-// Contract modes (schema-profile.md A1.4).
+// Contract modes, recorded in the contract digest. Validation is the same
+// in both: purramcp always validates locally.
 const (
-	ModeLocal          = "local"
+	// ModeLocal (the default) says the output is validated locally only.
+	ModeLocal = "local"
+	// ModeNativeRequired says the producer must also enforce the schema
+	// natively (a model provider's structured-output mode).
 	ModeNativeRequired = "native_required"
 )
 
-// Contract error codes (schema-profile.md A9.2).
+// Contract error codes, the Code of a [ContractError]. They are the
+// reference's codes and never change meaning.
 const (
-	CodeSchemaInvalid           = "structured_output_schema_invalid"
-	CodeModeUnsupported         = "structured_output_mode_unsupported"
-	CodeInvalidJSON             = "structured_output_invalid_json"
-	CodeSchemaMismatch          = "structured_output_schema_mismatch"
+	// CodeSchemaInvalid: NewContract rejected the options, the limits or
+	// the schema (outside the profile, or over a schema limit).
+	CodeSchemaInvalid = "structured_output_schema_invalid"
+	// CodeModeUnsupported: NewContract got a Mode other than "",
+	// ModeLocal and ModeNativeRequired.
+	CodeModeUnsupported = "structured_output_mode_unsupported"
+	// CodeInvalidJSON: Parse got text that is not strict JSON (bad syntax,
+	// duplicate keys, lone surrogates, unsafe integers) or is over a value
+	// limit, or ValidateValue got a value outside the JSON domain or limits.
+	CodeInvalidJSON = "structured_output_invalid_json"
+	// CodeSchemaMismatch: the value does not satisfy the schema.
+	CodeSchemaMismatch = "structured_output_schema_mismatch"
+	// CodeValidationLimitExceeded: validation ran out of its work budget,
+	// ContractLimits.ValidationSteps.
 	CodeValidationLimitExceeded = "structured_output_validation_limit_exceeded"
 )
 
-// ContractLimits bounds a Contract (schema-profile.md A2). A zero field
+// ContractLimits bounds a Contract's schema and every validation. A zero field
 // takes its default, which is also its maximum; a negative field or one
 // above its maximum makes NewContract fail with CodeSchemaInvalid.
 type ContractLimits struct {
@@ -47,7 +67,9 @@ type ContractLimits struct {
 	SchemaNodes int
 	// OutputNodes caps value nodes, keys included. Default 65536.
 	OutputNodes int
-	// ValidationSteps is the work budget of one validation (A8). Default 100000.
+	// ValidationSteps is the work budget of one validation: each schema
+	// node visited, each enum or const comparison and each uniqueItems
+	// comparison costs steps. Default 100000.
 	ValidationSteps int
 }
 
@@ -87,6 +109,9 @@ type Contract struct {
 	limits            ContractLimits
 	schema            any // *strictjson.Object, the normalized snapshot (A5)
 	compiled          *profile.Schema
+	// inlined is the schema actually compiled when an extended policy
+	// inlined $ref (nil otherwise: schema is what was compiled).
+	inlined *strictjson.Object
 	// digests computes schemaDigest and contractDigest on first use: most
 	// contracts (output and envelope contracts of a catalog) never show them.
 	digests        sync.Once
@@ -95,13 +120,24 @@ type Contract struct {
 }
 
 // A ContractError reports why a contract could not be built or a value
-// failed it. Code is one of the Code* constants; Keyword and Path follow
-// schema-profile.md A9. It never carries input text.
+// failed it. It never carries input text: only a code and a location.
 type ContractError struct {
-	Code, Path, Keyword string
+	// Code is one of the contract Code* constants (CodeSchemaInvalid, ...).
+	Code string
+	// Path locates a failed constraint: "$" for the root, then ".name" for
+	// each object member and "[i]" for each array item on the way. It is
+	// "$" for every failure that is not a constraint, for
+	// additionalProperties (so that an undeclared key is never echoed) and
+	// for a path over 512 bytes.
+	Path string
+	// Keyword is the failed keyword ("type", "required", "enum", ...) for
+	// CodeSchemaMismatch; otherwise "schema", "mode", "document" (Parse
+	// text), "value" (a ValidateValue input outside the JSON domain or the
+	// value limits) or "validation_steps".
+	Keyword string
 }
 
-// Error returns the fixed text of A9.1, whatever the failure.
+// Error returns one fixed text, whatever the failure.
 func (e *ContractError) Error() string { return "Structured output contract validation failed" }
 
 // Is reports whether target is a *ContractError with the same Code. A nil
@@ -118,9 +154,9 @@ func contractError(code, keyword, path string) *ContractError {
 
 var errSchemaInvalid = contractError(CodeSchemaInvalid, "schema", "$")
 
-// NewContract checks and compiles opts in the order of schema-profile.md
-// A1.3: identity strings, limits, schema snapshot under the schema limits,
-// root type, inspection, then mode. Failures are *ContractError with
+// NewContract checks and compiles opts in this order: the identity strings,
+// the limits, a snapshot of the schema under the schema limits, the root
+// type, every keyword against the profile, then the mode. Failures are *ContractError with
 // CodeSchemaInvalid (keyword "schema") or, for an unknown mode only,
 // CodeModeUnsupported (keyword "mode").
 func NewContract(opts ContractOptions) (*Contract, error) {
@@ -165,6 +201,9 @@ func newContract(opts ContractOptions, popts profile.Options) (*Contract, *contr
 	if err != nil {
 		return nil, &contractFailure{ContractError: fresh(errSchemaInvalid), cause: err}
 	}
+	if popts.ExtendedKeywords {
+		popts.MaxNodes, popts.MaxDepth, popts.MaxBytes = limits.SchemaNodes, limits.SchemaDepth, limits.SchemaBytes
+	}
 	compiled, err := profile.CompileWith(schema, popts)
 	if err != nil {
 		return nil, &contractFailure{ContractError: fresh(errSchemaInvalid), cause: err}
@@ -177,7 +216,7 @@ func newContract(opts ContractOptions, popts profile.Options) (*Contract, *contr
 		return nil, &contractFailure{ContractError: contractError(CodeModeUnsupported, "mode", "$")}
 	}
 	c := &Contract{id: opts.SchemaID, version: opts.SchemaVersion, mode: mode,
-		limits: limits, schema: schema, compiled: compiled}
+		limits: limits, schema: schema, compiled: compiled, inlined: compiled.Inlined()}
 	return c, nil
 }
 
@@ -230,6 +269,16 @@ func (c *Contract) Limits() ContractLimits { return c.limits }
 // modify it freely.
 func (c *Contract) Schema() map[string]any {
 	return strictjson.ToGo(c.schema).(map[string]any)
+}
+
+// compiledSchema returns a fresh deep copy of the schema that validates:
+// Schema, or under an extended policy that inlined $ref the inlined schema
+// ($defs removed).
+func (c *Contract) compiledSchema() map[string]any {
+	if c.inlined != nil {
+		return strictjson.ToGo(c.inlined).(map[string]any)
+	}
+	return c.Schema()
 }
 
 // SchemaDigest returns the purra.json-identity/v1 digest of the normalized

@@ -68,10 +68,10 @@ type cachedSchema struct {
 // remoteContract is sizedRemoteContract(schema, size, limits, policy)
 // through the monitor's schema cache: the same contract and snapshot for an
 // equal schema under equal limits and policy, and the same fault otherwise.
-// size must be schema's exact jssize size.
+// size must be schema's exact jssize size. A nil cache compiles uncached.
 func (c *schemaCache) remoteContract(schema any, size int, limits Limits, policy SchemaPolicy) (*Contract, *strictjson.Object, error) {
 	root, ok := schema.(map[string]any)
-	if !ok || size > limits.MaxSchemaBytes {
+	if c == nil || !ok || size > limits.MaxSchemaBytes {
 		// Faults; and the size check keeps the hash walk within the limit.
 		return sizedRemoteContract(schema, size, limits, policy)
 	}

@@ -24,7 +24,7 @@ func (d *discovery) attempt(ctx context.Context, n int) (*Catalog, error) {
 	catalog, err := d.discover(ctx)
 	digest := ""
 	if catalog != nil {
-		digest = catalog.snapshot.RevisionDigest
+		digest = catalog.digest
 		if err != nil {
 			catalog = nil // built, then refused: the caller never gets it
 		}

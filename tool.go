@@ -93,8 +93,10 @@ type ToolDefinition struct {
 	// Description is the remote description (remote text, bounded by
 	// Limits.MaxDescriptionBytes), or the binding's title when it is empty.
 	Description string
-	// InputSchema is the compiled input schema (a root $schema removed), a
-	// fresh copy for this registration.
+	// InputSchema is the compiled input schema (a root $schema removed; under
+	// SchemaPolicy.ExtendedKeywords every $ref inlined and $defs removed, while
+	// the snapshot keeps the schema as sent), a fresh copy for this
+	// registration.
 	InputSchema map[string]any
 	// ArgumentContract is the compiled input contract; it is immutable.
 	ArgumentContract *Contract

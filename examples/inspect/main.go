@@ -5,6 +5,7 @@
 //	go run ./examples/inspect -- COMMAND [ARGS...]   # a stdio server
 //	go run ./examples/inspect -url URL               # a streamable HTTP server
 //	go run ./examples/inspect -json -- COMMAND ...   # the same as JSON
+//	go run ./examples/inspect -catalog FILE          # a saved tools/list capture
 //
 // It sends only the handshake and tools/list requests: no tool is called.
 package main
@@ -27,28 +28,38 @@ import (
 
 func main() {
 	url := flag.String("url", "", "streamable HTTP endpoint of the server")
+	catalog := flag.String("catalog", "", "a tools/list capture (scripts/capture-tools.mjs) served from memory")
 	asJSON := flag.Bool("json", false, "print the report as JSON")
 	timeout := flag.Duration("timeout", 30*time.Second, "bound on the whole inspection")
 	dialect := flag.Bool("dialect", false, "apply SchemaPolicy.DialectEquivalence (draft-07 and 2019-09 roots)")
 	annotations := flag.Bool("annotations", false, "apply SchemaPolicy.Annotations (default, examples, format, ...)")
+	extended := flag.Bool("extended", false, "apply SchemaPolicy.ExtendedKeywords (pattern, $ref, propertyNames, exclusive bounds, ...)")
 	flag.Usage = func() {
-		fmt.Fprintln(os.Stderr, "usage: inspect [-json] [-dialect] [-annotations] [-timeout D] (-url URL | -- COMMAND [ARGS...])")
+		fmt.Fprintln(os.Stderr, "usage: inspect [-json] [-dialect] [-annotations] [-extended] [-timeout D] (-url URL | -catalog FILE | -- COMMAND [ARGS...])")
 		flag.PrintDefaults()
 	}
 	flag.Parse()
+	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
+	defer cancel()
 	var transport mcp.Transport
 	switch {
-	case *url != "" && flag.NArg() == 0:
+	case *url != "" && *catalog == "" && flag.NArg() == 0:
 		transport = &mcp.StreamableClientTransport{Endpoint: *url}
-	case *url == "" && flag.NArg() > 0:
+	case *catalog != "" && *url == "" && flag.NArg() == 0:
+		t, stop, err := replayServer(ctx, *catalog)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "inspect:", err)
+			os.Exit(1)
+		}
+		defer stop()
+		transport = t
+	case *url == "" && *catalog == "" && flag.NArg() > 0:
 		transport = &mcp.CommandTransport{Command: exec.Command(flag.Arg(0), flag.Args()[1:]...)}
 	default:
 		flag.Usage()
 		os.Exit(2)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
-	defer cancel()
-	policy := purramcp.SchemaPolicy{DialectEquivalence: *dialect, Annotations: *annotations}
+	policy := purramcp.SchemaPolicy{DialectEquivalence: *dialect, Annotations: *annotations, ExtendedKeywords: *extended}
 	if err := run(ctx, transport, policy, os.Stdout, *asJSON); err != nil {
 		fmt.Fprintln(os.Stderr, "inspect:", err)
 		os.Exit(1)

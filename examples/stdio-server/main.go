@@ -1,5 +1,5 @@
 // Command stdio-server is a small MCP server that speaks over its standard
-// input and output, for examples/stdio-host and for tests. It has two read
+// input and output, for examples/host and for tests. It has two read
 // tools whose schemas purra.output-schema/v1 accepts as they are:
 //
 //   - units.list: {} -> the length units, as text;
@@ -7,13 +7,13 @@
 //
 // It exits when its input closes:
 //
-//	go run ./examples/stdio-host -- go run ./examples/stdio-server
+//	go run ./examples/host -- go run ./examples/stdio-server
 //
 // With -http it serves the same tools over streamable HTTP instead, for
-// examples/http-host, and prints its URL on standard error:
+// examples/host -url, and prints its URL on standard error:
 //
 //	go run ./examples/stdio-server -http 127.0.0.1:8080
-//	go run ./examples/http-host -url http://127.0.0.1:8080
+//	go run ./examples/host -url http://127.0.0.1:8080
 package main
 
 import (

@@ -23,6 +23,8 @@ import (
 	"math"
 	"strconv"
 	"unicode/utf8"
+
+	"purra.dev/purramcp/internal/strictjson"
 )
 
 // Placeholder is a one-byte JSON value a caller may put in place of a large
@@ -209,7 +211,7 @@ func negativeZeroAt(b []byte, i int) bool {
 // when b[i] starts a pair). It returns the bytes JavaScript writes for it and
 // the bytes the Go spelling spans.
 func jsLength(b []byte, i int) (js, width int) {
-	u, ok := hex4(b, i+2)
+	u, ok := hex4At(b, i+2)
 	if !ok {
 		return 6, 6 // unreachable: encoding/json writes only valid escapes
 	}
@@ -226,7 +228,7 @@ func lowSurrogateAt(b []byte, i int) bool {
 	if i+6 > len(b) || b[i] != '\\' || b[i+1] != 'u' {
 		return false
 	}
-	u, ok := hex4(b, i+2)
+	u, ok := hex4At(b, i+2)
 	return ok && u >= 0xDC00 && u <= 0xDFFF
 }
 
@@ -245,24 +247,11 @@ func unitLength(u rune) int {
 	}
 }
 
-// hex4 decodes four hex digits at b[i:].
-func hex4(b []byte, i int) (rune, bool) {
-	if i+4 > len(b) {
+// hex4At decodes the four hex digits at b[i:] with strictjson's one
+// decoder.
+func hex4At(b []byte, i int) (rune, bool) {
+	if i > len(b) {
 		return 0, false
 	}
-	var u rune
-	for _, c := range b[i : i+4] {
-		u <<= 4
-		switch {
-		case c >= '0' && c <= '9':
-			u |= rune(c - '0')
-		case c >= 'a' && c <= 'f':
-			u |= rune(c - 'a' + 10)
-		case c >= 'A' && c <= 'F':
-			u |= rune(c - 'A' + 10)
-		default:
-			return 0, false
-		}
-	}
-	return u, true
+	return strictjson.Hex4(b[i:])
 }

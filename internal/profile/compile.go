@@ -11,8 +11,8 @@ import (
 	"errors"
 	"slices"
 	"strconv"
-	"strings"
 
+	"purra.dev/purramcp/internal/ecmaregexp"
 	"purra.dev/purramcp/internal/strictjson"
 )
 
@@ -48,10 +48,17 @@ func (e *SchemaError) Is(target error) bool { return target == ErrInvalid }
 type compiler struct {
 	opts Options
 	path []string
+	// refsAllowed admits $ref members while inline inspects the root's
+	// $defs as written; inline resolves them.
+	refsAllowed bool
+	// patterns holds each pattern compiled so far and patternBytes their
+	// total source (Options.ExtendedKeywords).
+	patterns     map[string]*ecmaregexp.Regexp
+	patternBytes int
 }
 
 func (c *compiler) invalid(keyword string) error {
-	return &SchemaError{Path: "$" + strings.Join(c.path, ""), Keyword: keyword}
+	return &SchemaError{Path: joinPath(c.path), Keyword: keyword}
 }
 
 // child compiles the schema node at the path segment seg.
@@ -99,12 +106,21 @@ type node struct {
 	maximum    *float64
 	anyOf      []*node
 	oneOf      []*node
+	ext        *extension // nil unless Options.ExtendedKeywords compiled one
 }
 
 // Schema is a compiled, immutable schema.
 type Schema struct {
-	root *node
+	root    *node
+	inlined *strictjson.Object
 }
+
+// Inlined returns the schema that was compiled when Options.ExtendedKeywords
+// inlined a $ref or removed a root $defs: every reference replaced by its
+// definition, $defs removed, subtrees shared with the input and with each
+// other (read only). It is nil when nothing was rewritten, so the compiled
+// schema is the input itself.
+func (s *Schema) Inlined() *strictjson.Object { return s.inlined }
 
 // Compile inspects root, a strictjson snapshot, and compiles it. The root
 // must be an object whose "type" is exactly "object" (A4.1).
@@ -117,6 +133,23 @@ type Options struct {
 	// wherever a schema node may stand. They never change validation, never
 	// fill in a value, and stay in the schema (so in its digest).
 	Annotations bool
+	// ExtendedKeywords accepts, wherever a schema node may stand, the
+	// asserting keywords exclusiveMinimum, exclusiveMaximum, propertyNames,
+	// pattern and a schema-valued additionalProperties, and a root $defs
+	// with local $ref pointers into it, each asserted by Validate with
+	// JSON Schema 2020-12 semantics (see extension).
+	ExtendedKeywords bool
+	// Draft07 reports that the root declared draft-07: a $ref with sibling
+	// keywords is then rejected (draft-07 ignores the siblings).
+	Draft07 bool
+	// MaxNodes and MaxDepth bound the schema after every $ref is inlined,
+	// counted as strictjson counts nodes (keys included) and levels; they
+	// apply only when ExtendedKeywords inlines something. Zero means 4096
+	// nodes and depth 32.
+	MaxNodes, MaxDepth int
+	// MaxBytes bounds the detached bytes of the inlined schema likewise.
+	// Zero means 65536.
+	MaxBytes int
 }
 
 // AnnotationKeywords are the keywords Options.Annotations admits, with the
@@ -136,11 +169,21 @@ func CompileWith(root any, opts Options) (*Schema, error) {
 	if t, ok := obj.Get("type"); !ok || t != "object" {
 		return nil, c.invalid("type")
 	}
+	var inlined *strictjson.Object
+	if opts.ExtendedKeywords {
+		out, rewritten, err := c.inline(obj)
+		if err != nil {
+			return nil, err
+		}
+		if rewritten {
+			root, inlined = out, out
+		}
+	}
 	n, err := c.node(root)
 	if err != nil {
 		return nil, err
 	}
-	return &Schema{root: n}, nil
+	return &Schema{root: n, inlined: inlined}, nil
 }
 
 func (c *compiler) node(v any) (*node, error) {
@@ -150,13 +193,15 @@ func (c *compiler) node(v any) (*node, error) {
 	}
 	n := &node{maxLength: -1, maxItems: -1}
 	for _, k := range obj.Keys {
-		if _, ok := slices.BinarySearch(Keywords, k); !ok && !c.annotation(k, obj.Members[k]) {
+		if _, ok := slices.BinarySearch(Keywords, k); !ok && !c.annotation(k, obj.Members[k]) && !c.extended(k) &&
+			!(c.refsAllowed && k == "$ref") {
 			return nil, c.invalid(k)
 		}
 	}
 	steps := []func(*node, *strictjson.Object) error{
 		c.compileType, c.compileAnnotations, c.compileProperties, c.compileRequired,
 		c.compileFlags, c.compileItems, c.compileBranches, c.compileValues, c.compileRanges,
+		c.compileExtension,
 	}
 	for _, step := range steps {
 		if err := step(n, obj); err != nil {
@@ -269,10 +314,10 @@ func (c *compiler) compileRequired(n *node, obj *strictjson.Object) error {
 func (c *compiler) compileFlags(n *node, obj *strictjson.Object) error {
 	if v, ok := obj.Get("additionalProperties"); ok {
 		b, isBool := v.(bool)
-		if !isBool {
+		if !isBool && !c.opts.ExtendedKeywords {
 			return c.invalid("additionalProperties") // a schema value is outside the profile
 		}
-		n.closed = !b
+		n.closed = isBool && !b // a schema value: compileExtension
 	}
 	if v, ok := obj.Get("uniqueItems"); ok {
 		b, isBool := v.(bool)

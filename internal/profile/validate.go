@@ -30,25 +30,37 @@ func (v *Violation) Render() string {
 	if v.Keyword == "additionalProperties" {
 		return "$"
 	}
-	n := 1
-	for _, s := range v.Path {
-		n += len(s)
-	}
-	if n > MaxPathBytes {
+	if pathLen(v.Path) > MaxPathBytes {
 		return "$"
 	}
+	return joinPath(v.Path)
+}
+
+// pathLen is the byte length of joinPath(segs).
+func pathLen(segs []string) int {
+	n := 1
+	for _, s := range segs {
+		n += len(s)
+	}
+	return n
+}
+
+// joinPath renders path segments after the root, "$": the one path
+// spelling of schema errors (SchemaError.Path) and violations (Render).
+func joinPath(segs []string) string {
 	var b strings.Builder
-	b.Grow(n)
+	b.Grow(pathLen(segs))
 	b.WriteByte('$')
-	for _, s := range v.Path {
+	for _, s := range segs {
 		b.WriteString(s)
 	}
 	return b.String()
 }
 
-// budget is the work counter of A8. charge is its only mutator and is
-// called at exactly the points A8.1 lists: each schema-node visit and each
-// structural-equality call.
+// budget is the work counter of A8. charge and chargeN are its only
+// mutators; charge is called at exactly the points A8.1 lists (each
+// schema-node visit and each structural-equality call), chargeN only for a
+// pattern match under Options.ExtendedKeywords.
 type budget struct{ remaining int }
 
 func (b *budget) charge() error {
@@ -56,6 +68,17 @@ func (b *budget) charge() error {
 	if b.remaining < 0 {
 		return ErrBudget
 	}
+	return nil
+}
+
+// chargeN charges n steps at once (a pattern match, whose cost grows with
+// the input); like n calls of charge, it fails when the counter goes negative.
+func (b *budget) chargeN(n int) error {
+	if n > b.remaining {
+		b.remaining = -1
+		return ErrBudget
+	}
+	b.remaining -= n
 	return nil
 }
 
@@ -89,13 +112,19 @@ func (w *walker) visit(v any, n *node) (*Violation, error) {
 	}
 	switch x := v.(type) {
 	case string:
-		return w.forString(x, n), nil
+		if vi := w.forString(x, n); vi != nil || n.ext == nil {
+			return vi, nil
+		}
+		return w.extString(x, n.ext)
 	case []any:
 		return w.forArray(x, n)
 	case *strictjson.Object:
 		return w.forObject(x, n)
 	case float64:
-		return w.forNumber(x, n), nil
+		if vi := w.forNumber(x, n); vi != nil || n.ext == nil {
+			return vi, nil
+		}
+		return extNumber(w, x, n.ext), nil
 	}
 	return nil, nil
 }
@@ -257,20 +286,27 @@ func (w *walker) forObject(obj *strictjson.Object, n *node) (*Violation, error) 
 			}
 		}
 	}
-	if len(n.properties) == 0 {
-		return nil, nil
-	}
-	for _, k := range obj.Keys {
-		child, declared := n.properties[k]
-		if !declared {
-			continue
-		}
-		w.path = append(w.path, "."+k)
-		vi, err := w.visit(obj.Members[k], child)
-		w.path = w.path[:len(w.path)-1]
-		if vi != nil || err != nil {
+	if n.ext != nil {
+		if vi, err := w.propertyNames(obj, n.ext); vi != nil || err != nil {
 			return vi, err
 		}
+	}
+	if len(n.properties) != 0 {
+		for _, k := range obj.Keys {
+			child, declared := n.properties[k]
+			if !declared {
+				continue
+			}
+			w.path = append(w.path, "."+k)
+			vi, err := w.visit(obj.Members[k], child)
+			w.path = w.path[:len(w.path)-1]
+			if vi != nil || err != nil {
+				return vi, err
+			}
+		}
+	}
+	if n.ext != nil && n.ext.additional != nil {
+		return w.additional(obj, n)
 	}
 	return nil, nil
 }

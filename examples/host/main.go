@@ -1,10 +1,13 @@
-// Command http-host is a minimal, complete purramcp host for an MCP server
-// reached over streamable HTTP. It binds units.list and units.convert (see
-// examples/stdio-server -http), calls each under timeouts and rediscovers
-// whenever the catalog goes stale.
+// Command host is a minimal, complete purramcp host for an MCP server that
+// runs as a child process over stdio, or that it reaches over streamable
+// HTTP with -url. It binds units.list and units.convert (see
+// examples/stdio-server), calls each under timeouts and rediscovers whenever
+// the catalog goes stale.
+//
+//	go run ./examples/host -- go run ./examples/stdio-server
 //
 //	go run ./examples/stdio-server -http 127.0.0.1:8080 &
-//	go run ./examples/http-host -url http://127.0.0.1:8080
+//	go run ./examples/host -url http://127.0.0.1:8080
 package main
 
 import (
@@ -16,6 +19,7 @@ import (
 	"io"
 	"log"
 	"os"
+	"os/exec"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -32,15 +36,27 @@ var bindings = map[string]purramcp.ToolBinding{
 var calls = []struct{ tool, args string }{{"list_units", `{}`}, {"convert_units", `{"value":10,"from":"km","to":"mi"}`}}
 
 func main() {
-	url := flag.String("url", "http://127.0.0.1:8080", "the server's streamable HTTP endpoint")
+	url := flag.String("url", "", "the server's streamable HTTP endpoint (else: -- COMMAND [ARG...] over stdio)")
 	flag.Parse()
-	if err := run(context.Background(), os.Stdout, &mcp.StreamableClientTransport{Endpoint: *url}); err != nil {
+	var transport mcp.Transport
+	switch {
+	case *url != "":
+		transport = &mcp.StreamableClientTransport{Endpoint: *url}
+	case flag.NArg() > 0:
+		cmd := exec.Command(flag.Arg(0), flag.Args()[1:]...)
+		cmd.Stderr = os.Stderr // go-sdk leaves the child's standard error unwired
+		transport = &mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}
+	default:
+		log.Fatal("usage: host -url URL | host -- COMMAND [ARG...]")
+	}
+	if err := run(context.Background(), os.Stdout, transport); err != nil {
 		log.Fatal(err)
 	}
 }
 
-// run connects, discovers and runs calls, and closes the session (an HTTP
-// DELETE). w must take concurrent writes: the list-change handler uses it.
+// run connects, discovers and runs calls, and closes the session (over
+// stdio that stops the child, over HTTP it sends a DELETE). w must take
+// concurrent writes: the list-change handler uses it.
 func run(ctx context.Context, w io.Writer, transport mcp.Transport) error {
 	ctx, cancel := context.WithTimeout(ctx, time.Minute) // bounds the whole run
 	defer cancel()
@@ -48,7 +64,7 @@ func run(ctx context.Context, w io.Writer, transport mcp.Transport) error {
 	own := &mcp.ClientOptions{ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
 		fmt.Fprintln(w, "tool list changed: rediscovering before the next call") // after the monitor counted it
 	}}
-	client := mcp.NewClient(&mcp.Implementation{Name: "http-host", Version: "1"}, monitor.ClientOptions(own))
+	client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, monitor.ClientOptions(own))
 	session, err := client.Connect(ctx, monitor.Transport(transport), nil)
 	if err != nil {
 		return err

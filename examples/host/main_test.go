@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"net/http"
@@ -19,17 +20,11 @@ import (
 	"go.uber.org/goleak"
 )
 
-// TestHTTPHost_StdioServerOverHTTP runs the host against examples/stdio-server
+// TestHost_StdioServerOverHTTP runs the host against examples/stdio-server
 // serving streamable HTTP on a free port.
-func TestHTTPHost_StdioServerOverHTTP(t *testing.T) {
+func TestHost_StdioServerOverHTTP(t *testing.T) {
 	defer goleak.VerifyNone(t)
-	goTool, err := exec.LookPath("go") // go test puts $GOROOT/bin first on the PATH
-	require.NoError(t, err, "go on PATH")
-	bin := filepath.Join(t.TempDir(), "stdio-server")
-	built, err := exec.Command(goTool, "build", "-o", bin, "../stdio-server").CombinedOutput()
-	require.NoError(t, err, "go build ../stdio-server: %s", built)
-
-	cmd := exec.Command(bin, "-http", "127.0.0.1:0")
+	cmd := exec.Command(buildServer(t), "-http", "127.0.0.1:0")
 	stderr, err := cmd.StderrPipe()
 	require.NoError(t, err)
 	require.NoError(t, cmd.Start())
@@ -50,12 +45,12 @@ convert_units {"value":10,"from":"km","to":"mi"} -> ok {"text":["10 km = 6.21371
 `, out.String())
 }
 
-// TestHTTPHost_RediscoversAfterListChange serves units.list and
+// TestHost_RediscoversAfterListChange serves units.list and
 // units.convert from a test server whose first units.list call replaces
 // units.list and answers only once the host has seen the list change. The
 // host must return mcp_catalog_stale for that call and rediscover before the
 // next one.
-func TestHTTPHost_RediscoversAfterListChange(t *testing.T) {
+func TestHost_RediscoversAfterListChange(t *testing.T) {
 	defer goleak.VerifyNone(t)
 	var out syncBuffer
 	server := mcp.NewServer(&mcp.Implementation{Name: "units", Version: "1"}, nil)
@@ -117,4 +112,37 @@ func (s *syncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
+}
+
+// buildServer builds examples/stdio-server into a temporary directory. go
+// test puts $GOROOT/bin first on the PATH, so "go" is the toolchain running
+// this test.
+func buildServer(t *testing.T) string {
+	t.Helper()
+	goTool, err := exec.LookPath("go")
+	require.NoError(t, err, "go on PATH")
+	bin := filepath.Join(t.TempDir(), "stdio-server")
+	out, err := exec.Command(goTool, "build", "-o", bin, "../stdio-server").CombinedOutput()
+	require.NoError(t, err, "go build ../stdio-server: %s", out)
+	return bin
+}
+
+// TestHost_StdioServer runs the host against examples/stdio-server as a
+// child process.
+func TestHost_StdioServer(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	cmd := exec.Command(buildServer(t))
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	var out syncBuffer
+	err := run(t.Context(), &out, &mcp.CommandTransport{Command: cmd, TerminateDuration: time.Second})
+	require.NoError(t, err, "run; server stderr: %s", stderr.String())
+	assert.Equal(t, `catalog b3f07f2b9103750434625eaf7d57e9c8b7bdb278e21e51680ad3a7f914f249b5 (2026-07-28)
+list_units {} -> ok {"text":["ft, km, m, mi"],"structured":null}
+convert_units {"value":10,"from":"km","to":"mi"} -> ok {"text":["10 km = 6.213712 mi"],"structured":{"unit":"mi","value":6.213712}}
+`, out.String())
+	// run closed the session, which closed the server's input and waited for
+	// it: the process has exited, cleanly, and nothing is left behind.
+	require.NotNil(t, cmd.ProcessState, "the server process was not waited for")
+	assert.True(t, cmd.ProcessState.Success(), "server exit %v; stderr: %s", cmd.ProcessState, stderr.String())
 }
