@@ -97,12 +97,14 @@ func (d *discovery) catalog(serverID string) (*Catalog, error) {
 	tools := slices.SortedFunc(maps.Values(d.found), func(a, b *boundTool) int {
 		return strings.Compare(a.binding.local, b.binding.local)
 	})
-	identityEntries := make([]any, len(tools))
-	for i, t := range tools {
-		identityEntries[i] = t.identity()
-	}
-	digest, err := identity.DigestOf(map[string]any{"schemaVersion": snapshotVersion, "serverId": serverID,
-		"protocolVersion": d.protocol, "entries": identityEntries}, identityLimits)
+	digest, err := d.monitor.digests.revisionDigest(serverID, d.protocol, tools, func() (string, error) {
+		identityEntries := make([]any, len(tools))
+		for i, t := range tools {
+			identityEntries[i] = t.identity()
+		}
+		return identity.DigestOf(map[string]any{"schemaVersion": snapshotVersion, "serverId": serverID,
+			"protocolVersion": d.protocol, "entries": identityEntries}, identityLimits)
+	})
 	if err != nil {
 		return nil, fail(CodeCatalogLimitExceeded)
 	}

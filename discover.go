@@ -207,7 +207,7 @@ func (d *discovery) visit(tool *mcp.Tool, schemaSizes [2]int) error {
 // bindTool checks one bound remote tool with checkTool and builds its
 // registration record; pageCost measured its schemas.
 func (d *discovery) bindTool(tool *mcp.Tool, b *binding, schemaSizes [2]int) (*boundTool, error) {
-	c, fault := checkTool(tool, schemaSizes, d.limits, d.policy)
+	c, fault := checkTool(tool, schemaSizes, d.limits, d.policy, &d.monitor.schemas)
 	if fault != nil {
 		return nil, fail(fault.code)
 	}

@@ -122,7 +122,7 @@ func inspectTool(tool *mcp.Tool, lim Limits, policy SchemaPolicy) ToolReport {
 		r.reject(CodeBindingInvalid, "", "$", "name")
 		return r
 	}
-	if _, f := checkTool(tool, sizes, lim, policy); f != nil {
+	if _, f := checkTool(tool, sizes, lim, policy, nil); f != nil {
 		r.reject(f.code, f.schema, f.path, f.keyword)
 		return r
 	}

@@ -29,7 +29,12 @@ const methodToolListChanged = "notifications/tools/list_changed"
 //
 // A CatalogMonitor is safe for concurrent use. It serves exactly one session;
 // it never closes the session, the client or the transport, which the host
-// owns.
+// owns. It also keeps the contracts discovery compiled for the session's
+// accepted schemas, so that a rediscovery compiles only schemas it has not
+// seen: a schema equal to a kept one (under the same Limits and
+// SchemaPolicy) gets the same immutable contract, anything else is compiled
+// afresh. What it keeps is bounded (at most 2,048 schemas, 4 MiB of schema
+// bytes) and dropped when the monitor closes.
 type CatalogMonitor struct {
 	// mu guards every field below.
 	mu       sync.Mutex
@@ -41,6 +46,15 @@ type CatalogMonitor struct {
 	// bound is the bounding layer once Transport's transport connected.
 	options bool
 	bound   *bounding
+	// schemas caches discovery's compiled schemas (schemacache.go); it
+	// has its own lock and is emptied when the monitor closes.
+	schemas schemaCache
+	// workers run the requests of bounded (requestworkers.go); ended
+	// when the monitor closes.
+	workers requestWorkers
+	// digests remembers the last catalog's revision digest
+	// (catalogdigest.go); emptied when the monitor closes.
+	digests digestMemo
 }
 
 // NewCatalogMonitor returns an open monitor with revision 0 and no protocol
@@ -188,6 +202,9 @@ func (m *CatalogMonitor) Close() {
 	m.mu.Lock()
 	m.closed = true
 	m.mu.Unlock()
+	m.schemas.close()
+	m.workers.close()
+	m.digests.close()
 }
 
 // Revision returns the number of tool list changes seen so far.
@@ -248,5 +265,8 @@ func (m *CatalogMonitor) sever() {
 	m.closed = true
 	b := m.bound
 	m.mu.Unlock()
+	m.schemas.close()
+	m.workers.close()
+	m.digests.close()
 	b.sever()
 }

@@ -25,7 +25,8 @@ type outcome[T any] struct {
 // bounded runs one request under timeout and returns its result or its error
 // mapped by mapCallError. The request runs in its own goroutine so that the
 // caller regains control at the deadline even when the transport write blocks
-// (gosdk-notes §7: go-sdk checks ctx only before writing). adapter.md §8: that
+// (gosdk-notes §7: go-sdk checks ctx only before writing), one of m's
+// request workers (requestworkers.go). adapter.md §8: that
 // goroutine is the one allowed to outlive the call; it is abandoned at the
 // deadline, and when the bounding layer reports its write still in progress
 // the session is severed (m.sever), which makes the write fail and the
@@ -38,10 +39,10 @@ func bounded[T any](ctx context.Context, timeout time.Duration, m *CatalogMonito
 	callCtx, cancel := context.WithDeadline(withBudget(ctx, budget), deadline)
 	defer cancel()
 	done := make(chan outcome[T], 1) // buffered: an abandoned request never blocks
-	go func() {
+	m.workers.start(func() {
 		v, err := request(callCtx)
 		done <- outcome[T]{v, err}
-	}()
+	})
 	var zero T
 	select {
 	case o := <-done:

@@ -11,13 +11,19 @@ import (
 // scope is the registration's Scope: the monitor, then ctx, then the host's
 // ScopeFunc with a copy of args (adapter.md §4.3).
 func (t *boundTool) scope(ctx context.Context, args map[string]any, call ToolContext) error {
+	return t.scopeOwned(ctx, cloneObject(args), call)
+}
+
+// scopeOwned is scope for args nothing else holds or uses afterwards (Run's
+// freshly validated value), which the host's ScopeFunc gets without a copy.
+func (t *boundTool) scopeOwned(ctx context.Context, args map[string]any, call ToolContext) error {
 	if err := t.monitor.Check(t.revision); err != nil {
 		return err
 	}
 	if ctx.Err() != nil {
 		return ErrCanceled
 	}
-	return t.binding.scope(ctx, cloneObject(args), call)
+	return t.binding.scope(ctx, args, call)
 }
 
 // run is the registration's Run, in the order of adapter.md §4. Known
@@ -32,7 +38,7 @@ func (t *boundTool) run(ctx context.Context, args json.RawMessage, call ToolCont
 	if err != nil {
 		return failedResult(CodeInvalidArguments), nil
 	}
-	if err := t.scope(ctx, value, call); err != nil {
+	if err := t.scopeOwned(ctx, value, call); err != nil { // value is not used again
 		return scopeOutcome(ctx, err)
 	}
 	if err := t.monitor.Check(t.revision); err != nil {
@@ -69,15 +75,7 @@ func (t *boundTool) arguments(args json.RawMessage) (map[string]any, json.RawMes
 	if len(args) == 0 {
 		text = "{}"
 	}
-	value, err := t.input.Parse(text)
-	if err != nil {
-		return nil, nil, err
-	}
-	wire, err := json.Marshal(value)
-	if err != nil {
-		return nil, nil, err // unreachable: the contract admits only JSON values
-	}
-	return value, wire, nil
+	return t.input.parseArguments(text) // the wire form as json.Marshal(value) writes it
 }
 
 // scopeOutcome turns a scope error into Run's outcome (adapter.md §4.3). An

@@ -24,18 +24,19 @@ type checkedTool struct {
 // measured). Discovery and the inspector both call it, so they cannot
 // disagree on a tool or its order of checks. execution.taskSupport
 // "required" would fail mcp_tool_unsupported here, but go-sdk v1.8.0 drops
-// it while decoding.
-func checkTool(tool *mcp.Tool, sizes [2]int, lim Limits, policy SchemaPolicy) (checkedTool, *toolFault) {
+// it while decoding. cache is the monitor's schema cache (nil: none, as for
+// the inspector); it changes no outcome.
+func checkTool(tool *mcp.Tool, sizes [2]int, lim Limits, policy SchemaPolicy, cache *schemaCache) (checkedTool, *toolFault) {
 	var c checkedTool
 	if jsUTF8Len(tool.Description) > lim.MaxDescriptionBytes {
 		return c, &toolFault{code: CodeCatalogLimitExceeded, path: "$", keyword: "MaxDescriptionBytes"}
 	}
 	var err error
-	if c.input, c.inputSnap, err = checkSchema(tool.InputSchema, sizes[0], lim, policy); err != nil {
+	if c.input, c.inputSnap, err = checkSchema(tool.InputSchema, sizes[0], lim, policy, cache); err != nil {
 		return c, schemaToolFault("inputSchema", err)
 	}
 	if tool.OutputSchema != nil {
-		if c.output, c.outputSnap, err = checkSchema(tool.OutputSchema, sizes[1], lim, policy); err != nil {
+		if c.output, c.outputSnap, err = checkSchema(tool.OutputSchema, sizes[1], lim, policy, cache); err != nil {
 			return c, schemaToolFault("outputSchema", err)
 		}
 	}
@@ -44,11 +45,11 @@ func checkTool(tool *mcp.Tool, sizes [2]int, lim Limits, policy SchemaPolicy) (c
 
 // checkSchema is sizedRemoteContract for a schema whose size may not have
 // been measurable (size < 0).
-func checkSchema(schema any, size int, lim Limits, policy SchemaPolicy) (*Contract, *strictjson.Object, error) {
+func checkSchema(schema any, size int, lim Limits, policy SchemaPolicy, cache *schemaCache) (*Contract, *strictjson.Object, error) {
 	if size < 0 {
 		return nil, nil, &schemaFault{"$", "schema"}
 	}
-	return sizedRemoteContract(schema, size, lim, policy)
+	return cache.remoteContract(schema, size, lim, policy)
 }
 
 // schemaToolFault locates a remote-schema fault of the named schema.

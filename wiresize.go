@@ -51,6 +51,13 @@ type pageShape struct {
 	Tools      []any    `json:"tools"`
 }
 
+// wireLayouts holds the encoded layouts of the shapes below and of the
+// go-sdk structs they hold, worked out once: a page or a result is then
+// measured without reflecting over its struct types again.
+var wireLayouts = jssize.NewLayouts(pageShape{}, toolShape{}, toolAnnotationsShape{}, mcp.Icon{},
+	resultShape{}, textShape{}, mediaShape{}, toolUseShape{}, toolResultShape{}, wireShape{},
+	mcp.Annotations{}, mcp.ResourceContents{})
+
 // placeholder stands for a schema measured apart: one byte, "0".
 const placeholder = 0
 
@@ -65,7 +72,7 @@ func pageSize(result *mcp.ListToolsResult, limit int) (int, [][2]int, error) {
 	if result.Tools != nil { // nil stays null
 		shell.Tools = []any{}
 	}
-	n, err := jssize.Within(&shell, limit)
+	n, err := wireLayouts.Within(&shell, limit)
 	if err != nil || n > limit {
 		return n, nil, err
 	}
@@ -90,7 +97,7 @@ func pageSize(result *mcp.ListToolsResult, limit int) (int, [][2]int, error) {
 			if schema == nil {
 				continue // null, or omitted, either way
 			}
-			m, err := jssize.Within(schema, limit-n)
+			m, err := wireLayouts.Within(schema, limit-n)
 			if err != nil || m > limit-n {
 				return n + m, nil, err
 			}
@@ -103,7 +110,7 @@ func pageSize(result *mcp.ListToolsResult, limit int) (int, [][2]int, error) {
 		if tool.OutputSchema != nil {
 			shape.OutputSchema = placeholder
 		}
-		m, err := jssize.Within(&shape, limit-n)
+		m, err := wireLayouts.Within(&shape, limit-n)
 		if err != nil {
 			return 0, nil, err
 		}
@@ -192,7 +199,7 @@ func resultSize(result *mcp.CallToolResult, limit int) (int, error) {
 		// alone. Within bounds it: the frame it came in passed the cap.
 		shell.InputRequests = result.InputRequests
 	}
-	n, err := jssize.Within(&shell, limit)
+	n, err := wireLayouts.Within(&shell, limit)
 	if err != nil || n > limit {
 		return n, err
 	}
@@ -201,7 +208,7 @@ func resultSize(result *mcp.CallToolResult, limit int) (int, error) {
 		if n > limit {
 			return n, nil
 		}
-		m, err := jssize.Within(blockShape(block), limit-n)
+		m, err := wireLayouts.Within(blockShape(block), limit-n)
 		if err != nil {
 			return 0, err
 		}

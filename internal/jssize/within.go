@@ -32,11 +32,46 @@ import (
 // it looked at.
 func Within(v any, limit int) (int, error) {
 	c := counter{limit: limit}
+	return c.within(v)
+}
+
+// within runs the walk and ends it as Within does.
+func (c *counter) within(v any) (int, error) {
 	err := c.value(v, 0)
 	if errors.Is(err, errOver) {
 		return c.n, nil
 	}
 	return c.n, err
+}
+
+// Layouts holds the encoded struct layouts of some types, worked out once by
+// NewLayouts so that walks over values of those types do not repeat it. It
+// is read-only after NewLayouts and safe for concurrent use.
+type Layouts struct {
+	fields map[reflect.Type][]field
+}
+
+// NewLayouts works out the layouts of the struct types of samples (a
+// pointer counts as its element type); other samples are ignored.
+func NewLayouts(samples ...any) *Layouts {
+	c := counter{}
+	for _, s := range samples {
+		t := reflect.TypeOf(s)
+		for t != nil && t.Kind() == reflect.Pointer {
+			t = t.Elem()
+		}
+		if t != nil && t.Kind() == reflect.Struct {
+			c.layout(t)
+		}
+	}
+	return &Layouts{fields: c.fields}
+}
+
+// Within is the package's Within, reading struct layouts from l first: the
+// same count, the same error, the same bound on the work.
+func (l *Layouts) Within(v any, limit int) (int, error) {
+	c := counter{limit: limit, prepared: l.fields}
+	return c.within(v)
 }
 
 // errOver stops a walk once the count passed the limit.
@@ -53,6 +88,7 @@ var (
 type counter struct {
 	n, limit int
 	fields   map[reflect.Type][]field // this walk's struct layouts
+	prepared map[reflect.Type][]field // read-only layouts of a Layouts
 }
 
 // add counts k bytes and fails errOver once the count passed the limit.
@@ -367,6 +403,9 @@ type field struct {
 // and a tie broken by a tag, else dropped); ok is false when a field has the
 // ",string" option.
 func (c *counter) layout(t reflect.Type) ([]field, bool) {
+	if fs, ok := c.prepared[t]; ok {
+		return fs, fs == nil || fs[0].name != ""
+	}
 	if fs, ok := c.fields[t]; ok {
 		return fs, fs == nil || fs[0].name != ""
 	}

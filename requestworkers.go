@@ -1,0 +1,115 @@
+package purramcp
+
+import (
+	"sync"
+	"time"
+)
+
+// requestWorkers runs one monitor's requests (bounded) on goroutines that
+// are kept for its next requests, so that go-sdk's deep call chain runs on a
+// stack that has already grown instead of growing a fresh one every time.
+//
+// A worker runs one request at a time. When a request returns, its worker
+// waits for the next one for at most workerIdle, then ends; at most
+// maxIdleWorkers wait at once, and none once the monitor closed: close ends
+// every waiting worker and a worker whose request returns after it ends
+// too. A request abandoned at its deadline keeps its worker until the
+// request returns (when the write fails, at the latest when the session is
+// severed or closes), exactly as its own goroutine was kept before.
+type requestWorkers struct {
+	mu     sync.Mutex
+	idle   []*requestWorker
+	closed bool
+}
+
+// requestWorker is one waiting worker's mailbox.
+type requestWorker struct {
+	jobs  chan func() // buffered: a handed job never blocks its sender; nil ends the worker
+	timer *time.Timer
+}
+
+const (
+	maxIdleWorkers = 4
+	workerIdle     = 50 * time.Millisecond
+)
+
+// start runs job on a waiting worker, or on a new goroutine that becomes a
+// worker once job returns.
+func (p *requestWorkers) start(job func()) {
+	p.mu.Lock()
+	if n := len(p.idle); n > 0 {
+		w := p.idle[n-1]
+		p.idle[n-1] = nil
+		p.idle = p.idle[:n-1]
+		p.mu.Unlock()
+		w.jobs <- job
+		return
+	}
+	p.mu.Unlock()
+	go p.work(job)
+}
+
+// work runs job, then the jobs handed to it, until it waited workerIdle in
+// vain, the pool has enough waiting workers, or the monitor closed.
+func (p *requestWorkers) work(job func()) {
+	w := &requestWorker{jobs: make(chan func(), 1)}
+	for job != nil {
+		job()
+		job = nil // the finished request's closure is not kept while waiting
+		if !p.park(w) {
+			return
+		}
+		if w.timer == nil {
+			w.timer = time.NewTimer(workerIdle)
+		} else {
+			w.timer.Reset(workerIdle)
+		}
+		select {
+		case job = <-w.jobs:
+			w.timer.Stop()
+		case <-w.timer.C:
+			if p.unpark(w) {
+				return
+			}
+			job = <-w.jobs // start or close took w meanwhile: its job is on the way
+		}
+	}
+}
+
+// park adds w to the waiting workers; false when it must end instead.
+func (p *requestWorkers) park(w *requestWorker) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed || len(p.idle) >= maxIdleWorkers {
+		return false
+	}
+	p.idle = append(p.idle, w)
+	return true
+}
+
+// unpark removes w from the waiting workers; false when start or close
+// already took it.
+func (p *requestWorkers) unpark(w *requestWorker) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for i, x := range p.idle {
+		if x == w {
+			p.idle = append(p.idle[:i], p.idle[i+1:]...)
+			return true
+		}
+	}
+	return false
+}
+
+// close ends every waiting worker; later requests each get a goroutine of
+// their own, which ends with the request.
+func (p *requestWorkers) close() {
+	p.mu.Lock()
+	p.closed = true
+	idle := p.idle
+	p.idle = nil
+	p.mu.Unlock()
+	for _, w := range idle {
+		w.jobs <- nil
+	}
+}
