@@ -6,42 +6,56 @@ import (
 	"errors"
 	"fmt"
 	"log"
+	"runtime"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"purra.dev/purramcp"
 )
 
-// A monitor follows one session. Attach and the handler installed by
-// ClientOptions drive it; here its methods are called directly to show each
-// state a catalog can observe.
+// A host needs three of the monitor's methods: ClientOptions for the
+// client, Transport for the connection and Attach for the session. The
+// monitor then follows the session: a list change makes earlier catalogs
+// stale, the session's end closes it.
 func ExampleNewCatalogMonitor() {
-	monitor := purramcp.NewCatalogMonitor()
-	fmt.Println("no version yet:", purramcp.CodeOf(monitor.Check(0)))
+	ctx := context.Background()
+	server := mcp.NewServer(&mcp.Implementation{Name: "server", Version: "1"}, nil)
+	server.AddTool(&mcp.Tool{Name: "remote.echo", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{}}, nil
+		})
+	serverTransport, clientTransport := mcp.NewInMemoryTransports()
+	serverSession, err := server.Connect(ctx, serverTransport, nil)
+	if err != nil {
+		log.Fatal(err)
+	}
 
-	// Attach(session) accepts the version the handshake negotiated.
-	if err := monitor.AcceptProtocolVersion(purramcp.ProtocolVersion20251125); err != nil {
+	monitor := purramcp.NewCatalogMonitor()
+	client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, monitor.ClientOptions(nil))
+	session, err := client.Connect(ctx, monitor.Transport(clientTransport), nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	if err := monitor.Attach(session); err != nil {
 		log.Fatal(err)
 	}
 	revision := monitor.Revision() // what a catalog records when discovered
-	fmt.Println("current:", monitor.Check(revision) == nil)
+	fmt.Println("negotiated:", monitor.ProtocolVersion(), "current:", monitor.Check(revision) == nil)
 
-	// The ToolListChangedHandler from ClientOptions does this.
+	// What the ToolListChangedHandler from ClientOptions does on a change.
 	monitor.OnNotification("notifications/tools/list_changed")
 	fmt.Println("after a list change:", purramcp.CodeOf(monitor.Check(revision)))
 
-	// Attach does this when the session ends.
-	monitor.Close()
+	_ = session.Close() // the host's; Attach's goroutine then closes the monitor
+	_ = serverSession.Wait()
+	for monitor.Check(monitor.Revision()) == nil {
+		runtime.Gosched() // the goroutine Attach started is about to close it
+	}
 	fmt.Println("after the session ended:", purramcp.CodeOf(monitor.Check(monitor.Revision())))
-
-	other := purramcp.NewCatalogMonitor()
-	fmt.Println("2024-11-05:", purramcp.CodeOf(other.AcceptProtocolVersion("2024-11-05")))
 	// Output:
-	// no version yet: mcp_not_initialized
-	// current: true
+	// negotiated: 2026-07-28 current: true
 	// after a list change: mcp_catalog_stale
 	// after the session ended: mcp_connection_closed
-	// 2024-11-05: mcp_protocol_unsupported
 }
 
 // DiscoverTools over an in-memory go-sdk server, wired as the README shows:

@@ -27,6 +27,13 @@ const methodToolListChanged = "notifications/tools/list_changed"
 // earlier catalog stale for good) and the end of the session. A catalog checks
 // it before and after every request.
 //
+// A host needs only three of its methods: [CatalogMonitor.ClientOptions] for
+// mcp.NewClient, [CatalogMonitor.Transport] around the transport it
+// connects, and [CatalogMonitor.Attach] for the session; then it passes the
+// monitor in [DiscoveryOptions]. AcceptProtocolVersion, OnNotification and
+// Close are what those call, exported for hosts that wire go-sdk another
+// way; Check and Revision are what catalogs read.
+//
 // A CatalogMonitor is safe for concurrent use. It serves exactly one session;
 // it never closes the session, the client or the transport, which the host
 // owns. It also keeps the contracts discovery compiled for the session's
