@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
 
 	"purra.dev/purramcp"
 )
@@ -243,4 +245,28 @@ func forEachVersion(t *testing.T, f func(t *testing.T, version string)) {
 	for _, version := range testVersions {
 		t.Run(version, func(t *testing.T) { f(t, version) })
 	}
+}
+
+// leakChecked runs body as a subtest and then checks that no goroutine it
+// started outlives it (its sessions close at its cleanup).
+func leakChecked(t *testing.T, name string, body func(t *testing.T)) {
+	t.Run(name, func(t *testing.T) {
+		defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+		t.Run("session", body)
+	})
+}
+
+// serverNotifyDelay is how long a go-sdk server debounces a list change
+// before it notifies its sessions (go-sdk v1.8.0 mcp/server.go
+// notificationDelay, 10ms), plus a millisecond so the notification's timer
+// fires before the waiting test goroutine wakes.
+const serverNotifyDelay = 10*time.Millisecond + time.Millisecond
+
+// awaitServerNotify, inside a synctest bubble, lets a go-sdk server's
+// debounced list change go out and reach the client: fake time passes the
+// debounce, then every goroutine of the bubble settles. The caller then
+// asserts the effect directly.
+func awaitServerNotify() {
+	time.Sleep(serverNotifyDelay)
+	synctest.Wait()
 }

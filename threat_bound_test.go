@@ -19,7 +19,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"go.uber.org/goleak"
 
 	"purra.dev/purramcp"
 )
@@ -34,15 +33,6 @@ const (
 	hostileTools     = 200_000  // tiny tools on one page
 	hostileBlocks    = 400_000  // empty text blocks in one result
 )
-
-// leakChecked runs body as a subtest and then checks that no goroutine it
-// started outlives it (its sessions close at its cleanup).
-func leakChecked(t *testing.T, name string, body func(t *testing.T)) {
-	t.Run(name, func(t *testing.T) {
-		defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
-		t.Run("session", body)
-	})
-}
 
 func hostileText() string { return strings.Repeat("<", hostileTextBytes) }
 
