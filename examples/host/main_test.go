@@ -5,8 +5,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -114,17 +116,46 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
-// buildServer builds examples/stdio-server into a temporary directory. go
-// test puts $GOROOT/bin first on the PATH, so "go" is the toolchain running
-// this test.
+// buildServer returns examples/stdio-server, built once per test binary
+// into the directory TestMain removes. go test puts $GOROOT/bin first on the
+// PATH, so "go" is the toolchain running this test.
 func buildServer(t *testing.T) string {
 	t.Helper()
-	goTool, err := exec.LookPath("go")
-	require.NoError(t, err, "go on PATH")
-	bin := filepath.Join(t.TempDir(), "stdio-server")
-	out, err := exec.Command(goTool, "build", "-o", bin, "../stdio-server").CombinedOutput()
-	require.NoError(t, err, "go build ../stdio-server: %s", out)
-	return bin
+	b := serverBinary()
+	require.NoError(t, b.err, "go build ../stdio-server: %s", b.output)
+	return b.path
+}
+
+// builtServer is the outcome of the one go build.
+type builtServer struct {
+	path   string
+	output []byte
+	err    error
+}
+
+var (
+	buildDir     string
+	serverBinary = sync.OnceValue(func() builtServer {
+		goTool, err := exec.LookPath("go")
+		if err != nil {
+			return builtServer{err: err}
+		}
+		bin := filepath.Join(buildDir, "stdio-server")
+		out, err := exec.Command(goTool, "build", "-o", bin, "../stdio-server").CombinedOutput()
+		return builtServer{bin, out, err}
+	})
+)
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "host-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "temporary directory:", err)
+		os.Exit(2)
+	}
+	buildDir = dir
+	code := m.Run()
+	_ = os.RemoveAll(dir)
+	os.Exit(code)
 }
 
 // TestHost_StdioServer runs the host against examples/stdio-server as a
