@@ -21,7 +21,7 @@ import (
 // Fields that do not apply to the Kind are zero.
 type Event struct {
 	Kind           string // "discover" or "call"
-	ServerID       string
+	ServerID       string // the serverID given to DiscoverTools
 	RevisionDigest string // "" when a discovery failed before its digest (an unapproved one carries it)
 	LocalName      string // calls
 	RemoteName     string // calls
@@ -32,7 +32,7 @@ type Event struct {
 	Requests       int    // calls: tools/call requests sent (0 or 1)
 	ArgumentBytes  int    // calls: length of the argument text received
 	ResultBytes    int    // calls: the measured result size, 0 when none arrived
-	Duration       time.Duration
+	Duration       time.Duration // wall time of the attempt or the Run
 }
 
 // Event kinds and the codes an Event uses besides the mcp_* codes.

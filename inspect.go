@@ -38,10 +38,14 @@ type ToolReport struct {
 	// trying one added policy before two), or "" when none would or it
 	// already binds.
 	BindsWith string `json:"bindsWith,omitempty"`
-	// DescriptionBytes, InputSchemaBytes and OutputSchemaBytes are the sizes
-	// the limits are checked against (UTF-8, compact JSON).
-	DescriptionBytes  int `json:"descriptionBytes"`
-	InputSchemaBytes  int `json:"inputSchemaBytes"`
+	// DescriptionBytes is the description's UTF-8 size, checked against
+	// MaxDescriptionBytes.
+	DescriptionBytes int `json:"descriptionBytes"`
+	// InputSchemaBytes is the input schema's compact JSON size, checked
+	// against MaxSchemaBytes.
+	InputSchemaBytes int `json:"inputSchemaBytes"`
+	// OutputSchemaBytes is the output schema's compact JSON size (0 when
+	// there is none), checked against MaxSchemaBytes.
 	OutputSchemaBytes int `json:"outputSchemaBytes"`
 }
 

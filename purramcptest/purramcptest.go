@@ -30,7 +30,9 @@ import (
 // A Tool is one tool the server serves: its definition, sent as it is, and
 // the handler that answers its tools/call requests.
 type Tool struct {
-	Tool    *mcp.Tool
+	// Tool is the definition the server lists, schemas sent as they are.
+	Tool *mcp.Tool
+	// Handler answers the tool's tools/call requests.
 	Handler mcp.ToolHandler
 }
 
