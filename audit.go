@@ -20,18 +20,18 @@ import (
 // [CodeHostFailure]; Duration is the wall time of the attempt or of the Run.
 // Fields that do not apply to the Kind are zero.
 type Event struct {
-	Kind           string // "discover" or "call"
-	ServerID       string // the serverID given to DiscoverTools
-	RevisionDigest string // "" when a discovery failed before its digest (an unapproved one carries it)
-	LocalName      string // calls
-	RemoteName     string // calls
-	CallID, RunID  string // calls, from the ToolContext
-	Code           string // "" on success, else the mcp_* code, "canceled", or "host_failure" (a ScopeFunc's own error)
-	Attempt        int    // discovery: 1, 2, ... (see StaleRetries); calls: 0
-	Pages          int    // discovery: tools/list requests sent
-	Requests       int    // calls: tools/call requests sent (0 or 1)
-	ArgumentBytes  int    // calls: length of the argument text received
-	ResultBytes    int    // calls: the measured result size, 0 when none arrived
+	Kind           string        // "discover" or "call"
+	ServerID       string        // the serverID given to DiscoverTools
+	RevisionDigest string        // "" when a discovery failed before its digest (an unapproved one carries it)
+	LocalName      string        // calls
+	RemoteName     string        // calls
+	CallID, RunID  string        // calls, from the ToolContext
+	Code           string        // "" on success, else the mcp_* code, "canceled", or "host_failure" (a ScopeFunc's own error)
+	Attempt        int           // discovery: 1, 2, ... (see StaleRetries); calls: 0
+	Pages          int           // discovery: tools/list requests sent
+	Requests       int           // calls: tools/call requests sent (0 or 1)
+	ArgumentBytes  int           // calls: length of the argument text received
+	ResultBytes    int           // calls: the measured result size, 0 when none arrived
 	Duration       time.Duration // wall time of the attempt or the Run
 }
 
