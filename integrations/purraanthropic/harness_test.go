@@ -166,18 +166,6 @@ func newFixture(t *testing.T) *fixture {
 	return f
 }
 
-// def returns the fixture's registration named name.
-func def(t *testing.T, defs []purramcp.ToolDefinition, name string) purramcp.ToolDefinition {
-	t.Helper()
-	for _, d := range defs {
-		if d.Name == name {
-			return d
-		}
-	}
-	t.Fatalf("no registration %q", name)
-	return purramcp.ToolDefinition{}
-}
-
 // makeStale changes the server's tool list and waits until catalog is stale.
 func makeStale(t *testing.T, srv *purramcptest.Server, catalog *purramcp.Catalog) {
 	t.Helper()

@@ -69,7 +69,7 @@ type quoted struct {
 func withinCases() []any {
 	yes := true
 	t := tagged{inner: inner{"complete"}, Promoted: Promoted{5, "public<"}, Meta: map[string]any{"k": []any{1.0, "<&>"}},
-		Name: "\u2028n\xff", Ptr: &yes, Bytes: []byte("hello"), Blob: []byte{}, Any: map[string]any{"x": -0.0},
+		Name: "\u2028n\xff", Ptr: &yes, Bytes: []byte("hello"), Blob: []byte{}, Any: map[string]any{"x": math.Copysign(0, -1)},
 		Nums: []float32{1.5, 1e-7, 3e21, float32(math.Copysign(0, -1))}, Ints: map[int]uint8{-3: 4, 10: 200},
 		Array: [2]byte{1, 2}, Skip: "s", Dash: "d", NoTag: -99, Z: zeroer{3}, Priority: 0.25,
 		Raw: json.RawMessage(` { "a" : "\u003c" } `), Strings: map[string]string{"<": ">"}, unexposed: 1}
