@@ -362,7 +362,7 @@ func (c *Contract) validateWithMember(value map[string]any, name string, inner *
 	if err := inner.validate(member); err != nil {
 		return nil, err
 	}
-	return strictjson.ToGo(v).(map[string]any), nil
+	return strictjson.Own(v).(map[string]any), nil
 }
 
 func (c *Contract) validate(v any) error {
@@ -380,5 +380,5 @@ func (c *Contract) check(v any) (map[string]any, error) {
 	if err := c.validate(v); err != nil {
 		return nil, err
 	}
-	return strictjson.ToGo(v).(map[string]any), nil
+	return strictjson.Own(v).(map[string]any), nil
 }

@@ -142,5 +142,5 @@ func (c *Contract) parseArguments(text string) (map[string]any, []byte, error) {
 		return nil, nil, err
 	}
 	wire := appendWireJSON(make([]byte, 0, len(text)+16), v)
-	return strictjson.ToGo(v).(map[string]any), wire, nil
+	return strictjson.Own(v).(map[string]any), wire, nil
 }

@@ -149,7 +149,7 @@ func (w *walker) propertyNames(obj *strictjson.Object, ext *extension) (*Violati
 		return nil, nil
 	}
 	for _, k := range obj.Keys {
-		vi, err := w.visit(k, ext.propertyNames)
+		vi, err := w.visitQuiet(k, ext.propertyNames)
 		if err != nil {
 			return nil, err
 		}
@@ -169,7 +169,7 @@ func (w *walker) additional(obj *strictjson.Object, n *node) (*Violation, error)
 		if _, declared := n.properties[k]; declared {
 			continue
 		}
-		vi, err := w.visit(obj.Members[k], n.ext.additional)
+		vi, err := w.visitQuiet(obj.Members[k], n.ext.additional)
 		if err != nil {
 			return nil, err
 		}

@@ -92,11 +92,48 @@ func (s *Schema) Validate(value any, steps int) (*Violation, error) {
 
 type walker struct {
 	budget
-	path []string
+	// path locates the value being visited; its segments are rendered only
+	// when a violation is reported.
+	path []segment
+	// quiet counts the enclosing visits whose violation is only tested for
+	// nil (combinator branches, propertyNames keys, additionalProperties
+	// members): inside them a failure is reported as discarded, unrendered.
+	quiet int
 }
 
+// A segment is one step of a value path: the member name, or, when index is
+// not negative, the array element at index.
+type segment struct {
+	name  string
+	index int
+}
+
+// discarded is the violation a quiet visit reports: only its being non-nil
+// is ever read, never its keyword or path.
+var discarded = &Violation{Keyword: "discarded"}
+
+// violation reports keyword at the current path.
 func (w *walker) violation(keyword string) *Violation {
-	return &Violation{Keyword: keyword, Path: append([]string(nil), w.path...)}
+	if w.quiet > 0 {
+		return discarded
+	}
+	segs := make([]string, 0, len(w.path))
+	for _, s := range w.path {
+		if s.index < 0 {
+			segs = append(segs, "."+s.name)
+		} else {
+			segs = append(segs, "["+strconv.Itoa(s.index)+"]")
+		}
+	}
+	return &Violation{Keyword: keyword, Path: segs}
+}
+
+// visitQuiet is visit for a caller that only tests the violation for nil.
+func (w *walker) visitQuiet(v any, n *node) (*Violation, error) {
+	w.quiet++
+	vi, err := w.visit(v, n)
+	w.quiet--
+	return vi, err
 }
 
 // visit runs the checks of A7.2 in order at one (value, schema node) pair.
@@ -155,7 +192,7 @@ func (w *walker) combinators(v any, n *node) (*Violation, error) {
 func (w *walker) passing(v any, branches []*node) (int, error) {
 	passed := 0
 	for _, b := range branches {
-		vi, err := w.visit(v, b)
+		vi, err := w.visitQuiet(v, b)
 		if err != nil {
 			return 0, err
 		}
@@ -261,7 +298,7 @@ func (w *walker) forArray(list []any, n *node) (*Violation, error) {
 		return nil, nil
 	}
 	for i, item := range list {
-		w.path = append(w.path, "["+strconv.Itoa(i)+"]")
+		w.path = append(w.path, segment{index: i})
 		vi, err := w.visit(item, n.items)
 		w.path = w.path[:len(w.path)-1]
 		if vi != nil || err != nil {
@@ -274,8 +311,9 @@ func (w *walker) forArray(list []any, n *node) (*Violation, error) {
 func (w *walker) forObject(obj *strictjson.Object, n *node) (*Violation, error) {
 	for _, name := range n.required {
 		if _, ok := obj.Get(name); !ok {
+			w.path = append(w.path, segment{name: name, index: -1}) // the missing member's path
 			vi := w.violation("required")
-			vi.Path = append(vi.Path, "."+name)
+			w.path = w.path[:len(w.path)-1]
 			return vi, nil
 		}
 	}
@@ -297,7 +335,7 @@ func (w *walker) forObject(obj *strictjson.Object, n *node) (*Violation, error) 
 			if !declared {
 				continue
 			}
-			w.path = append(w.path, "."+k)
+			w.path = append(w.path, segment{name: k, index: -1})
 			vi, err := w.visit(obj.Members[k], child)
 			w.path = w.path[:len(w.path)-1]
 			if vi != nil || err != nil {

@@ -209,5 +209,45 @@ func ToGo(v any) any {
 	}
 }
 
+// Own is ToGo for a value the caller owns and never uses again (a Parse or
+// Snapshot result once validated): it converts in place, each *Object
+// becoming its own member map and each array keeping its storage, so it
+// allocates nothing. v must not be read as a value of this package's domain
+// afterwards.
+func Own(v any) any {
+	switch x := v.(type) {
+	case *Object:
+		ownMembers(x.Members)
+		return x.Members
+	case []any:
+		ownItems(x)
+	}
+	return v // an array keeps its boxed header: its items changed in place
+}
+
+func ownMembers(members map[string]any) {
+	for k, member := range members {
+		switch x := member.(type) {
+		case *Object:
+			ownMembers(x.Members)
+			members[k] = x.Members // replacing an existing key is allowed while ranging
+		case []any:
+			ownItems(x)
+		}
+	}
+}
+
+func ownItems(items []any) {
+	for i, item := range items {
+		switch x := item.(type) {
+		case *Object:
+			ownMembers(x.Members)
+			items[i] = x.Members
+		case []any:
+			ownItems(x)
+		}
+	}
+}
+
 // IsIntegral reports whether f has an integral value (A7.3).
 func IsIntegral(f float64) bool { return f == math.Trunc(f) }
