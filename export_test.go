@@ -38,3 +38,10 @@ func ConvertResult(limits Limits, result *mcp.CallToolResult) (Envelope, error) 
 	}
 	return (&boundTool{limits: lim, envelope: envelope}).convert(result)
 }
+
+// ValidateWithMember exposes the envelope validation of Run's results:
+// outer over value, then inner over value[name], in one walk that may keep
+// value's containers.
+func ValidateWithMember(outer *Contract, value map[string]any, name string, inner *Contract) (map[string]any, error) {
+	return outer.validateWithMember(value, name, inner)
+}

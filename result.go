@@ -5,8 +5,10 @@ import (
 )
 
 // convert turns a tools/call result into the envelope, in the order of
-// adapter.md §6. result may hold values go-sdk decoded: it is only read, and
-// the envelope holds fresh copies.
+// adapter.md §6. result is the one go-sdk decoded for this call, which
+// nothing else reads once Run returns: the envelope may keep its structured
+// content when that is already in the decoded form the envelope promises
+// (validateWithMember).
 func (t *boundTool) convert(result *mcp.CallToolResult) (Envelope, error) {
 	if result == nil {
 		return Envelope{}, fail(CodeResultInvalid) // unreachable: go-sdk returns a value

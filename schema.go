@@ -335,15 +335,18 @@ func (c *Contract) ValidateValue(value any) (map[string]any, error) {
 	return c.check(v)
 }
 
-// validateWithMember is ValidateValue(value) followed by
-// inner.ValidateValue(value[name]) with one snapshot: a member of a value
-// that fits c's output limits fits the same limits on its own, so when both
-// contracts share them the member's own snapshot could not fail. The two
-// contracts' errors are returned as ValidateValue would return them.
+// validateWithMember is ValidateValue(value) followed, when inner is not
+// nil, by inner.ValidateValue(value[name]) with one walk: a member of a value that
+// fits c's output limits fits the same limits on its own, so when both
+// contracts share them the member's own walk could not fail. The two
+// contracts' errors are returned as ValidateValue would return them. Unlike
+// ValidateValue, the result may share containers with value
+// (strictjson.Shared): value must be one nothing else holds or modifies,
+// such as a result go-sdk decoded for this call.
 func (c *Contract) validateWithMember(value map[string]any, name string, inner *Contract) (map[string]any, error) {
-	if inner == nil || inner.outputLimits() != c.outputLimits() {
+	if inner != nil && inner.outputLimits() != c.outputLimits() {
 		out, err := c.ValidateValue(value)
-		if err == nil && inner != nil {
+		if err == nil {
 			_, err = inner.ValidateValue(value[name])
 		}
 		if err != nil {
@@ -351,18 +354,20 @@ func (c *Contract) validateWithMember(value map[string]any, name string, inner *
 		}
 		return out, nil
 	}
-	v, err := strictjson.Snapshot(value, c.outputLimits())
+	v, err := strictjson.Shared(value, c.outputLimits())
 	if err != nil {
 		return nil, contractError(CodeInvalidJSON, "value", "$")
 	}
 	if err := c.validate(v); err != nil {
 		return nil, err
 	}
-	member, _ := v.(*strictjson.Object).Get(name)
-	if err := inner.validate(member); err != nil {
-		return nil, err
+	m := v.(map[string]any)
+	if inner != nil {
+		if err := inner.validate(m[name]); err != nil {
+			return nil, err
+		}
 	}
-	return strictjson.Own(v).(map[string]any), nil
+	return m, nil
 }
 
 func (c *Contract) validate(v any) error {

@@ -155,7 +155,10 @@ type ToolResult struct {
 type Envelope struct {
 	// Text holds every text block in order; never nil ([] when empty).
 	Text []string `json:"text"`
-	// Structured is the structured content, or nil (null) when absent.
+	// Structured is the structured content, or nil (null) when absent: a
+	// value validated under the tool's output schema, holding only nil,
+	// bool, float64, string, []any and map[string]any. It belongs to the
+	// caller; nothing in the adapter holds or reads it after Run returns.
 	Structured map[string]any `json:"structured"`
 }
 

@@ -144,11 +144,11 @@ func extNumber(w *walker, f float64, ext *extension) *Violation {
 // string against the propertyNames schema. A failing key is reported as
 // propertyNames at the object's path: the key itself, candidate text, is
 // never echoed.
-func (w *walker) propertyNames(obj *strictjson.Object, ext *extension) (*Violation, error) {
+func (w *walker) propertyNames(obj object, ext *extension) (*Violation, error) {
 	if ext.propertyNames == nil {
 		return nil, nil
 	}
-	for _, k := range obj.Keys {
+	for _, k := range obj.keys {
 		vi, err := w.visitQuiet(k, ext.propertyNames)
 		if err != nil {
 			return nil, err
@@ -164,12 +164,12 @@ func (w *walker) propertyNames(obj *strictjson.Object, ext *extension) (*Violati
 // value's key order, against the additionalProperties schema. A failure is
 // reported as additionalProperties, whose path always renders as "$" (A9.3):
 // undeclared keys are never echoed.
-func (w *walker) additional(obj *strictjson.Object, n *node) (*Violation, error) {
-	for _, k := range obj.Keys {
+func (w *walker) additional(obj object, n *node) (*Violation, error) {
+	for _, k := range obj.keys {
 		if _, declared := n.properties[k]; declared {
 			continue
 		}
-		vi, err := w.visitQuiet(obj.Members[k], n.ext.additional)
+		vi, err := w.visitQuiet(obj.members[k], n.ext.additional)
 		if err != nil {
 			return nil, err
 		}

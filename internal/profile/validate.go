@@ -82,12 +82,21 @@ func (b *budget) chargeN(n int) error {
 	return nil
 }
 
-// Validate checks value, a strictjson value, against s with a budget of
-// steps. It returns ErrBudget when the budget runs out first, else the first
-// violation (nil when the value conforms).
+// Validate checks value against s with a budget of steps. value is a
+// strictjson value, in which objects may also be map[string]any (a value
+// strictjson.Shared returned): their members are visited in the order a
+// snapshot would give them. It returns ErrBudget when the budget runs out
+// first, else the first violation (nil when the value conforms).
 func (s *Schema) Validate(value any, steps int) (*Violation, error) {
-	w := &walker{budget: budget{remaining: steps}}
-	return w.visit(value, s.root)
+	// One allocation holds the walker and the first buffers its stacks
+	// need, which serve most values without growing.
+	x := &struct {
+		w    walker
+		keys [16]string
+		path [8]segment
+	}{}
+	x.w = walker{budget: budget{remaining: steps}, keys: x.keys[:0], path: x.path[:0]}
+	return x.w.visit(value, s.root)
 }
 
 type walker struct {
@@ -95,6 +104,9 @@ type walker struct {
 	// path locates the value being visited; its segments are rendered only
 	// when a violation is reported.
 	path []segment
+	// keys holds the member names of every Go map being visited, in
+	// enumeration order, innermost last.
+	keys []string
 	// quiet counts the enclosing visits whose violation is only tested for
 	// nil (combinator branches, propertyNames keys, additionalProperties
 	// members): inside them a failure is reported as discarded, unrendered.
@@ -156,7 +168,13 @@ func (w *walker) visit(v any, n *node) (*Violation, error) {
 	case []any:
 		return w.forArray(x, n)
 	case *strictjson.Object:
-		return w.forObject(x, n)
+		return w.forObject(object{x.Keys, x.Members}, n)
+	case map[string]any:
+		base := len(w.keys)
+		w.keys = strictjson.AppendKeys(w.keys, x)
+		vi, err := w.forObject(object{w.keys[base:], x}, n)
+		w.keys = w.keys[:base]
+		return vi, err
 	case float64:
 		if vi := w.forNumber(x, n); vi != nil || n.ext == nil {
 			return vi, nil
@@ -253,7 +271,7 @@ func typeOf(v any) uint8 {
 		return typeString
 	case []any:
 		return typeArray
-	case *strictjson.Object:
+	case *strictjson.Object, map[string]any:
 		return typeObject
 	}
 	return 0
@@ -308,9 +326,16 @@ func (w *walker) forArray(list []any, n *node) (*Violation, error) {
 	return nil, nil
 }
 
-func (w *walker) forObject(obj *strictjson.Object, n *node) (*Violation, error) {
+// An object is a value's object as the walker reads it: member names in
+// enumeration order and the members.
+type object struct {
+	keys    []string
+	members map[string]any
+}
+
+func (w *walker) forObject(obj object, n *node) (*Violation, error) {
 	for _, name := range n.required {
-		if _, ok := obj.Get(name); !ok {
+		if _, ok := obj.members[name]; !ok {
 			w.path = append(w.path, segment{name: name, index: -1}) // the missing member's path
 			vi := w.violation("required")
 			w.path = w.path[:len(w.path)-1]
@@ -318,7 +343,7 @@ func (w *walker) forObject(obj *strictjson.Object, n *node) (*Violation, error) 
 		}
 	}
 	if n.closed {
-		for _, k := range obj.Keys {
+		for _, k := range obj.keys {
 			if _, declared := n.properties[k]; !declared {
 				return w.violation("additionalProperties"), nil
 			}
@@ -330,13 +355,13 @@ func (w *walker) forObject(obj *strictjson.Object, n *node) (*Violation, error) 
 		}
 	}
 	if len(n.properties) != 0 {
-		for _, k := range obj.Keys {
+		for _, k := range obj.keys {
 			child, declared := n.properties[k]
 			if !declared {
 				continue
 			}
 			w.path = append(w.path, segment{name: k, index: -1})
-			vi, err := w.visit(obj.Members[k], child)
+			vi, err := w.visit(obj.members[k], child)
 			w.path = w.path[:len(w.path)-1]
 			if vi != nil || err != nil {
 				return vi, err
@@ -380,21 +405,41 @@ func (w *walker) equal(a, b any) (bool, error) {
 		}
 		return true, nil
 	case *strictjson.Object:
-		y, ok := b.(*strictjson.Object)
-		if !ok || x.Len() != y.Len() {
-			return false, nil
-		}
-		for _, k := range x.Keys {
-			yv, ok := y.Get(k)
-			if !ok {
-				return false, nil
-			}
-			if eq, err := w.equal(x.Members[k], yv); !eq || err != nil {
-				return false, err
-			}
-		}
-		return true, nil
+		return w.equalObjects(object{x.Keys, x.Members}, b)
+	case map[string]any:
+		base := len(w.keys)
+		w.keys = strictjson.AppendKeys(w.keys, x)
+		eq, err := w.equalObjects(object{w.keys[base:], x}, b)
+		w.keys = w.keys[:base]
+		return eq, err
 	default:
 		return a == b, nil // nil, bool, float64 and string compare by value
 	}
+}
+
+// equalObjects is equal for an object x, whose members it compares in x's
+// enumeration order.
+func (w *walker) equalObjects(x object, b any) (bool, error) {
+	var y map[string]any
+	switch b := b.(type) {
+	case *strictjson.Object:
+		y = b.Members
+	case map[string]any:
+		y = b
+	default:
+		return false, nil
+	}
+	if len(x.keys) != len(y) {
+		return false, nil
+	}
+	for _, k := range x.keys {
+		yv, ok := y[k]
+		if !ok {
+			return false, nil
+		}
+		if eq, err := w.equal(x.members[k], yv); !eq || err != nil {
+			return false, err
+		}
+	}
+	return true, nil
 }

@@ -1,0 +1,62 @@
+package strictjson
+
+import "math"
+
+// Shared is Snapshot for a caller that may keep v itself: when v is already
+// a value of this package's domain in decoded-Go form (nil, bool, float64
+// other than −0, string, []any and map[string]any, as encoding/json decodes
+// into an interface) and within lim, it returns v unchanged, sharing every
+// container; otherwise it returns what Own(Snapshot(v, lim)) returns. It
+// fails exactly when Snapshot would, with the same error. Its cost is
+// bounded by lim as Snapshot's is: the domain and limit walk runs first, and
+// the form check only after it accepted v.
+func Shared(v any, lim Limits) (any, error) {
+	if err := Walk(v, lim, EnumerationOrder, discard{}); err != nil {
+		return nil, err
+	}
+	if decodedForm(v) {
+		return v, nil
+	}
+	s, err := Snapshot(v, lim)
+	if err != nil {
+		return nil, err // unreachable: Walk accepted v under the same rules
+	}
+	return Own(s), nil
+}
+
+// decodedForm reports whether v, which Walk accepted, is in decoded-Go
+// form: Snapshot would return an equal value of the same Go types.
+func decodedForm(v any) bool {
+	switch x := v.(type) {
+	case nil, bool, string:
+		return true
+	case float64:
+		return x != 0 || !math.Signbit(x) // −0 is folded into +0
+	case []any:
+		for _, item := range x {
+			if !decodedForm(item) {
+				return false
+			}
+		}
+		return true
+	case map[string]any:
+		for _, member := range x {
+			if !decodedForm(member) {
+				return false
+			}
+		}
+		return true
+	}
+	return false // *Object, json.RawMessage, json.Number and other number kinds
+}
+
+// discard is a Visitor that keeps nothing.
+type discard struct{}
+
+func (discard) Null()           {}
+func (discard) Bool(bool)       {}
+func (discard) Number(float64)  {}
+func (discard) String(string)   {}
+func (discard) BeginArray(int)  {}
+func (discard) BeginObject(int) {}
+func (discard) Key(string)      {}
