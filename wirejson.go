@@ -38,7 +38,9 @@ func appendWireJSON(b []byte, v any) []byte {
 	case *strictjson.Object:
 		keys := x.Keys
 		if !slices.IsSorted(keys) {
-			keys = slices.Sorted(slices.Values(keys))
+			var buf [16]string // most argument objects sort without allocating
+			keys = append(buf[:0], x.Keys...)
+			slices.Sort(keys)
 		}
 		b = append(b, '{')
 		for i, k := range keys {

@@ -24,13 +24,32 @@ func Parse(text string, lim Limits) (any, error) {
 	if !utf8.ValidString(text) {
 		return nil, &Error{Offset: 0, reason: "invalid UTF-8"}
 	}
-	m := &meter{lim: lim}
-	return parseWith(text, m, 0)
+	// One allocation holds the meter, the parser and the first buffers and
+	// chunks, which serve a small document (a tool call's arguments)
+	// without another one but each member map. Values carved from the
+	// chunks keep it alive, as a snapshot's chunks are kept.
+	x := &struct {
+		m       meter
+		p       parser
+		members [8]member
+		items   [8]any
+		objects [2]Object
+		names   [8]string
+		chunk   [8]any
+	}{m: meter{lim: lim}}
+	x.p = parser{s: text, m: &x.m, members: x.members[:0], items: x.items[:0],
+		objects: x.objects[:], names: x.names[:], chunk: x.chunk[:]}
+	return x.p.run(0)
 }
 
 // parseWith parses text as one value whose root sits at level, charging m.
 func parseWith(text string, m *meter, level int) (any, error) {
 	p := &parser{s: text, m: m}
+	return p.run(level)
+}
+
+// run parses p's text as one value whose root sits at level.
+func (p *parser) run(level int) (any, error) {
 	v, err := p.value(level)
 	if err != nil {
 		return nil, err
@@ -46,7 +65,22 @@ type parser struct {
 	s string
 	i int
 	m *meter
+	// members and items hold the members and elements of every container
+	// being parsed, innermost last; a container copies its own out once it
+	// is complete.
+	members []member
+	items   []any
+	// The unused tails of the chunks complete containers are carved from,
+	// as in a snapshot (builder).
+	objects []Object
+	names   []string
+	chunk   []any
 }
+
+// smallObject is the member count up to which duplicate names are found by
+// scanning the members parsed so far; a larger object indexes them in its
+// member map as it goes.
+const smallObject = 16
 
 func (p *parser) fail(reason string) error { return &Error{Offset: p.i, reason: reason} }
 
@@ -200,18 +234,19 @@ func normalize(f float64) (float64, bool) {
 
 func (p *parser) array(level int) (any, error) {
 	p.i++ // '['
-	out := []any{}
 	p.space()
 	if p.i < len(p.s) && p.s[p.i] == ']' {
 		p.i++
-		return out, p.charge(0)
+		return make([]any, 0), p.charge(0)
 	}
+	base := len(p.items)
+	defer func() { p.items = p.items[:base] }()
 	for {
 		v, err := p.value(level + 1)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, v)
+		p.items = append(p.items, v)
 		p.space()
 		if p.i >= len(p.s) {
 			return nil, p.fail("unterminated array")
@@ -219,6 +254,9 @@ func (p *parser) array(level int) (any, error) {
 		c := p.s[p.i]
 		p.i++
 		if c == ']' {
+			items := p.items[base:]
+			out := append(carve(&p.chunk, len(items), 16, 1024), items...)
+			clear(items) // the stack keeps no reference to the array's values
 			return out, p.charge(len(out))
 		}
 		if c != ',' {
@@ -229,12 +267,14 @@ func (p *parser) array(level int) (any, error) {
 
 func (p *parser) object(level int) (any, error) {
 	p.i++ // '{'
-	obj := &Object{Members: map[string]any{}}
 	p.space()
 	if p.i < len(p.s) && p.s[p.i] == '}' {
 		p.i++
-		return obj, p.charge(0)
+		return p.newObject(nil, nil), p.charge(0)
 	}
+	base := len(p.members)
+	defer func() { p.members = p.members[:base] }()
+	var index map[string]any // the members so far, once there are more than smallObject
 	for {
 		p.space()
 		if p.i >= len(p.s) || p.s[p.i] != '"' {
@@ -247,7 +287,7 @@ func (p *parser) object(level int) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		if _, dup := obj.Members[key]; dup {
+		if p.duplicate(key, p.members[base:], index) {
 			return nil, p.fail("duplicate key")
 		}
 		if !p.m.add(StringCost(key)) {
@@ -262,8 +302,16 @@ func (p *parser) object(level int) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		obj.Keys = append(obj.Keys, key)
-		obj.Members[key] = v
+		p.members = append(p.members, member{key, v})
+		switch ms := p.members[base:]; {
+		case index != nil:
+			index[key] = v
+		case len(ms) > smallObject:
+			index = make(map[string]any, 2*len(ms))
+			for _, m := range ms {
+				index[m.key] = m.value
+			}
+		}
 		p.space()
 		if p.i >= len(p.s) {
 			return nil, p.fail("unterminated object")
@@ -271,13 +319,54 @@ func (p *parser) object(level int) (any, error) {
 		c := p.s[p.i]
 		p.i++
 		if c == '}' {
-			enumerationOrder(obj.Keys, func(k string) string { return k })
+			ms := p.members[base:]
+			obj := p.newObject(ms, index)
+			clear(ms) // the stack keeps no reference to the object's values
 			return obj, p.charge(len(obj.Keys))
 		}
 		if c != ',' {
 			return nil, p.fail("expected ',' or '}'")
 		}
 	}
+}
+
+// duplicate reports whether key names one of the object's members so far:
+// ms, which index holds too once it is not nil.
+func (p *parser) duplicate(key string, ms []member, index map[string]any) bool {
+	if index != nil {
+		_, dup := index[key]
+		return dup
+	}
+	for _, m := range ms {
+		if m.key == key {
+			return true
+		}
+	}
+	return false
+}
+
+// newObject returns the complete object of members ms, in enumeration
+// order; index, when not nil, already maps every member and becomes the
+// object's member map.
+func (p *parser) newObject(ms []member, index map[string]any) *Object {
+	if len(p.objects) == 0 {
+		p.objects = make([]Object, min(max(2*cap(p.objects), 4), 256))
+	}
+	obj := &p.objects[0]
+	p.objects = p.objects[1:]
+	obj.Keys = carve(&p.names, len(ms), 8, 1024)
+	obj.Members = index
+	if index == nil {
+		obj.Members = make(map[string]any, len(ms))
+		for _, m := range ms {
+			obj.Members[m.key] = m.value
+		}
+	}
+	for _, m := range ms {
+		obj.Keys = append(obj.Keys, m.key)
+	}
+	enumerationOrder(obj.Keys, func(k string) string { return k })
+	return obj
 }
 
 // charge adds a container's cost once its children are counted.
