@@ -4,6 +4,8 @@ import (
 	"context"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"purra.dev/purramcp/internal/strictjson"
 )
 
 // ResolveLimits exposes Limits.resolve to the external tests.
@@ -28,6 +30,14 @@ var PageCost = pageCost
 // ConvertResult runs Run's result conversion for a text-only tool (no
 // output schema) under limits, to measure what it costs on a decoded result.
 func ConvertResult(limits Limits, result *mcp.CallToolResult) (Envelope, error) {
+	return ConvertResultWith(limits, nil, result, false)
+}
+
+// ConvertResultWith runs Run's result conversion for a tool whose output
+// schema is output (nil: none) under limits. With exact, it runs the
+// conversion as it was before the size bound (resultbound.go): the exact
+// count first, then the block checks and the envelope's own walk.
+func ConvertResultWith(limits Limits, output map[string]any, result *mcp.CallToolResult, exact bool) (Envelope, error) {
 	lim, err := limits.resolve()
 	if err != nil {
 		return Envelope{}, err
@@ -36,7 +46,58 @@ func ConvertResult(limits Limits, result *mcp.CallToolResult) (Envelope, error) 
 	if err != nil {
 		return Envelope{}, err
 	}
-	return (&boundTool{limits: lim, envelope: envelope}).convert(result)
+	t := &boundTool{limits: lim, envelope: envelope}
+	if output != nil {
+		if t.output, err = newRemoteContract(output, lim, SchemaPolicy{}.profile()); err != nil {
+			return Envelope{}, err
+		}
+	}
+	if exact {
+		return t.convertExact(result)
+	}
+	return t.convert(result)
+}
+
+// convertExact is convert without the size bound.
+func (t *boundTool) convertExact(result *mcp.CallToolResult) (Envelope, error) {
+	if result.IsError {
+		return Envelope{}, fail(CodeToolError)
+	}
+	if len(result.Content) > t.limits.MaxContentBlocks {
+		return Envelope{}, fail(CodeResultTooLarge)
+	}
+	if n, err := resultSize(result, t.limits.MaxResultBytes); err != nil {
+		return Envelope{}, fail(CodeResultInvalid)
+	} else if n > t.limits.MaxResultBytes {
+		return Envelope{}, fail(CodeResultTooLarge)
+	}
+	text, ok := textBlocks(result.Content)
+	if !ok {
+		return Envelope{}, fail(CodeResultUnsupported)
+	}
+	if result.NeedsInput() || result.InputRequests != nil {
+		return Envelope{}, fail(CodeResultUnsupported)
+	}
+	return t.envelopeOf(text, result.StructuredContent)
+}
+
+// SizeBoundHolds reports whether the size bound of a text-and-structured
+// result, measured by the envelope's walk under generous limits, claims a
+// size at most limit; walked is false when that walk failed.
+func SizeBoundHolds(result *mcp.CallToolResult, limit int) (holds, walked bool) {
+	text, ok := textBlocks(result.Content)
+	if !ok {
+		return false, false
+	}
+	envelope, ok := envelopeValue(text, result.StructuredContent)
+	if !ok {
+		return false, false
+	}
+	_, m, err := strictjson.Shared(envelope, strictjson.Limits{Depth: 1 << 10, Nodes: 1 << 24, Bytes: 1 << 30})
+	if err != nil {
+		return false, false
+	}
+	return sizeWithin(result, m, limit), true
 }
 
 // ValidateWithMember exposes the envelope validation of Run's results:

@@ -234,7 +234,7 @@ func interleaveRunPair(t *testing.T, version string) interleavePair {
 	run := catalog.Registrations()[0].Run
 	call := purramcp.ToolContext{CallID: "call-1", ToolName: "search_documents", RunID: "run-1"}
 	ctx := context.Background()
-	return interleavePair{k: 20,
+	return interleavePair{k: 100,
 		adapter: interleaveSide{op: func(int) error {
 			res, err := run(ctx, benchArguments, call)
 			if err != nil || res.ErrorCode != "" || len(res.Content.Text) != 1 || res.Content.Structured["count"] != 3.0 {

@@ -9,6 +9,12 @@ import (
 // nothing else reads once Run returns: the envelope may keep its structured
 // content when that is already in the decoded form the envelope promises
 // (validateWithMember).
+//
+// The size check (§6.2) comes before the block and envelope checks. For the
+// common result, text blocks and structured content only, the envelope's
+// walk runs first and its measure bounds the size (resultbound.go); the
+// exact count runs only when the bound does not settle it. Either way the
+// first failure in §6 order decides the outcome.
 func (t *boundTool) convert(result *mcp.CallToolResult) (Envelope, error) {
 	if result == nil {
 		return Envelope{}, fail(CodeResultInvalid) // unreachable: go-sdk returns a value
@@ -19,48 +25,87 @@ func (t *boundTool) convert(result *mcp.CallToolResult) (Envelope, error) {
 	if len(result.Content) > t.limits.MaxContentBlocks {
 		return Envelope{}, fail(CodeResultTooLarge)
 	}
-	if n, err := resultSize(result, t.limits.MaxResultBytes); err != nil {
-		return Envelope{}, fail(CodeResultInvalid)
-	} else if n > t.limits.MaxResultBytes {
-		return Envelope{}, fail(CodeResultTooLarge)
-	}
-	text := make([]any, 0, len(result.Content))
-	for _, block := range result.Content {
-		tc, ok := block.(*mcp.TextContent)
-		if !ok || tc == nil {
-			return Envelope{}, fail(CodeResultUnsupported)
+	text, allText := textBlocks(result.Content)
+	var walked map[string]any // the walked envelope, once its measure settled the size
+	if allText && t.envelope.sharesLimits(t.output) {
+		if envelope, ok := envelopeValue(text, result.StructuredContent); ok {
+			v, m, err := t.envelope.walkShared(envelope)
+			if err == nil && sizeWithin(result, m, t.limits.MaxResultBytes) {
+				walked = v
+			}
 		}
-		text = append(text, tc.Text)
+	}
+	if walked == nil {
+		if n, err := resultSize(result, t.limits.MaxResultBytes); err != nil {
+			return Envelope{}, fail(CodeResultInvalid)
+		} else if n > t.limits.MaxResultBytes {
+			return Envelope{}, fail(CodeResultTooLarge)
+		}
+	}
+	if !allText {
+		return Envelope{}, fail(CodeResultUnsupported)
 	}
 	// adapter.md §6.3: a result asking for more input (multi-round-trip).
 	if result.NeedsInput() || result.InputRequests != nil {
 		return Envelope{}, fail(CodeResultUnsupported)
 	}
+	if walked != nil {
+		value, err := t.envelope.validateWalked(walked, "structured", t.output)
+		if err != nil {
+			return Envelope{}, fail(CodeResultInvalid)
+		}
+		return envelopeFromValue(value)
+	}
 	return t.envelopeOf(text, result.StructuredContent)
 }
 
-// envelopeOf validates {text, structured} under the envelope contract and,
-// when the tool has one, structured under its output contract (adapter.md
-// §6.4). Text that looks like JSON never counts as structured content.
-func (t *boundTool) envelopeOf(text []any, structured any) (Envelope, error) {
+// textBlocks returns the texts of content, and false when a block is not a
+// text block.
+func textBlocks(content []mcp.Content) ([]any, bool) {
+	text := make([]any, 0, len(content))
+	for _, block := range content {
+		tc, ok := block.(*mcp.TextContent)
+		if !ok || tc == nil {
+			return nil, false
+		}
+		text = append(text, tc.Text)
+	}
+	return text, true
+}
+
+// envelopeValue returns the value the envelope contract validates,
+// {text, structured}, and false when structured is neither absent nor an
+// object. Text that looks like JSON never counts as structured content.
+func envelopeValue(text []any, structured any) (map[string]any, bool) {
 	var object any // absent structured content is null
 	if structured != nil {
 		m, ok := structured.(map[string]any)
 		if !ok {
-			return Envelope{}, fail(CodeResultInvalid)
+			return nil, false
 		}
 		object = m
 	}
-	// One snapshot serves the envelope and, when the tool has one, the output
+	return map[string]any{"text": text, "structured": object}, true
+}
+
+// envelopeOf validates {text, structured} under the envelope contract and,
+// when the tool has one, structured under its output contract (adapter.md
+// §6.4).
+func (t *boundTool) envelopeOf(text []any, structured any) (Envelope, error) {
+	envelope, ok := envelopeValue(text, structured)
+	if !ok {
+		return Envelope{}, fail(CodeResultInvalid)
+	}
+	// One walk serves the envelope and, when the tool has one, the output
 	// contract (structured is required then: null fails its root type).
-	value, err := t.envelope.validateWithMember(map[string]any{"text": text, "structured": object}, "structured", t.output)
+	value, err := t.envelope.validateWithMember(envelope, "structured", t.output)
 	if err != nil {
 		return Envelope{}, fail(CodeResultInvalid)
 	}
 	return envelopeFromValue(value)
 }
 
-// envelopeFromValue reads the validated envelope, a fresh value the contract
+// envelopeFromValue reads the validated envelope, a value the contract
 // returned, into an Envelope.
 func envelopeFromValue(value map[string]any) (Envelope, error) {
 	items, ok := value["text"].([]any)

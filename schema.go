@@ -336,15 +336,15 @@ func (c *Contract) ValidateValue(value any) (map[string]any, error) {
 }
 
 // validateWithMember is ValidateValue(value) followed, when inner is not
-// nil, by inner.ValidateValue(value[name]) with one walk: a member of a value that
-// fits c's output limits fits the same limits on its own, so when both
+// nil, by inner.ValidateValue(value[name]) with one walk: a member of a value
+// that fits c's output limits fits the same limits on its own, so when both
 // contracts share them the member's own walk could not fail. The two
 // contracts' errors are returned as ValidateValue would return them. Unlike
 // ValidateValue, the result may share containers with value
 // (strictjson.Shared): value must be one nothing else holds or modifies,
 // such as a result go-sdk decoded for this call.
 func (c *Contract) validateWithMember(value map[string]any, name string, inner *Contract) (map[string]any, error) {
-	if inner != nil && inner.outputLimits() != c.outputLimits() {
+	if !c.sharesLimits(inner) {
 		out, err := c.ValidateValue(value)
 		if err == nil {
 			_, err = inner.ValidateValue(value[name])
@@ -354,20 +354,41 @@ func (c *Contract) validateWithMember(value map[string]any, name string, inner *
 		}
 		return out, nil
 	}
-	v, err := strictjson.Shared(value, c.outputLimits())
+	v, _, err := c.walkShared(value)
 	if err != nil {
-		return nil, contractError(CodeInvalidJSON, "value", "$")
+		return nil, err
 	}
+	return c.validateWalked(v, name, inner)
+}
+
+// sharesLimits reports whether inner is nil or has c's output limits, so
+// that validateWithMember walks once.
+func (c *Contract) sharesLimits(inner *Contract) bool {
+	return inner == nil || inner.outputLimits() == c.outputLimits()
+}
+
+// walkShared is the walk of validateWithMember: strictjson.Shared of value
+// under c's output limits, and what it measured.
+func (c *Contract) walkShared(value map[string]any) (map[string]any, strictjson.Measure, error) {
+	v, m, err := strictjson.Shared(value, c.outputLimits())
+	if err != nil {
+		return nil, strictjson.Measure{}, contractError(CodeInvalidJSON, "value", "$")
+	}
+	return v.(map[string]any), m, nil
+}
+
+// validateWalked is the rest of validateWithMember for v, which walkShared
+// returned.
+func (c *Contract) validateWalked(v map[string]any, name string, inner *Contract) (map[string]any, error) {
 	if err := c.validate(v); err != nil {
 		return nil, err
 	}
-	m := v.(map[string]any)
 	if inner != nil {
-		if err := inner.validate(m[name]); err != nil {
+		if err := inner.validate(v[name]); err != nil {
 			return nil, err
 		}
 	}
-	return m, nil
+	return v, nil
 }
 
 func (c *Contract) validate(v any) error {

@@ -2,26 +2,35 @@ package strictjson
 
 import "math"
 
+// Measure is what a walk counted of a value it accepted: its nodes (values
+// and object keys) and its detached bytes (A3.5).
+type Measure struct {
+	Nodes, Bytes int
+}
+
 // Shared is Snapshot for a caller that may keep v itself: when v is already
 // a value of this package's domain in decoded-Go form (nil, bool, float64
 // other than −0, string, []any and map[string]any, as encoding/json decodes
 // into an interface) and within lim, it returns v unchanged, sharing every
 // container; otherwise it returns what Own(Snapshot(v, lim)) returns. It
-// fails exactly when Snapshot would, with the same error. Its cost is
-// bounded by lim as Snapshot's is: the domain and limit walk runs first, and
-// the form check only after it accepted v.
-func Shared(v any, lim Limits) (any, error) {
-	if err := Walk(v, lim, EnumerationOrder, discard{}); err != nil {
-		return nil, err
+// fails exactly when Snapshot would, with the same error, and on success
+// also returns v's Measure. Its cost is bounded by lim as Snapshot's is: the
+// domain and limit walk runs first, and the form check only after it
+// accepted v.
+func Shared(v any, lim Limits) (any, Measure, error) {
+	w := new(walker)
+	if err := w.run(v, lim, EnumerationOrder, discard{}); err != nil {
+		return nil, Measure{}, err
 	}
+	m := Measure{Nodes: w.nodes, Bytes: w.bytes}
 	if decodedForm(v) {
-		return v, nil
+		return v, m, nil
 	}
 	s, err := Snapshot(v, lim)
 	if err != nil {
-		return nil, err // unreachable: Walk accepted v under the same rules
+		return nil, Measure{}, err // unreachable: the walk accepted v under the same rules
 	}
-	return Own(s), nil
+	return Own(s), m, nil
 }
 
 // decodedForm reports whether v, which Walk accepted, is in decoded-Go

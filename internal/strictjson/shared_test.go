@@ -31,12 +31,13 @@ func TestShared_MatchesSnapshot(t *testing.T) {
 	for i, v := range values {
 		for _, lim := range walkLimits {
 			snap, wantErr := Snapshot(v, lim)
-			got, err := Shared(v, lim)
+			got, m, err := Shared(v, lim)
 			require.Equal(t, wantErr, err, "value %d %#v under %+v", i, v, lim)
 			if err != nil {
 				require.Nil(t, got)
 				continue
 			}
+			require.Equal(t, measure(snap), m, "value %d %#v under %+v", i, v, lim)
 			want := Own(snap)
 			require.Equal(t, want, got, "value %d %#v under %+v", i, v, lim)
 			if sameContainer(v, got) {
@@ -52,6 +53,13 @@ func TestShared_MatchesSnapshot(t *testing.T) {
 	require.Greater(t, copied, 1000, "other values are copied")
 }
 
+// measure is the Measure of a snapshot value by the fuzz tests' independent
+// count.
+func measure(v any) Measure {
+	nodes, _, bytes := fuzzMeasure(v, 0)
+	return Measure{Nodes: nodes, Bytes: bytes}
+}
+
 // sameContainer reports whether a and b are the same map.
 func sameContainer(a, b any) bool {
 	x, ok1 := a.(map[string]any)
@@ -63,7 +71,7 @@ func sameContainer(a, b any) bool {
 // and the copy holds +0, as Snapshot's does.
 func TestShared_NegativeZeroIsFolded(t *testing.T) {
 	in := map[string]any{"a": []any{1.0, math.Copysign(0, -1)}}
-	got, err := Shared(in, roomy)
+	got, _, err := Shared(in, roomy)
 	require.NoError(t, err)
 	require.False(t, sameContainer(in, got))
 	require.False(t, math.Signbit(got.(map[string]any)["a"].([]any)[1].(float64)))
