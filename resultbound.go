@@ -12,7 +12,7 @@ import (
 // bound, without counting all of it: result holds only text blocks (without
 // _meta or annotations), structured content and _meta, and m is what the
 // envelope's walk measured of {text, structured}, which holds every text and
-// the structured content. _meta is counted exactly (up to limit). It
+// the structured content. _meta is walked apart, the same way. It
 // reports false, and the exact count decides, whenever result carries
 // anything else or the bound passes limit.
 //
@@ -27,7 +27,8 @@ import (
 // in at most 25 characters (-0.0000012345678901234567), while every other
 // scalar, each member separator and each element separator costs at least
 // what it is written in, so |S| <= bytes(S) + nodes(S). The walk counted
-// every Ti and S once, so ΣSC(Ti) + |S| <= m.Bytes + m.Nodes.
+// every Ti and S once, so ΣSC(Ti) + |S| <= m.Bytes + m.Nodes, and |M| is
+// bounded by its own walk likewise.
 func sizeWithin(result *mcp.CallToolResult, m strictjson.Measure, limit int) bool {
 	if result.RequestState != "" || result.InputRequests != nil || result.IsError {
 		return false
@@ -46,11 +47,15 @@ func sizeWithin(result *mcp.CallToolResult, m strictjson.Measure, limit int) boo
 		return false
 	}
 	if len(result.Meta) != 0 { // go-sdk servers send their serverInfo there
-		n, err := wireLayouts.Within(result.Meta, limit-bound)
+		mm, err := strictjson.MeasureOf(map[string]any(result.Meta), strictjson.Limits{Depth: metaDepth,
+			Nodes: limit - bound, Bytes: limit - bound})
 		if err != nil {
-			return false
+			return false // deeper, larger or outside the domain: the exact count decides
 		}
-		bound += len(`"_meta":,`) + n
+		bound += len(`"_meta":,`) + mm.Bytes + mm.Nodes
 	}
 	return bound <= limit
 }
+
+// metaDepth is how deep a result's _meta may nest for the bound to cover it.
+const metaDepth = 32

@@ -61,6 +61,9 @@ func boundResult(g *diffGen, i int) []byte {
 		b.WriteString(`,"isError":true`)
 	case 1:
 		b.WriteString(`,"_meta":{"trace":"x"}`)
+	case 2, 3, 4:
+		b.WriteString(`,"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"bench","version":"1"},"n":[` +
+			diffPick(g, boundNumbers) + `,` + diffPick(g, boundNumbers) + `]}`)
 	}
 	if i%2 == 0 {
 		b.WriteString(`,"resultType":"complete"`) // 2026-07-28

@@ -18,11 +18,10 @@ type Measure struct {
 // domain and limit walk runs first, and the form check only after it
 // accepted v.
 func Shared(v any, lim Limits) (any, Measure, error) {
-	w := new(walker)
-	if err := w.run(v, lim, EnumerationOrder, discard{}); err != nil {
+	m, err := MeasureOf(v, lim)
+	if err != nil {
 		return nil, Measure{}, err
 	}
-	m := Measure{Nodes: w.nodes, Bytes: w.bytes}
 	if decodedForm(v) {
 		return v, m, nil
 	}
@@ -31,6 +30,17 @@ func Shared(v any, lim Limits) (any, Measure, error) {
 		return nil, Measure{}, err // unreachable: the walk accepted v under the same rules
 	}
 	return Own(s), m, nil
+}
+
+// MeasureOf walks v as Snapshot does, without building anything, and
+// returns its Measure; it fails exactly when Snapshot would, with the same
+// error.
+func MeasureOf(v any, lim Limits) (Measure, error) {
+	w := new(walker)
+	if err := w.run(v, lim, EnumerationOrder, discard{}); err != nil {
+		return Measure{}, err
+	}
+	return Measure{Nodes: w.nodes, Bytes: w.bytes}, nil
 }
 
 // decodedForm reports whether v, which Walk accepted, is in decoded-Go
