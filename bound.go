@@ -58,11 +58,6 @@ type frameBudget struct {
 
 type budgetKey struct{}
 
-// withBudget returns ctx carrying b for the bounding layer.
-func withBudget(ctx context.Context, b *frameBudget) context.Context {
-	return context.WithValue(ctx, budgetKey{}, b)
-}
-
 func budgetOf(ctx context.Context) *frameBudget {
 	b, _ := ctx.Value(budgetKey{}).(*frameBudget)
 	return b

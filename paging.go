@@ -29,8 +29,7 @@ func listPages(ctx context.Context, session *mcp.ClientSession, m *CatalogMonito
 		if sent != nil {
 			*sent++
 		}
-		budget := &frameBudget{code: CodeCatalogLimitExceeded, limit: lim.MaxCatalogBytes - total}
-		result, err := bounded(ctx, lim.Timeout, m, budget, func(ctx context.Context) (*mcp.ListToolsResult, error) {
+		result, err := bounded(ctx, lim.Timeout, m, CodeCatalogLimitExceeded, lim.MaxCatalogBytes-total, func(ctx context.Context) (*mcp.ListToolsResult, error) {
 			// adapter.md §3.5: fresh params per request (go-sdk writes _meta into
 			// them); the first request carries none, so no cursor.
 			var params *mcp.ListToolsParams

@@ -16,50 +16,69 @@ import (
 // transport refused (for example an unreachable HTTP server).
 const codeTransportRejected = -32005
 
-// outcome is what one bounded request produced.
-type outcome[T any] struct {
-	value T
-	err   error
+// A call is one bounded request, a job for m's request workers. It is the
+// request's ctx: the adapter's deadline over the caller's ctx, carrying the
+// budget for the bounding layer. The worker stores the outcome and then
+// signals done; the caller reads the outcome only after done.
+type call[T any] struct {
+	context.Context
+	budget  frameBudget
+	request func(context.Context) (T, error)
+	value   T
+	err     error
+	done    chan struct{} // buffered: an abandoned request never blocks
+}
+
+// Value answers budgetKey with the call's budget (budgetOf), any other key
+// as the caller's ctx does.
+func (c *call[T]) Value(key any) any {
+	if key == (budgetKey{}) {
+		return &c.budget
+	}
+	return c.Context.Value(key)
+}
+
+func (c *call[T]) run() {
+	c.value, c.err = c.request(c)
+	c.done <- struct{}{}
 }
 
 // bounded runs one request under timeout and returns its result or its error
-// mapped by mapCallError. The request runs in its own goroutine so that the
-// caller regains control at the deadline even when the transport write blocks
-// (gosdk-notes §7: go-sdk checks ctx only before writing), one of m's
-// request workers (requestworkers.go). adapter.md §8: that
-// goroutine is the one allowed to outlive the call; it is abandoned at the
-// deadline, and when the bounding layer reports its write still in progress
-// the session is severed (m.sever), which makes the write fail and the
-// goroutine end. Its late result is dropped. budget goes to the bounding
-// layer in the request's ctx; what the layer observed (a rejected answer, a
-// broken connection) decides the error before mapCallError does.
-func bounded[T any](ctx context.Context, timeout time.Duration, m *CatalogMonitor, budget *frameBudget,
+// mapped by mapCallError. The request runs on one of m's request workers
+// (requestworkers.go), so that the caller regains control at the deadline
+// even when the transport write blocks (gosdk-notes §7: go-sdk checks ctx
+// only before writing). adapter.md §8: that worker is the one goroutine
+// allowed to outlive the call; it is abandoned at the deadline, and when the
+// bounding layer reports its write still in progress the session is severed
+// (m.sever), which makes the write fail and the worker go on. Its late
+// result is dropped. The budget (code, limit) goes to the bounding layer in
+// the request's ctx; what the layer observed (a rejected answer, a broken
+// connection) decides the error before mapCallError does.
+func bounded[T any](ctx context.Context, timeout time.Duration, m *CatalogMonitor, code string, limit int,
 	request func(context.Context) (T, error)) (T, error) {
 	deadline := time.Now().Add(timeout) // the adapter's own, whatever ctx says
-	callCtx, cancel := context.WithDeadline(withBudget(ctx, budget), deadline)
+	deadlineCtx, cancel := context.WithDeadline(ctx, deadline)
 	defer cancel()
-	done := make(chan outcome[T], 1) // buffered: an abandoned request never blocks
-	m.workers.start(func() {
-		v, err := request(callCtx)
-		done <- outcome[T]{v, err}
-	})
+	c := &call[T]{Context: deadlineCtx, request: request, done: make(chan struct{}, 1)}
+	c.budget.code, c.budget.limit = code, limit
+	m.workers.start(c)
 	var zero T
 	select {
-	case o := <-done:
-		if o.err != nil {
-			if ctx.Err() == nil && callCtx.Err() == nil {
-				if err := budget.outcome(); err != nil {
+	case <-c.done:
+		if c.err != nil {
+			if ctx.Err() == nil && deadlineCtx.Err() == nil {
+				if err := c.budget.outcome(); err != nil {
 					return zero, err
 				}
 			}
-			return zero, mapCallError(ctx, callCtx, o.err)
+			return zero, mapCallError(ctx, deadlineCtx, c.err)
 		}
-		return o.value, nil
-	case <-callCtx.Done():
-		if budget.writing.Load() == 1 {
-			severIfStillWriting(m, budget, deadline)
+		return c.value, nil
+	case <-deadlineCtx.Done():
+		if c.budget.writing.Load() == 1 {
+			severIfStillWriting(m, &c.budget, deadline)
 		}
-		return zero, mapCallError(ctx, callCtx, callCtx.Err())
+		return zero, mapCallError(ctx, deadlineCtx, deadlineCtx.Err())
 	}
 }
 

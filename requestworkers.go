@@ -24,9 +24,12 @@ type requestWorkers struct {
 
 // requestWorker is one waiting worker's mailbox.
 type requestWorker struct {
-	jobs  chan func() // buffered: a handed job never blocks its sender; nil ends the worker
+	jobs  chan job // buffered: a handed job never blocks its sender; nil ends the worker
 	timer *time.Timer
 }
+
+// A job is one request a worker runs.
+type job interface{ run() }
 
 const (
 	maxIdleWorkers = 4
@@ -35,27 +38,27 @@ const (
 
 // start runs job on a waiting worker, or on a new goroutine that becomes a
 // worker once job returns.
-func (p *requestWorkers) start(job func()) {
+func (p *requestWorkers) start(j job) {
 	p.mu.Lock()
 	if n := len(p.idle); n > 0 {
 		w := p.idle[n-1]
 		p.idle[n-1] = nil
 		p.idle = p.idle[:n-1]
 		p.mu.Unlock()
-		w.jobs <- job
+		w.jobs <- j
 		return
 	}
 	p.mu.Unlock()
-	go p.work(job)
+	go p.work(j)
 }
 
 // work runs job, then the jobs handed to it, until it waited workerIdle in
 // vain, the pool has enough waiting workers, or the monitor closed.
-func (p *requestWorkers) work(job func()) {
-	w := &requestWorker{jobs: make(chan func(), 1)}
-	for job != nil {
-		job()
-		job = nil // the finished request's closure is not kept while waiting
+func (p *requestWorkers) work(j job) {
+	w := &requestWorker{jobs: make(chan job, 1)}
+	for j != nil {
+		j.run()
+		j = nil // the finished request is not kept while waiting
 		if !p.park(w) {
 			return
 		}
@@ -65,13 +68,13 @@ func (p *requestWorkers) work(job func()) {
 			w.timer.Reset(workerIdle)
 		}
 		select {
-		case job = <-w.jobs:
+		case j = <-w.jobs:
 			w.timer.Stop()
 		case <-w.timer.C:
 			if p.unpark(w) {
 				return
 			}
-			job = <-w.jobs // start or close took w meanwhile: its job is on the way
+			j = <-w.jobs // start or close took w meanwhile: its job is on the way
 		}
 	}
 }

@@ -11,6 +11,11 @@ import (
 	"go.uber.org/goleak"
 )
 
+// jobFunc is a func as a worker's job.
+type jobFunc func()
+
+func (f jobFunc) run() { f() }
+
 // goroutineID returns the calling goroutine's id, read from its stack header.
 func goroutineID() string {
 	buf := make([]byte, 64)
@@ -27,7 +32,7 @@ func TestRequestWorkers_Reuse(t *testing.T) {
 	var p requestWorkers
 	run := func() string {
 		ids := make(chan string, 1)
-		p.start(func() { ids <- goroutineID() })
+		p.start(jobFunc(func() { ids <- goroutineID() }))
 		id := <-ids
 		// Wait until the worker is back (it parks right after the job).
 		for range 1000 {
@@ -49,7 +54,7 @@ func TestRequestWorkers_Reuse(t *testing.T) {
 	// the same time.
 	release := make(chan struct{})
 	blocked := make(chan string, 1)
-	p.start(func() { blocked <- goroutineID(); <-release })
+	p.start(jobFunc(func() { blocked <- goroutineID(); <-release }))
 	blockedID := <-blocked
 	if other := run(); other == blockedID {
 		t.Fatal("a request ran on the worker of a running request")
@@ -62,7 +67,7 @@ func TestRequestWorkers_Reuse(t *testing.T) {
 	seen := map[string]bool{}
 	for range 10 {
 		wg.Add(1)
-		p.start(func() {
+		p.start(jobFunc(func() {
 			defer wg.Done()
 			id := goroutineID()
 			mu.Lock()
@@ -72,7 +77,7 @@ func TestRequestWorkers_Reuse(t *testing.T) {
 			seen[id] = true
 			mu.Unlock()
 			<-gate
-		})
+		}))
 	}
 	close(gate)
 	wg.Wait()
@@ -85,7 +90,7 @@ func TestRequestWorkers_Reuse(t *testing.T) {
 	p.close()
 	close(release) // the abandoned request returns after close: its worker ends
 	done := make(chan struct{})
-	p.start(func() { close(done) }) // after close: a goroutine of its own
+	p.start(jobFunc(func() { close(done) })) // after close: a goroutine of its own
 	<-done
 }
 
@@ -96,7 +101,7 @@ func TestRequestWorkers_IdleInBubble(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var p requestWorkers
 		done := make(chan struct{})
-		p.start(func() { close(done) })
+		p.start(jobFunc(func() { close(done) }))
 		<-done
 		synctest.Wait()
 		p.mu.Lock()
@@ -114,7 +119,7 @@ func TestRequestWorkers_IdleInBubble(t *testing.T) {
 
 		m := NewCatalogMonitor()
 		done = make(chan struct{})
-		m.workers.start(func() { close(done) })
+		m.workers.start(jobFunc(func() { close(done) }))
 		<-done
 		synctest.Wait()
 		m.Close()

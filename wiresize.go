@@ -297,9 +297,18 @@ func nonNil(b []byte) []byte {
 // resultTypeOf reads CallToolResult's unexported resultType, which its
 // MarshalJSON writes as "resultType" (a 2026-07-28 server sends "complete").
 func resultTypeOf(result *mcp.CallToolResult) string {
-	f := reflect.ValueOf(result).Elem().FieldByName("resultType")
-	if !f.IsValid() || f.Kind() != reflect.String {
+	if resultTypeField == nil {
 		return "" // unreachable with go-sdk v1.8.0; the size tests would show it
 	}
-	return f.String()
+	return reflect.ValueOf(result).Elem().FieldByIndex(resultTypeField).String()
 }
+
+// resultTypeField is the index of CallToolResult's resultType, a string, or
+// nil when go-sdk has no such field.
+var resultTypeField = func() []int {
+	f, ok := reflect.TypeFor[mcp.CallToolResult]().FieldByName("resultType")
+	if !ok || f.Type.Kind() != reflect.String {
+		return nil
+	}
+	return f.Index
+}()
