@@ -158,6 +158,7 @@ func TestInterleaved(t *testing.T) {
 	}{
 		{"Run/CallTool 2025-11-25", func(t *testing.T) interleavePair { return interleaveRunPair(t, "2025-11-25") }},
 		{"Run/CallTool 2026-07-28", func(t *testing.T) interleavePair { return interleaveRunPair(t, "2026-07-28") }},
+		{"Run/CallTool 2026-07-28 bounded", func(t *testing.T) interleavePair { return interleaveRunPair(t, "2026-07-28 bounded") }},
 		{"first DiscoverTools/ListTools", interleaveFirstDiscoveryPair},
 		{"rediscovery DiscoverTools/ListTools", interleaveRediscoveryPair},
 		{"IdentityDigest/SHA-256 records", func(t *testing.T) interleavePair { return interleaveDigestPair(t, decodedRecords(t)) }},
@@ -184,9 +185,11 @@ func TestInterleaved(t *testing.T) {
 }
 
 // interleaveConnect connects a client to server at version ("" = go-sdk's
-// default); with a monitor when monitored. close ends both sides.
+// default); with a monitor when monitored, and through the monitor's
+// bounding layer too when version ends in " bounded". close ends both sides.
 func interleaveConnect(server *mcp.Server, version string, monitored bool) (
 	cs *mcp.ClientSession, monitor *purramcp.CatalogMonitor, close func(), err error) {
+	version, bound := strings.CutSuffix(version, " bounded")
 	st, ct := mcp.NewInMemoryTransports()
 	ss, err := server.Connect(context.Background(), st, nil)
 	if err != nil {
@@ -198,7 +201,11 @@ func interleaveConnect(server *mcp.Server, version string, monitored bool) (
 		opts = monitor.ClientOptions(nil)
 	}
 	client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, opts)
-	cs, err = client.Connect(context.Background(), ct, &mcp.ClientSessionOptions{ProtocolVersion: version})
+	var transport mcp.Transport = ct
+	if bound && monitored {
+		transport = monitor.Transport(ct)
+	}
+	cs, err = client.Connect(context.Background(), transport, &mcp.ClientSessionOptions{ProtocolVersion: version})
 	if err != nil {
 		_ = ss.Close()
 		return nil, nil, nil, err
@@ -216,7 +223,8 @@ func interleaveConnect(server *mcp.Server, version string, monitored bool) (
 }
 
 // interleaveRunPair is Run against a raw CallTool at version, on one
-// session, the tool having an input and an output schema.
+// session (through the bounding layer for "… bounded"), the tool having an
+// input and an output schema.
 func interleaveRunPair(t *testing.T, version string) interleavePair {
 	server := benchServe(0, benchTool("docs.search", "Searches the document index."))
 	cs, monitor, closeSession, err := interleaveConnect(server, version, true)
