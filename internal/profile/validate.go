@@ -170,9 +170,8 @@ func (w *walker) visit(v any, n *node) (*Violation, error) {
 	case *strictjson.Object:
 		return w.forObject(object{x.Keys, x.Members}, n)
 	case map[string]any:
-		base := len(w.keys)
-		w.keys = strictjson.AppendKeys(w.keys, x)
-		vi, err := w.forObject(object{w.keys[base:], x}, n)
+		obj, base := w.mapObject(x)
+		vi, err := w.forObject(obj, n)
 		w.keys = w.keys[:base]
 		return vi, err
 	case float64:
@@ -333,6 +332,14 @@ type object struct {
 	members map[string]any
 }
 
+// mapObject pushes the names of m on w.keys and returns m as an object and
+// the stack's length before, which the caller restores once done with it.
+func (w *walker) mapObject(m map[string]any) (object, int) {
+	base := len(w.keys)
+	w.keys = strictjson.AppendKeys(w.keys, m)
+	return object{w.keys[base:], m}, base
+}
+
 func (w *walker) forObject(obj object, n *node) (*Violation, error) {
 	for _, name := range n.required {
 		if _, ok := obj.members[name]; !ok {
@@ -407,9 +414,8 @@ func (w *walker) equal(a, b any) (bool, error) {
 	case *strictjson.Object:
 		return w.equalObjects(object{x.Keys, x.Members}, b)
 	case map[string]any:
-		base := len(w.keys)
-		w.keys = strictjson.AppendKeys(w.keys, x)
-		eq, err := w.equalObjects(object{w.keys[base:], x}, b)
+		obj, base := w.mapObject(x)
+		eq, err := w.equalObjects(obj, b)
 		w.keys = w.keys[:base]
 		return eq, err
 	default:
