@@ -260,17 +260,21 @@ func (c *compiler) node(v any) (*node, error) {
 }
 
 // newNode returns a fresh node with its absent-bound markers set, carved
-// from a chunk shared by the schema's nodes (they all live as long as the
-// compiled schema does).
+// from a chunk of nodeChunk nodes shared by some of the schema's nodes (they
+// all live as long as the compiled schema does).
 func (c *compiler) newNode() *node {
 	if len(c.nodes) == 0 {
-		c.nodes = make([]node, min(max(2*cap(c.nodes), 8), 64))
+		c.nodes = make([]node, nodeChunk)
 	}
 	n := &c.nodes[0]
 	c.nodes = c.nodes[1:]
 	n.maxLength, n.maxItems = -1, -1
 	return n
 }
+
+// nodeChunk is the number of nodes allocated at once: small, since most
+// schemas have few nodes and a chunk lives as long as any of its nodes.
+const nodeChunk = 4
 
 // Indexes of the Keywords in keywordSlots.
 const (
