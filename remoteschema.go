@@ -46,10 +46,13 @@ func sizedRemoteContract(schema any, size int, limits Limits, policy SchemaPolic
 	if hasDialect && !policy.acceptsDialect(declared) {
 		return nil, nil, &schemaFault{"$", dialectKey}
 	}
-	body := make(map[string]any, len(root))
-	for k, v := range root {
-		if k != dialectKey {
-			body[k] = v
+	body := root // snapshotted, never modified
+	if hasDialect {
+		body = make(map[string]any, len(root)-1)
+		for k, v := range root {
+			if k != dialectKey {
+				body[k] = v
+			}
 		}
 	}
 	popts := policy.profile()

@@ -196,7 +196,7 @@ func newContract(opts ContractOptions, popts profile.Options) (*Contract, *contr
 	if !ok {
 		return nil, &contractFailure{ContractError: fresh(errSchemaInvalid)}
 	}
-	schema, err := strictjson.Snapshot(opts.Schema, strictjson.Limits{
+	schema, err := strictjson.SnapshotDecoded(opts.Schema, strictjson.Limits{
 		Depth: limits.SchemaDepth, Nodes: limits.SchemaNodes, Bytes: limits.SchemaBytes})
 	if err != nil {
 		return nil, &contractFailure{ContractError: fresh(errSchemaInvalid), cause: err}

@@ -1,0 +1,185 @@
+package strictjson
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"reflect"
+	"strings"
+	"testing"
+
+	"purra.dev/purramcp/internal/testvalues"
+)
+
+// SnapshotDecoded must return what Snapshot returns, value for value and
+// error for error. exactly compares two snapshots more strictly than
+// reflect.DeepEqual: the sign of a zero, nil against empty key lists and
+// arrays, and the kind of every value count.
+func exactly(a, b any) error {
+	switch x := a.(type) {
+	case float64:
+		y, ok := b.(float64)
+		if !ok || math.Float64bits(x) != math.Float64bits(y) {
+			return fmt.Errorf("number %v (%T) against %v (%T)", a, a, b, b)
+		}
+	case []any:
+		y, ok := b.([]any)
+		if !ok || len(x) != len(y) || (x == nil) != (y == nil) {
+			return fmt.Errorf("array %#v against %#v", a, b)
+		}
+		for i := range x {
+			if err := exactly(x[i], y[i]); err != nil {
+				return fmt.Errorf("[%d]: %w", i, err)
+			}
+		}
+	case *Object:
+		y, ok := b.(*Object)
+		if !ok || !reflect.DeepEqual(x.Keys, y.Keys) || (x.Keys == nil) != (y.Keys == nil) ||
+			len(x.Members) != len(y.Members) || (x.Members == nil) != (y.Members == nil) ||
+			cap(x.Keys) != cap(y.Keys) {
+			return fmt.Errorf("object %#v against %#v", a, b)
+		}
+		for _, k := range x.Keys {
+			yv, ok := y.Members[k]
+			if !ok {
+				return fmt.Errorf("member %q missing", k)
+			}
+			if err := exactly(x.Members[k], yv); err != nil {
+				return fmt.Errorf(".%s: %w", k, err)
+			}
+		}
+	default:
+		if reflect.TypeOf(a) != reflect.TypeOf(b) || a != b {
+			return fmt.Errorf("%#v against %#v", a, b)
+		}
+	}
+	return nil
+}
+
+// decodedOnly returns v with every kind a decoder never builds replaced by
+// one it does (integers and json.Number by float64, raw text by its
+// decoding, *Object by a map), keeping the values outside the domain that
+// a decoded-shaped value can carry (NaN, ±Inf, unsafe integers, −0,
+// invalid UTF-8), so that SnapshotDecoded never falls back on it.
+func decodedOnly(v any) any {
+	switch x := v.(type) {
+	case nil, bool, string, float64:
+		return v
+	case []any:
+		out := make([]any, len(x))
+		for i, item := range x {
+			out[i] = decodedOnly(item)
+		}
+		return out
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, item := range x {
+			out[k] = decodedOnly(item)
+		}
+		return out
+	case *Object:
+		out := make(map[string]any, len(x.Keys))
+		for _, k := range x.Keys {
+			out[k] = decodedOnly(x.Members[k])
+		}
+		return out
+	case json.RawMessage:
+		var d any
+		if json.Unmarshal(x, &d) != nil {
+			return "raw"
+		}
+		return d
+	case json.Number:
+		f, err := x.Float64()
+		if err != nil {
+			return string(x)
+		}
+		return f
+	case float32:
+		return float64(x)
+	}
+	rv := reflect.ValueOf(v)
+	switch {
+	case rv.CanInt():
+		return float64(rv.Int())
+	case rv.CanUint():
+		return float64(rv.Uint())
+	}
+	return "other"
+}
+
+// decodedLimits adds, to walkLimits, limits each random value meets at a
+// random point.
+func decodedLimits(r *rand.Rand) []Limits {
+	return append(walkLimits, Limits{Depth: 1 + r.IntN(4), Nodes: 1 + r.IntN(30), Bytes: 1 + r.IntN(300)})
+}
+
+func checkDecoded(t *testing.T, v any, lim Limits) {
+	t.Helper()
+	want, wantErr := Snapshot(v, lim)
+	got, err := SnapshotDecoded(v, lim)
+	if !reflect.DeepEqual(wantErr, err) {
+		t.Fatalf("%#v under %+v: error %v, Snapshot %v", v, lim, err, wantErr)
+	}
+	if err := exactly(got, want); err != nil {
+		t.Fatalf("%#v under %+v: %v", v, lim, err)
+	}
+}
+
+// TestSnapshotDecoded_MatchesSnapshot: on random values (every rule of the
+// domain crossed, with and without kinds only Snapshot takes) and every
+// vector text decoded, at tight and roomy limits.
+func TestSnapshotDecoded_MatchesSnapshot(t *testing.T) {
+	r := rand.New(rand.NewPCG(14, 2))
+	values := differentialValues(t, 4000)
+	for range 4000 {
+		values = append(values, decodedOnly(testvalues.Random(r, 5)), testvalues.Plain(r, 5))
+	}
+	for _, v := range values {
+		for _, lim := range decodedLimits(r) {
+			checkDecoded(t, v, lim)
+			checkDecoded(t, decodedOnly(v), lim)
+		}
+	}
+}
+
+// TestSnapshotDecoded_Hostile: values at and past each limit, and maps too
+// wide to iterate, fail as Snapshot fails them.
+func TestSnapshotDecoded_Hostile(t *testing.T) {
+	wide := make(map[string]any, 5000)
+	for i := range 5000 {
+		wide[fmt.Sprint("k", i)] = float64(i)
+	}
+	deep := any("leaf")
+	for range 100 {
+		deep = map[string]any{"a": []any{deep}}
+	}
+	long := strings.Repeat("x", 70000)
+	for _, v := range []any{wide, deep, long, []any{long}, map[string]any{long: 1.0},
+		map[string]any{"a": math.NaN()}, map[string]any{"b": math.Copysign(0, -1)}, []any{1e300, 9007199254740992.0},
+		map[string]any{"\xff": 1.0}, map[string]any{"x": []any{"\xed\xa0\x80"}}, map[string]any{}, []any{},
+		map[string]any{"a": map[string]any{"b": int64(3)}}, map[string]any{"r": json.RawMessage(`{"a":1,"a":2}`)}} {
+		for _, lim := range []Limits{{Depth: 32, Nodes: 4096, Bytes: 65536}, roomy, {Depth: 3, Nodes: 10, Bytes: 100}} {
+			checkDecoded(t, v, lim)
+		}
+	}
+}
+
+// FuzzSnapshotDecoded: any JSON text, decoded by encoding/json, snapshots
+// alike through both.
+func FuzzSnapshotDecoded(f *testing.F) {
+	for _, s := range []string{`{"type":"object","properties":{"a":{"type":"string"}}}`, `[1,-0,"\u00e9",{"1":2,"0":3}]`,
+		`{"a":{"b":{"c":[[[]]]}}}`, `null`, `9007199254740993`} {
+		f.Add(s, uint8(3), uint8(20), uint16(200))
+	}
+	f.Fuzz(func(t *testing.T, text string, depth, nodes uint8, bytes uint16) {
+		var v any
+		if json.Unmarshal([]byte(text), &v) != nil {
+			return
+		}
+		for _, lim := range []Limits{roomy, {Depth: int(depth), Nodes: int(nodes), Bytes: int(bytes)}} {
+			checkDecoded(t, v, lim)
+		}
+	})
+}
