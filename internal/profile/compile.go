@@ -11,6 +11,7 @@ import (
 	"errors"
 	"slices"
 	"strconv"
+	"sync"
 
 	"purra.dev/purramcp/internal/ecmaregexp"
 	"purra.dev/purramcp/internal/strictjson"
@@ -57,6 +58,8 @@ type compiler struct {
 	patternBytes int
 	// nodes is the unused tail of the current chunk of nodes (newNode).
 	nodes []node
+	// sharing is Options.Sharing when it may serve this compile.
+	sharing *Sharing
 }
 
 func (c *compiler) invalid(keyword string) error {
@@ -171,6 +174,56 @@ type Options struct {
 	// MaxBytes bounds the detached bytes of the inlined schema likewise.
 	// Zero means 65536.
 	MaxBytes int
+	// Sharing, when set, lets this compile take the compiled node of any
+	// snapshot object an earlier compile through it accepted under the same
+	// options (without ExtendedKeywords, which it never serves), and keep
+	// its own. It changes no outcome.
+	Sharing *Sharing
+}
+
+// Sharing is what the compiles of one session share: an Interner for their
+// snapshots, so that equal subtrees are one object, and the compiled nodes
+// of those objects. Both are bounded and start afresh when full. The
+// caller holds Lock across each snapshot and compile through it.
+type Sharing struct {
+	sync.Mutex
+	objects *strictjson.Interner
+	nodes   map[sharedNode]*node
+	max     int
+}
+
+// sharedNode is a compiled object under the one option that changes a
+// node without ExtendedKeywords.
+type sharedNode struct {
+	obj         *strictjson.Object
+	annotations bool
+}
+
+// NewSharing returns an empty Sharing holding at most max objects and max
+// compiled nodes.
+func NewSharing(max int) *Sharing {
+	return &Sharing{objects: strictjson.NewInterner(max), max: max}
+}
+
+// Interner returns s's Interner; nil for a nil s.
+func (s *Sharing) Interner() *strictjson.Interner {
+	if s == nil {
+		return nil
+	}
+	return s.objects
+}
+
+// node returns the node compiled for obj under annotations, or nil.
+func (s *Sharing) node(obj *strictjson.Object, annotations bool) *node {
+	return s.nodes[sharedNode{obj, annotations}]
+}
+
+// keep holds n, compiled for obj under annotations.
+func (s *Sharing) keep(obj *strictjson.Object, annotations bool, n *node) {
+	if s.nodes == nil || len(s.nodes) >= s.max {
+		s.nodes = make(map[sharedNode]*node)
+	}
+	s.nodes[sharedNode{obj, annotations}] = n
 }
 
 // AnnotationKeywords are the keywords Options.Annotations admits, with the
@@ -183,6 +236,9 @@ var AnnotationKeywords = map[string]string{
 // CompileWith is Compile under opts.
 func CompileWith(root any, opts Options) (*Schema, error) {
 	c := &compiler{opts: opts}
+	if !opts.ExtendedKeywords {
+		c.sharing = opts.Sharing
+	}
 	obj, ok := root.(*strictjson.Object)
 	if !ok {
 		return nil, c.invalid("schema")
@@ -211,6 +267,11 @@ func (c *compiler) node(v any) (*node, error) {
 	obj, ok := v.(*strictjson.Object)
 	if !ok {
 		return nil, c.invalid("schema") // boolean schemas and non-objects (A4.2)
+	}
+	if c.sharing != nil {
+		if n := c.sharing.node(obj, c.opts.Annotations); n != nil {
+			return n, nil // compiled before, so it compiles alike
+		}
 	}
 	// One pass over the names finds every whitelisted keyword's value; the
 	// steps below then read the slots in their fixed order instead of
@@ -255,6 +316,9 @@ func (c *compiler) node(v any) (*node, error) {
 	}
 	if err := c.compileExtension(n, obj); err != nil {
 		return nil, err
+	}
+	if c.sharing != nil {
+		c.sharing.keep(obj, c.opts.Annotations, n)
 	}
 	return n, nil
 }

@@ -244,3 +244,57 @@ func FuzzCompileDifferential(f *testing.F) {
 		}
 	})
 }
+
+// TestCompileSharedDifferential: schemas snapshotted and compiled one after
+// another through one Sharing (small enough to start afresh often, and
+// large) compile as the reference compiles each alone.
+func TestCompileSharedDifferential(t *testing.T) {
+	r := rand.New(rand.NewPCG(14, 4))
+	g := schemaGen{r}
+	lim := strictjson.Limits{Depth: 32, Nodes: 4096, Bytes: 65536}
+	for _, max := range []int{3, 1 << 16} {
+		sharing := NewSharing(max)
+		shared := 0
+		for i := range 10000 {
+			root := g.root()
+			opts := Options{Annotations: i%2 == 1, ExtendedKeywords: i%5 == 4, Sharing: sharing}
+			if opts.ExtendedKeywords {
+				opts.MaxNodes, opts.MaxDepth, opts.MaxBytes = lim.Nodes, lim.Depth, lim.Bytes
+			}
+			snap, err := strictjson.SnapshotShared(root, lim, sharing.Interner())
+			if err != nil {
+				t.Fatal(err)
+			}
+			alone, err := strictjson.Snapshot(root, lim)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, gotErr := CompileWith(snap, opts)
+			opts.Sharing = nil
+			want, wantErr := referenceCompileWith(alone, opts)
+			if (gotErr == nil) != (wantErr == nil) {
+				t.Fatalf("schema %v: error %v, reference %v", root, gotErr, wantErr)
+			}
+			if gotErr != nil {
+				var g, w *SchemaError
+				if errors.As(gotErr, &g) != errors.As(wantErr, &w) || g != nil && *g != *w {
+					t.Fatalf("schema %v: error %v, reference %v", root, gotErr, wantErr)
+				}
+				continue
+			}
+			if !reflect.DeepEqual(got.root, want.root) {
+				t.Fatalf("schema %v: compiled trees differ", root)
+			}
+			if (got.inlined == nil) != (want.inlined == nil) ||
+				got.inlined != nil && !reflect.DeepEqual(strictjson.ToGo(got.inlined), strictjson.ToGo(want.inlined)) {
+				t.Fatalf("schema %v: inlined schemas differ", root)
+			}
+			if len(sharing.nodes) > 0 {
+				shared++
+			}
+		}
+		if shared == 0 {
+			t.Fatal("nothing was ever shared")
+		}
+	}
+}

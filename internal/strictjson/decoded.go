@@ -2,6 +2,8 @@ package strictjson
 
 import (
 	"errors"
+	"hash/maphash"
+	"math"
 	"slices"
 )
 
@@ -13,9 +15,20 @@ import (
 // kind it starts over with Snapshot, after at most the work its limits
 // allow, so its cost stays bounded by lim.
 func SnapshotDecoded(v any, lim Limits) (any, error) {
-	d := &decodedCopier{meter: meter{lim: lim}}
-	d.members = d.inline[:0]
-	out, err := d.value(v, 0)
+	return SnapshotShared(v, lim, nil)
+}
+
+// SnapshotShared is SnapshotDecoded that takes, for each object of the
+// copy, an equal object in already made and keeps each new one there, so
+// that equal subtrees of the snapshots made with one Interner are one
+// object (snapshots are immutable, so sharing them shares nothing mutable).
+// The value is equal, member for member, to SnapshotDecoded's, and the
+// error the same; a nil Interner shares nothing. An Interner is not safe
+// for concurrent use.
+func SnapshotShared(v any, lim Limits, shared *Interner) (any, error) {
+	d := &decodedCopier{meter: meter{lim: lim}, shared: shared}
+	d.members, d.values = d.inlineMembers[:0], d.inlineValues[:0]
+	out, _, err := d.value(v, 0)
 	if err == errOtherKind {
 		return Snapshot(v, lim)
 	}
@@ -25,23 +38,100 @@ func SnapshotDecoded(v any, lim Limits) (any, error) {
 	return out, nil
 }
 
+// An Interner holds objects of earlier snapshots by a hash of their
+// content, for SnapshotShared: at most its bound of them, after which it
+// starts afresh. The zero value is not usable; see NewInterner.
+type Interner struct {
+	seed    maphash.Seed
+	objects map[uint64]*Object
+	max     int
+}
+
+// NewInterner returns an empty Interner that holds at most max objects.
+func NewInterner(max int) *Interner {
+	return &Interner{seed: maphash.MakeSeed(), max: max}
+}
+
+// find returns the held object with hash h whose members are ms with
+// values vals (containers compared by identity: their own members were
+// interned first), or nil.
+func (in *Interner) find(h uint64, ms []member, vals []any) *Object {
+	o := in.objects[h]
+	if o == nil || len(o.Keys) != len(ms) {
+		return nil
+	}
+	for i := range ms {
+		if o.Keys[i] != ms[i].key || !sameShallow(o.Members[ms[i].key], vals[i]) {
+			return nil
+		}
+	}
+	return o
+}
+
+// keep holds o under h, unless another object already has h.
+func (in *Interner) keep(h uint64, o *Object) {
+	if in.objects == nil || len(in.objects) >= in.max {
+		in.objects = make(map[uint64]*Object)
+	}
+	if _, taken := in.objects[h]; !taken {
+		in.objects[h] = o
+	}
+}
+
+// sameShallow reports whether two snapshot values are equal, objects only
+// when they are the same object.
+func sameShallow(a, b any) bool {
+	switch x := a.(type) {
+	case nil:
+		return b == nil
+	case bool:
+		y, ok := b.(bool)
+		return ok && x == y
+	case float64:
+		y, ok := b.(float64)
+		return ok && x == y // −0 is folded in both
+	case string:
+		y, ok := b.(string)
+		return ok && x == y
+	case *Object:
+		y, ok := b.(*Object)
+		return ok && x == y
+	case []any:
+		y, ok := b.([]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for i := range x {
+			if !sameShallow(x[i], y[i]) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
 // errOtherKind stops a decodedCopier at a kind only Snapshot's walk takes.
 var errOtherKind = errors.New("strictjson: not a decoded JSON value")
 
-// decodedCopier is one SnapshotDecoded copy. Its metering follows walker's
+// decodedCopier is one SnapshotShared copy. Its metering follows walker's
 // step for step (enter, then the value's checks, then its charge; for an
 // object each member's key before its value, in enumeration order), so the
 // first limit or domain failure is the one Snapshot reports.
 type decodedCopier struct {
 	meter
-	// members holds the members of every map being copied, innermost last.
+	shared *Interner // nil: no hashes, no sharing
+	// members and values hold the members of every map being copied and
+	// their copied values, innermost last.
 	members []member
+	values  []any
 	// objects and names are the unused tails of the current chunks objects
 	// and key lists are carved from.
 	objects []Object
 	names   []string
-	// inline serves the member stack of most schemas without allocating.
-	inline [32]member
+	// The inline arrays serve the stacks of most schemas without allocating.
+	inlineMembers [32]member
+	inlineValues  [32]any
 }
 
 // Chunk sizes of a decodedCopier: small, since a schema holds tens of
@@ -51,70 +141,107 @@ const (
 	nameChunk   = 32
 )
 
-func (d *decodedCopier) value(v any, level int) (any, error) {
+// Tags that keep the kinds of value apart in the hashes of an Interner.
+const (
+	hashNull   = 0x6a09e667f3bcc908
+	hashFalse  = 0xbb67ae8584caa73b
+	hashTrue   = 0x3c6ef372fe94f82b
+	hashNumber = 0xa54ff53a5f1d36f1
+	hashString = 0x510e527fade682d1
+	hashArray  = 0x9b05688c2b3e6c1f
+	hashObject = 0x1f83d9abfb41bd6b
+)
+
+// mix is the splitmix64 finalizer.
+func mix(h uint64) uint64 {
+	h ^= h >> 30
+	h *= 0xbf58476d1ce4e5b9
+	h ^= h >> 27
+	h *= 0x94d049bb133111eb
+	return h ^ h>>31
+}
+
+// str hashes a string when sharing.
+func (d *decodedCopier) str(s string) uint64 {
+	if d.shared == nil {
+		return 0
+	}
+	return maphash.String(d.shared.seed, s) ^ hashString
+}
+
+// value copies v at level and returns the copy with, when sharing, its hash.
+func (d *decodedCopier) value(v any, level int) (any, uint64, error) {
 	switch x := v.(type) {
 	case nil:
 		if !d.enter(level) {
-			return nil, errLimit
+			return nil, 0, errLimit
 		}
-		return nil, d.charge(scalarCost)
+		return nil, hashNull, d.charge(scalarCost)
 	case bool:
 		if !d.enter(level) {
-			return nil, errLimit
+			return nil, 0, errLimit
 		}
-		return v, d.charge(scalarCost)
+		if x {
+			return v, hashTrue, d.charge(scalarCost)
+		}
+		return v, hashFalse, d.charge(scalarCost)
 	case string:
 		if !d.enter(level) {
-			return nil, errLimit
+			return nil, 0, errLimit
 		}
 		cost, ok := checkedStringCost(x)
 		if !ok {
-			return nil, errString
+			return nil, 0, errString
 		}
-		return v, d.charge(cost)
+		return v, d.str(x), d.charge(cost)
 	case float64:
 		if !d.enter(level) {
-			return nil, errLimit
+			return nil, 0, errLimit
 		}
 		f, ok := normalize(x)
 		if !ok {
-			return nil, errNumber
+			return nil, 0, errNumber
 		}
 		if err := d.charge(numberCost); err != nil {
-			return nil, err
+			return nil, 0, err
 		}
+		h := mix(math.Float64bits(f) ^ hashNumber)
 		if f == 0 {
-			return float64(0), nil // −0 is folded
+			return float64(0), h, nil // −0 is folded
 		}
-		return v, nil
+		return v, h, nil
 	case []any:
 		if !d.enter(level) {
-			return nil, errLimit
+			return nil, 0, errLimit
 		}
 		out := make([]any, len(x))
+		h := uint64(hashArray) + uint64(len(x))
 		for i, item := range x {
-			c, err := d.value(item, level+1)
+			c, ch, err := d.value(item, level+1)
 			if err != nil {
-				return nil, err
+				return nil, 0, err
 			}
 			out[i] = c
+			h = mix(h ^ ch)
 		}
-		return out, d.charge(containerCost(len(x)))
+		return out, h, d.charge(containerCost(len(x)))
 	case map[string]any:
 		if !d.enter(level) {
-			return nil, errLimit
+			return nil, 0, errLimit
 		}
 		if len(x) > d.lim.Nodes {
-			return nil, errLimit // as Snapshot: before iterating a hostile map
+			return nil, 0, errLimit // as Snapshot: before iterating a hostile map
 		}
 		return d.object(x, level)
 	}
-	return nil, errOtherKind
+	return nil, 0, errOtherKind
 }
 
 // object copies a map: its members in enumeration order (byte order, array
-// indexes first), each key metered before its value.
-func (d *decodedCopier) object(x map[string]any, level int) (any, error) {
+// indexes first), each key metered before its value. The values are copied
+// first, so that an equal object already interned is taken before a new
+// one is made.
+func (d *decodedCopier) object(x map[string]any, level int) (any, uint64, error) {
 	base := len(d.members)
 	for k, v := range x {
 		d.members = append(d.members, member{k, v})
@@ -122,36 +249,62 @@ func (d *decodedCopier) object(x map[string]any, level int) (any, error) {
 	ms := d.members[base:]
 	slices.SortFunc(ms, compareMembers)
 	enumerationOrder(ms, memberKey)
-	obj, err := d.fill(d.newObject(len(ms)), ms, level)
+	obj, h, err := d.copyMembers(ms, level)
 	d.members = d.members[:base]
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	return obj, d.charge(containerCost(len(ms)))
+	return obj, h, d.charge(containerCost(len(ms)))
 }
 
-// fill copies the members ms, in order, into obj.
-func (d *decodedCopier) fill(obj *Object, ms []member, level int) (*Object, error) {
+// copyMembers copies the values of ms, in order, then returns the object
+// they make: an interned equal one, or a new one.
+func (d *decodedCopier) copyMembers(ms []member, level int) (*Object, uint64, error) {
+	base := len(d.values)
+	h := uint64(hashObject) + uint64(len(ms))
 	for i := range ms {
 		m := &ms[i]
 		if !d.enter(level + 1) {
-			return nil, errLimit
+			return nil, 0, errLimit
 		}
 		cost, ok := checkedStringCost(m.key)
 		if !ok {
-			return nil, errString
+			return nil, 0, errString
 		}
 		if err := d.charge(cost); err != nil {
-			return nil, err
+			return nil, 0, err
 		}
-		c, err := d.value(m.value, level+1)
+		c, ch, err := d.value(m.value, level+1)
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
-		obj.Keys = append(obj.Keys, m.key)
-		obj.Members[m.key] = c
+		d.values = append(d.values, c)
+		if d.shared != nil {
+			h = mix(mix(h^d.str(m.key)) ^ ch)
+		}
 	}
-	return obj, nil
+	vals := d.values[base:]
+	defer d.clearValues(base)
+	if d.shared != nil {
+		if o := d.shared.find(h, ms, vals); o != nil {
+			return o, h, nil
+		}
+	}
+	obj := d.newObject(len(ms))
+	for i := range ms {
+		obj.Keys = append(obj.Keys, ms[i].key)
+		obj.Members[ms[i].key] = vals[i]
+	}
+	if d.shared != nil {
+		d.shared.keep(h, obj)
+	}
+	return obj, h, nil
+}
+
+// clearValues pops the values stack to base, dropping its references.
+func (d *decodedCopier) clearValues(base int) {
+	clear(d.values[base:])
+	d.values = d.values[:base]
 }
 
 // newObject returns an empty object with room for n members, the object

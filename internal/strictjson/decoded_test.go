@@ -183,3 +183,104 @@ func FuzzSnapshotDecoded(f *testing.F) {
 		}
 	})
 }
+
+// TestSnapshotShared_MatchesSnapshot: snapshots made through one Interner,
+// small enough to start afresh often, equal Snapshot's, value for value
+// and error for error, on the random values and vectors above.
+func TestSnapshotShared_MatchesSnapshot(t *testing.T) {
+	r := rand.New(rand.NewPCG(14, 3))
+	values := differentialValues(t, 3000)
+	for range 3000 {
+		values = append(values, decodedOnly(testvalues.Random(r, 5)), testvalues.Plain(r, 5))
+	}
+	for _, max := range []int{1, 7, 1 << 20} {
+		in := NewInterner(max)
+		for _, v := range values {
+			for _, lim := range decodedLimits(r) {
+				for _, v := range []any{v, decodedOnly(v)} {
+					want, wantErr := Snapshot(v, lim)
+					got, err := SnapshotShared(v, lim, in)
+					if !reflect.DeepEqual(wantErr, err) {
+						t.Fatalf("%#v under %+v: error %v, Snapshot %v", v, lim, err, wantErr)
+					}
+					if err := exactly(got, want); err != nil {
+						t.Fatalf("%#v under %+v: %v", v, lim, err)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestSnapshotShared_Shares: equal subtrees of snapshots made through one
+// Interner are one object, unequal ones never.
+func TestSnapshotShared_Shares(t *testing.T) {
+	in := NewInterner(100)
+	decode := func(text string) any {
+		var v any
+		if err := json.Unmarshal([]byte(text), &v); err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	a, err := SnapshotShared(decode(`{"p":{"x":{"type":"string"},"y":{"enum":[1,2]},"z":{"type":"string","maxLength":3}}}`), roomy, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := SnapshotShared(decode(`{"q":{"x":{"type":"string"},"y":{"enum":[1,2]},"z":{"type":"string","maxLength":4}}}`), roomy, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pa := a.(*Object).Members["p"].(*Object)
+	pb := b.(*Object).Members["q"].(*Object)
+	if pa == pb {
+		t.Fatal("unequal objects shared")
+	}
+	for _, k := range []string{"x", "y"} {
+		if pa.Members[k].(*Object) != pb.Members[k].(*Object) {
+			t.Errorf("equal members %q not shared", k)
+		}
+	}
+	if pa.Members["z"].(*Object) == pb.Members["z"].(*Object) {
+		t.Error("unequal members z shared")
+	}
+	// The same schema again is the same object, root included.
+	c, err := SnapshotShared(decode(`{"q":{"x":{"type":"string"},"y":{"enum":[1,2]},"z":{"type":"string","maxLength":4}}}`), roomy, in)
+	if err != nil || c.(*Object) != b.(*Object) {
+		t.Fatalf("equal snapshot not shared: %v", err)
+	}
+}
+
+// TestInterner_Confirms: an object held under a hash is taken only when
+// its members really are equal; a hash collision costs a new object, never
+// a wrong one.
+func TestInterner_Confirms(t *testing.T) {
+	in := NewInterner(10)
+	child := &Object{Keys: []string{}, Members: map[string]any{}}
+	held := &Object{Keys: []string{"a", "b"}, Members: map[string]any{"a": "x", "b": child}}
+	in.keep(42, held)
+	ms := []member{{key: "a"}, {key: "b"}}
+	if in.find(42, ms, []any{"x", child}) != held {
+		t.Fatal("equal members not found")
+	}
+	for _, vals := range [][]any{{"y", child}, {"x", &Object{Keys: []string{}, Members: map[string]any{}}}, {1.0, child},
+		{nil, child}, {[]any{"x"}, child}} {
+		if in.find(42, ms, vals) != nil {
+			t.Errorf("members %#v taken for %#v", vals, held.Members)
+		}
+	}
+	if in.find(42, ms[:1], []any{"x"}) != nil || in.find(43, ms, []any{"x", child}) != nil {
+		t.Error("wrong length or hash taken")
+	}
+	other := &Object{Keys: []string{"c"}, Members: map[string]any{"c": true}}
+	in.keep(42, other) // taken: the first stays
+	if in.find(42, ms, []any{"x", child}) != held {
+		t.Error("a colliding object replaced the held one")
+	}
+	for i := range 20 { // past the bound: starts afresh
+		in.keep(uint64(100+i), other)
+	}
+	if len(in.objects) > 10 {
+		t.Errorf("interner holds %d objects, bound 10", len(in.objects))
+	}
+}
