@@ -1,10 +1,8 @@
 package purramcp
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -53,37 +51,7 @@ func discWorkTool(i int) *mcp.Tool {
 }
 
 // discWorkPages lists n distinct tools, 8 per page, through go-sdk.
-func discWorkPages(tb testing.TB, n int) []*mcp.ListToolsResult {
-	server := mcp.NewServer(&mcp.Implementation{Name: "bench", Version: "1"}, &mcp.ServerOptions{PageSize: 8})
-	for i := range n {
-		server.AddTool(discWorkTool(i), func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			return &mcp.CallToolResult{}, nil
-		})
-	}
-	st, ct := mcp.NewInMemoryTransports()
-	ss, err := server.Connect(context.Background(), st, nil)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, nil).Connect(context.Background(), ct, nil)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer func() { _ = cs.Close(); _ = ss.Wait() }()
-	var pages []*mcp.ListToolsResult
-	params := &mcp.ListToolsParams{}
-	for {
-		page, err := cs.ListTools(context.Background(), params)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		pages = append(pages, page)
-		if page.NextCursor == "" {
-			return pages
-		}
-		params = &mcp.ListToolsParams{Cursor: page.NextCursor}
-	}
-}
+func discWorkPages(tb testing.TB, n int) []*mcp.ListToolsResult { return discWorkPagesAt(tb, n, "") }
 
 // discWork is the adapter's work on pages: sizes, checks, the digest.
 func discWork(pages []*mcp.ListToolsResult, lim Limits, cache *schemaCache) (string, error) {
@@ -121,7 +89,6 @@ func BenchmarkDiscoveryWork(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	_ = maps.Keys[map[string]int]
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := discWork(pages, lim, &schemaCache{}); err != nil {
