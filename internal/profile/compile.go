@@ -190,6 +190,8 @@ type Sharing struct {
 	objects *strictjson.Interner
 	nodes   map[sharedNode]*node
 	max     int
+	// chunk is the unused tail of the last compile's chunk of nodes.
+	chunk []node
 }
 
 // sharedNode is a compiled object under the one option that changes a
@@ -236,8 +238,9 @@ var AnnotationKeywords = map[string]string{
 // CompileWith is Compile under opts.
 func CompileWith(root any, opts Options) (*Schema, error) {
 	c := &compiler{opts: opts}
-	if !opts.ExtendedKeywords {
-		c.sharing = opts.Sharing
+	if !opts.ExtendedKeywords && opts.Sharing != nil {
+		c.sharing, c.nodes = opts.Sharing, opts.Sharing.chunk
+		defer func() { c.sharing.chunk = c.nodes }()
 	}
 	obj, ok := root.(*strictjson.Object)
 	if !ok {

@@ -27,8 +27,13 @@ func SnapshotDecoded(v any, lim Limits) (any, error) {
 // for concurrent use.
 func SnapshotShared(v any, lim Limits, shared *Interner) (any, error) {
 	d := &decodedCopier{meter: meter{lim: lim}, shared: shared}
-	d.members, d.values = d.inlineMembers[:0], d.inlineValues[:0]
+	if shared != nil { // its scratch and chunks, left over from earlier snapshots
+		d.members, d.values, d.objects, d.names = shared.members[:0], shared.values[:0], shared.objects, shared.names
+	}
 	out, _, err := d.value(v, 0)
+	if shared != nil { // both stacks were cleared as they were popped
+		shared.members, shared.values, shared.objects, shared.names = d.members[:0], d.values[:0], d.objects, d.names
+	}
 	if err == errOtherKind {
 		return Snapshot(v, lim)
 	}
@@ -42,9 +47,16 @@ func SnapshotShared(v any, lim Limits, shared *Interner) (any, error) {
 // content, for SnapshotShared: at most its bound of them, after which it
 // starts afresh. The zero value is not usable; see NewInterner.
 type Interner struct {
-	seed    maphash.Seed
-	objects map[uint64]*Object
-	max     int
+	seed  maphash.Seed
+	table map[uint64]*Object
+	max   int
+	// The scratch stacks and the unused tails of the chunks of the last
+	// snapshot, for the next one (the chunks' objects are immutable once
+	// made, so snapshots may share a chunk).
+	members []member
+	values  []any
+	objects []Object
+	names   []string
 }
 
 // NewInterner returns an empty Interner that holds at most max objects.
@@ -56,7 +68,7 @@ func NewInterner(max int) *Interner {
 // values vals (containers compared by identity: their own members were
 // interned first), or nil.
 func (in *Interner) find(h uint64, ms []member, vals []any) *Object {
-	o := in.objects[h]
+	o := in.table[h]
 	if o == nil || len(o.Keys) != len(ms) {
 		return nil
 	}
@@ -70,11 +82,11 @@ func (in *Interner) find(h uint64, ms []member, vals []any) *Object {
 
 // keep holds o under h, unless another object already has h.
 func (in *Interner) keep(h uint64, o *Object) {
-	if in.objects == nil || len(in.objects) >= in.max {
-		in.objects = make(map[uint64]*Object)
+	if in.table == nil || len(in.table) >= in.max {
+		in.table = make(map[uint64]*Object)
 	}
-	if _, taken := in.objects[h]; !taken {
-		in.objects[h] = o
+	if _, taken := in.table[h]; !taken {
+		in.table[h] = o
 	}
 }
 
@@ -129,9 +141,6 @@ type decodedCopier struct {
 	// and key lists are carved from.
 	objects []Object
 	names   []string
-	// The inline arrays serve the stacks of most schemas without allocating.
-	inlineMembers [32]member
-	inlineValues  [32]any
 }
 
 // Chunk sizes of a decodedCopier: small, since a schema holds tens of
@@ -250,6 +259,7 @@ func (d *decodedCopier) object(x map[string]any, level int) (any, uint64, error)
 	slices.SortFunc(ms, compareMembers)
 	enumerationOrder(ms, memberKey)
 	obj, h, err := d.copyMembers(ms, level)
+	clear(ms) // no reference to the input is kept
 	d.members = d.members[:base]
 	if err != nil {
 		return nil, 0, err
@@ -261,6 +271,7 @@ func (d *decodedCopier) object(x map[string]any, level int) (any, uint64, error)
 // they make: an interned equal one, or a new one.
 func (d *decodedCopier) copyMembers(ms []member, level int) (*Object, uint64, error) {
 	base := len(d.values)
+	defer d.clearValues(base)
 	h := uint64(hashObject) + uint64(len(ms))
 	for i := range ms {
 		m := &ms[i]
@@ -284,7 +295,6 @@ func (d *decodedCopier) copyMembers(ms []member, level int) (*Object, uint64, er
 		}
 	}
 	vals := d.values[base:]
-	defer d.clearValues(base)
 	if d.shared != nil {
 		if o := d.shared.find(h, ms, vals); o != nil {
 			return o, h, nil

@@ -280,7 +280,7 @@ func TestInterner_Confirms(t *testing.T) {
 	for i := range 20 { // past the bound: starts afresh
 		in.keep(uint64(100+i), other)
 	}
-	if len(in.objects) > 10 {
-		t.Errorf("interner holds %d objects, bound 10", len(in.objects))
+	if len(in.table) > 10 {
+		t.Errorf("interner holds %d objects, bound 10", len(in.table))
 	}
 }
