@@ -193,7 +193,7 @@ func TestDiscoveryFastPaths_RealPages(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, version := range []string{"2025-11-25", "2026-07-28"} {
-		pages := discWorkPagesAt(t, 256, version)
+		pages := append(discWorkPagesOf(t, 256, version, discWorkTool), discWorkPagesOf(t, 64, version, discWorkUniqueTool)...)
 		for _, policy := range differentialPolicies {
 			cache := &schemaCache{}
 			for _, page := range pages {
@@ -249,12 +249,12 @@ func TestDiscoveryFastPaths_RandomSchemas(t *testing.T) {
 	}
 }
 
-// discWorkPagesAt lists n distinct tools (discWorkTool), 8 per page,
-// through go-sdk at a protocol version ("": go-sdk's default).
-func discWorkPagesAt(tb testing.TB, n int, version string) []*mcp.ListToolsResult {
+// discWorkPagesOf lists tool(0) … tool(n-1), 8 per page, through go-sdk
+// at a protocol version ("": go-sdk's default).
+func discWorkPagesOf(tb testing.TB, n int, version string, tool func(int) *mcp.Tool) []*mcp.ListToolsResult {
 	server := mcp.NewServer(&mcp.Implementation{Name: "bench", Version: "1"}, &mcp.ServerOptions{PageSize: 8})
 	for i := range n {
-		server.AddTool(discWorkTool(i), func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		server.AddTool(tool(i), func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return &mcp.CallToolResult{}, nil
 		})
 	}

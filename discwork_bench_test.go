@@ -43,6 +43,41 @@ const discWorkOutput = `{"type":"object","properties":{
     "required":["id","kind","title","url","score"],"additionalProperties":false}}},
   "required":["count","items"],"additionalProperties":false}`
 
+// discWorkUniqueOutput is discWorkOutput with every leaf schema made
+// distinct by i: nothing below the root is equal between two tools.
+const discWorkUniqueOutput = `{"type":"object","properties":{
+  "count":{"type":"integer","minimum":%[1]d},
+  "nextCursor":{"type":["string","null"],"maxLength":%[1]d},
+  "items":{"type":"array","maxItems":%[1]d,"items":{"type":"object","properties":{
+    "id":{"type":"string","minLength":1,"maxLength":%[1]d},
+    "kind":{"enum":["document","page","section","k%[1]d"]},
+    "title":{"type":"string","maxLength":%[1]d},
+    "url":{"type":"string","maxLength":%[1]d},
+    "score":{"type":"number","minimum":0,"maximum":%[1]d},
+    "field":{"type":"boolean","description":"d%[1]d"},
+    "snippet":{"type":"string","maxLength":%[1]d},
+    "tags":{"type":"array","items":{"type":"string","maxLength":%[1]d},"uniqueItems":true,"maxItems":%[1]d},
+    "updated":{"anyOf":[{"type":"integer","minimum":%[1]d},{"type":"null","description":"n%[1]d"}]}},
+    "required":["id","kind","title","url","score"],"additionalProperties":false}}},
+  "required":["count","items"],"additionalProperties":false}`
+
+// discWorkUniqueInput is discWorkInput likewise.
+const discWorkUniqueInput = `{"type":"object","properties":{` +
+	`"query":{"type":"string","minLength":1,"maxLength":%[1]d},` +
+	`"limit":{"type":"integer","minimum":1,"maximum":%[1]d},` +
+	`"tags":{"type":"array","items":{"type":"string","maxLength":%[1]d},"uniqueItems":true,"maxItems":%[1]d},` +
+	`"shard":{"enum":["primary","replica","r%[1]d"]}},` +
+	`"required":["query"],"additionalProperties":false}`
+
+// discWorkUniqueTool is the i-th tool whose schemas share no subtree with
+// any other tool's.
+func discWorkUniqueTool(i int) *mcp.Tool {
+	name := fmt.Sprintf("docs.search_%03d", i)
+	return &mcp.Tool{Name: name, Description: "Searches shard " + name[5:] + " of the document index.",
+		InputSchema:  json.RawMessage(fmt.Sprintf(discWorkUniqueInput, 1000+i)),
+		OutputSchema: json.RawMessage(fmt.Sprintf(discWorkUniqueOutput, 1000+i))}
+}
+
 func discWorkTool(i int) *mcp.Tool {
 	name := fmt.Sprintf("docs.search_%03d", i)
 	return &mcp.Tool{Name: name, Description: "Searches shard " + name[5:] + " of the document index.",
@@ -51,7 +86,9 @@ func discWorkTool(i int) *mcp.Tool {
 }
 
 // discWorkPages lists n distinct tools, 8 per page, through go-sdk.
-func discWorkPages(tb testing.TB, n int) []*mcp.ListToolsResult { return discWorkPagesAt(tb, n, "") }
+func discWorkPages(tb testing.TB, n int) []*mcp.ListToolsResult {
+	return discWorkPagesOf(tb, n, "", discWorkTool)
+}
 
 // discWork is the adapter's work on pages: sizes, checks, the digest.
 func discWork(pages []*mcp.ListToolsResult, lim Limits, cache *schemaCache) (string, error) {
@@ -84,15 +121,22 @@ func discWork(pages []*mcp.ListToolsResult, lim Limits, cache *schemaCache) (str
 }
 
 func BenchmarkDiscoveryWork(b *testing.B) {
-	pages := discWorkPages(b, 256)
 	lim, err := Limits{}.resolve()
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := discWork(pages, lim, &schemaCache{}); err != nil {
-			b.Fatal(err)
-		}
+	for _, w := range []struct {
+		name string
+		tool func(int) *mcp.Tool
+	}{{"distinct", discWorkTool}, {"unique-leaves", discWorkUniqueTool}} {
+		pages := discWorkPagesOf(b, 256, "", w.tool)
+		b.Run(w.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := discWork(pages, lim, &schemaCache{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

@@ -31,7 +31,10 @@ func SnapshotShared(v any, lim Limits, shared *Interner) (any, error) {
 		d.members, d.values, d.objects, d.names = shared.members[:0], shared.values[:0], shared.objects, shared.names
 	}
 	out, _, err := d.value(v, 0)
-	if shared != nil { // both stacks were cleared as they were popped
+	// No reference to the input or the copy is kept in the stacks.
+	clear(d.members[:d.membersHigh])
+	clear(d.values[:d.valuesHigh])
+	if shared != nil {
 		shared.members, shared.values, shared.objects, shared.names = d.members[:0], d.values[:0], d.objects, d.names
 	}
 	if err == errOtherKind {
@@ -134,9 +137,11 @@ type decodedCopier struct {
 	meter
 	shared *Interner // nil: no hashes, no sharing
 	// members and values hold the members of every map being copied and
-	// their copied values, innermost last.
-	members []member
-	values  []any
+	// their copied values, innermost last; membersHigh and valuesHigh are
+	// the most either ever held, cleared once the copy is done.
+	members                 []member
+	values                  []any
+	membersHigh, valuesHigh int
 	// objects and names are the unused tails of the current chunks objects
 	// and key lists are carved from.
 	objects []Object
@@ -256,10 +261,10 @@ func (d *decodedCopier) object(x map[string]any, level int) (any, uint64, error)
 		d.members = append(d.members, member{k, v})
 	}
 	ms := d.members[base:]
-	slices.SortFunc(ms, compareMembers)
+	d.membersHigh = max(d.membersHigh, len(d.members))
+	sortMembers(ms)
 	enumerationOrder(ms, memberKey)
 	obj, h, err := d.copyMembers(ms, level)
-	clear(ms) // no reference to the input is kept
 	d.members = d.members[:base]
 	if err != nil {
 		return nil, 0, err
@@ -271,7 +276,7 @@ func (d *decodedCopier) object(x map[string]any, level int) (any, uint64, error)
 // they make: an interned equal one, or a new one.
 func (d *decodedCopier) copyMembers(ms []member, level int) (*Object, uint64, error) {
 	base := len(d.values)
-	defer d.clearValues(base)
+	defer func() { d.values = d.values[:base] }()
 	h := uint64(hashObject) + uint64(len(ms))
 	for i := range ms {
 		m := &ms[i]
@@ -290,6 +295,7 @@ func (d *decodedCopier) copyMembers(ms []member, level int) (*Object, uint64, er
 			return nil, 0, err
 		}
 		d.values = append(d.values, c)
+		d.valuesHigh = max(d.valuesHigh, len(d.values))
 		if d.shared != nil {
 			h = mix(mix(h^d.str(m.key)) ^ ch)
 		}
@@ -311,10 +317,19 @@ func (d *decodedCopier) copyMembers(ms []member, level int) (*Object, uint64, er
 	return obj, h, nil
 }
 
-// clearValues pops the values stack to base, dropping its references.
-func (d *decodedCopier) clearValues(base int) {
-	clear(d.values[base:])
-	d.values = d.values[:base]
+// sortMembers orders ms, whose names are distinct, by the bytes of their
+// names: by insertion for the few members of most objects, else by
+// slices.SortFunc.
+func sortMembers(ms []member) {
+	if len(ms) > 12 {
+		slices.SortFunc(ms, compareMembers)
+		return
+	}
+	for i := 1; i < len(ms); i++ {
+		for j := i; j > 0 && ms[j].key < ms[j-1].key; j-- {
+			ms[j], ms[j-1] = ms[j-1], ms[j]
+		}
+	}
 }
 
 // newObject returns an empty object with room for n members, the object

@@ -284,3 +284,25 @@ func TestInterner_Confirms(t *testing.T) {
 		t.Errorf("interner holds %d objects, bound 10", len(in.table))
 	}
 }
+
+// TestSnapshotShared_KeepsNoReference: after a snapshot, accepted or
+// failed, the Interner's scratch stacks hold no reference to its input or
+// its copy.
+func TestSnapshotShared_KeepsNoReference(t *testing.T) {
+	in := NewInterner(100)
+	r := rand.New(rand.NewPCG(14, 7))
+	for range 500 {
+		v := decodedOnly(testvalues.Random(r, 5))
+		_, _ = SnapshotShared(v, decodedLimits(r)[3], in)
+		for i, m := range in.members[:cap(in.members)] {
+			if m != (member{}) {
+				t.Fatalf("member %d kept: %#v", i, m)
+			}
+		}
+		for i, x := range in.values[:cap(in.values)] {
+			if x != nil {
+				t.Fatalf("value %d kept: %#v", i, x)
+			}
+		}
+	}
+}
