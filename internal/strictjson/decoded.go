@@ -142,6 +142,8 @@ type decodedCopier struct {
 	members                 []member
 	values                  []any
 	membersHigh, valuesHigh int
+	// made counts the objects made afresh so far (not taken from shared).
+	made int
 	// objects and names are the unused tails of the current chunks objects
 	// and key lists are carved from.
 	objects []Object
@@ -275,7 +277,7 @@ func (d *decodedCopier) object(x map[string]any, level int) (any, uint64, error)
 // copyMembers copies the values of ms, in order, then returns the object
 // they make: an interned equal one, or a new one.
 func (d *decodedCopier) copyMembers(ms []member, level int) (*Object, uint64, error) {
-	base := len(d.values)
+	base, made := len(d.values), d.made
 	defer func() { d.values = d.values[:base] }()
 	h := uint64(hashObject) + uint64(len(ms))
 	for i := range ms {
@@ -301,17 +303,22 @@ func (d *decodedCopier) copyMembers(ms []member, level int) (*Object, uint64, er
 		}
 	}
 	vals := d.values[base:]
-	if d.shared != nil {
+	// An object below this one made afresh is held nowhere yet, so no held
+	// object can equal this one: it is neither looked up nor kept (an
+	// equal object met later, its members then held, is kept instead).
+	share := d.shared != nil && d.made == made
+	if share {
 		if o := d.shared.find(h, ms, vals); o != nil {
 			return o, h, nil
 		}
 	}
 	obj := d.newObject(len(ms))
+	d.made++
 	for i := range ms {
 		obj.Keys = append(obj.Keys, ms[i].key)
 		obj.Members[ms[i].key] = vals[i]
 	}
-	if d.shared != nil {
+	if share {
 		d.shared.keep(h, obj)
 	}
 	return obj, h, nil
