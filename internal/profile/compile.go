@@ -110,21 +110,21 @@ var typeNames = map[string]uint8{
 }
 
 // node is one compiled schema node. Absent keywords leave their has* flag
-// (or nil pointer) unset.
+// (or nil pointer) unset. The flags come first, packed into one word.
 type node struct {
 	types      uint8 // 0 when type is absent
-	enum       []any
 	hasEnum    bool
-	constant   any
 	hasConst   bool
+	unique     bool
+	closed     bool // additionalProperties: false
+	enum       []any
+	constant   any
 	minLength  int
 	maxLength  int // -1 when absent
 	minItems   int
 	maxItems   int // -1 when absent
-	unique     bool
 	items      *node
 	required   []string
-	closed     bool // additionalProperties: false
 	properties map[string]*node
 	minimum    *float64
 	maximum    *float64
