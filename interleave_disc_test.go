@@ -44,10 +44,8 @@ func uniqueLeavesTool(i int) *mcp.Tool {
 		InputSchema: json.RawMessage(input), OutputSchema: json.RawMessage(output)}
 }
 
-// interleaveFirstUniqueDiscoveryPair is interleaveFirstDiscoveryPair over
-// the unique-leaves catalog: the first discovery when no two tools share
-// any part of a schema.
-func interleaveFirstUniqueDiscoveryPair(t *testing.T) interleavePair {
+// uniqueLeavesCatalog is distinctCatalog with uniqueLeavesTool's tools.
+func uniqueLeavesCatalog() (*mcp.Server, map[string]purramcp.ToolBinding) {
 	tools := make([]*mcp.Tool, benchCatalogSize)
 	bindings := make(map[string]purramcp.ToolBinding, benchCatalogSize)
 	for i := range tools {
@@ -56,7 +54,14 @@ func interleaveFirstUniqueDiscoveryPair(t *testing.T) interleavePair {
 			Policy: purramcp.ToolPolicy{Mode: "read", Title: "Search " + tools[i].Name[5:]}, Scope: purramcp.Unscoped,
 			ConcurrencySafe: i%3 != 0}
 	}
-	server := benchServe(benchPageSize, tools...)
+	return benchServe(benchPageSize, tools...), bindings
+}
+
+// interleaveFirstUniqueDiscoveryPair is interleaveFirstDiscoveryPair over
+// the unique-leaves catalog: the first discovery when no two tools share
+// any part of a schema.
+func interleaveFirstUniqueDiscoveryPair(t *testing.T) interleavePair {
+	server, bindings := uniqueLeavesCatalog()
 	digest := interleaveDigest(t, server, bindings)
 	type fresh struct {
 		cs      *mcp.ClientSession
