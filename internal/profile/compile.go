@@ -188,17 +188,14 @@ type Options struct {
 type Sharing struct {
 	sync.Mutex
 	objects *strictjson.Interner
-	nodes   map[sharedNode]*node
-	max     int
+	// nodes holds the compiled nodes of objects, without and with
+	// Options.Annotations (the one option that changes a node without
+	// ExtendedKeywords), with at most max in all.
+	nodes [2]map[*strictjson.Object]*node
+	kept  int
+	max   int
 	// chunk is the unused tail of the last compile's chunk of nodes.
 	chunk []node
-}
-
-// sharedNode is a compiled object under the one option that changes a
-// node without ExtendedKeywords.
-type sharedNode struct {
-	obj         *strictjson.Object
-	annotations bool
 }
 
 // NewSharing returns an empty Sharing holding at most max objects and max
@@ -217,15 +214,28 @@ func (s *Sharing) Interner() *strictjson.Interner {
 
 // node returns the node compiled for obj under annotations, or nil.
 func (s *Sharing) node(obj *strictjson.Object, annotations bool) *node {
-	return s.nodes[sharedNode{obj, annotations}]
+	return s.nodes[b2i(annotations)][obj]
 }
 
-// keep holds n, compiled for obj under annotations.
+// keep holds n, compiled for obj under annotations, starting afresh when
+// max nodes are held.
 func (s *Sharing) keep(obj *strictjson.Object, annotations bool, n *node) {
-	if s.nodes == nil || len(s.nodes) >= s.max {
-		s.nodes = make(map[sharedNode]*node)
+	i := b2i(annotations)
+	if s.kept >= s.max {
+		s.nodes, s.kept = [2]map[*strictjson.Object]*node{}, 0
 	}
-	s.nodes[sharedNode{obj, annotations}] = n
+	if s.nodes[i] == nil {
+		s.nodes[i] = make(map[*strictjson.Object]*node)
+	}
+	s.nodes[i][obj] = n
+	s.kept++
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // AnnotationKeywords are the keywords Options.Annotations admits, with the

@@ -289,7 +289,7 @@ func TestCompileSharedDifferential(t *testing.T) {
 				got.inlined != nil && !reflect.DeepEqual(strictjson.ToGo(got.inlined), strictjson.ToGo(want.inlined)) {
 				t.Fatalf("schema %v: inlined schemas differ", root)
 			}
-			if len(sharing.nodes) > 0 {
+			if sharing.kept > 0 {
 				shared++
 			}
 		}
