@@ -225,7 +225,7 @@ func (s *Sharing) keep(obj *strictjson.Object, annotations bool, n *node) {
 		s.nodes, s.kept = [2]map[*strictjson.Object]*node{}, 0
 	}
 	if s.nodes[i] == nil {
-		s.nodes[i] = make(map[*strictjson.Object]*node)
+		s.nodes[i] = make(map[*strictjson.Object]*node, s.max/2) // grown at most once
 	}
 	s.nodes[i][obj] = n
 	s.kept++

@@ -28,14 +28,16 @@ func SnapshotDecoded(v any, lim Limits) (any, error) {
 func SnapshotShared(v any, lim Limits, shared *Interner) (any, error) {
 	d := &decodedCopier{meter: meter{lim: lim}, shared: shared}
 	if shared != nil { // its scratch and chunks, left over from earlier snapshots
-		d.members, d.values, d.objects, d.names = shared.members[:0], shared.values[:0], shared.objects, shared.names
+		d.members, d.values, d.hashes = shared.members[:0], shared.values[:0], shared.hashes[:0]
+		d.objects, d.names = shared.objects, shared.names
 	}
 	out, _, err := d.value(v, 0)
 	// No reference to the input or the copy is kept in the stacks.
 	clear(d.members[:d.membersHigh])
 	clear(d.values[:d.valuesHigh])
 	if shared != nil {
-		shared.members, shared.values, shared.objects, shared.names = d.members[:0], d.values[:0], d.objects, d.names
+		shared.members, shared.values, shared.hashes = d.members[:0], d.values[:0], d.hashes[:0]
+		shared.objects, shared.names = d.objects, d.names
 	}
 	if err == errOtherKind {
 		return Snapshot(v, lim)
@@ -58,6 +60,7 @@ type Interner struct {
 	// made, so snapshots may share a chunk).
 	members []member
 	values  []any
+	hashes  []uint64
 	objects []Object
 	names   []string
 }
@@ -86,7 +89,7 @@ func (in *Interner) find(h uint64, ms []member, vals []any) *Object {
 // keep holds o under h, unless another object already has h.
 func (in *Interner) keep(h uint64, o *Object) {
 	if in.table == nil || len(in.table) >= in.max {
-		in.table = make(map[uint64]*Object)
+		in.table = make(map[uint64]*Object, in.max/2) // grown at most once
 	}
 	if _, taken := in.table[h]; !taken {
 		in.table[h] = o
@@ -141,6 +144,7 @@ type decodedCopier struct {
 	// the most either ever held, cleared once the copy is done.
 	members                 []member
 	values                  []any
+	hashes                  []uint64 // the hash of each value, beside values
 	membersHigh, valuesHigh int
 	// made counts the objects made afresh so far (not taken from shared).
 	made int
@@ -278,8 +282,7 @@ func (d *decodedCopier) object(x map[string]any, level int) (any, uint64, error)
 // they make: an interned equal one, or a new one.
 func (d *decodedCopier) copyMembers(ms []member, level int) (*Object, uint64, error) {
 	base, made := len(d.values), d.made
-	defer func() { d.values = d.values[:base] }()
-	h := uint64(hashObject) + uint64(len(ms))
+	defer func() { d.values, d.hashes = d.values[:base], d.hashes[:base] }()
 	for i := range ms {
 		m := &ms[i]
 		if !d.enter(level + 1) {
@@ -296,18 +299,22 @@ func (d *decodedCopier) copyMembers(ms []member, level int) (*Object, uint64, er
 		if err != nil {
 			return nil, 0, err
 		}
-		d.values = append(d.values, c)
+		d.values, d.hashes = append(d.values, c), append(d.hashes, ch)
 		d.valuesHigh = max(d.valuesHigh, len(d.values))
-		if d.shared != nil {
-			h = mix(mix(h^d.str(m.key)) ^ ch)
-		}
 	}
 	vals := d.values[base:]
 	// An object below this one made afresh is held nowhere yet, so no held
 	// object can equal this one: it is neither looked up nor kept (an
-	// equal object met later, its members then held, is kept instead).
+	// equal object met later, its members then held, is kept instead), and
+	// its hash, which only a lookup or a parent's lookup would use, is
+	// never computed.
 	share := d.shared != nil && d.made == made
+	var h uint64
 	if share {
+		h = uint64(hashObject) + uint64(len(ms))
+		for i, ch := range d.hashes[base:] {
+			h = mix(mix(h^d.str(ms[i].key)) ^ ch)
+		}
 		if o := d.shared.find(h, ms, vals); o != nil {
 			return o, h, nil
 		}
