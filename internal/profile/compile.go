@@ -58,8 +58,10 @@ type compiler struct {
 	patternBytes int
 	// nodes is the unused tail of the current chunk of nodes (newNode).
 	nodes []node
-	// sharing is Options.Sharing when it may serve this compile.
+	// sharing is Options.Sharing when it may serve this compile; lookup
+	// is false when no node of this schema can be held in it yet.
 	sharing *Sharing
+	lookup  bool
 }
 
 func (c *compiler) invalid(keyword string) error {
@@ -177,7 +179,9 @@ type Options struct {
 	// Sharing, when set, lets this compile take the compiled node of any
 	// snapshot object an earlier compile through it accepted under the same
 	// options (without ExtendedKeywords, which it never serves), and keep
-	// its own. It changes no outcome.
+	// its own. It changes no outcome. When the root was the last snapshot
+	// made through its Interner and that snapshot took no held object
+	// (Interner.Found is 0), every object is new and none is looked up.
 	Sharing *Sharing
 }
 
@@ -250,6 +254,7 @@ func CompileWith(root any, opts Options) (*Schema, error) {
 	c := &compiler{opts: opts}
 	if !opts.ExtendedKeywords && opts.Sharing != nil {
 		c.sharing, c.nodes = opts.Sharing, opts.Sharing.chunk
+		c.lookup = opts.Sharing.objects.Found() > 0
 		defer func() { c.sharing.chunk = c.nodes }()
 	}
 	obj, ok := root.(*strictjson.Object)
@@ -281,7 +286,7 @@ func (c *compiler) node(v any) (*node, error) {
 	if !ok {
 		return nil, c.invalid("schema") // boolean schemas and non-objects (A4.2)
 	}
-	if c.sharing != nil {
+	if c.lookup {
 		if n := c.sharing.node(obj, c.opts.Annotations); n != nil {
 			return n, nil // compiled before, so it compiles alike
 		}

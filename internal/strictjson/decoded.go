@@ -28,6 +28,7 @@ func SnapshotDecoded(v any, lim Limits) (any, error) {
 func SnapshotShared(v any, lim Limits, shared *Interner) (any, error) {
 	d := &decodedCopier{meter: meter{lim: lim}, shared: shared}
 	if shared != nil { // its scratch and chunks, left over from earlier snapshots
+		shared.found = 0
 		d.members, d.values, d.hashes = shared.members[:0], shared.values[:0], shared.hashes[:0]
 		d.objects, d.names = shared.objects, shared.names
 	}
@@ -55,6 +56,8 @@ type Interner struct {
 	seed  maphash.Seed
 	table map[uint64]*Object
 	max   int
+	// found counts the objects the last snapshot took from the table.
+	found int
 	// The scratch stacks and the unused tails of the chunks of the last
 	// snapshot, for the next one (the chunks' objects are immutable once
 	// made, so snapshots may share a chunk).
@@ -69,6 +72,11 @@ type Interner struct {
 func NewInterner(max int) *Interner {
 	return &Interner{seed: maphash.MakeSeed(), max: max}
 }
+
+// Found reports how many objects of the last SnapshotShared through in
+// were held ones, taken instead of new copies: when none, every object of
+// that snapshot is new.
+func (in *Interner) Found() int { return in.found }
 
 // find returns the held object with hash h whose members are ms with
 // values vals (containers compared by identity: their own members were
@@ -316,6 +324,7 @@ func (d *decodedCopier) copyMembers(ms []member, level int) (*Object, uint64, er
 			h = mix(mix(h^d.str(ms[i].key)) ^ ch)
 		}
 		if o := d.shared.find(h, ms, vals); o != nil {
+			d.shared.found++
 			return o, h, nil
 		}
 	}
