@@ -29,6 +29,14 @@ import (
 // entries and schemaCacheBytes schema bytes each. When the current one is
 // full it becomes the previous one and the previous one is dropped; an entry
 // found in the previous generation moves to the current one.
+//
+// The schemas compiled through the cache also share equal subtrees: their
+// snapshots are made through one strictjson.Interner and compiled through
+// one profile.Sharing, so an object equal to one an earlier schema of the
+// session had (confirmed member by member, never by hash alone) is that
+// same immutable object, with its compiled node. Sharing changes no
+// outcome, holds at most schemaSharedObjects objects and as many nodes,
+// and is dropped with the cache.
 type schemaCache struct {
 	mu        sync.Mutex
 	seed      maphash.Seed
