@@ -2,16 +2,59 @@ package purramcp
 
 import (
 	"maps"
-	"regexp"
 	"slices"
 	"strings"
 	"unicode/utf8"
 )
 
 var (
-	remoteNamePattern = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
-	localNamePattern  = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,63}$`)
+	// remoteNamePattern matches ^[A-Za-z0-9_.-]{1,128}$.
+	remoteNamePattern = newNamePattern("A-Za-z0-9_.-", "A-Za-z0-9_.-", 128)
+	// localNamePattern matches ^[A-Za-z_][A-Za-z0-9_]{0,63}$.
+	localNamePattern = newNamePattern("A-Za-z_", "A-Za-z0-9_", 64)
 )
+
+// namePattern is a regular expression of the form ^[first][rest]{0,max-1}$
+// over ASCII classes, matched byte by byte (any other byte, so any
+// non-ASCII rune, fails).
+type namePattern struct {
+	first, rest [256]bool
+	max         int
+}
+
+// newNamePattern builds a namePattern from two classes written as in a
+// regexp bracket: single bytes and ranges a-b.
+func newNamePattern(first, rest string, max int) *namePattern {
+	p := &namePattern{max: max}
+	class := func(t *[256]bool, spec string) {
+		for i := 0; i < len(spec); i++ {
+			if i+2 < len(spec) && spec[i+1] == '-' {
+				for c := spec[i]; c <= spec[i+2]; c++ {
+					t[c] = true
+				}
+				i += 2
+				continue
+			}
+			t[spec[i]] = true
+		}
+	}
+	class(&p.first, first)
+	class(&p.rest, rest)
+	return p
+}
+
+// MatchString reports whether s matches the pattern.
+func (p *namePattern) MatchString(s string) bool {
+	if len(s) == 0 || len(s) > p.max || !p.first[s[0]] {
+		return false
+	}
+	for i := 1; i < len(s); i++ {
+		if !p.rest[s[i]] {
+			return false
+		}
+	}
+	return true
+}
 
 // A ToolBinding binds one remote tool, by its remote name (the map key given
 // to DiscoverTools, which must match ^[A-Za-z0-9_.-]{1,128}$), to a local

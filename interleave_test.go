@@ -163,6 +163,7 @@ func TestInterleaved(t *testing.T) {
 		{"rediscovery DiscoverTools/ListTools", interleaveRediscoveryPair},
 		{"IdentityDigest/SHA-256 records", func(t *testing.T) interleavePair { return interleaveDigestPair(t, decodedRecords(t)) }},
 		{"IdentityDigest/SHA-256 catalog", func(t *testing.T) interleavePair { return interleaveDigestPair(t, decodedCatalog(t)) }},
+		{"first DiscoverTools/ListTools unique leaves", interleaveFirstUniqueDiscoveryPair},
 	}
 	for _, b := range builders {
 		if only != "" && !strings.Contains(b.name, only) {

@@ -34,6 +34,13 @@ func (f *schemaFault) Error() string { return "purramcp: remote schema unsupport
 // kept as declared), which shares nothing with schema or go-sdk, or a
 // *schemaFault.
 func sizedRemoteContract(schema any, size int, limits Limits, policy SchemaPolicy) (*Contract, *strictjson.Object, error) {
+	return sharedRemoteContract(schema, size, limits, policy, nil)
+}
+
+// sharedRemoteContract is sizedRemoteContract snapshotting and compiling
+// through sharing (nil: none), under its lock; it changes no outcome.
+func sharedRemoteContract(schema any, size int, limits Limits, policy SchemaPolicy,
+	sharing *profile.Sharing) (*Contract, *strictjson.Object, error) {
 	root, ok := schema.(map[string]any)
 	if !ok {
 		return nil, nil, &schemaFault{"$", "schema"}
@@ -46,15 +53,25 @@ func sizedRemoteContract(schema any, size int, limits Limits, policy SchemaPolic
 	if hasDialect && !policy.acceptsDialect(declared) {
 		return nil, nil, &schemaFault{"$", dialectKey}
 	}
-	body := make(map[string]any, len(root))
-	for k, v := range root {
-		if k != dialectKey {
-			body[k] = v
+	body := root // snapshotted, never modified
+	if hasDialect {
+		body = make(map[string]any, len(root)-1)
+		for k, v := range root {
+			if k != dialectKey {
+				body[k] = v
+			}
 		}
 	}
 	popts := policy.profile()
 	popts.Draft07 = hasDialect && isDraft07(declared)
+	popts.Sharing = sharing
+	if sharing != nil {
+		sharing.Lock()
+	}
 	c, err := newRemoteContract(body, limits, popts)
+	if sharing != nil {
+		sharing.Unlock()
+	}
 	if err != nil {
 		return nil, nil, err
 	}

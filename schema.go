@@ -196,8 +196,8 @@ func newContract(opts ContractOptions, popts profile.Options) (*Contract, *contr
 	if !ok {
 		return nil, &contractFailure{ContractError: fresh(errSchemaInvalid)}
 	}
-	schema, err := strictjson.Snapshot(opts.Schema, strictjson.Limits{
-		Depth: limits.SchemaDepth, Nodes: limits.SchemaNodes, Bytes: limits.SchemaBytes})
+	schema, err := strictjson.SnapshotShared(opts.Schema, strictjson.Limits{
+		Depth: limits.SchemaDepth, Nodes: limits.SchemaNodes, Bytes: limits.SchemaBytes}, popts.Sharing.Interner())
 	if err != nil {
 		return nil, &contractFailure{ContractError: fresh(errSchemaInvalid), cause: err}
 	}

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sync"
 
+	"purra.dev/purramcp/internal/profile"
 	"purra.dev/purramcp/internal/strictjson"
 )
 
@@ -28,6 +29,14 @@ import (
 // entries and schemaCacheBytes schema bytes each. When the current one is
 // full it becomes the previous one and the previous one is dropped; an entry
 // found in the previous generation moves to the current one.
+//
+// The schemas compiled through the cache also share equal subtrees: their
+// snapshots are made through one strictjson.Interner and compiled through
+// one profile.Sharing, so an object equal to one an earlier schema of the
+// session had (confirmed member by member, never by hash alone) is that
+// same immutable object, with its compiled node. Sharing changes no
+// outcome, holds at most schemaSharedObjects objects and as many nodes,
+// and is dropped with the cache.
 type schemaCache struct {
 	mu        sync.Mutex
 	seed      maphash.Seed
@@ -36,6 +45,10 @@ type schemaCache struct {
 	cur, prev map[schemaKey][]*cachedSchema
 	entries   int // in cur
 	bytes     int // schema bytes in cur
+	// sharing lets the schemas compiled through the cache share equal
+	// subtrees (one snapshot object, one compiled node each); made on
+	// first use, dropped when the cache closes.
+	sharing *profile.Sharing
 }
 
 // Bounds of one generation of a schemaCache.
@@ -47,6 +60,9 @@ const (
 	// schemaHashDepth is deeper than any schema the profile accepts; a
 	// deeper schema is compiled uncached (and rejected).
 	schemaHashDepth = 64
+	// schemaSharedObjects bounds the subtrees (and compiled nodes) shared
+	// between the cache's schemas.
+	schemaSharedObjects = 4096
 )
 
 // schemaKey is what an entry is found by; deep equality confirms it.
@@ -87,7 +103,7 @@ func (c *schemaCache) remoteContract(schema any, size int, limits Limits, policy
 	if e := c.lookup(key, root); e != nil {
 		return e.contract, e.snap, nil
 	}
-	contract, snap, err := sizedRemoteContract(schema, size, limits, policy)
+	contract, snap, err := sharedRemoteContract(schema, size, limits, policy, c.sharingOf())
 	if err == nil {
 		c.store(key, &cachedSchema{contract: contract, snap: snap, size: size})
 	}
@@ -103,6 +119,17 @@ func (c *schemaCache) seedOf() (maphash.Seed, bool) {
 		c.seed, c.seeded = maphash.MakeSeed(), true
 	}
 	return c.seed, !c.closed
+}
+
+// sharingOf returns the cache's sharing, made on first use; nil once the
+// cache is closed.
+func (c *schemaCache) sharingOf() *profile.Sharing {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.sharing == nil && !c.closed {
+		c.sharing = profile.NewSharing(schemaSharedObjects)
+	}
+	return c.sharing
 }
 
 // lookup returns the entry under key whose snapshot equals root, or nil.
@@ -153,7 +180,7 @@ func (c *schemaCache) store(key schemaKey, e *cachedSchema) {
 func (c *schemaCache) close() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.closed, c.cur, c.prev = true, nil, nil
+	c.closed, c.cur, c.prev, c.sharing = true, nil, nil, nil
 }
 
 // Tags that keep the kinds of value apart in hashSchema.

@@ -119,6 +119,14 @@ func floatSize(f float64) (int, bool) {
 	if f == 0 {
 		return 1, true
 	}
+	if a := math.Abs(f); a < 1<<53 && a == math.Trunc(a) {
+		// A safe integer is spelled as its decimal digits, with a sign.
+		n := intDigits(uint64(a))
+		if f < 0 {
+			n++
+		}
+		return n, true
+	}
 	var buf [32]byte
 	format := byte('f')
 	if abs := math.Abs(f); abs < 1e-6 || abs >= 1e21 {
@@ -130,6 +138,16 @@ func floatSize(f float64) (int, bool) {
 		n-- // e-07 is written e-7
 	}
 	return n, true
+}
+
+// intDigits is the number of decimal digits of u.
+func intDigits(u uint64) int {
+	n := 1
+	for u >= 10 {
+		u /= 10
+		n++
+	}
+	return n
 }
 
 // stringSize is the length JSON.stringify writes for s: quotes, each valid

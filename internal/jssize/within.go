@@ -11,7 +11,6 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
-	"unicode/utf8"
 
 	"purra.dev/purramcp/internal/strictjson"
 )
@@ -560,8 +559,5 @@ func floatBitsSize(f float64, bits int) (int, bool) {
 // stringCost is stringSize for valid UTF-8: the one JSON-string length of
 // strictjson (a quote pair, each byte, one or five more for an escape).
 func stringCost(s string) (int, bool) {
-	if !utf8.ValidString(s) {
-		return 0, false
-	}
-	return strictjson.StringCost(s), true
+	return strictjson.CheckedStringCost(s) // one pass: the check and the count
 }

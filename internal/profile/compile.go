@@ -11,6 +11,7 @@ import (
 	"errors"
 	"slices"
 	"strconv"
+	"sync"
 
 	"purra.dev/purramcp/internal/ecmaregexp"
 	"purra.dev/purramcp/internal/strictjson"
@@ -55,6 +56,12 @@ type compiler struct {
 	// total source (Options.ExtendedKeywords).
 	patterns     map[string]*ecmaregexp.Regexp
 	patternBytes int
+	// nodes is the unused tail of the current chunk of nodes (newNode).
+	nodes []node
+	// sharing is Options.Sharing when it may serve this compile; lookup
+	// is false when no node of this schema can be held in it yet.
+	sharing *Sharing
+	lookup  bool
 }
 
 func (c *compiler) invalid(keyword string) error {
@@ -66,6 +73,25 @@ func (c *compiler) child(seg string, v any) (*node, error) {
 	c.path = append(c.path, seg)
 	n, err := c.node(v)
 	c.path = c.path[:len(c.path)-1]
+	return n, err
+}
+
+// member compiles the schema node at the path segment pre+name, pushed as
+// two segments so that no path string is built unless an error needs it
+// (joinPath concatenates the segments).
+func (c *compiler) member(pre, name string, v any) (*node, error) {
+	c.path = append(c.path, pre, name)
+	n, err := c.node(v)
+	c.path = c.path[:len(c.path)-2]
+	return n, err
+}
+
+// element compiles the schema node at the path segment pre+"["+i+"]",
+// pushed as three segments, as member does.
+func (c *compiler) element(pre string, i int, v any) (*node, error) {
+	c.path = append(c.path, pre, strconv.Itoa(i), "]")
+	n, err := c.node(v)
+	c.path = c.path[:len(c.path)-3]
 	return n, err
 }
 
@@ -86,21 +112,21 @@ var typeNames = map[string]uint8{
 }
 
 // node is one compiled schema node. Absent keywords leave their has* flag
-// (or nil pointer) unset.
+// (or nil pointer) unset. The flags come first, packed into one word.
 type node struct {
 	types      uint8 // 0 when type is absent
-	enum       []any
 	hasEnum    bool
-	constant   any
 	hasConst   bool
+	unique     bool
+	closed     bool // additionalProperties: false
+	enum       []any
+	constant   any
 	minLength  int
 	maxLength  int // -1 when absent
 	minItems   int
 	maxItems   int // -1 when absent
-	unique     bool
 	items      *node
 	required   []string
-	closed     bool // additionalProperties: false
 	properties map[string]*node
 	minimum    *float64
 	maximum    *float64
@@ -150,6 +176,70 @@ type Options struct {
 	// MaxBytes bounds the detached bytes of the inlined schema likewise.
 	// Zero means 65536.
 	MaxBytes int
+	// Sharing, when set, lets this compile take the compiled node of any
+	// snapshot object an earlier compile through it accepted under the same
+	// options (without ExtendedKeywords, which it never serves), and keep
+	// its own. It changes no outcome. When the root was the last snapshot
+	// made through its Interner and that snapshot took no held object
+	// (Interner.Found is 0), every object is new and none is looked up.
+	Sharing *Sharing
+}
+
+// Sharing is what the compiles of one session share: an Interner for their
+// snapshots, so that equal subtrees are one object, and the compiled nodes
+// of those objects. Both are bounded and start afresh when full. The
+// caller holds Lock across each snapshot and compile through it.
+type Sharing struct {
+	sync.Mutex
+	objects *strictjson.Interner
+	// nodes holds the compiled nodes of objects, without and with
+	// Options.Annotations (the one option that changes a node without
+	// ExtendedKeywords), with at most max in all.
+	nodes [2]map[*strictjson.Object]*node
+	kept  int
+	max   int
+	// chunk is the unused tail of the last compile's chunk of nodes.
+	chunk []node
+}
+
+// NewSharing returns an empty Sharing holding at most max objects and max
+// compiled nodes.
+func NewSharing(max int) *Sharing {
+	return &Sharing{objects: strictjson.NewInterner(max), max: max}
+}
+
+// Interner returns s's Interner; nil for a nil s.
+func (s *Sharing) Interner() *strictjson.Interner {
+	if s == nil {
+		return nil
+	}
+	return s.objects
+}
+
+// node returns the node compiled for obj under annotations, or nil.
+func (s *Sharing) node(obj *strictjson.Object, annotations bool) *node {
+	return s.nodes[b2i(annotations)][obj]
+}
+
+// keep holds n, compiled for obj under annotations, starting afresh when
+// max nodes are held.
+func (s *Sharing) keep(obj *strictjson.Object, annotations bool, n *node) {
+	i := b2i(annotations)
+	if s.kept >= s.max {
+		s.nodes, s.kept = [2]map[*strictjson.Object]*node{}, 0
+	}
+	if s.nodes[i] == nil {
+		s.nodes[i] = make(map[*strictjson.Object]*node, s.max/2) // grown at most once
+	}
+	s.nodes[i][obj] = n
+	s.kept++
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // AnnotationKeywords are the keywords Options.Annotations admits, with the
@@ -162,6 +252,11 @@ var AnnotationKeywords = map[string]string{
 // CompileWith is Compile under opts.
 func CompileWith(root any, opts Options) (*Schema, error) {
 	c := &compiler{opts: opts}
+	if !opts.ExtendedKeywords && opts.Sharing != nil {
+		c.sharing, c.nodes = opts.Sharing, opts.Sharing.chunk
+		c.lookup = opts.Sharing.objects.Found() > 0
+		defer func() { c.sharing.chunk = c.nodes }()
+	}
 	obj, ok := root.(*strictjson.Object)
 	if !ok {
 		return nil, c.invalid("schema")
@@ -191,25 +286,155 @@ func (c *compiler) node(v any) (*node, error) {
 	if !ok {
 		return nil, c.invalid("schema") // boolean schemas and non-objects (A4.2)
 	}
-	n := &node{maxLength: -1, maxItems: -1}
+	if c.lookup {
+		if n := c.sharing.node(obj, c.opts.Annotations); n != nil {
+			return n, nil // compiled before, so it compiles alike
+		}
+	}
+	// One pass over the names finds every whitelisted keyword's value; the
+	// steps below then read the slots in their fixed order instead of
+	// looking each keyword up in the members.
+	var kw keywordSlots
 	for _, k := range obj.Keys {
-		if _, ok := slices.BinarySearch(Keywords, k); !ok && !c.annotation(k, obj.Members[k]) && !c.extended(k) &&
-			!(c.refsAllowed && k == "$ref") {
+		if i := keywordIndex(k); i >= 0 {
+			kw.set(i, obj.Members[k])
+			continue
+		}
+		if !c.annotation(k, obj.Members[k]) && !c.extended(k) && !(c.refsAllowed && k == "$ref") {
 			return nil, c.invalid(k)
 		}
 	}
-	steps := []func(*node, *strictjson.Object) error{
-		c.compileType, c.compileAnnotations, c.compileProperties, c.compileRequired,
-		c.compileFlags, c.compileItems, c.compileBranches, c.compileValues, c.compileRanges,
-		c.compileExtension,
+	n := c.newNode()
+	if err := c.compileType(n, &kw); err != nil {
+		return nil, err
 	}
-	for _, step := range steps {
-		if err := step(n, obj); err != nil {
-			return nil, err
-		}
+	if err := c.compileAnnotations(n, &kw); err != nil {
+		return nil, err
+	}
+	if err := c.compileProperties(n, &kw); err != nil {
+		return nil, err
+	}
+	if err := c.compileRequired(n, &kw); err != nil {
+		return nil, err
+	}
+	if err := c.compileFlags(n, &kw); err != nil {
+		return nil, err
+	}
+	if err := c.compileItems(n, &kw); err != nil {
+		return nil, err
+	}
+	if err := c.compileBranches(n, &kw); err != nil {
+		return nil, err
+	}
+	if err := c.compileValues(n, &kw); err != nil {
+		return nil, err
+	}
+	if err := c.compileRanges(n, &kw); err != nil {
+		return nil, err
+	}
+	if err := c.compileExtension(n, obj); err != nil {
+		return nil, err
+	}
+	if c.sharing != nil {
+		c.sharing.keep(obj, c.opts.Annotations, n)
 	}
 	return n, nil
 }
+
+// newNode returns a fresh node with its absent-bound markers set, carved
+// from a chunk of nodeChunk nodes shared by some of the schema's nodes (they
+// all live as long as the compiled schema does).
+func (c *compiler) newNode() *node {
+	if len(c.nodes) == 0 {
+		c.nodes = make([]node, nodeChunk)
+	}
+	n := &c.nodes[0]
+	c.nodes = c.nodes[1:]
+	n.maxLength, n.maxItems = -1, -1
+	return n
+}
+
+// nodeChunk is the number of nodes allocated at once: small, since most
+// schemas have few nodes and a chunk lives as long as any of its nodes.
+const nodeChunk = 4
+
+// Indexes of the Keywords in keywordSlots.
+const (
+	kwAdditionalProperties = iota
+	kwAnyOf
+	kwConst
+	kwDescription
+	kwEnum
+	kwItems
+	kwMaxItems
+	kwMaxLength
+	kwMaximum
+	kwMinItems
+	kwMinLength
+	kwMinimum
+	kwOneOf
+	kwProperties
+	kwRequired
+	kwTitle
+	kwType
+	kwUniqueItems
+	kwCount
+)
+
+// keywordIndex returns the index of k in Keywords, or -1.
+func keywordIndex(k string) int {
+	switch k {
+	case "additionalProperties":
+		return kwAdditionalProperties
+	case "anyOf":
+		return kwAnyOf
+	case "const":
+		return kwConst
+	case "description":
+		return kwDescription
+	case "enum":
+		return kwEnum
+	case "items":
+		return kwItems
+	case "maxItems":
+		return kwMaxItems
+	case "maxLength":
+		return kwMaxLength
+	case "maximum":
+		return kwMaximum
+	case "minItems":
+		return kwMinItems
+	case "minLength":
+		return kwMinLength
+	case "minimum":
+		return kwMinimum
+	case "oneOf":
+		return kwOneOf
+	case "properties":
+		return kwProperties
+	case "required":
+		return kwRequired
+	case "title":
+		return kwTitle
+	case "type":
+		return kwType
+	case "uniqueItems":
+		return kwUniqueItems
+	}
+	return -1
+}
+
+// keywordSlots holds the values of one node's whitelisted keywords, as
+// Object.Get would return them.
+type keywordSlots struct {
+	v   [kwCount]any
+	has uint32
+}
+
+func (s *keywordSlots) set(i int, v any) { s.v[i], s.has = v, s.has|1<<i }
+
+// get is Object.Get of Keywords[i].
+func (s *keywordSlots) get(i int) (any, bool) { return s.v[i], s.has&(1<<i) != 0 }
 
 // annotation reports whether k is an admitted annotation with a value of
 // the right kind. Annotation values are data, never inspected as schemas.
@@ -233,8 +458,8 @@ func (c *compiler) annotation(k string, v any) bool {
 	return false
 }
 
-func (c *compiler) compileType(n *node, obj *strictjson.Object) error {
-	t, ok := obj.Get("type")
+func (c *compiler) compileType(n *node, kw *keywordSlots) error {
+	t, ok := kw.get(kwType)
 	if !ok {
 		return nil
 	}
@@ -259,19 +484,22 @@ func (c *compiler) compileType(n *node, obj *strictjson.Object) error {
 	return nil
 }
 
-func (c *compiler) compileAnnotations(_ *node, obj *strictjson.Object) error {
-	for _, k := range []string{"title", "description"} {
-		if v, ok := obj.Get(k); ok {
-			if _, isString := v.(string); !isString {
-				return c.invalid(k)
-			}
+func (c *compiler) compileAnnotations(_ *node, kw *keywordSlots) error {
+	if v, ok := kw.get(kwTitle); ok {
+		if _, isString := v.(string); !isString {
+			return c.invalid("title")
+		}
+	}
+	if v, ok := kw.get(kwDescription); ok {
+		if _, isString := v.(string); !isString {
+			return c.invalid("description")
 		}
 	}
 	return nil
 }
 
-func (c *compiler) compileProperties(n *node, obj *strictjson.Object) error {
-	v, ok := obj.Get("properties")
+func (c *compiler) compileProperties(n *node, kw *keywordSlots) error {
+	v, ok := kw.get(kwProperties)
 	if !ok {
 		return nil
 	}
@@ -281,7 +509,7 @@ func (c *compiler) compileProperties(n *node, obj *strictjson.Object) error {
 	}
 	n.properties = make(map[string]*node, props.Len())
 	for _, name := range props.Keys {
-		child, err := c.child(".properties."+name, props.Members[name])
+		child, err := c.member(".properties.", name, props.Members[name])
 		if err != nil {
 			return err
 		}
@@ -290,8 +518,8 @@ func (c *compiler) compileProperties(n *node, obj *strictjson.Object) error {
 	return nil
 }
 
-func (c *compiler) compileRequired(n *node, obj *strictjson.Object) error {
-	v, ok := obj.Get("required")
+func (c *compiler) compileRequired(n *node, kw *keywordSlots) error {
+	v, ok := kw.get(kwRequired)
 	if !ok {
 		return nil
 	}
@@ -299,27 +527,44 @@ func (c *compiler) compileRequired(n *node, obj *strictjson.Object) error {
 	if !ok {
 		return c.invalid("required")
 	}
-	seen := make(map[string]bool, len(list))
+	var seen map[string]bool // past smallRequired names; below, a scan of n.required
 	for _, item := range list {
 		s, ok := item.(string)
-		if !ok || s == "" || seen[s] {
+		if !ok || s == "" {
 			return c.invalid("required")
 		}
-		seen[s] = true
+		if len(list) > smallRequired {
+			if seen == nil {
+				seen = make(map[string]bool, len(list))
+			}
+			if seen[s] {
+				return c.invalid("required")
+			}
+			seen[s] = true
+		} else if slices.Contains(n.required, s) {
+			return c.invalid("required")
+		}
+		if n.required == nil {
+			n.required = make([]string, 0, len(list))
+		}
 		n.required = append(n.required, s)
 	}
 	return nil
 }
 
-func (c *compiler) compileFlags(n *node, obj *strictjson.Object) error {
-	if v, ok := obj.Get("additionalProperties"); ok {
+// smallRequired is the longest required list checked for repeats by a
+// scan rather than a set.
+const smallRequired = 16
+
+func (c *compiler) compileFlags(n *node, kw *keywordSlots) error {
+	if v, ok := kw.get(kwAdditionalProperties); ok {
 		b, isBool := v.(bool)
 		if !isBool && !c.opts.ExtendedKeywords {
 			return c.invalid("additionalProperties") // a schema value is outside the profile
 		}
 		n.closed = isBool && !b // a schema value: compileExtension
 	}
-	if v, ok := obj.Get("uniqueItems"); ok {
+	if v, ok := kw.get(kwUniqueItems); ok {
 		b, isBool := v.(bool)
 		if !isBool {
 			return c.invalid("uniqueItems")
@@ -329,8 +574,8 @@ func (c *compiler) compileFlags(n *node, obj *strictjson.Object) error {
 	return nil
 }
 
-func (c *compiler) compileItems(n *node, obj *strictjson.Object) error {
-	v, ok := obj.Get("items")
+func (c *compiler) compileItems(n *node, kw *keywordSlots) error {
+	v, ok := kw.get(kwItems)
 	if !ok {
 		return nil
 	}
@@ -342,25 +587,28 @@ func (c *compiler) compileItems(n *node, obj *strictjson.Object) error {
 	return nil
 }
 
-func (c *compiler) compileBranches(n *node, obj *strictjson.Object) error {
-	for _, k := range []string{"anyOf", "oneOf"} {
-		v, ok := obj.Get(k)
+func (c *compiler) compileBranches(n *node, kw *keywordSlots) error {
+	for _, k := range [...]struct {
+		name, seg string
+		slot      int
+	}{{"anyOf", ".anyOf[", kwAnyOf}, {"oneOf", ".oneOf[", kwOneOf}} {
+		v, ok := kw.get(k.slot)
 		if !ok {
 			continue
 		}
 		list, ok := v.([]any)
 		if !ok || len(list) == 0 {
-			return c.invalid(k)
+			return c.invalid(k.name)
 		}
 		branches := make([]*node, len(list))
 		for i, b := range list {
-			child, err := c.child("."+k+"["+strconv.Itoa(i)+"]", b)
+			child, err := c.element(k.seg, i, b)
 			if err != nil {
 				return err
 			}
 			branches[i] = child
 		}
-		if k == "anyOf" {
+		if k.slot == kwAnyOf {
 			n.anyOf = branches
 		} else {
 			n.oneOf = branches
@@ -369,30 +617,30 @@ func (c *compiler) compileBranches(n *node, obj *strictjson.Object) error {
 	return nil
 }
 
-func (c *compiler) compileValues(n *node, obj *strictjson.Object) error {
-	if v, ok := obj.Get("enum"); ok {
+func (c *compiler) compileValues(n *node, kw *keywordSlots) error {
+	if v, ok := kw.get(kwEnum); ok {
 		list, ok := v.([]any)
 		if !ok || len(list) == 0 {
 			return c.invalid("enum")
 		}
 		n.enum, n.hasEnum = list, true
 	}
-	if v, ok := obj.Get("const"); ok {
+	if v, ok := kw.get(kwConst); ok {
 		n.constant, n.hasConst = v, true // "const": null means "must be null" (A4.5)
 	}
 	return nil
 }
 
-func (c *compiler) compileRanges(n *node, obj *strictjson.Object) error {
+func (c *compiler) compileRanges(n *node, kw *keywordSlots) error {
 	var err error
-	if n.minLength, n.maxLength, err = c.countRange(obj, "minLength", "maxLength"); err != nil {
+	if n.minLength, n.maxLength, err = c.countRange(kw, kwMinLength, kwMaxLength); err != nil {
 		return err
 	}
-	if n.minItems, n.maxItems, err = c.countRange(obj, "minItems", "maxItems"); err != nil {
+	if n.minItems, n.maxItems, err = c.countRange(kw, kwMinItems, kwMaxItems); err != nil {
 		return err
 	}
-	lo, hasLo := obj.Get("minimum")
-	hi, hasHi := obj.Get("maximum")
+	lo, hasLo := kw.get(kwMinimum)
+	hi, hasHi := kw.get(kwMaximum)
 	if hasLo {
 		f, ok := lo.(float64)
 		if !ok {
@@ -415,24 +663,24 @@ func (c *compiler) compileRanges(n *node, obj *strictjson.Object) error {
 
 // countRange reads a pair of non-negative safe-integer bounds (A4.6). An
 // absent minimum is 0 and an absent maximum is -1.
-func (c *compiler) countRange(obj *strictjson.Object, minName, maxName string) (int, int, error) {
+func (c *compiler) countRange(kw *keywordSlots, minSlot, maxSlot int) (int, int, error) {
 	lo, hi := 0, -1
-	if v, ok := obj.Get(minName); ok {
+	if v, ok := kw.get(minSlot); ok {
 		n, ok := count(v)
 		if !ok {
-			return 0, 0, c.invalid(minName)
+			return 0, 0, c.invalid(Keywords[minSlot])
 		}
 		lo = n
 	}
-	if v, ok := obj.Get(maxName); ok {
+	if v, ok := kw.get(maxSlot); ok {
 		n, ok := count(v)
 		if !ok {
-			return 0, 0, c.invalid(maxName)
+			return 0, 0, c.invalid(Keywords[maxSlot])
 		}
 		hi = n
 	}
 	if hi >= 0 && lo > hi {
-		return 0, 0, c.invalid(minName)
+		return 0, 0, c.invalid(Keywords[minSlot])
 	}
 	return lo, hi, nil
 }

@@ -170,6 +170,11 @@ func checkedStringCost(s string) (cost int, ok bool) {
 	return n, true
 }
 
+// CheckedStringCost is StringCost(s) and utf8.ValidString(s) in one pass:
+// ok is false exactly when s is not valid UTF-8, and the cost is then
+// meaningless.
+func CheckedStringCost(s string) (cost int, ok bool) { return checkedStringCost(s) }
+
 // arrayIndex reports whether key is a canonical array index in the sense of
 // ECMAScript (0 … 2^32−2), the names JavaScript enumerates first.
 func arrayIndex(key string) (uint64, bool) {
