@@ -480,7 +480,7 @@ func interleaveDigestPair(t *testing.T, value map[string]any) interleavePair {
 	if _, err := hex.Decode(wantSum[:], []byte(want)); err != nil {
 		t.Fatal(err)
 	}
-	return interleavePair{k: 10,
+	return interleavePair{k: 40,
 		adapter: interleaveSide{op: func(int) error {
 			if got, err := purramcp.IdentityDigest(value); err != nil || got != want {
 				return fmt.Errorf("IdentityDigest = %q, %v; want %q", got, err, want)

@@ -35,10 +35,12 @@ func Parse(text string, lim Limits) (any, error) {
 		items   [8]any
 		objects [2]Object
 		names   [8]string
-		chunk   [8]any
+		elems   [8]any
 	}{m: meter{lim: lim}}
-	x.p = parser{s: text, m: &x.m, members: x.members[:0], items: x.items[:0],
-		objects: x.objects[:], names: x.names[:], chunk: x.chunk[:]}
+	x.p = parser{s: text, m: &x.m, members: x.members[:0], items: x.items[:0]}
+	x.p.objects.seed(x.objects[:])
+	x.p.names.seed(x.names[:])
+	x.p.elems.seed(x.elems[:])
 	return x.p.run(0)
 }
 
@@ -70,11 +72,10 @@ type parser struct {
 	// is complete.
 	members []member
 	items   []any
-	// The unused tails of the chunks complete containers are carved from,
-	// as in a snapshot (builder).
-	objects []Object
-	names   []string
-	chunk   []any
+	// The chunks complete containers are carved from, as a snapshot's are.
+	objects chunk[Object]
+	names   chunk[string]
+	elems   chunk[any]
 }
 
 // smallObject is the member count up to which duplicate names are found by
@@ -255,7 +256,7 @@ func (p *parser) array(level int) (any, error) {
 		p.i++
 		if c == ']' {
 			items := p.items[base:]
-			out := append(carve(&p.chunk, len(items), 16, 1024), items...)
+			out := append(p.elems.carve(len(items), 16, 1024), items...)
 			clear(items) // the stack keeps no reference to the array's values
 			return out, p.charge(len(out))
 		}
@@ -349,12 +350,8 @@ func (p *parser) duplicate(key string, ms []member, index map[string]any) bool {
 // order; index, when not nil, already maps every member and becomes the
 // object's member map.
 func (p *parser) newObject(ms []member, index map[string]any) *Object {
-	if len(p.objects) == 0 {
-		p.objects = make([]Object, min(max(2*cap(p.objects), 4), 256))
-	}
-	obj := &p.objects[0]
-	p.objects = p.objects[1:]
-	obj.Keys = carve(&p.names, len(ms), 8, 1024)
+	obj := p.objects.next(4, 256)
+	obj.Keys = p.names.carve(len(ms), 8, 1024)
 	obj.Members = index
 	if index == nil {
 		obj.Members = make(map[string]any, len(ms))

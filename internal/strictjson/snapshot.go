@@ -42,10 +42,10 @@ type builder struct {
 	root   any
 	stack  []frame // open containers, innermost last
 	inline [4]frame
-	// The unused tails of the current chunks.
-	objects []Object
-	names   []string
-	items   []any
+	// The chunks containers are carved from.
+	objects chunk[Object]
+	names   chunk[string]
+	items   chunk[any]
 }
 
 // frame is one open container: an array (obj nil) or an object and the name
@@ -94,37 +94,17 @@ func (b *builder) BeginArray(n int) {
 		b.put(make([]any, 0))
 		return
 	}
-	b.stack = append(b.stack, frame{arr: carve(&b.items, n, 16, 1024), left: n})
+	b.stack = append(b.stack, frame{arr: b.items.carve(n, 16, 1024), left: n})
 }
 
 func (b *builder) BeginObject(n int) {
-	if len(b.objects) == 0 {
-		b.objects = make([]Object, min(max(2*cap(b.objects), 4), 256))
-	}
-	obj := &b.objects[0]
-	b.objects = b.objects[1:]
-	*obj = Object{Keys: carve(&b.names, n, 8, 1024), Members: make(map[string]any, n)}
+	obj := b.objects.next(4, 256)
+	*obj = Object{Keys: b.names.carve(n, 8, 1024), Members: make(map[string]any, n)}
 	if n == 0 {
 		b.put(obj)
 		return
 	}
 	b.stack = append(b.stack, frame{obj: obj, left: n})
-}
-
-// carve returns an empty slice of capacity n cut from the chunk tail *rest,
-// starting a new chunk when the tail is too short: twice the last one,
-// between first and most elements, and never shorter than n. The capacity
-// is exact, so appending past it can never reach a neighbour.
-func carve[T any](rest *[]T, n, first, most int) []T {
-	if n == 0 {
-		return make([]T, 0) // empty, not nil, and free
-	}
-	if len(*rest) < n {
-		*rest = make([]T, max(n, min(max(2*cap(*rest), first), most)))
-	}
-	s := (*rest)[:0:n]
-	*rest = (*rest)[n:]
-	return s
 }
 
 // goNumber converts any Go number kind under A3.2.
