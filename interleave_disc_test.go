@@ -61,35 +61,5 @@ func uniqueLeavesCatalog() (*mcp.Server, map[string]purramcp.ToolBinding) {
 // the unique-leaves catalog: the first discovery when no two tools share
 // any part of a schema.
 func interleaveFirstUniqueDiscoveryPair(t *testing.T) interleavePair {
-	server, bindings := uniqueLeavesCatalog()
-	digest := interleaveDigest(t, server, bindings)
-	type fresh struct {
-		cs      *mcp.ClientSession
-		monitor *purramcp.CatalogMonitor
-		close   func()
-	}
-	var sessions []fresh
-	open := func(monitored bool) func(int) error {
-		return func(k int) error {
-			sessions = sessions[:0]
-			for range k {
-				cs, monitor, closeSession, err := interleaveConnect(server, "", monitored)
-				if err != nil {
-					return err
-				}
-				sessions = append(sessions, fresh{cs, monitor, closeSession})
-			}
-			return nil
-		}
-	}
-	closeAll := func() {
-		for _, s := range sessions {
-			s.close()
-		}
-	}
-	adapter, raw := discoverySides(bindings, digest, func(i int) (*mcp.ClientSession, *purramcp.CatalogMonitor) {
-		return sessions[i].cs, sessions[i].monitor
-	}, closeAll)
-	adapter.before, raw.before = open(true), open(false)
-	return interleavePair{k: 3, adapter: adapter, raw: raw}
+	return interleaveFirstDiscoveryOf(t, uniqueLeavesCatalog)
 }

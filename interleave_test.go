@@ -356,7 +356,13 @@ func interleaveDigest(t *testing.T, server *mcp.Server, bindings map[string]purr
 // untimed before each batch and closed after it. Checking the digest copies
 // the snapshot out; the raw side checks its count and last name.
 func interleaveFirstDiscoveryPair(t *testing.T) interleavePair {
-	server, bindings := distinctCatalog()
+	return interleaveFirstDiscoveryOf(t, distinctCatalog)
+}
+
+// interleaveFirstDiscoveryOf is interleaveFirstDiscoveryPair over the
+// catalog catalog returns.
+func interleaveFirstDiscoveryOf(t *testing.T, catalog func() (*mcp.Server, map[string]purramcp.ToolBinding)) interleavePair {
+	server, bindings := catalog()
 	digest := interleaveDigest(t, server, bindings)
 	type fresh struct {
 		cs      *mcp.ClientSession
