@@ -128,11 +128,15 @@ type node struct {
 	items      *node
 	required   []string
 	properties map[string]*node
-	minimum    *float64
-	maximum    *float64
-	anyOf      []*node
-	oneOf      []*node
-	ext        *extension // nil unless Options.ExtendedKeywords compiled one
+	// mapOrder holds the names of properties in the order a Go map's
+	// members are visited (strictjson.SortKeys): a map value's declared
+	// members are visited in this order, whatever else it holds.
+	mapOrder []string
+	minimum  *float64
+	maximum  *float64
+	anyOf    []*node
+	oneOf    []*node
+	ext      *extension // nil unless Options.ExtendedKeywords compiled one
 }
 
 // Schema is a compiled, immutable schema.
@@ -514,6 +518,10 @@ func (c *compiler) compileProperties(n *node, kw *keywordSlots) error {
 			return err
 		}
 		n.properties[name] = child
+	}
+	if len(props.Keys) != 0 {
+		n.mapOrder = slices.Clone(props.Keys)
+		strictjson.SortKeys(n.mapOrder)
 	}
 	return nil
 }

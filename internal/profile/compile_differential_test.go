@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"testing"
 
 	"purra.dev/purramcp/internal/strictjson"
@@ -177,6 +179,7 @@ func sameCompile(root any, opts Options) error {
 		}
 		return nil
 	}
+	indexMapOrder(want.root, map[*node]bool{})
 	if !reflect.DeepEqual(got.root, want.root) {
 		return fmt.Errorf("compiled trees differ")
 	}
@@ -184,6 +187,30 @@ func sameCompile(root any, opts Options) error {
 		return fmt.Errorf("inlined schemas differ")
 	}
 	return nil
+}
+
+// indexMapOrder sets mapOrder, which the reference compiler predates, on
+// every node below n: its property names in a Go map's member order.
+func indexMapOrder(n *node, seen map[*node]bool) {
+	if n == nil || seen[n] {
+		return
+	}
+	seen[n] = true
+	if n.properties != nil {
+		n.mapOrder = slices.Collect(maps.Keys(n.properties))
+		strictjson.SortKeys(n.mapOrder)
+	}
+	for _, child := range n.properties {
+		indexMapOrder(child, seen)
+	}
+	indexMapOrder(n.items, seen)
+	for _, b := range append(slices.Clip(n.anyOf), n.oneOf...) {
+		indexMapOrder(b, seen)
+	}
+	if n.ext != nil {
+		indexMapOrder(n.ext.propertyNames, seen)
+		indexMapOrder(n.ext.additional, seen)
+	}
 }
 
 func TestCompileDifferential(t *testing.T) {
@@ -282,6 +309,7 @@ func TestCompileSharedDifferential(t *testing.T) {
 				}
 				continue
 			}
+			indexMapOrder(want.root, map[*node]bool{})
 			if !reflect.DeepEqual(got.root, want.root) {
 				t.Fatalf("schema %v: compiled trees differ", root)
 			}

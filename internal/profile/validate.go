@@ -170,6 +170,9 @@ func (w *walker) visit(v any, n *node) (*Violation, error) {
 	case *strictjson.Object:
 		return w.forObject(object{x.Keys, x.Members}, n)
 	case map[string]any:
+		if n.ext == nil {
+			return w.forObject(object{members: x}, n) // no member order needed: see object
+		}
 		obj, base := w.mapObject(x)
 		vi, err := w.forObject(obj, n)
 		w.keys = w.keys[:base]
@@ -326,7 +329,11 @@ func (w *walker) forArray(list []any, n *node) (*Violation, error) {
 }
 
 // An object is a value's object as the walker reads it: member names in
-// enumeration order and the members.
+// enumeration order and the members. A Go map checked against a node
+// without extended keywords has no keys: its declared members are visited
+// in the node's mapOrder, which is the order its sorted names would give
+// them, and which undeclared name fails a closed node changes neither the
+// keyword nor the path ("$"), so it is found in map order.
 type object struct {
 	keys    []string
 	members map[string]any
@@ -349,19 +356,28 @@ func (w *walker) forObject(obj object, n *node) (*Violation, error) {
 			return vi, nil
 		}
 	}
-	if n.closed {
-		for _, k := range obj.keys {
-			if _, declared := n.properties[k]; !declared {
-				return w.violation("additionalProperties"), nil
-			}
-		}
+	if n.closed && !w.declaresAll(obj, n) {
+		return w.violation("additionalProperties"), nil
 	}
 	if n.ext != nil {
 		if vi, err := w.propertyNames(obj, n.ext); vi != nil || err != nil {
 			return vi, err
 		}
 	}
-	if len(n.properties) != 0 {
+	if len(n.properties) != 0 && obj.keys == nil {
+		for _, k := range n.mapOrder {
+			v, present := obj.members[k]
+			if !present {
+				continue
+			}
+			w.path = append(w.path, segment{name: k, index: -1})
+			vi, err := w.visit(v, n.properties[k])
+			w.path = w.path[:len(w.path)-1]
+			if vi != nil || err != nil {
+				return vi, err
+			}
+		}
+	} else if len(n.properties) != 0 {
 		for _, k := range obj.keys {
 			child, declared := n.properties[k]
 			if !declared {
@@ -379,6 +395,24 @@ func (w *walker) forObject(obj object, n *node) (*Violation, error) {
 		return w.additional(obj, n)
 	}
 	return nil, nil
+}
+
+// declaresAll reports whether n declares every member of obj.
+func (w *walker) declaresAll(obj object, n *node) bool {
+	if obj.keys == nil {
+		for k := range obj.members {
+			if _, declared := n.properties[k]; !declared {
+				return false
+			}
+		}
+		return true
+	}
+	for _, k := range obj.keys {
+		if _, declared := n.properties[k]; !declared {
+			return false
+		}
+	}
+	return true
 }
 
 // forNumber applies the inclusive bounds (A7.2 step 10).

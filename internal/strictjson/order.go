@@ -11,7 +11,14 @@ func AppendKeys(dst []string, m map[string]any) []string {
 	for k := range m {
 		dst = append(dst, k)
 	}
-	slices.Sort(dst[base:])
-	enumerationOrder(dst[base:], func(k string) string { return k })
+	SortKeys(dst[base:])
 	return dst
+}
+
+// SortKeys sorts distinct member names in place into the order Snapshot
+// gives a Go map's members (A3.6): array-index names in ascending numeric
+// order, then the others in byte order.
+func SortKeys(names []string) {
+	slices.Sort(names)
+	enumerationOrder(names, func(k string) string { return k })
 }
