@@ -220,3 +220,21 @@ func TestParse_MatchesReference(t *testing.T) {
 	require.Greater(t, ok, 2000)
 	require.Greater(t, failed, 2000)
 }
+
+// FuzzParseReference holds Parse to the container handling it replaced on
+// any text, under each limit setting of the walk tests.
+func FuzzParseReference(f *testing.F) {
+	for _, s := range fuzzVectorSeeds(f) {
+		f.Add(s)
+	}
+	f.Add(`{"a":1,"b":[1,2,{"c":{}}],"a":2}`)
+	f.Add(`{"k0":0,"k1":1,"k2":2,"k3":3,"k4":4,"k5":5,"k6":6,"k7":7,"k8":8,"k9":9,"k10":10,"k11":11,"k12":12,"k13":13,"k14":14,"k15":15,"k16":16,"k3":0}`)
+	f.Fuzz(func(t *testing.T, text string) {
+		for _, lim := range walkLimits {
+			want, wantErr := refParse(text, lim)
+			got, err := Parse(text, lim)
+			require.Equal(t, wantErr, err, "%q under %+v", text, lim)
+			require.Equal(t, want, got, "%q under %+v", text, lim)
+		}
+	})
+}
