@@ -1,7 +1,5 @@
 package strictjson
 
-import "math"
-
 // Measure is what a walk counted of a value it accepted: its nodes (values
 // and object keys) and its detached bytes (A3.5).
 type Measure struct {
@@ -14,15 +12,14 @@ type Measure struct {
 // into an interface) and within lim, it returns v unchanged, sharing every
 // container; otherwise it returns what Own(Snapshot(v, lim)) returns. It
 // fails exactly when Snapshot would (with an error MeasureOf chose), and on
-// success also returns v's Measure. Its cost is bounded by lim as Snapshot's is: the
-// domain and limit walk runs first, and the form check only after it
-// accepted v.
+// success also returns v's Measure. Its cost is bounded by lim as
+// Snapshot's is: the one domain and limit walk also checks the form.
 func Shared(v any, lim Limits) (any, Measure, error) {
-	m, err := MeasureOf(v, lim)
+	m, decoded, err := measure(v, lim)
 	if err != nil {
 		return nil, Measure{}, err
 	}
-	if decodedForm(v) {
+	if decoded {
 		return v, m, nil
 	}
 	s, err := Snapshot(v, lim)
@@ -36,37 +33,17 @@ func Shared(v any, lim Limits) (any, Measure, error) {
 // anything, and returns its Measure. It fails exactly when Snapshot would,
 // though when v breaks more than one rule its error may name another.
 func MeasureOf(v any, lim Limits) (Measure, error) {
-	w := new(walker)
-	if err := w.run(v, lim, AnyOrder, discard{}); err != nil {
-		return Measure{}, err
-	}
-	return Measure{Nodes: w.nodes, Bytes: w.bytes}, nil
+	m, _, err := measure(v, lim)
+	return m, err
 }
 
-// decodedForm reports whether v, which Walk accepted, is in decoded-Go
-// form: Snapshot would return an equal value of the same Go types.
-func decodedForm(v any) bool {
-	switch x := v.(type) {
-	case nil, bool, string:
-		return true
-	case float64:
-		return x != 0 || !math.Signbit(x) // −0 is folded into +0
-	case []any:
-		for _, item := range x {
-			if !decodedForm(item) {
-				return false
-			}
-		}
-		return true
-	case map[string]any:
-		for _, member := range x {
-			if !decodedForm(member) {
-				return false
-			}
-		}
-		return true
+// measure is MeasureOf that also reports whether v is in decoded-Go form.
+func measure(v any, lim Limits) (Measure, bool, error) {
+	w := new(walker)
+	if err := w.run(v, lim, AnyOrder, discard{}); err != nil {
+		return Measure{}, false, err
 	}
-	return false // *Object, json.RawMessage, json.Number and other number kinds
+	return Measure{Nodes: w.nodes, Bytes: w.bytes}, !w.foreign, nil
 }
 
 // discard is a Visitor that keeps nothing.

@@ -36,7 +36,7 @@ func TestShared_MatchesSnapshot(t *testing.T) {
 				require.Nil(t, got)
 				continue
 			}
-			require.Equal(t, measure(snap), m, "value %d %#v under %+v", i, v, lim)
+			require.Equal(t, refMeasure(snap), m, "value %d %#v under %+v", i, v, lim)
 			want := Own(snap)
 			require.Equal(t, want, got, "value %d %#v under %+v", i, v, lim)
 			if sameContainer(v, got) {
@@ -52,9 +52,9 @@ func TestShared_MatchesSnapshot(t *testing.T) {
 	require.Greater(t, copied, 1000, "other values are copied")
 }
 
-// measure is the Measure of a snapshot value by the fuzz tests' independent
+// refMeasure is the Measure of a snapshot value by the fuzz tests' independent
 // count.
-func measure(v any) Measure {
+func refMeasure(v any) Measure {
 	nodes, _, bytes := fuzzMeasure(v, 0)
 	return Measure{Nodes: nodes, Bytes: bytes}
 }
@@ -95,4 +95,31 @@ func TestAppendKeys_SnapshotOrder(t *testing.T) {
 	}
 	m := map[string]any{"b": 1.0, "10": 1.0, "a": 1.0, "2": 1.0, "01": 1.0, "4294967295": 1.0, "4294967294": 1.0}
 	require.Equal(t, []string{"2", "10", "4294967294", "01", "4294967295", "a", "b"}, AppendKeys(nil, m))
+}
+
+// decodedForm is the reference for the walk's form check: whether v, which
+// Walk accepted, is in decoded-Go form, so that Snapshot would return an
+// equal value of the same Go types.
+func decodedForm(v any) bool {
+	switch x := v.(type) {
+	case nil, bool, string:
+		return true
+	case float64:
+		return x != 0 || !math.Signbit(x) // −0 is folded into +0
+	case []any:
+		for _, item := range x {
+			if !decodedForm(item) {
+				return false
+			}
+		}
+		return true
+	case map[string]any:
+		for _, member := range x {
+			if !decodedForm(member) {
+				return false
+			}
+		}
+		return true
+	}
+	return false // *Object, json.RawMessage, json.Number and other number kinds
 }

@@ -2,6 +2,7 @@ package strictjson
 
 import (
 	"encoding/json"
+	"math"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -88,6 +89,10 @@ type walker struct {
 	// names holds, per level, the names of the last Go map ordered at that
 	// level, in that order (see reuse).
 	names [][]string
+	// foreign records that the walk met a value not in decoded-Go form:
+	// an *Object, a json.RawMessage, a number of another kind than float64,
+	// or −0 (Shared).
+	foreign bool
 	// inlineStack and inlineKeys serve small values without allocating.
 	inlineStack [16]member
 	inlineKeys  [16]uint64
@@ -96,6 +101,7 @@ type walker struct {
 
 func (w *walker) walk(v any, level int) error {
 	if raw, ok := v.(json.RawMessage); ok {
+		w.foreign = true
 		return w.raw(raw, level)
 	}
 	if !w.enter(level) {
@@ -140,6 +146,7 @@ func (w *walker) walk(v any, level int) error {
 		if x == nil {
 			return errDomain
 		}
+		w.foreign = true
 		base, idx := len(w.stack), len(w.idx)
 		ms, order := w.objectMembers(x)
 		err := w.object(ms, order, level)
@@ -150,7 +157,11 @@ func (w *walker) walk(v any, level int) error {
 	if err != nil {
 		return err
 	}
-	if x, ok := v.(float64); ok && w.value != nil && x == f && f != 0 {
+	x, ok := v.(float64)
+	if !ok || x == 0 && math.Signbit(x) {
+		w.foreign = true // another number kind, or −0, which is folded
+	}
+	if ok && w.value != nil && x == f && f != 0 {
 		w.value.Value(v) // −0 would be folded, so zeros take Number
 	} else {
 		w.vis.Number(f)
