@@ -6,6 +6,7 @@ import (
 	"errors"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -47,8 +48,9 @@ const rawFrameBytes = 6*defaultMaxCatalogBytes + frameSlack
 // The layer reports back whether the request's write is in progress and
 // whether it rejected or lost the answer.
 type frameBudget struct {
-	code  string
-	limit int
+	code     string
+	limit    int
+	deadline time.Time // the adapter's own, for severIfStillWriting
 	// writing is 0 before the request's write, 1 while the transport writes
 	// it and 2 once the write returned.
 	writing  atomic.Int32
@@ -115,15 +117,24 @@ var (
 // it streams in (go-sdk otherwise reads a JSON body whole); server-initiated
 // streams keep go-sdk's MaxEventSize, lowered to 6 MiB.
 //
-// When a request's deadline (Limits.Timeout) or its caller's ctx ends while
-// the transport is still writing it (a peer that stopped reading), the
-// request's goroutine is abandoned and the session is severed: the monitor
-// closes (later requests fail mcp_connection_closed at once, without a
-// goroutine), the connection's reads end and the transport is closed once,
-// in one goroutine that ends when the transport's Close returns (for
-// mcp.CommandTransport: stdin closed, the child stopped within its
-// TerminateDuration); the abandoned write then fails and session.Close
-// returns promptly.
+// Over go-sdk's in-memory and command transports and streamable HTTP, where
+// the layer can end a blocked write (closing the connection ends it; an
+// HTTP write ends with its ctx), every request runs on its caller's
+// goroutine, with no handoff; over any other transport (an IOTransport on
+// the host's streams, a host's own transport) it runs on a request worker
+// the caller can abandon. When a request's deadline (Limits.Timeout) or its
+// caller's ctx ends while the transport is still writing it (a peer that
+// stopped reading), and the write is still in progress at the deadline,
+// the session is severed: the monitor closes (later requests fail
+// mcp_connection_closed at once, without a goroutine), the connection's
+// reads end and the transport is closed once, in one goroutine that ends
+// when the transport's Close returns (for mcp.CommandTransport: stdin
+// closed, the child stopped within its TerminateDuration); the blocked
+// write then fails and session.Close returns promptly. A request on its
+// caller's goroutine returns then, at the deadline (a caller that gave up
+// earlier gets ErrCanceled then, or as soon as a write that was about to
+// finish does); one on a worker returns at once and leaves the worker
+// blocked until the write fails.
 //
 // The returned transport connects at most one session. An
 // *mcp.StreamableClientTransport is copied (its HTTP client wrapped), never
@@ -165,6 +176,7 @@ func (t *boundTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 		// header, standalone stream), which only the unwrapped value gets;
 		// the HTTP client bounds it instead, and an HTTP write never blocks
 		// past its ctx.
+		b.inline.Store(true)
 		b.connected.Store(true)
 		return conn, nil
 	}
@@ -173,9 +185,10 @@ func (t *boundTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 		return nil, err
 	}
 	sever, cancel := context.WithCancel(context.Background())
-	bc := &boundConn{inner: conn, severCtx: sever, severNow: cancel, closed: make(chan struct{}),
+	bc := &boundConn{inner: conn, monitor: t.monitor, severCtx: sever, severNow: cancel, closed: make(chan struct{}),
 		pending: map[jsonrpc.ID]pendingCall{}}
 	b.conn = bc
+	b.inline.Store(closeEndsWrites(inner))
 	b.connected.Store(true)
 	return bc, nil
 }
@@ -183,7 +196,24 @@ func (t *boundTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 // bounding is a monitor's bounding layer once its transport connected.
 type bounding struct {
 	connected atomic.Bool
-	conn      *boundConn // nil over streamable HTTP
+	// inline is set when a write to the peer either ends with its ctx
+	// (streamable HTTP) or fails once the connection is severed: requests
+	// then run on their caller's goroutine (bounded).
+	inline atomic.Bool
+	conn   *boundConn // nil over streamable HTTP
+}
+
+// closeEndsWrites reports whether closing t's connection is known to make a
+// write blocked on it fail at once: go-sdk's in-memory transport (net.Pipe)
+// and its command transport (whose Close first closes the child's stdin, an
+// os.Pipe). A host's own transport, or an IOTransport over the host's
+// streams, may not, so its requests keep running on request workers.
+func closeEndsWrites(t mcp.Transport) bool {
+	switch t.(type) {
+	case *mcp.InMemoryTransport, *mcp.CommandTransport:
+		return true
+	}
+	return false
 }
 
 // sever ends a session whose write was abandoned; see Transport.
@@ -202,6 +232,7 @@ type pendingCall struct {
 // boundConn is the connection of a bounded io, stdio or in-memory session.
 type boundConn struct {
 	inner    mcp.Connection
+	monitor  *CatalogMonitor // severed when a write outlives its request
 	severCtx context.Context // done once severed
 	severNow context.CancelFunc
 	once     sync.Once
@@ -243,11 +274,19 @@ func (c *boundConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	var b *frameBudget
 	if isCall {
 		b = budgetOf(ctx)
+		if err := ctx.Err(); b != nil && err != nil {
+			return err // the adapter's request ended unwritten, as go-sdk's transports end it
+		}
 		c.mu.Lock()
 		c.pending[req.ID] = pendingCall{budget: b, method: req.Method}
 		c.mu.Unlock()
 		id := req.ID
-		context.AfterFunc(ctx, func() { c.take(id) }) // an answer after the call ended is nobody's
+		context.AfterFunc(ctx, func() {
+			c.take(id) // an answer after the call ended is nobody's
+			if b != nil && b.writing.Load() == 1 {
+				severIfStillWriting(c.monitor, b) // ended mid-write
+			}
+		})
 		if b != nil {
 			b.writing.Store(1)
 		}

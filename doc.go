@@ -67,11 +67,15 @@
 // [CatalogMonitor], [Catalog.Stale], and every registration's Scope and Run
 // are safe for concurrent use. ConcurrencySafe records the host's declaration
 // and schedules nothing. The monitor's Attach starts one goroutine that ends
-// with the session. Every tools/list and tools/call request runs on a
-// request goroutine of the session's monitor, which serves one request at a
-// time; after a request it waits at most 50 ms for the monitor's next one
+// with the session. Over the monitor's Transport wrapping go-sdk's
+// in-memory or command transport, or streamable HTTP, every tools/list and
+// tools/call request runs on its caller's goroutine: the layer can end a
+// write the peer stopped reading (it severs the session at the request's
+// deadline) and no goroutine is started. Otherwise each request runs on a
+// request goroutine of the session's monitor, which serves one request at
+// a time; after a request it waits at most 50 ms for the monitor's next one
 // (at most four wait at once) and ends then, or at once when the monitor
-// closes. A request whose transport write blocks is abandoned at the
+// closes. Such a request whose transport write blocks is abandoned at the
 // timeout (or when the caller's ctx ends); its goroutine ends when the
 // write fails. Over the monitor's Transport a write still blocked at the
 // timeout severs the session, which makes it fail at once (one goroutine

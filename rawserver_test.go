@@ -3,6 +3,7 @@ package purramcp_test
 import (
 	"context"
 	"encoding/json"
+	"net"
 	"sync"
 	"testing"
 
@@ -56,6 +57,11 @@ type rawServer struct {
 	// stallCalls stops reading once a tools/list was answered, so the
 	// client's next write blocks.
 	stallCalls bool
+	// overIO connects over mcp.IOTransport on a net.Pipe instead of the
+	// in-memory transport: the bounding layer cannot tell whether closing
+	// the host's streams ends a blocked write, so requests run on request
+	// workers instead of their callers' goroutines.
+	overIO bool
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -86,7 +92,13 @@ func (s *rawServer) start(t testing.TB) (*mcp.ClientSession, *purramcp.CatalogMo
 // the monitor.
 func (s *rawServer) startWith(t testing.TB, opts *mcp.ClientOptions, monitor *purramcp.CatalogMonitor) (*mcp.ClientSession, error) {
 	t.Helper()
-	st, ct := mcp.NewInMemoryTransports()
+	var st, ct mcp.Transport
+	if s.overIO {
+		server, client := net.Pipe()
+		st, ct = &mcp.IOTransport{Reader: server, Writer: server}, &mcp.IOTransport{Reader: client, Writer: client}
+	} else {
+		st, ct = mcp.NewInMemoryTransports()
+	}
 	conn, err := st.Connect(context.Background())
 	require.NoError(t, err)
 	s.conn, s.done = conn, make(chan struct{})

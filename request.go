@@ -16,10 +16,10 @@ import (
 // transport refused (for example an unreachable HTTP server).
 const codeTransportRejected = -32005
 
-// A call is one bounded request, a job for m's request workers. It is the
-// request's ctx: the adapter's deadline over the caller's ctx, carrying the
-// budget for the bounding layer. The worker stores the outcome and then
-// signals done; the caller reads the outcome only after done.
+// A call is one bounded request. It is the request's ctx: the adapter's
+// deadline over the caller's ctx, carrying the budget for the bounding
+// layer. On a request worker (a job) it stores the outcome and then signals
+// done; the caller reads the outcome only after done.
 type call[T any] struct {
 	context.Context
 	budget  frameBudget
@@ -43,54 +43,77 @@ func (c *call[T]) run() {
 	c.done <- struct{}{}
 }
 
+// result is the outcome of the finished request for a caller whose ctx is
+// ctx: what the bounding layer observed (a rejected answer, a broken
+// connection) decides a failure before mapCallError does, unless a ctx
+// ended.
+func (c *call[T]) result(ctx context.Context) (T, error) {
+	var zero T
+	if c.err == nil {
+		return c.value, nil
+	}
+	if ctx.Err() == nil && c.Context.Err() == nil {
+		if err := c.budget.outcome(); err != nil {
+			return zero, err
+		}
+	}
+	return zero, mapCallError(ctx, c.Context, c.err)
+}
+
 // bounded runs one request under timeout and returns its result or its error
-// mapped by mapCallError. The request runs on one of m's request workers
-// (requestworkers.go), so that the caller regains control at the deadline
-// even when the transport write blocks (gosdk-notes §7: go-sdk checks ctx
-// only before writing). adapter.md §8: that worker is the one goroutine
-// allowed to outlive the call; it is abandoned at the deadline, and when the
-// bounding layer reports its write still in progress the session is severed
-// (m.sever), which makes the write fail and the worker go on. Its late
-// result is dropped. The budget (code, limit) goes to the bounding layer in
-// the request's ctx; what the layer observed (a rejected answer, a broken
-// connection) decides the error before mapCallError does.
+// mapped by mapCallError; the budget (code, limit) goes to the bounding
+// layer in the request's ctx. gosdk-notes §7: go-sdk checks ctx only before
+// writing, so a write to a peer that stopped reading would hold the request
+// past any deadline. Where that would hold the caller, the request runs on
+// one of m's request workers (requestworkers.go) and the caller regains
+// control at the deadline: adapter.md §8, that worker is the one goroutine
+// allowed to outlive the call, and its late result is dropped. Where the
+// monitor's bounding layer can end such a write (m.inlineRequests), the
+// request runs on the caller's goroutine, with no handoff: the layer
+// severs the session when the write is still in progress at the deadline
+// (severIfStillWriting), which makes the write fail and the request return.
 func bounded[T any](ctx context.Context, timeout time.Duration, m *CatalogMonitor, code string, limit int,
 	request func(context.Context) (T, error)) (T, error) {
 	deadline := time.Now().Add(timeout) // the adapter's own, whatever ctx says
 	deadlineCtx, cancel := context.WithDeadline(ctx, deadline)
 	defer cancel()
-	c := &call[T]{Context: deadlineCtx, request: request, done: make(chan struct{}, 1)}
-	c.budget.code, c.budget.limit = code, limit
+	c := &call[T]{Context: deadlineCtx, request: request}
+	c.budget.code, c.budget.limit, c.budget.deadline = code, limit, deadline
+	if m.inlineRequests() {
+		c.value, c.err = request(c)
+		if c.err == nil && deadlineCtx.Err() != nil {
+			c.err = deadlineCtx.Err() // a late result is dropped, as on a worker
+		}
+		return c.result(ctx)
+	}
+	c.done = make(chan struct{}, 1)
 	m.workers.start(c)
-	var zero T
 	select {
 	case <-c.done:
-		if c.err != nil {
-			if ctx.Err() == nil && deadlineCtx.Err() == nil {
-				if err := c.budget.outcome(); err != nil {
-					return zero, err
-				}
-			}
-			return zero, mapCallError(ctx, deadlineCtx, c.err)
-		}
-		return c.value, nil
+		return c.result(ctx)
 	case <-deadlineCtx.Done():
 		if c.budget.writing.Load() == 1 {
-			severIfStillWriting(m, &c.budget, deadline)
+			// Before returning, so that a wedged session is already
+			// severed when the caller looks (the layer's own check, when
+			// the request's ctx ends, is then a no-op).
+			severIfStillWriting(m, &c.budget)
 		}
+		var zero T
 		return zero, mapCallError(ctx, deadlineCtx, deadlineCtx.Err())
 	}
 }
 
 // severIfStillWriting severs m's session when budget's write is still in
-// progress at deadline, the adapter's own: at once when that has passed (a
-// peer that stopped reading for the whole Timeout), else by a timer that
-// checks again then. A caller that gives up mid-write does not sever a
-// healthy session whose write was about to finish (the peer had read the
-// request and the write had not yet returned); a write still blocked at the
-// deadline is wedged either way. The timer is no goroutine until it fires.
-func severIfStillWriting(m *CatalogMonitor, budget *frameBudget, deadline time.Time) {
-	wait := time.Until(deadline)
+// progress at budget's deadline, the adapter's own: at once when that has
+// passed (a peer that stopped reading for the whole Timeout), else by a
+// timer that checks again then. The bounding layer calls it when the
+// request's ctx ends mid-write. A caller that gives up mid-write does not
+// sever a healthy session whose write was about to finish (the peer had
+// read the request and the write had not yet returned); a write still
+// blocked at the deadline is wedged either way. The timer is no goroutine
+// until it fires.
+func severIfStillWriting(m *CatalogMonitor, budget *frameBudget) {
+	wait := time.Until(budget.deadline)
 	if wait <= 0 {
 		m.sever()
 		return

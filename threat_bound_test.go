@@ -164,45 +164,54 @@ var bigArgs = json.RawMessage(`{"q":"a","tags":["` + strings.Repeat("x", 60_000)
 // usual, severing nothing; the next Run's write blocks and ends at Timeout;
 // the session is severed: the catalog is stale,
 // 200 later Runs fail mcp_connection_closed at once without a goroutine,
-// session.Close returns promptly and nothing is left running.
+// session.Close returns promptly and nothing is left running. Over the
+// in-memory transport the blocked write is the caller's own (the sever
+// ends it); over an IOTransport on the host's streams it is a request
+// worker's, abandoned at the Timeout.
 func threatWedgedInMemory(t *testing.T) {
 	f := loadMCPFixture(t)
-	leakChecked(t, "in_memory", func(t *testing.T) {
-		raw := &rawServer{stallCalls: true, pages: []string{page("", string(f.Tool))}}
-		h := rawHarness(t, raw)
-		timeout := 200 * time.Millisecond
-		catalog, err := purramcp.DiscoverTools(t.Context(), h.session, "fixture", searchBinding(),
-			purramcp.DiscoveryOptions{Monitor: h.monitor, Limits: purramcp.Limits{Timeout: timeout}})
-		require.NoError(t, err)
-		reg := catalog.Registrations()[0]
-		res, err := reg.Run(t.Context(), bigArgs, purramcp.ToolContext{})
-		require.NoError(t, err)
-		assert.Equal(t, "mcp_timeout", res.ErrorCode, "T11: written, never answered")
-		assert.False(t, catalog.Stale(), "T11: a timeout after a complete write severs nothing")
-		before := runtime.NumGoroutine()
-		start := time.Now()
-		res, err = reg.Run(t.Context(), bigArgs, purramcp.ToolContext{})
-		took := time.Since(start)
-		require.NoError(t, err)
-		assert.Equal(t, "mcp_timeout", res.ErrorCode, "T11 wedged peer")
-		assert.True(t, catalog.Stale(), "T11: severed at once")
-		for range 200 {
-			res, err = reg.Run(t.Context(), bigArgs, purramcp.ToolContext{})
+	for _, wiring := range []struct {
+		name   string
+		overIO bool
+	}{{"in_memory", false}, {"io_workers", true}} {
+		leakChecked(t, wiring.name, func(t *testing.T) {
+			raw := &rawServer{stallCalls: true, overIO: wiring.overIO, pages: []string{page("", string(f.Tool))}}
+			h := rawHarness(t, raw)
+			timeout := 200 * time.Millisecond
+			catalog, err := purramcp.DiscoverTools(t.Context(), h.session, "fixture", searchBinding(),
+				purramcp.DiscoveryOptions{Monitor: h.monitor, Limits: purramcp.Limits{Timeout: timeout}})
 			require.NoError(t, err)
-			require.Equal(t, "mcp_connection_closed", res.ErrorCode, "T11: later Runs")
-		}
-		// Polls: no synctest bubble can hold this test, since a write queued
-		// behind the wedged one waits on go-sdk's write mutex, which is not
-		// durably blocking, so fake time would never reach the Timeout.
-		require.Eventually(t, func() bool { return runtime.NumGoroutine() <= before }, waitFor, tick,
-			"T11: the abandoned write ended; no goroutine per later Run")
-		closeStart := time.Now()
-		require.NoError(t, h.session.Close())
-		closeTook := time.Since(closeStart)
-		assert.Less(t, closeTook, time.Second, "T11: session.Close returns promptly")
-		t.Logf("T11 in-memory: Run returned after %v (Timeout %v); Close took %v; goroutines %d before, %d after 200 Runs",
-			took, timeout, closeTook, before, runtime.NumGoroutine())
-	})
+			reg := catalog.Registrations()[0]
+			res, err := reg.Run(t.Context(), bigArgs, purramcp.ToolContext{})
+			require.NoError(t, err)
+			assert.Equal(t, "mcp_timeout", res.ErrorCode, "T11: written, never answered")
+			assert.False(t, catalog.Stale(), "T11: a timeout after a complete write severs nothing")
+			before := runtime.NumGoroutine()
+			start := time.Now()
+			res, err = reg.Run(t.Context(), bigArgs, purramcp.ToolContext{})
+			took := time.Since(start)
+			require.NoError(t, err)
+			assert.Equal(t, "mcp_timeout", res.ErrorCode, "T11 wedged peer")
+			assert.Less(t, took, timeout+50*time.Millisecond, "T11: Run returns within Timeout + 50 ms")
+			assert.True(t, catalog.Stale(), "T11: severed at once")
+			for range 200 {
+				res, err = reg.Run(t.Context(), bigArgs, purramcp.ToolContext{})
+				require.NoError(t, err)
+				require.Equal(t, "mcp_connection_closed", res.ErrorCode, "T11: later Runs")
+			}
+			// Polls: no synctest bubble can hold this test, since a write queued
+			// behind the wedged one waits on go-sdk's write mutex, which is not
+			// durably blocking, so fake time would never reach the Timeout.
+			require.Eventually(t, func() bool { return runtime.NumGoroutine() <= before }, waitFor, tick,
+				"T11: the abandoned write ended; no goroutine per later Run")
+			closeStart := time.Now()
+			require.NoError(t, h.session.Close())
+			closeTook := time.Since(closeStart)
+			assert.Less(t, closeTook, time.Second, "T11: session.Close returns promptly")
+			t.Logf("T11 %s: Run returned after %v (Timeout %v); Close took %v; goroutines %d before, %d after 200 Runs",
+				wiring.name, took, timeout, closeTook, before, runtime.NumGoroutine())
+		})
+	}
 }
 
 // stallScript is a stdio MCP server in sh that answers the legacy handshake
@@ -473,28 +482,43 @@ func threatHugeNotification(t *testing.T) {
 }
 
 // threatCanceledMidWrite (T11): the caller's ctx ending while the write of
-// its request is blocked abandons the write: Run returns ErrCanceled at
-// once, and the session is severed when the write is still blocked at the
-// adapter's deadline, so nothing waits on the stalled peer.
+// its request is blocked abandons the write, and the session is severed
+// when the write is still blocked at the adapter's deadline, so nothing
+// waits on the stalled peer. Where the write is the caller's own (the
+// in-memory transport), Run returns ErrCanceled once the sever ends it, at
+// the deadline; where it is a request worker's (an IOTransport on the
+// host's streams), Run returns ErrCanceled at once.
 func threatCanceledMidWrite(t *testing.T) {
 	f := loadMCPFixture(t)
-	leakChecked(t, "in_memory", func(t *testing.T) {
-		raw := &rawServer{stallCalls: true, pages: []string{page("", string(f.Tool))}}
-		h := rawHarness(t, raw)
-		catalog, err := purramcp.DiscoverTools(t.Context(), h.session, "fixture", searchBinding(),
-			purramcp.DiscoveryOptions{Monitor: h.monitor, Limits: purramcp.Limits{Timeout: 150 * time.Millisecond}})
-		require.NoError(t, err)
-		reg := catalog.Registrations()[0]
-		res, err := reg.Run(t.Context(), bigArgs, purramcp.ToolContext{}) // taken by the peer's reader, never answered
-		require.NoError(t, err)
-		require.Equal(t, "mcp_timeout", res.ErrorCode)
-		require.False(t, catalog.Stale())
-		ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
-		defer cancel()
-		_, err = reg.Run(ctx, bigArgs, purramcp.ToolContext{})
-		assert.ErrorIs(t, err, purramcp.ErrCanceled, "T11: the caller's end")
-		// Real transports and clocks: the sever comes at the 150 ms deadline.
-		require.Eventually(t, catalog.Stale, waitFor, tick, "T11: severed at the deadline")
-		require.NoError(t, h.session.Close())
-	})
+	const timeout, cancelAfter = 150 * time.Millisecond, 50 * time.Millisecond
+	for _, wiring := range []struct {
+		name     string
+		overIO   bool
+		earliest time.Duration // when Run may return at the earliest
+		latest   time.Duration // and at the latest
+	}{{"in_memory", false, timeout, timeout + 50*time.Millisecond}, {"io_workers", true, cancelAfter, cancelAfter + 40*time.Millisecond}} {
+		leakChecked(t, wiring.name, func(t *testing.T) {
+			raw := &rawServer{stallCalls: true, overIO: wiring.overIO, pages: []string{page("", string(f.Tool))}}
+			h := rawHarness(t, raw)
+			catalog, err := purramcp.DiscoverTools(t.Context(), h.session, "fixture", searchBinding(),
+				purramcp.DiscoveryOptions{Monitor: h.monitor, Limits: purramcp.Limits{Timeout: timeout}})
+			require.NoError(t, err)
+			reg := catalog.Registrations()[0]
+			res, err := reg.Run(t.Context(), bigArgs, purramcp.ToolContext{}) // taken by the peer's reader, never answered
+			require.NoError(t, err)
+			require.Equal(t, "mcp_timeout", res.ErrorCode)
+			require.False(t, catalog.Stale())
+			ctx, cancel := context.WithTimeout(t.Context(), cancelAfter)
+			defer cancel()
+			start := time.Now()
+			_, err = reg.Run(ctx, bigArgs, purramcp.ToolContext{})
+			took := time.Since(start)
+			assert.ErrorIs(t, err, purramcp.ErrCanceled, "T11: the caller's end")
+			assert.GreaterOrEqual(t, took, wiring.earliest, "T11: %s", wiring.name)
+			assert.Less(t, took, wiring.latest, "T11: %s", wiring.name)
+			// Real transports and clocks: the sever comes at the 150 ms deadline.
+			require.Eventually(t, catalog.Stale, waitFor, tick, "T11: severed at the deadline")
+			require.NoError(t, h.session.Close())
+		})
+	}
 }

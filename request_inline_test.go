@@ -1,0 +1,146 @@
+package purramcp
+
+import (
+	"context"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.uber.org/goleak"
+)
+
+// customTransport is a host's own transport, which the bounding layer knows
+// nothing about.
+type customTransport struct{ mcp.Transport }
+
+// TestBounded_InlineWhereTheLayerEndsWrites: a request runs on its
+// caller's goroutine exactly when the session is connected through the
+// monitor's Transport over a transport whose blocked writes the layer can
+// end (in-memory, command, streamable HTTP); over an IOTransport on the
+// host's streams, a host's own transport, or without the layer it runs on
+// a request worker.
+func TestBounded_InlineWhereTheLayerEndsWrites(t *testing.T) {
+	for _, tc := range []struct {
+		transport mcp.Transport
+		want      bool
+	}{
+		{&mcp.InMemoryTransport{}, true},
+		{&mcp.CommandTransport{}, true},
+		{&mcp.IOTransport{}, false},
+		{customTransport{}, false},
+		{&mcp.StreamableClientTransport{}, false}, // inline through its own branch of Connect
+	} {
+		if got := closeEndsWrites(tc.transport); got != tc.want {
+			t.Errorf("closeEndsWrites(%T) = %v, want %v", tc.transport, got, tc.want)
+		}
+	}
+
+	var cleanups []func() // the HTTP case's server and client
+	for _, tc := range []struct {
+		name   string
+		inline bool
+		wire   func(m *CatalogMonitor) (server, client mcp.Transport)
+	}{
+		{"in_memory bounded", true, func(m *CatalogMonitor) (mcp.Transport, mcp.Transport) {
+			st, ct := mcp.NewInMemoryTransports()
+			return st, m.Transport(ct)
+		}},
+		{"io bounded", false, func(m *CatalogMonitor) (mcp.Transport, mcp.Transport) {
+			s, c := net.Pipe()
+			return &mcp.IOTransport{Reader: s, Writer: s}, m.Transport(&mcp.IOTransport{Reader: c, Writer: c})
+		}},
+		{"custom bounded", false, func(m *CatalogMonitor) (mcp.Transport, mcp.Transport) {
+			st, ct := mcp.NewInMemoryTransports()
+			return st, m.Transport(customTransport{ct})
+		}},
+		{"streamable HTTP bounded", true, func(m *CatalogMonitor) (mcp.Transport, mcp.Transport) {
+			server := mcp.NewServer(&mcp.Implementation{Name: "s", Version: "1"}, nil)
+			ts := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil))
+			hc := &http.Transport{}
+			cleanups = append(cleanups, ts.Close, hc.CloseIdleConnections)
+			return nil, m.Transport(&mcp.StreamableClientTransport{Endpoint: ts.URL, HTTPClient: &http.Client{Transport: hc}})
+		}},
+		{"in_memory without the layer", false, func(m *CatalogMonitor) (mcp.Transport, mcp.Transport) {
+			return mcp.NewInMemoryTransports()
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+			ctx := t.Context()
+			server := mcp.NewServer(&mcp.Implementation{Name: "s", Version: "1"}, nil)
+			m := NewCatalogMonitor()
+			st, ct := tc.wire(m)
+			var ss *mcp.ServerSession
+			if st != nil {
+				var err error
+				if ss, err = server.Connect(ctx, st, nil); err != nil {
+					t.Fatal(err)
+				}
+			}
+			cs, err := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, m.ClientOptions(nil)).Connect(ctx, ct, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer func() {
+				_ = cs.Close()
+				if ss != nil {
+					_ = ss.Wait()
+				}
+				for _, f := range cleanups {
+					f()
+				}
+				cleanups = nil
+			}()
+			if err := m.Attach(cs); err != nil {
+				t.Fatal(err)
+			}
+			if got := m.inlineRequests(); got != tc.inline {
+				t.Fatalf("inlineRequests() = %v, want %v", got, tc.inline)
+			}
+			caller := goroutineID()
+			ran, err := bounded(ctx, time.Second, m, CodeResultTooLarge, 1<<20, func(context.Context) (string, error) {
+				return goroutineID(), nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if onCaller := ran == caller; onCaller != tc.inline {
+				t.Errorf("request on the caller's goroutine: %v, want %v", onCaller, tc.inline)
+			}
+		})
+	}
+}
+
+// TestBounded_InlineLateResultDropped: on the caller's goroutine, a request
+// that returns a result only after the adapter's deadline fails
+// mcp_timeout, as on a worker, where the caller stops waiting at the
+// deadline.
+func TestBounded_InlineLateResultDropped(t *testing.T) {
+	ctx := t.Context()
+	server := mcp.NewServer(&mcp.Implementation{Name: "s", Version: "1"}, nil)
+	m := NewCatalogMonitor()
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := server.Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, m.ClientOptions(nil)).Connect(ctx, m.Transport(ct), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cs.Close(); _ = ss.Wait() }()
+	if err := m.Attach(cs); err != nil {
+		t.Fatal(err)
+	}
+	_, err = bounded(ctx, 20*time.Millisecond, m, CodeResultTooLarge, 1<<20, func(ctx context.Context) (int, error) {
+		<-ctx.Done()
+		time.Sleep(5 * time.Millisecond)
+		return 1, nil // ignores its ctx and answers late
+	})
+	if code := CodeOf(err); code != CodeTimeout {
+		t.Fatalf("late result: %v (code %q), want %s", err, code, CodeTimeout)
+	}
+}
