@@ -3,6 +3,7 @@ package purramcp_test
 import (
 	"context"
 	"encoding/json"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -164,4 +165,103 @@ func TestMonitor_ReferenceWiringWithoutTransport(t *testing.T) {
 			assert.Equal(t, 1, calls, "one tools/call")
 		})
 	}
+}
+
+// TestMonitor_RequireTransport: once RequireTransport is called, Attach
+// fails mcp_binding_invalid for a session connected without the monitor's
+// Transport and accepts one connected through it.
+func TestMonitor_RequireTransport(t *testing.T) {
+	f := loadMCPFixture(t)
+	for _, tc := range []struct {
+		name    string
+		bounded bool
+		want    string
+	}{{"without_Transport", false, "mcp_binding_invalid"}, {"through_Transport", true, ""}} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := newSDKServer(t, nil, f.Tool)
+			st, ct := mcp.NewInMemoryTransports()
+			ss, err := srv.server.Connect(t.Context(), st, nil)
+			require.NoError(t, err)
+			monitor := purramcp.NewCatalogMonitor()
+			monitor.RequireTransport()
+			client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, monitor.ClientOptions(nil))
+			var transport mcp.Transport = ct
+			if tc.bounded {
+				transport = monitor.Transport(ct)
+			}
+			cs, err := client.Connect(t.Context(), transport, nil)
+			require.NoError(t, err)
+			t.Cleanup(func() {
+				_ = cs.Close()
+				_ = ss.Wait()
+			})
+			assert.Equal(t, tc.want, purramcp.CodeOf(monitor.Attach(cs)))
+		})
+	}
+}
+
+// TestMonitor_Connect: Connect wires the bounding layer and attaches; a
+// client the monitor did not configure fails mcp_binding_invalid and its
+// session is closed (the server sees it end); a second Connect fails
+// mcp_protocol_conflict; a nil client or transport
+// fails mcp_binding_invalid without connecting; a connection that fails
+// returns go-sdk's error, not a code.
+func TestMonitor_Connect(t *testing.T) {
+	f := loadMCPFixture(t)
+	t.Run("wired", func(t *testing.T) {
+		srv := newSDKServer(t, nil, f.Tool)
+		st, ct := mcp.NewInMemoryTransports()
+		ss, err := srv.server.Connect(t.Context(), st, nil)
+		require.NoError(t, err)
+		monitor := purramcp.NewCatalogMonitor()
+		client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, monitor.ClientOptions(nil))
+		cs, err := monitor.Connect(t.Context(), client, ct, nil)
+		require.NoError(t, err)
+		t.Cleanup(func() {
+			_ = cs.Close()
+			_ = ss.Wait()
+		})
+		assert.Equal(t, purramcp.ProtocolVersion20260728, monitor.ProtocolVersion(), "attached")
+		catalog, err := purramcp.DiscoverTools(t.Context(), cs, "fixture", searchBinding(), purramcp.DiscoveryOptions{Monitor: monitor})
+		require.NoError(t, err)
+		res, err := catalog.Registrations()[0].Run(t.Context(), json.RawMessage(`{"q":"a"}`), purramcp.ToolContext{})
+		require.NoError(t, err)
+		assert.Equal(t, "", res.ErrorCode)
+		_, err = monitor.Connect(t.Context(), client, ct, nil)
+		assert.Equal(t, "mcp_protocol_conflict", purramcp.CodeOf(err), "one session per monitor")
+	})
+	t.Run("client_without_ClientOptions", func(t *testing.T) {
+		srv := newSDKServer(t, nil, f.Tool)
+		st, ct := mcp.NewInMemoryTransports()
+		ss, err := srv.server.Connect(t.Context(), st, nil)
+		require.NoError(t, err)
+		monitor := purramcp.NewCatalogMonitor()
+		client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, nil)
+		cs, err := monitor.Connect(t.Context(), client, ct, nil)
+		assert.Nil(t, cs)
+		assert.Equal(t, "mcp_binding_invalid", purramcp.CodeOf(err))
+		done := make(chan error, 1)
+		go func() { done <- ss.Wait() }()
+		select {
+		case <-done: // Connect closed the mis-wired session
+		case <-time.After(waitFor):
+			t.Fatal("the mis-wired session was left open")
+		}
+	})
+	t.Run("nil_arguments", func(t *testing.T) {
+		monitor := purramcp.NewCatalogMonitor()
+		client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, monitor.ClientOptions(nil))
+		_, err := monitor.Connect(t.Context(), nil, &mcp.InMemoryTransport{}, nil)
+		assert.Equal(t, "mcp_binding_invalid", purramcp.CodeOf(err))
+		_, err = monitor.Connect(t.Context(), client, nil, nil)
+		assert.Equal(t, "mcp_binding_invalid", purramcp.CodeOf(err))
+	})
+	t.Run("connection_fails", func(t *testing.T) {
+		monitor := purramcp.NewCatalogMonitor()
+		client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, monitor.ClientOptions(nil))
+		cmd := exec.Command("/nonexistent/purramcp-server")
+		_, err := monitor.Connect(t.Context(), client, &mcp.CommandTransport{Command: cmd}, nil)
+		require.Error(t, err)
+		assert.Equal(t, "", purramcp.CodeOf(err), "go-sdk's own error")
+	})
 }

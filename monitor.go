@@ -50,9 +50,11 @@ type CatalogMonitor struct {
 	protocol string
 	session  *mcp.ClientSession
 	// options records that ClientOptions wired a client to this monitor;
-	// bound is the bounding layer once Transport's transport connected.
+	// bound is the bounding layer once Transport's transport connected;
+	// strict is set by RequireTransport.
 	options bool
 	bound   *bounding
+	strict  bool
 	// schemas caches discovery's compiled schemas (schemacache.go); it
 	// has its own lock and is emptied when the monitor closes.
 	schemas schemaCache
@@ -128,7 +130,9 @@ func (m *CatalogMonitor) ClientOptions(base *mcp.ClientOptions) *mcp.ClientOptio
 // closes the session.
 //
 // A session connected without the monitor's [CatalogMonitor.Transport] is
-// accepted, as purra-mcp 1.0.0's wiring is: every limit still holds, and
+// accepted, as purra-mcp 1.0.0's wiring is, unless
+// [CatalogMonitor.RequireTransport] was called (then it fails
+// [ErrBindingInvalid]; [CatalogMonitor.Connect] wires both): every limit still holds, and
 // sizes are still counted in O(limit) after go-sdk decodes, but go-sdk then
 // decodes a frame of any size before the adapter sees it, and a request
 // whose write the peer stopped reading cannot be severed (the session stays
@@ -143,7 +147,7 @@ func (m *CatalogMonitor) Attach(session *mcp.ClientSession) error {
 		return fail(CodeNotInitialized)
 	}
 	m.mu.Lock()
-	if !m.options || m.bound != nil && !m.bound.connected.Load() {
+	if !m.options || m.bound != nil && !m.bound.connected.Load() || m.strict && m.bound == nil {
 		m.mu.Unlock()
 		return fail(CodeBindingInvalid)
 	}
@@ -167,6 +171,50 @@ func (m *CatalogMonitor) Attach(session *mcp.ClientSession) error {
 		m.Close()
 	}()
 	return nil
+}
+
+// RequireTransport makes Attach fail [ErrBindingInvalid] for a session that
+// was not connected through the monitor's [CatalogMonitor.Transport], so
+// that no session is ever followed without the bounding layer. Call it
+// before Attach; it cannot be undone. Without it, Attach accepts such a
+// session, as purra-mcp 1.0.0's wiring does.
+func (m *CatalogMonitor) RequireTransport() {
+	m.mu.Lock()
+	m.strict = true
+	m.mu.Unlock()
+}
+
+// Connect is the production wiring in one call: it connects client over
+// the monitor's [CatalogMonitor.Transport] wrapping t (opts as for
+// client.Connect), requires that layer (RequireTransport) and attaches the
+// session. client must have been built with this monitor's
+// [CatalogMonitor.ClientOptions]. When Attach fails, Connect closes the
+// session and returns Attach's error, so no mis-wired session is ever
+// returned. It fails [ErrBindingInvalid] for a nil client or transport and
+// [ErrProtocolConflict] when the monitor already has a session, without
+// connecting; a failed connection returns go-sdk's error unchanged (no
+// session was made). The host owns and closes the returned session.
+func (m *CatalogMonitor) Connect(ctx context.Context, client *mcp.Client, t mcp.Transport,
+	opts *mcp.ClientSessionOptions) (*mcp.ClientSession, error) {
+	if client == nil || t == nil {
+		return nil, fail(CodeBindingInvalid)
+	}
+	m.mu.Lock()
+	m.strict = true // RequireTransport
+	used := m.session != nil || m.bound != nil
+	m.mu.Unlock()
+	if used {
+		return nil, fail(CodeProtocolConflict) // one session per monitor
+	}
+	session, err := client.Connect(ctx, m.Transport(t), opts)
+	if err != nil {
+		return nil, err
+	}
+	if err := m.Attach(session); err != nil {
+		_ = session.Close()
+		return nil, err
+	}
+	return session, nil
 }
 
 // AcceptProtocolVersion records the negotiated protocol version. It accepts
@@ -263,6 +311,16 @@ func (m *CatalogMonitor) claimBounding(b *bounding) bool {
 	}
 	m.bound = b
 	return true
+}
+
+// inlineRequests reports whether bounded may run requests on their
+// caller's goroutine: the session is connected through the monitor's
+// bounding layer and its writes can be ended (bounding.inline).
+func (m *CatalogMonitor) inlineRequests() bool {
+	m.mu.Lock()
+	b := m.bound
+	m.mu.Unlock()
+	return b != nil && b.inline.Load()
 }
 
 // sever closes the monitor and severs its session (see Transport): a
