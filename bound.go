@@ -227,6 +227,10 @@ func (b *bounding) sever() {
 type pendingCall struct {
 	budget *frameBudget // nil for a request the adapter did not make
 	method string
+	// stop unregisters the cleanup that runs when the request's ctx ends
+	// unanswered; the answer stops it, so an answered request starts no
+	// goroutine.
+	stop func() bool
 }
 
 // boundConn is the connection of a bounded io, stdio or in-memory session.
@@ -277,16 +281,22 @@ func (c *boundConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		if err := ctx.Err(); b != nil && err != nil {
 			return err // the adapter's request ended unwritten, as go-sdk's transports end it
 		}
-		c.mu.Lock()
-		c.pending[req.ID] = pendingCall{budget: b, method: req.Method}
-		c.mu.Unlock()
 		id := req.ID
-		context.AfterFunc(ctx, func() {
+		c.mu.Lock()
+		c.pending[id] = pendingCall{budget: b, method: req.Method}
+		c.mu.Unlock()
+		stop := context.AfterFunc(ctx, func() {
 			c.take(id) // an answer after the call ended is nobody's
 			if b != nil && b.writing.Load() == 1 {
 				severIfStillWriting(c.monitor, b) // ended mid-write
 			}
 		})
+		c.mu.Lock()
+		if p, ok := c.pending[id]; ok { // not yet answered or ended
+			p.stop = stop
+			c.pending[id] = p
+		}
+		c.mu.Unlock()
 		if b != nil {
 			b.writing.Store(1)
 		}
@@ -336,6 +346,9 @@ func (c *boundConn) check(msg jsonrpc.Message) jsonrpc.Message {
 	switch m := msg.(type) {
 	case *jsonrpc.Response:
 		p, _ := c.take(m.ID)
+		if p.stop != nil {
+			p.stop()
+		}
 		code, limit := CodeResultTooLarge, maxFrameBytes
 		if p.method == "tools/list" {
 			code = CodeCatalogLimitExceeded

@@ -110,6 +110,33 @@ func TestBounded_InlineWhereTheLayerEndsWrites(t *testing.T) {
 			if onCaller := ran == caller; onCaller != tc.inline {
 				t.Errorf("request on the caller's goroutine: %v, want %v", onCaller, tc.inline)
 			}
+			// Answered and timed-out requests leave no pending entry.
+			for range 20 {
+				if _, err := cs.ListTools(ctx, nil); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if _, err := bounded(ctx, time.Millisecond, m, CodeResultTooLarge, 1<<20, func(ctx context.Context) (int, error) {
+				<-ctx.Done()
+				return 0, ctx.Err()
+			}); CodeOf(err) != CodeTimeout {
+				t.Fatalf("timed-out request: %v", err)
+			}
+			if b := m.bound; b != nil && b.conn != nil {
+				deadline := time.Now().Add(time.Second)
+				for {
+					b.conn.mu.Lock()
+					n := len(b.conn.pending)
+					b.conn.mu.Unlock()
+					if n == 0 {
+						break
+					}
+					if time.Now().After(deadline) {
+						t.Fatalf("%d pending entries left", n)
+					}
+					time.Sleep(time.Millisecond)
+				}
+			}
 		})
 	}
 }
