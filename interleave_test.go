@@ -23,10 +23,15 @@ import (
 
 // The interleaved measurement of issue 14: one process, each round runs the
 // adapter path and its raw go-sdk baseline k times each, in alternating
-// order (adapter first on even rounds, raw first on odd ones), and the figure
-// is the median of the per-round time ratios with its interquartile range.
-// Alternating within a round keeps both sides of a pair under the same load
-// on a shared machine, where separate benchmark runs drift apart.
+// order, and the figure is the median of the per-round time ratios with its
+// interquartile range. Alternating keeps both sides of a pair under the same
+// load on a shared machine, where separate benchmark runs drift apart. A
+// pair whose sides need no untimed setup alternates op by op (adapter, raw,
+// raw, adapter, ...: each op timed on its own, so a burst of outside load
+// hits both sides alike); the others alternate batches of k ops (adapter
+// first on even rounds, raw first on odd ones). Allocations are counted
+// over whole batches: three untimed batch rounds after the timed ones for
+// op-by-op pairs.
 //
 // It is a measurement, not a test: it never fails on speed, only on a wrong
 // result, and runs only when asked:
@@ -92,28 +97,89 @@ func runBatch(s interleaveSide, k int) (ns, allocs, bytes float64, err error) {
 
 // interleave measures p over rounds rounds, after one untimed warm-up round.
 func interleave(p interleavePair, rounds int) (interleaveResult, error) {
+	if p.adapter.before == nil && p.adapter.after == nil && p.raw.before == nil && p.raw.after == nil {
+		return interleaveOps(p, rounds)
+	}
 	var r interleaveResult
 	for round := -1; round < rounds; round++ {
-		runtime.GC()
-		var a, b [3]float64
-		var err error
-		if round%2 == 0 {
-			if a[0], a[1], a[2], err = runBatch(p.adapter, p.k); err == nil {
-				b[0], b[1], b[2], err = runBatch(p.raw, p.k)
-			}
-		} else {
-			if b[0], b[1], b[2], err = runBatch(p.raw, p.k); err == nil {
-				a[0], a[1], a[2], err = runBatch(p.adapter, p.k)
-			}
-		}
+		a, b, err := batchRound(p, round)
 		if err != nil {
-			return r, fmt.Errorf("%s, round %d: %w", p.name, round, err)
+			return r, err
 		}
 		if round < 0 {
 			continue // warm-up
 		}
 		r.ratios = append(r.ratios, a[0]/b[0])
 		r.adapterNs, r.rawNs = append(r.adapterNs, a[0]), append(r.rawNs, b[0])
+		r.adapterAlloc, r.rawAlloc = append(r.adapterAlloc, a[1]), append(r.rawAlloc, b[1])
+		r.adapterBytes, r.rawBytes = append(r.adapterBytes, a[2]), append(r.rawBytes, b[2])
+	}
+	return r, nil
+}
+
+// batchRound runs one batch of each side of p, adapter first on even
+// rounds, and returns ns, allocations and bytes per op of each.
+func batchRound(p interleavePair, round int) (a, b [3]float64, err error) {
+	runtime.GC()
+	if round%2 == 0 {
+		if a[0], a[1], a[2], err = runBatch(p.adapter, p.k); err == nil {
+			b[0], b[1], b[2], err = runBatch(p.raw, p.k)
+		}
+	} else {
+		if b[0], b[1], b[2], err = runBatch(p.raw, p.k); err == nil {
+			a[0], a[1], a[2], err = runBatch(p.adapter, p.k)
+		}
+	}
+	if err != nil {
+		err = fmt.Errorf("%s, round %d: %w", p.name, round, err)
+	}
+	return a, b, err
+}
+
+// interleaveOps measures a pair without setup op by op: each round times k
+// ops of each side, alternating sides op by op (the side that goes first
+// alternates too), after one untimed warm-up round; then three untimed
+// batch rounds count allocations.
+func interleaveOps(p interleavePair, rounds int) (interleaveResult, error) {
+	var r interleaveResult
+	timed := func(op func(int) error, i int) (time.Duration, error) {
+		start := time.Now()
+		err := op(i)
+		return time.Since(start), err
+	}
+	for round := -1; round < rounds; round++ {
+		runtime.GC()
+		var ta, tb time.Duration
+		for i := range p.k {
+			first, second := p.adapter.op, p.raw.op
+			if (round+i)%2 != 0 {
+				first, second = second, first
+			}
+			d1, err := timed(first, i)
+			if err != nil {
+				return r, fmt.Errorf("%s, round %d: %w", p.name, round, err)
+			}
+			d2, err := timed(second, i)
+			if err != nil {
+				return r, fmt.Errorf("%s, round %d: %w", p.name, round, err)
+			}
+			if (round+i)%2 != 0 {
+				d1, d2 = d2, d1
+			}
+			ta, tb = ta+d1, tb+d2
+		}
+		if round < 0 {
+			continue // warm-up
+		}
+		n := float64(p.k)
+		r.ratios = append(r.ratios, float64(ta)/float64(tb))
+		r.adapterNs, r.rawNs = append(r.adapterNs, float64(ta.Nanoseconds())/n), append(r.rawNs, float64(tb.Nanoseconds())/n)
+	}
+	for round := range 3 {
+		a, b, err := batchRound(p, round)
+		if err != nil {
+			return r, err
+		}
 		r.adapterAlloc, r.rawAlloc = append(r.adapterAlloc, a[1]), append(r.rawAlloc, b[1])
 		r.adapterBytes, r.rawBytes = append(r.adapterBytes, a[2]), append(r.rawBytes, b[2])
 	}
@@ -158,7 +224,12 @@ func TestInterleaved(t *testing.T) {
 	}{
 		{"Run/CallTool 2025-11-25", func(t *testing.T) interleavePair { return interleaveRunPair(t, "2025-11-25") }},
 		{"Run/CallTool 2026-07-28", func(t *testing.T) interleavePair { return interleaveRunPair(t, "2026-07-28") }},
-		{"Run/CallTool 2026-07-28 bounded", func(t *testing.T) interleavePair { return interleaveRunPair(t, "2026-07-28 bounded") }},
+		{"Run/CallTool 2025-11-25 reference wiring", func(t *testing.T) interleavePair {
+			return interleaveRunPair(t, "2025-11-25 reference")
+		}},
+		{"Run/CallTool 2026-07-28 reference wiring", func(t *testing.T) interleavePair {
+			return interleaveRunPair(t, "2026-07-28 reference")
+		}},
 		{"first DiscoverTools/ListTools", interleaveFirstDiscoveryPair},
 		{"rediscovery DiscoverTools/ListTools", interleaveRediscoveryPair},
 		{"IdentityDigest/SHA-256 records", func(t *testing.T) interleavePair { return interleaveDigestPair(t, decodedRecords(t)) }},
@@ -186,11 +257,13 @@ func TestInterleaved(t *testing.T) {
 }
 
 // interleaveConnect connects a client to server at version ("" = go-sdk's
-// default); with a monitor when monitored, and through the monitor's
-// bounding layer too when version ends in " bounded". close ends both sides.
+// default). When monitored, it uses the production wiring (the monitor's
+// ClientOptions, Transport and Attach), or purra-mcp 1.0.0's reference
+// wiring without Transport when version ends in " reference". close ends
+// both sides.
 func interleaveConnect(server *mcp.Server, version string, monitored bool) (
 	cs *mcp.ClientSession, monitor *purramcp.CatalogMonitor, close func(), err error) {
-	version, bound := strings.CutSuffix(version, " bounded")
+	version, reference := strings.CutSuffix(version, " reference")
 	st, ct := mcp.NewInMemoryTransports()
 	ss, err := server.Connect(context.Background(), st, nil)
 	if err != nil {
@@ -203,7 +276,7 @@ func interleaveConnect(server *mcp.Server, version string, monitored bool) (
 	}
 	client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, opts)
 	var transport mcp.Transport = ct
-	if bound && monitored {
+	if monitored && !reference {
 		transport = monitor.Transport(ct)
 	}
 	cs, err = client.Connect(context.Background(), transport, &mcp.ClientSessionOptions{ProtocolVersion: version})
@@ -224,8 +297,8 @@ func interleaveConnect(server *mcp.Server, version string, monitored bool) (
 }
 
 // interleaveRunPair is Run against a raw CallTool at version, on one
-// session (through the bounding layer for "… bounded"), the tool having an
-// input and an output schema.
+// session (without the bounding layer for "… reference"), the tool having
+// an input and an output schema.
 func interleaveRunPair(t *testing.T, version string) interleavePair {
 	server := benchServe(0, benchTool("docs.search", "Searches the document index."))
 	cs, monitor, closeSession, err := interleaveConnect(server, version, true)
