@@ -25,13 +25,14 @@ import (
 // adapter path and its raw go-sdk baseline k times each, in alternating
 // order, and the figure is the median of the per-round time ratios with its
 // interquartile range. Alternating keeps both sides of a pair under the same
-// load on a shared machine, where separate benchmark runs drift apart. A
-// pair whose sides need no untimed setup alternates op by op (adapter, raw,
-// raw, adapter, ...: each op timed on its own, so a burst of outside load
-// hits both sides alike); the others alternate batches of k ops (adapter
-// first on even rounds, raw first on odd ones). Allocations are counted
-// over whole batches: three untimed batch rounds after the timed ones for
-// op-by-op pairs.
+// load on a shared machine, where separate benchmark runs drift apart. The
+// Run pairs alternate op by op (adapter, raw, raw, adapter, ...: each op
+// timed on its own, so a burst of outside load hits both sides alike,
+// which batches of sub-millisecond calls do not); the others alternate
+// batches of k ops (adapter first on even rounds, raw first on odd ones),
+// so that neither side's working set is evicted by the other's between its
+// ops. Allocations are counted over whole batches: three untimed batch
+// rounds after the timed ones for op-by-op pairs.
 //
 // It is a measurement, not a test: it never fails on speed, only on a wrong
 // result, and runs only when asked:
@@ -51,10 +52,12 @@ type interleaveSide struct {
 	after  func() error
 }
 
-// interleavePair is one adapter path and its raw baseline.
+// interleavePair is one adapter path and its raw baseline. byOp alternates
+// the sides op by op (neither side may have before or after).
 type interleavePair struct {
 	name         string
 	k            int
+	byOp         bool
 	adapter, raw interleaveSide
 }
 
@@ -97,7 +100,10 @@ func runBatch(s interleaveSide, k int) (ns, allocs, bytes float64, err error) {
 
 // interleave measures p over rounds rounds, after one untimed warm-up round.
 func interleave(p interleavePair, rounds int) (interleaveResult, error) {
-	if p.adapter.before == nil && p.adapter.after == nil && p.raw.before == nil && p.raw.after == nil {
+	if p.byOp {
+		if p.adapter.before != nil || p.adapter.after != nil || p.raw.before != nil || p.raw.after != nil {
+			return interleaveResult{}, fmt.Errorf("%s: an op-by-op pair has no setup", p.name)
+		}
 		return interleaveOps(p, rounds)
 	}
 	var r interleaveResult
@@ -316,7 +322,7 @@ func interleaveRunPair(t *testing.T, version string) interleavePair {
 	run := catalog.Registrations()[0].Run
 	call := purramcp.ToolContext{CallID: "call-1", ToolName: "search_documents", RunID: "run-1"}
 	ctx := context.Background()
-	return interleavePair{k: 100,
+	return interleavePair{k: 100, byOp: true,
 		adapter: interleaveSide{op: func(int) error {
 			res, err := run(ctx, benchArguments, call)
 			if err != nil || res.ErrorCode != "" || len(res.Content.Text) != 1 || res.Content.Structured["count"] != 3.0 {
