@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -176,7 +178,7 @@ func (t *boundTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 		// header, standalone stream), which only the unwrapped value gets;
 		// the HTTP client bounds it instead, and an HTTP write never blocks
 		// past its ctx.
-		b.inline.Store(true)
+		b.inline.Store(!cancelNotifyBlocks(os.Getenv("MCPGODEBUG")))
 		b.connected.Store(true)
 		return conn, nil
 	}
@@ -188,7 +190,7 @@ func (t *boundTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	bc := &boundConn{inner: conn, monitor: t.monitor, severCtx: sever, severNow: cancel, closed: make(chan struct{}),
 		pending: map[jsonrpc.ID]pendingCall{}}
 	b.conn = bc
-	b.inline.Store(closeEndsWrites(inner))
+	b.inline.Store(closeEndsWrites(inner) && !cancelNotifyBlocks(os.Getenv("MCPGODEBUG")))
 	b.connected.Store(true)
 	return bc, nil
 }
@@ -201,6 +203,22 @@ type bounding struct {
 	// then run on their caller's goroutine (bounded).
 	inline atomic.Bool
 	conn   *boundConn // nil over streamable HTTP
+}
+
+// cancelNotifyBlocks reports whether the MCPGODEBUG setting env makes
+// go-sdk send notifications/cancelled on the caller's goroutine
+// (blockingcancelnotify=1, read by go-sdk at start-up): a request that
+// timed out after its write would then write again on its caller's
+// goroutine, with no deadline the layer can enforce, so requests keep
+// running on request workers.
+func cancelNotifyBlocks(env string) bool {
+	for part := range strings.SplitSeq(env, ",") {
+		k, v, _ := strings.Cut(part, "=")
+		if strings.TrimSpace(k) == "blockingcancelnotify" && strings.TrimSpace(v) == "1" {
+			return true
+		}
+	}
+	return false
 }
 
 // closeEndsWrites reports whether closing t's connection is known to make a

@@ -39,6 +39,13 @@ func TestBounded_InlineWhereTheLayerEndsWrites(t *testing.T) {
 	}
 
 	var cleanups []func() // the HTTP case's server and client
+	for env, want := range map[string]bool{"": false, "blockingcancelnotify=1": true, "x=1, blockingcancelnotify = 1": true,
+		"blockingcancelnotify=0": false, "blockingcancelnotify": false} {
+		if got := cancelNotifyBlocks(env); got != want {
+			t.Errorf("cancelNotifyBlocks(%q) = %v, want %v", env, got, want)
+		}
+	}
+
 	for _, tc := range []struct {
 		name   string
 		inline bool
@@ -169,5 +176,29 @@ func TestBounded_InlineLateResultDropped(t *testing.T) {
 	})
 	if code := CodeOf(err); code != CodeTimeout {
 		t.Fatalf("late result: %v (code %q), want %s", err, code, CodeTimeout)
+	}
+}
+
+// TestBounded_BlockingCancelNotifyKeepsWorkers: under
+// MCPGODEBUG=blockingcancelnotify=1 go-sdk writes notifications/cancelled
+// on the caller's goroutine, so a bounded in-memory session keeps its
+// requests on workers.
+func TestBounded_BlockingCancelNotifyKeepsWorkers(t *testing.T) {
+	t.Setenv("MCPGODEBUG", "blockingcancelnotify=1")
+	ctx := t.Context()
+	server := mcp.NewServer(&mcp.Implementation{Name: "s", Version: "1"}, nil)
+	m := NewCatalogMonitor()
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := server.Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := m.Connect(ctx, mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, m.ClientOptions(nil)), ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cs.Close(); _ = ss.Wait() }()
+	if m.inlineRequests() {
+		t.Fatal("requests inline although go-sdk's cancellation notice blocks its caller")
 	}
 }
