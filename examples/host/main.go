@@ -65,14 +65,12 @@ func run(ctx context.Context, w io.Writer, transport mcp.Transport) error {
 		fmt.Fprintln(w, "tool list changed: rediscovering before the next call") // after the monitor counted it
 	}}
 	client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, monitor.ClientOptions(own))
-	session, err := client.Connect(ctx, monitor.Transport(transport), nil)
+	// Connect: the bounding layer (Transport), client.Connect and Attach in one call.
+	session, err := monitor.Connect(ctx, client, transport, nil)
 	if err != nil {
 		return err
 	}
 	defer session.Close()
-	if err := monitor.Attach(session); err != nil {
-		return err
-	}
 	// StaleRetries: a discovery a list change interrupts starts over (never after it returns).
 	opts := purramcp.DiscoveryOptions{Monitor: monitor, Limits: purramcp.Limits{Timeout: 10 * time.Second}, StaleRetries: 2}
 	var catalog *purramcp.Catalog

@@ -71,14 +71,11 @@ func main() {
 func run(ctx context.Context, transport mcp.Transport, policy purramcp.SchemaPolicy, w io.Writer, asJSON bool) error {
 	monitor := purramcp.NewCatalogMonitor()
 	client := mcp.NewClient(&mcp.Implementation{Name: "purramcp-inspect", Version: "1"}, monitor.ClientOptions(nil))
-	session, err := client.Connect(ctx, monitor.Transport(transport), nil)
+	session, err := monitor.Connect(ctx, client, transport, nil)
 	if err != nil {
 		return fmt.Errorf("connect: %w", err)
 	}
 	defer session.Close()
-	if err := monitor.Attach(session); err != nil {
-		return err
-	}
 	// StaleRetries: servers such as server-everything announce a list change
 	// right after initialization, which would fail the first listing.
 	report, err := purramcp.InspectCatalog(ctx, session, "inspected",

@@ -83,12 +83,10 @@ func (t *tour) connect(transport mcp.Transport) (*mcp.ClientSession, error) {
 	t.monitor = purramcp.NewCatalogMonitor()
 	client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"},
 		t.monitor.ClientOptions(nil))
-	session, err := client.Connect(t.ctx, t.monitor.Transport(transport), nil)
+	// Connect wraps the transport in the monitor's bounding layer, connects
+	// and attaches; a mis-wired client fails here, its session closed.
+	session, err := t.monitor.Connect(t.ctx, client, transport, nil)
 	if err != nil {
-		return nil, err
-	}
-	if err := t.monitor.Attach(session); err != nil {
-		session.Close()
 		return nil, err
 	}
 	fmt.Fprintf(t.w, "   negotiated protocol %s\n", t.monitor.ProtocolVersion())
