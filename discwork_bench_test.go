@@ -85,11 +85,6 @@ func discWorkTool(i int) *mcp.Tool {
 		OutputSchema: json.RawMessage(fmt.Sprintf(discWorkOutput, 1000+i, i))}
 }
 
-// discWorkPages lists n distinct tools, 8 per page, through go-sdk.
-func discWorkPages(tb testing.TB, n int) []*mcp.ListToolsResult {
-	return discWorkPagesOf(tb, n, "", discWorkTool)
-}
-
 // discWork is the adapter's work on pages: sizes, checks, the digest.
 func discWork(pages []*mcp.ListToolsResult, lim Limits, cache *schemaCache) (string, error) {
 	var tools []*boundTool
