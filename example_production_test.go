@@ -38,11 +38,8 @@ func exampleConnect(server *mcp.Server) (session *mcp.ClientSession, monitor *pu
 	}
 	monitor = purramcp.NewCatalogMonitor()
 	client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, monitor.ClientOptions(nil))
-	session, err = client.Connect(ctx, monitor.Transport(clientTransport), nil)
+	session, err = monitor.Connect(ctx, client, clientTransport, nil) // Transport, client.Connect, Attach
 	if err != nil {
-		log.Fatal(err)
-	}
-	if err := monitor.Attach(session); err != nil {
 		log.Fatal(err)
 	}
 	return session, monitor, func() {

@@ -13,10 +13,11 @@ import (
 	"purra.dev/purramcp"
 )
 
-// A host needs three of the monitor's methods: ClientOptions for the
-// client, Transport for the connection and Attach for the session. The
-// monitor then follows the session: a list change makes earlier catalogs
-// stale, the session's end closes it.
+// A host needs two of the monitor's methods: ClientOptions for the client
+// and Connect, which wraps the transport in the monitor's bounding layer
+// (Transport), connects and attaches the session (Attach). The monitor then
+// follows the session: a list change makes earlier catalogs stale, the
+// session's end closes it.
 func ExampleNewCatalogMonitor() {
 	ctx := context.Background()
 	server := mcp.NewServer(&mcp.Implementation{Name: "server", Version: "1"}, nil)
@@ -32,11 +33,8 @@ func ExampleNewCatalogMonitor() {
 
 	monitor := purramcp.NewCatalogMonitor()
 	client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, monitor.ClientOptions(nil))
-	session, err := client.Connect(ctx, monitor.Transport(clientTransport), nil)
+	session, err := monitor.Connect(ctx, client, clientTransport, nil) // Transport, client.Connect, Attach
 	if err != nil {
-		log.Fatal(err)
-	}
-	if err := monitor.Attach(session); err != nil {
 		log.Fatal(err)
 	}
 	revision := monitor.Revision() // what a catalog records when discovered
@@ -85,14 +83,11 @@ func ExampleDiscoverTools() {
 
 	monitor := purramcp.NewCatalogMonitor()
 	client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, monitor.ClientOptions(nil))
-	session, err := client.Connect(ctx, monitor.Transport(clientTransport), nil)
+	session, err := monitor.Connect(ctx, client, clientTransport, nil) // Transport, client.Connect, Attach
 	if err != nil {
 		log.Fatal(err)
 	}
 	defer session.Close()
-	if err := monitor.Attach(session); err != nil {
-		log.Fatal(err)
-	}
 
 	// Only remote.search is bound; remote.delete is never compiled or exposed.
 	catalog, err := purramcp.DiscoverTools(ctx, session, "documents", map[string]purramcp.ToolBinding{

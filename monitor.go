@@ -27,16 +27,19 @@ const methodToolListChanged = "notifications/tools/list_changed"
 // earlier catalog stale for good) and the end of the session. A catalog checks
 // it before and after every request.
 //
-// A host needs only three of its methods: [CatalogMonitor.ClientOptions] for
-// mcp.NewClient, [CatalogMonitor.Transport] around the transport it
-// connects, and [CatalogMonitor.Attach] for the session; then it passes the
-// monitor in [DiscoveryOptions]. AcceptProtocolVersion, OnNotification and
-// Close are what those call, exported for hosts that wire go-sdk another
-// way; Check and Revision are what catalogs read.
+// A host needs only two of its methods: [CatalogMonitor.ClientOptions] for
+// mcp.NewClient and [CatalogMonitor.Connect], which connects the client
+// through [CatalogMonitor.Transport] (the bounding layer) and attaches the
+// session ([CatalogMonitor.Attach]); then it passes the monitor in
+// [DiscoveryOptions]. Transport and Attach are Connect's parts, for hosts
+// that connect themselves; AcceptProtocolVersion, OnNotification and Close
+// are what those call, exported for hosts that wire go-sdk another way;
+// Check and Revision are what catalogs read.
 //
 // A CatalogMonitor is safe for concurrent use. It serves exactly one session;
 // it never closes the session, the client or the transport, which the host
-// owns. It also keeps the contracts discovery compiled for the session's
+// owns (Connect closes only a mis-wired session it has just made, which it
+// never returns). It also keeps the contracts discovery compiled for the session's
 // accepted schemas, so that a rediscovery compiles only schemas it has not
 // seen: a schema equal to a kept one (under the same Limits and
 // SchemaPolicy) gets the same immutable contract, anything else is compiled
