@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net/http"
 	"os"
 	"strings"
 	"sync"
@@ -119,12 +120,13 @@ var (
 // it streams in (go-sdk otherwise reads a JSON body whole); server-initiated
 // streams keep go-sdk's MaxEventSize, lowered to 6 MiB.
 //
-// Over go-sdk's in-memory and command transports and streamable HTTP, where
-// the layer can end a blocked write (closing the connection ends it; an
-// HTTP write ends with its ctx), every request runs on its caller's
-// goroutine, with no handoff; over any other transport (an IOTransport on
-// the host's streams, a host's own transport) it runs on a request worker
-// the caller can abandon. When a request's deadline (Limits.Timeout) or its
+// Over go-sdk's in-memory and command transports and streamable HTTP
+// (through net/http's own transport, with no OAuthHandler), where the layer
+// can end a blocked write (closing the connection ends it; an HTTP write
+// ends with its ctx), every request runs on its caller's goroutine, with no
+// handoff; over any other transport (an IOTransport on the host's streams,
+// a host's own transport or RoundTripper, an OAuth flow) it runs on a
+// request worker the caller can abandon. When a request's deadline (Limits.Timeout) or its
 // caller's ctx ends while the transport is still writing it (a peer that
 // stopped reading), and the write is still in progress at the deadline,
 // the session is severed: the monitor closes (later requests fail
@@ -178,7 +180,7 @@ func (t *boundTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 		// header, standalone stream), which only the unwrapped value gets;
 		// the HTTP client bounds it instead, and an HTTP write never blocks
 		// past its ctx.
-		b.inline.Store(!cancelNotifyBlocks(os.Getenv("MCPGODEBUG")))
+		b.inline.Store(httpWritesEndWithCtx(it) && !cancelNotifyBlocks(os.Getenv("MCPGODEBUG")))
 		b.connected.Store(true)
 		return conn, nil
 	}
@@ -219,6 +221,21 @@ func cancelNotifyBlocks(env string) bool {
 		}
 	}
 	return false
+}
+
+// httpWritesEndWithCtx reports whether a write over t is known to end with
+// its ctx: the HTTP request goes through net/http's own transport and no
+// OAuth handler of the host's runs inside the write (an authorization
+// flow may wait on a user whatever its ctx says).
+func httpWritesEndWithCtx(t *mcp.StreamableClientTransport) bool {
+	if t.OAuthHandler != nil {
+		return false
+	}
+	if t.HTTPClient == nil || t.HTTPClient.Transport == nil {
+		return true
+	}
+	_, std := t.HTTPClient.Transport.(*http.Transport)
+	return std
 }
 
 // closeEndsWrites reports whether closing t's connection is known to make a

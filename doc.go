@@ -68,7 +68,8 @@
 // are safe for concurrent use. ConcurrencySafe records the host's declaration
 // and schedules nothing. The monitor's Attach starts one goroutine that ends
 // with the session. Over the monitor's Transport wrapping go-sdk's
-// in-memory or command transport, or streamable HTTP, every tools/list and
+// in-memory or command transport, or streamable HTTP over net/http's own
+// transport without an OAuth handler, every tools/list and
 // tools/call request runs on its caller's goroutine: the layer can end a
 // write the peer stopped reading (it severs the session at the request's
 // deadline) and no goroutine is started. Otherwise each request runs on a

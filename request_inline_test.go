@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/goleak"
 )
@@ -39,6 +40,23 @@ func TestBounded_InlineWhereTheLayerEndsWrites(t *testing.T) {
 	}
 
 	var cleanups []func() // the HTTP case's server and client
+	type roundTripper struct{ http.RoundTripper }
+	type oauthHandler struct{ auth.OAuthHandler }
+	for _, tc := range []struct {
+		transport *mcp.StreamableClientTransport
+		want      bool
+	}{
+		{&mcp.StreamableClientTransport{}, true},
+		{&mcp.StreamableClientTransport{HTTPClient: &http.Client{}}, true},
+		{&mcp.StreamableClientTransport{HTTPClient: &http.Client{Transport: &http.Transport{}}}, true},
+		{&mcp.StreamableClientTransport{HTTPClient: &http.Client{Transport: roundTripper{}}}, false},
+		{&mcp.StreamableClientTransport{OAuthHandler: oauthHandler{}}, false},
+	} {
+		if got := httpWritesEndWithCtx(tc.transport); got != tc.want {
+			t.Errorf("httpWritesEndWithCtx(%+v) = %v, want %v", tc.transport, got, tc.want)
+		}
+	}
+
 	for env, want := range map[string]bool{"": false, "blockingcancelnotify=1": true, "x=1, blockingcancelnotify = 1": true,
 		"blockingcancelnotify=0": false, "blockingcancelnotify": false} {
 		if got := cancelNotifyBlocks(env); got != want {

@@ -28,15 +28,12 @@ func Example() {
 		panic(err)
 	}
 	monitor := purramcp.NewCatalogMonitor()
-	session, err := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"},
-		monitor.ClientOptions(nil)).Connect(ctx, clientT, nil)
+	client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, monitor.ClientOptions(nil))
+	session, err := monitor.Connect(ctx, client, clientT, nil) // bounding layer, connect, attach
 	if err != nil {
 		panic(err)
 	}
 	defer session.Close()
-	if err := monitor.Attach(session); err != nil {
-		panic(err)
-	}
 
 	// The host's lines: discover, convert, hand to a ToolsNode (or a ReAct
 	// agent's ToolsConfig).

@@ -76,9 +76,11 @@ func docsSession(ctx context.Context, monitor *purramcp.CatalogMonitor) (*mcp.Cl
 		})
 	serverTransport, clientTransport := mcp.NewInMemoryTransports()
 	serverSession, _ := server.Connect(ctx, serverTransport, nil)
-	session, _ := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"},
-		monitor.ClientOptions(nil)).Connect(ctx, monitor.Transport(clientTransport), nil)
-	_ = monitor.Attach(session)
+	client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, monitor.ClientOptions(nil))
+	session, err := monitor.Connect(ctx, client, clientTransport, nil) // bounding layer, connect, attach
+	if err != nil {
+		panic(err)
+	}
 	return session, func() { _ = session.Close(); _ = serverSession.Wait() }
 }
 
