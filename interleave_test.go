@@ -252,7 +252,7 @@ func TestInterleaved(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		line := fmt.Sprintf("%-34s ratio %.2f (IQR %.2f–%.2f, %d rounds, k=%d); adapter %s/op %.0f allocs %.0f B; "+
+		line := fmt.Sprintf("%-34s ratio %.3f (IQR %.3f–%.3f, %d rounds, k=%d); adapter %s/op %.0f allocs %.0f B; "+
 			"raw %s/op %.0f allocs %.0f B; extra allocs %+.0f",
 			p.name, median(r.ratios), quantile(r.ratios, 0.25), quantile(r.ratios, 0.75), len(r.ratios), p.k,
 			time.Duration(median(r.adapterNs)), median(r.adapterAlloc), median(r.adapterBytes),
