@@ -2,9 +2,14 @@ package purramcp
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -218,5 +223,89 @@ func TestBounded_BlockingCancelNotifyKeepsWorkers(t *testing.T) {
 	defer func() { _ = cs.Close(); _ = ss.Wait() }()
 	if m.inlineRequests() {
 		t.Fatal("requests inline although go-sdk's cancellation notice blocks its caller")
+	}
+}
+
+// TestBounded_InlineConcurrentCancels: many Runs at once on one bounded
+// in-memory session, each on its caller's goroutine, with callers that give
+// up at random moments (before, during and after the request). Every Run
+// returns a result or ErrCanceled within its Timeout, none severs the
+// healthy session, later Runs still succeed, and no goroutine is left.
+func TestBounded_InlineConcurrentCancels(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	ctx := t.Context()
+	server := mcp.NewServer(&mcp.Implementation{Name: "s", Version: "1"}, nil)
+	server.AddTool(&mcp.Tool{Name: "echo", InputSchema: json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer"}}}`)},
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(req.Params.Arguments)}}}, nil
+		})
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := server.Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := NewCatalogMonitor()
+	cs, err := m.Connect(ctx, mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, m.ClientOptions(nil)), ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cs.Close(); _ = ss.Wait() }()
+	if !m.inlineRequests() {
+		t.Fatal("the bounded in-memory session does not run requests inline")
+	}
+	const timeout = 2 * time.Second
+	catalog, err := DiscoverTools(ctx, cs, "s", map[string]ToolBinding{"echo": {LocalName: "echo",
+		Policy: ToolPolicy{Mode: "read", Title: "Echo"}, Scope: Unscoped}}, DiscoveryOptions{Monitor: m, Limits: Limits{Timeout: timeout}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := catalog.Registrations()[0].Run
+	var wg sync.WaitGroup
+	var canceled, answered atomic.Int32
+	errs := make(chan error, 8*40)
+	for g := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 40 {
+				wait := timeout // every third caller waits; the others give up within 2.4 ms
+				if i%3 != 0 {
+					wait = time.Duration((g*40+i)%9) * 300 * time.Microsecond
+				}
+				callCtx, cancel := context.WithTimeout(ctx, wait)
+				start := time.Now()
+				res, err := run(callCtx, json.RawMessage(fmt.Sprintf(`{"n":%d}`, i)), ToolContext{})
+				took := time.Since(start)
+				cancel()
+				switch {
+				case took > timeout:
+					errs <- fmt.Errorf("Run took %v, over its Timeout", took)
+				case errors.Is(err, ErrCanceled):
+					canceled.Add(1)
+				case err != nil || res.ErrorCode != "":
+					errs <- fmt.Errorf("Run = %+v, %v", res, err)
+				case len(res.Content.Text) != 1 || res.Content.Text[0] != fmt.Sprintf(`{"n":%d}`, i):
+					errs <- fmt.Errorf("Run answered %v for n=%d", res.Content.Text, i)
+				default:
+					answered.Add(1)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	t.Logf("%d Runs answered, %d canceled", answered.Load(), canceled.Load())
+	if canceled.Load() == 0 || answered.Load() == 0 {
+		t.Fatalf("the callers' deadlines did not mix outcomes: %d answered, %d canceled", answered.Load(), canceled.Load())
+	}
+	if catalog.Stale() {
+		t.Fatal("a healthy session was severed")
+	}
+	res, err := run(ctx, json.RawMessage(`{"n":-1}`), ToolContext{})
+	if err != nil || res.ErrorCode != "" {
+		t.Fatalf("Run after the cancels = %+v, %v", res, err)
 	}
 }
