@@ -171,28 +171,31 @@ func TestBounded_InlineWhereTheLayerEndsWrites(t *testing.T) {
 	}
 }
 
+// boundedSession connects server in memory through a fresh monitor's
+// Connect (the bounding layer, attached); both ends close at t's cleanup.
+func boundedSession(t *testing.T, server *mcp.Server) (*CatalogMonitor, *mcp.ClientSession) {
+	t.Helper()
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := server.Connect(t.Context(), st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := NewCatalogMonitor()
+	cs, err := m.Connect(t.Context(), mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, m.ClientOptions(nil)), ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cs.Close(); _ = ss.Wait() })
+	return m, cs
+}
+
 // TestBounded_InlineLateResultDropped: on the caller's goroutine, a request
 // that returns a result only after the adapter's deadline fails
 // mcp_timeout, as on a worker, where the caller stops waiting at the
 // deadline.
 func TestBounded_InlineLateResultDropped(t *testing.T) {
-	ctx := t.Context()
-	server := mcp.NewServer(&mcp.Implementation{Name: "s", Version: "1"}, nil)
-	m := NewCatalogMonitor()
-	st, ct := mcp.NewInMemoryTransports()
-	ss, err := server.Connect(ctx, st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, m.ClientOptions(nil)).Connect(ctx, m.Transport(ct), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = cs.Close(); _ = ss.Wait() }()
-	if err := m.Attach(cs); err != nil {
-		t.Fatal(err)
-	}
-	_, err = bounded(ctx, 20*time.Millisecond, m, CodeResultTooLarge, 1<<20, func(ctx context.Context) (int, error) {
+	m, _ := boundedSession(t, mcp.NewServer(&mcp.Implementation{Name: "s", Version: "1"}, nil))
+	_, err := bounded(t.Context(), 20*time.Millisecond, m, CodeResultTooLarge, 1<<20, func(ctx context.Context) (int, error) {
 		<-ctx.Done()
 		time.Sleep(5 * time.Millisecond)
 		return 1, nil // ignores its ctx and answers late
@@ -208,20 +211,7 @@ func TestBounded_InlineLateResultDropped(t *testing.T) {
 // requests on workers.
 func TestBounded_BlockingCancelNotifyKeepsWorkers(t *testing.T) {
 	t.Setenv("MCPGODEBUG", "blockingcancelnotify=1")
-	ctx := t.Context()
-	server := mcp.NewServer(&mcp.Implementation{Name: "s", Version: "1"}, nil)
-	m := NewCatalogMonitor()
-	st, ct := mcp.NewInMemoryTransports()
-	ss, err := server.Connect(ctx, st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cs, err := m.Connect(ctx, mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, m.ClientOptions(nil)), ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = cs.Close(); _ = ss.Wait() }()
-	if m.inlineRequests() {
+	if m, _ := boundedSession(t, mcp.NewServer(&mcp.Implementation{Name: "s", Version: "1"}, nil)); m.inlineRequests() {
 		t.Fatal("requests inline although go-sdk's cancellation notice blocks its caller")
 	}
 }
@@ -232,24 +222,15 @@ func TestBounded_BlockingCancelNotifyKeepsWorkers(t *testing.T) {
 // returns a result or ErrCanceled within its Timeout, none severs the
 // healthy session, later Runs still succeed, and no goroutine is left.
 func TestBounded_InlineConcurrentCancels(t *testing.T) {
-	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	before := goleak.IgnoreCurrent()
+	t.Cleanup(func() { goleak.VerifyNone(t, before) }) // after the session's own cleanup
 	ctx := t.Context()
 	server := mcp.NewServer(&mcp.Implementation{Name: "s", Version: "1"}, nil)
 	server.AddTool(&mcp.Tool{Name: "echo", InputSchema: json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer"}}}`)},
 		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(req.Params.Arguments)}}}, nil
 		})
-	st, ct := mcp.NewInMemoryTransports()
-	ss, err := server.Connect(ctx, st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := NewCatalogMonitor()
-	cs, err := m.Connect(ctx, mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, m.ClientOptions(nil)), ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = cs.Close(); _ = ss.Wait() }()
+	m, cs := boundedSession(t, server)
 	if !m.inlineRequests() {
 		t.Fatal("the bounded in-memory session does not run requests inline")
 	}
