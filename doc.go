@@ -23,9 +23,9 @@
 //	monitor := purramcp.NewCatalogMonitor()
 //	client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"},
 //		monitor.ClientOptions(nil)) // or the host's own options, composed
-//	session, err := client.Connect(ctx, monitor.Transport(transport), nil) // bounded frames
+//	session, err := monitor.Connect(ctx, client, transport, nil) // Transport, client.Connect, Attach
 //	if err != nil { ... }
-//	if err := monitor.Attach(session); err != nil { ... } // ClientOptions used, negotiated version
+//	defer session.Close()
 //	catalog, err := purramcp.DiscoverTools(ctx, session, "documents",
 //		map[string]purramcp.ToolBinding{"remote.search": {
 //			LocalName: "search_documents",
@@ -33,10 +33,15 @@
 //			Scope:     purramcp.Unscoped,
 //		}}, purramcp.DiscoveryOptions{Monitor: monitor, StaleRetries: 2})
 //
-// [CatalogMonitor.Transport] is opt-in, as the reference wiring has no such
+// [CatalogMonitor.Connect] wraps the transport in the monitor's bounding
+// layer ([CatalogMonitor.Transport]), connects and attaches. The layer is
+// opt-in, as the reference wiring (client.Connect, then Attach) has no such
 // step, and recommended: it rejects answers over the limits before go-sdk
-// decodes them and severs a session whose peer stopped reading. A client
-// built without ClientOptions fails Attach with mcp_binding_invalid.
+// decodes them, severs a session whose peer stopped reading, and lets
+// requests run on their caller's goroutine. A client built without
+// ClientOptions fails Attach (and Connect) with mcp_binding_invalid; after
+// [CatalogMonitor.RequireTransport], so does a session connected without
+// the layer.
 //
 // A list change makes the catalog stale for good ([Catalog.Stale]; every Run
 // then fails mcp_catalog_stale without a request): discover again and swap
