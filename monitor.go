@@ -203,11 +203,13 @@ func (m *CatalogMonitor) Connect(ctx context.Context, client *mcp.Client, t mcp.
 		return nil, fail(CodeBindingInvalid)
 	}
 	m.mu.Lock()
-	m.strict = true // RequireTransport
 	used := m.session != nil || m.bound != nil
+	if !used {
+		m.strict = true // RequireTransport, for this monitor's one session
+	}
 	m.mu.Unlock()
 	if used {
-		return nil, fail(CodeProtocolConflict) // one session per monitor
+		return nil, fail(CodeProtocolConflict) // one session per monitor; nothing changes
 	}
 	session, err := client.Connect(ctx, m.Transport(t), opts)
 	if err != nil {
