@@ -30,9 +30,7 @@ func attachRequiresWiring(t *testing.T) {
 	f := loadMCPFixture(t)
 	srv := newSDKServer(t, nil, f.Tool)
 	connect := func(opts func(*purramcp.CatalogMonitor) *mcp.ClientOptions, wrap bool) (*purramcp.CatalogMonitor, error) {
-		st, ct := mcp.NewInMemoryTransports()
-		ss, err := srv.server.Connect(t.Context(), st, nil)
-		require.NoError(t, err)
+		ct := serveInMemory(t, srv)
 		monitor := purramcp.NewCatalogMonitor()
 		var transport mcp.Transport = ct
 		if wrap {
@@ -40,10 +38,7 @@ func attachRequiresWiring(t *testing.T) {
 		}
 		cs, err := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, opts(monitor)).Connect(t.Context(), transport, nil)
 		require.NoError(t, err)
-		t.Cleanup(func() {
-			_ = cs.Close()
-			_ = ss.Wait()
-		})
+		t.Cleanup(func() { _ = cs.Close() })
 		return monitor, monitor.Attach(cs)
 	}
 	own := func(*purramcp.CatalogMonitor) *mcp.ClientOptions { return &mcp.ClientOptions{} }
@@ -127,6 +122,18 @@ func FuzzBoundingLayer(f *testing.F) {
 	})
 }
 
+// serveInMemory connects srv to the server end of an in-memory pair and
+// returns the client end; the server session is waited for at t's cleanup,
+// after the cleanups the test registers later (the client's close first).
+func serveInMemory(t *testing.T, srv *sdkServer) mcp.Transport {
+	t.Helper()
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := srv.server.Connect(t.Context(), st, nil)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = ss.Wait() })
+	return ct
+}
+
 // TestMonitor_ReferenceWiringWithoutTransport: the wiring of purra-mcp
 // 1.0.0's contract (ClientOptions, Connect, Attach, no Transport) still
 // discovers and calls, and every result limit still holds after decoding.
@@ -143,17 +150,12 @@ func TestMonitor_ReferenceWiringWithoutTransport(t *testing.T) {
 				result = json.RawMessage(tc.result)
 			}
 			srv := newSDKServer(t, result, f.Tool)
-			st, ct := mcp.NewInMemoryTransports()
-			ss, err := srv.server.Connect(t.Context(), st, nil)
-			require.NoError(t, err)
+			ct := serveInMemory(t, srv)
 			monitor := purramcp.NewCatalogMonitor()
 			client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, monitor.ClientOptions(nil))
 			cs, err := client.Connect(t.Context(), ct, nil)
 			require.NoError(t, err)
-			t.Cleanup(func() {
-				_ = cs.Close()
-				_ = ss.Wait()
-			})
+			t.Cleanup(func() { _ = cs.Close() })
 			require.NoError(t, monitor.Attach(cs))
 			catalog, err := purramcp.DiscoverTools(t.Context(), cs, "fixture", searchBinding(),
 				purramcp.DiscoveryOptions{Monitor: monitor})
@@ -179,9 +181,7 @@ func TestMonitor_RequireTransport(t *testing.T) {
 	}{{"without_Transport", false, "mcp_binding_invalid"}, {"through_Transport", true, ""}} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := newSDKServer(t, nil, f.Tool)
-			st, ct := mcp.NewInMemoryTransports()
-			ss, err := srv.server.Connect(t.Context(), st, nil)
-			require.NoError(t, err)
+			ct := serveInMemory(t, srv)
 			monitor := purramcp.NewCatalogMonitor()
 			monitor.RequireTransport()
 			client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, monitor.ClientOptions(nil))
@@ -191,10 +191,7 @@ func TestMonitor_RequireTransport(t *testing.T) {
 			}
 			cs, err := client.Connect(t.Context(), transport, nil)
 			require.NoError(t, err)
-			t.Cleanup(func() {
-				_ = cs.Close()
-				_ = ss.Wait()
-			})
+			t.Cleanup(func() { _ = cs.Close() })
 			assert.Equal(t, tc.want, purramcp.CodeOf(monitor.Attach(cs)))
 		})
 	}
@@ -210,17 +207,12 @@ func TestMonitor_Connect(t *testing.T) {
 	f := loadMCPFixture(t)
 	t.Run("wired", func(t *testing.T) {
 		srv := newSDKServer(t, nil, f.Tool)
-		st, ct := mcp.NewInMemoryTransports()
-		ss, err := srv.server.Connect(t.Context(), st, nil)
-		require.NoError(t, err)
+		ct := serveInMemory(t, srv)
 		monitor := purramcp.NewCatalogMonitor()
 		client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, monitor.ClientOptions(nil))
 		cs, err := monitor.Connect(t.Context(), client, ct, nil)
 		require.NoError(t, err)
-		t.Cleanup(func() {
-			_ = cs.Close()
-			_ = ss.Wait()
-		})
+		t.Cleanup(func() { _ = cs.Close() })
 		assert.Equal(t, purramcp.ProtocolVersion20260728, monitor.ProtocolVersion(), "attached")
 		catalog, err := purramcp.DiscoverTools(t.Context(), cs, "fixture", searchBinding(), purramcp.DiscoveryOptions{Monitor: monitor})
 		require.NoError(t, err)
@@ -233,17 +225,12 @@ func TestMonitor_Connect(t *testing.T) {
 	})
 	t.Run("after_reference_wiring", func(t *testing.T) {
 		srv := newSDKServer(t, nil, f.Tool)
-		st, ct := mcp.NewInMemoryTransports()
-		ss, err := srv.server.Connect(t.Context(), st, nil)
-		require.NoError(t, err)
+		ct := serveInMemory(t, srv)
 		monitor := purramcp.NewCatalogMonitor()
 		client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, monitor.ClientOptions(nil))
 		cs, err := client.Connect(t.Context(), ct, nil)
 		require.NoError(t, err)
-		t.Cleanup(func() {
-			_ = cs.Close()
-			_ = ss.Wait()
-		})
+		t.Cleanup(func() { _ = cs.Close() })
 		require.NoError(t, monitor.Attach(cs))
 		_, err = monitor.Connect(t.Context(), client, &mcp.InMemoryTransport{}, nil)
 		assert.Equal(t, "mcp_protocol_conflict", purramcp.CodeOf(err))
