@@ -134,6 +134,21 @@ func serveInMemory(t *testing.T, srv *sdkServer) mcp.Transport {
 	return ct
 }
 
+// referenceWired connects a client to srv in memory with purra-mcp 1.0.0's
+// wiring (the monitor's ClientOptions, client.Connect without Transport,
+// Attach); the session closes at t's cleanup.
+func referenceWired(t *testing.T, srv *sdkServer) (*purramcp.CatalogMonitor, *mcp.Client, *mcp.ClientSession) {
+	t.Helper()
+	ct := serveInMemory(t, srv)
+	monitor := purramcp.NewCatalogMonitor()
+	client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, monitor.ClientOptions(nil))
+	cs, err := client.Connect(t.Context(), ct, nil)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = cs.Close() })
+	require.NoError(t, monitor.Attach(cs))
+	return monitor, client, cs
+}
+
 // TestMonitor_ReferenceWiringWithoutTransport: the wiring of purra-mcp
 // 1.0.0's contract (ClientOptions, Connect, Attach, no Transport) still
 // discovers and calls, and every result limit still holds after decoding.
@@ -150,13 +165,7 @@ func TestMonitor_ReferenceWiringWithoutTransport(t *testing.T) {
 				result = json.RawMessage(tc.result)
 			}
 			srv := newSDKServer(t, result, f.Tool)
-			ct := serveInMemory(t, srv)
-			monitor := purramcp.NewCatalogMonitor()
-			client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, monitor.ClientOptions(nil))
-			cs, err := client.Connect(t.Context(), ct, nil)
-			require.NoError(t, err)
-			t.Cleanup(func() { _ = cs.Close() })
-			require.NoError(t, monitor.Attach(cs))
+			monitor, _, cs := referenceWired(t, srv)
 			catalog, err := purramcp.DiscoverTools(t.Context(), cs, "fixture", searchBinding(),
 				purramcp.DiscoveryOptions{Monitor: monitor})
 			require.NoError(t, err)
@@ -224,15 +233,8 @@ func TestMonitor_Connect(t *testing.T) {
 		require.NoError(t, monitor.Attach(cs), "the attached session is still attached")
 	})
 	t.Run("after_reference_wiring", func(t *testing.T) {
-		srv := newSDKServer(t, nil, f.Tool)
-		ct := serveInMemory(t, srv)
-		monitor := purramcp.NewCatalogMonitor()
-		client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, monitor.ClientOptions(nil))
-		cs, err := client.Connect(t.Context(), ct, nil)
-		require.NoError(t, err)
-		t.Cleanup(func() { _ = cs.Close() })
-		require.NoError(t, monitor.Attach(cs))
-		_, err = monitor.Connect(t.Context(), client, &mcp.InMemoryTransport{}, nil)
+		monitor, client, cs := referenceWired(t, newSDKServer(t, nil, f.Tool))
+		_, err := monitor.Connect(t.Context(), client, &mcp.InMemoryTransport{}, nil)
 		assert.Equal(t, "mcp_protocol_conflict", purramcp.CodeOf(err))
 		assert.NoError(t, monitor.Attach(cs), "a refused Connect leaves the monitor as it was")
 	})
