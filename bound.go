@@ -124,21 +124,21 @@ var (
 // (through net/http's own transport, with no OAuthHandler), where the layer
 // can end a blocked write (closing the connection ends it; an HTTP write
 // ends with its ctx), every request runs on its caller's goroutine, with no
-// handoff; over any other transport (an IOTransport on the host's streams,
-// a host's own transport or RoundTripper, an OAuth flow) it runs on a
-// request worker the caller can abandon. When a request's deadline (Limits.Timeout) or its
-// caller's ctx ends while the transport is still writing it (a peer that
-// stopped reading), and the write is still in progress at the deadline,
+// handoff; over any other transport (an IOTransport on the host's streams, a
+// host's own transport or RoundTripper, an OAuth flow) it runs on a request
+// worker the caller can abandon. When a request's deadline (Limits.Timeout)
+// or its caller's ctx ends while the transport is still writing it (a peer
+// that stopped reading), and the write is still in progress at the deadline,
 // the session is severed: the monitor closes (later requests fail
 // mcp_connection_closed at once, without a goroutine), the connection's
 // reads end and the transport is closed once, in one goroutine that ends
 // when the transport's Close returns (for mcp.CommandTransport: stdin
-// closed, the child stopped within its TerminateDuration); the blocked
-// write then fails and session.Close returns promptly. A request on its
-// caller's goroutine returns then, at the deadline (a caller that gave up
-// earlier gets ErrCanceled then, or as soon as a write that was about to
-// finish does); one on a worker returns at once and leaves the worker
-// blocked until the write fails.
+// closed, the child stopped within its TerminateDuration); the blocked write
+// then fails and session.Close returns promptly. A request on its caller's
+// goroutine returns then, at the deadline (a caller that gave up earlier
+// gets ErrCanceled then, or as soon as a write that was about to finish
+// does); one on a worker returns at once and leaves the worker blocked until
+// the write fails.
 //
 // The returned transport connects at most one session. An
 // *mcp.StreamableClientTransport is copied (its HTTP client wrapped), never
@@ -165,6 +165,7 @@ func (t *boundTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 		return nil, errTransportUsed
 	}
 	inner := t.inner
+	notifyBlocks := cancelNotifyBlocks(os.Getenv("MCPGODEBUG"))
 	switch it := inner.(type) {
 	case *mcp.StreamableClientTransport:
 		c := *it
@@ -180,7 +181,7 @@ func (t *boundTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 		// header, standalone stream), which only the unwrapped value gets;
 		// the HTTP client bounds it instead, and an HTTP write never blocks
 		// past its ctx.
-		b.inline.Store(httpWritesEndWithCtx(it) && !cancelNotifyBlocks(os.Getenv("MCPGODEBUG")))
+		b.inline.Store(httpWritesEndWithCtx(it) && !notifyBlocks)
 		b.connected.Store(true)
 		return conn, nil
 	}
@@ -192,7 +193,7 @@ func (t *boundTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	bc := &boundConn{inner: conn, monitor: t.monitor, severCtx: sever, severNow: cancel, closed: make(chan struct{}),
 		pending: map[jsonrpc.ID]pendingCall{}}
 	b.conn = bc
-	b.inline.Store(closeEndsWrites(inner) && !cancelNotifyBlocks(os.Getenv("MCPGODEBUG")))
+	b.inline.Store(closeEndsWrites(inner) && !notifyBlocks)
 	b.connected.Store(true)
 	return bc, nil
 }

@@ -36,15 +36,15 @@ const methodToolListChanged = "notifications/tools/list_changed"
 // are what those call, exported for hosts that wire go-sdk another way;
 // Check and Revision are what catalogs read.
 //
-// A CatalogMonitor is safe for concurrent use. It serves exactly one session;
-// it never closes the session, the client or the transport, which the host
-// owns (Connect closes only a mis-wired session it has just made, which it
-// never returns). It also keeps the contracts discovery compiled for the session's
-// accepted schemas, so that a rediscovery compiles only schemas it has not
-// seen: a schema equal to a kept one (under the same Limits and
-// SchemaPolicy) gets the same immutable contract, anything else is compiled
-// afresh. What it keeps is bounded (at most 2,048 schemas, 4 MiB of schema
-// bytes) and dropped when the monitor closes.
+// A CatalogMonitor is safe for concurrent use. It serves exactly one
+// session; it never closes the session, the client or the transport, which
+// the host owns (Connect closes only a mis-wired session it has just made,
+// which it never returns). It also keeps the contracts discovery compiled
+// for the session's accepted schemas, so that a rediscovery compiles only
+// schemas it has not seen: a schema equal to a kept one (under the same
+// Limits and SchemaPolicy) gets the same immutable contract, anything else
+// is compiled afresh. What it keeps is bounded (at most 2,048 schemas, 4 MiB
+// of schema bytes) and dropped when the monitor closes.
 type CatalogMonitor struct {
 	// mu guards every field below.
 	mu       sync.Mutex
@@ -135,12 +135,12 @@ func (m *CatalogMonitor) ClientOptions(base *mcp.ClientOptions) *mcp.ClientOptio
 // A session connected without the monitor's [CatalogMonitor.Transport] is
 // accepted, as purra-mcp 1.0.0's wiring is, unless
 // [CatalogMonitor.RequireTransport] was called (then it fails
-// [ErrBindingInvalid]; [CatalogMonitor.Connect] wires both): every limit still holds, and
-// sizes are still counted in O(limit) after go-sdk decodes, but go-sdk then
-// decodes a frame of any size before the adapter sees it, and a request
-// whose write the peer stopped reading cannot be severed (the session stays
-// wedged until the host ends it). Production hosts should connect through
-// Transport.
+// [ErrBindingInvalid]; [CatalogMonitor.Connect] wires both): every limit
+// still holds, and sizes are still counted in O(limit) after go-sdk decodes,
+// but go-sdk then decodes a frame of any size before the adapter sees it,
+// and a request whose write the peer stopped reading cannot be severed (the
+// session stays wedged until the host ends it). Production hosts should
+// connect through Transport.
 func (m *CatalogMonitor) Attach(session *mcp.ClientSession) error {
 	if session == nil {
 		return fail(CodeBindingInvalid)
