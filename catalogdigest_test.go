@@ -13,8 +13,7 @@ import (
 // every catalog after close. A failed digest is never remembered.
 func TestDigestMemo(t *testing.T) {
 	snap := func(n float64) *strictjson.Object {
-		return &strictjson.Object{Keys: []string{"type", "maxProperties"},
-			Members: map[string]any{"type": "object", "maxProperties": n}}
+		return strictjson.NewObject([]string{"type", "maxProperties"}, []any{"object", n})
 	}
 	in, out := snap(1), snap(2)
 	tool := func() *boundTool {

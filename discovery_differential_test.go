@@ -68,12 +68,8 @@ func refRemoteContract(schema any, size int, limits Limits, policy SchemaPolicy)
 	}
 	entry := snap.(*strictjson.Object)
 	if hasDialect {
-		members := make(map[string]any, len(entry.Keys)+1)
-		for _, k := range entry.Keys {
-			members[k] = entry.Members[k]
-		}
-		members[dialectKey] = declared
-		entry = &strictjson.Object{Keys: append(append([]string{}, entry.Keys...), dialectKey), Members: members}
+		entry = strictjson.NewObject(append(append([]string{}, entry.Keys...), dialectKey),
+			append(append([]any{}, entry.Values...), declared))
 	}
 	return snap, entry, compiled, nil
 }
@@ -99,11 +95,13 @@ func sameSnapshot(a, b any) error {
 		}
 	case *strictjson.Object:
 		y, ok := b.(*strictjson.Object)
-		if !ok || !reflect.DeepEqual(x.Keys, y.Keys) || (x.Keys == nil) != (y.Keys == nil) || len(x.Members) != len(y.Members) {
+		if !ok || !reflect.DeepEqual(x.Keys, y.Keys) || (x.Keys == nil) != (y.Keys == nil) || len(x.Values) != len(y.Values) {
 			return fmt.Errorf("object %v against %v", x.Keys, b)
 		}
 		for _, k := range x.Keys {
-			if err := sameSnapshot(x.Members[k], y.Members[k]); err != nil {
+			xv, _ := x.Get(k)
+			yv, _ := y.Get(k)
+			if err := sameSnapshot(xv, yv); err != nil {
 				return fmt.Errorf(".%s%w", k, err)
 			}
 		}

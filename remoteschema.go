@@ -1,7 +1,6 @@
 package purramcp
 
 import (
-	"maps"
 	"slices"
 	"strings"
 
@@ -77,9 +76,8 @@ func sharedRemoteContract(schema any, size int, limits Limits, policy SchemaPoli
 	}
 	snap := c.schema.(*strictjson.Object) // immutable; copied out only by Catalog.Snapshot
 	if hasDialect {
-		members := maps.Clone(snap.Members) // a string acceptsDialect admitted
-		members[dialectKey] = declared
-		snap = &strictjson.Object{Keys: append(slices.Clone(snap.Keys), dialectKey), Members: members}
+		// declared is a string acceptsDialect admitted.
+		snap = strictjson.NewObject(append(slices.Clone(snap.Keys), dialectKey), append(slices.Clone(snap.Values), declared))
 	}
 	return c, snap, nil
 }

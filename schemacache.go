@@ -283,9 +283,9 @@ func sameSchema(v, s any) bool {
 		if !ok || len(y) != len(x.Keys) {
 			return false
 		}
-		for _, k := range x.Keys {
+		for i, k := range x.Keys {
 			item, ok := y[k]
-			if !ok || !sameSchema(item, x.Members[k]) {
+			if !ok || !sameSchema(item, x.Values[i]) {
 				return false
 			}
 		}

@@ -36,8 +36,8 @@ func appendWireJSON(b []byte, v any) []byte {
 		}
 		return append(b, ']')
 	case *strictjson.Object:
-		keys := x.Keys
-		if !slices.IsSorted(keys) {
+		keys, sorted := x.Keys, slices.IsSorted(x.Keys)
+		if !sorted {
 			var buf [16]string // most argument objects sort without allocating
 			keys = append(buf[:0], x.Keys...)
 			slices.Sort(keys)
@@ -49,7 +49,11 @@ func appendWireJSON(b []byte, v any) []byte {
 			}
 			b = appendWireString(b, k)
 			b = append(b, ':')
-			b = appendWireJSON(b, x.Members[k])
+			v := x.Values[i]
+			if !sorted {
+				v, _ = x.Get(k)
+			}
+			b = appendWireJSON(b, v)
 		}
 		return append(b, '}')
 	}

@@ -72,7 +72,7 @@ func TestB1_DigestOfMatchesSnapshot(t *testing.T) {
 		nil, true, 1.5, "é", []any{1, "a", nil}, map[string]any{"b": 1, "a": []any{map[string]any{"10": 1, "2": 2}}},
 		json.RawMessage(`{"z":1,"a":{"y":[1,2,{"c":null}]}}`), map[string]any{"raw": json.RawMessage(`[1,{"b":1,"a":2}]`)},
 		json.RawMessage(`{"a":1,"a":2}`), "\xff", map[string]any{"\xff": 1}, math.NaN(), int64(1) << 60, struct{}{}, self,
-		&strictjson.Object{Keys: []string{"b", "a"}, Members: map[string]any{"a": 1.0, "b": 2.0}},
+		strictjson.NewObject([]string{"b", "a"}, []any{2.0, 1.0}),
 	}
 	for _, v := range values {
 		for _, lim := range []strictjson.Limits{

@@ -50,7 +50,7 @@ func (e *refEncoder) value(v any) {
 		e.header('o', len(keys))
 		for _, k := range keys {
 			e.str(k)
-			e.value(x.Members[k])
+			e.value(mustGet(x, k))
 		}
 	default:
 		panic("purramcp: internal error: identity of a value outside the strictjson domain")
@@ -89,4 +89,13 @@ func (e *refEncoder) str(s string) {
 	for i := 0; i < len(s); i++ {
 		binary.BigEndian.PutUint16(dst[2*i:], refHexPairs[s[i]])
 	}
+}
+
+// mustGet returns the member named k of o, which has one.
+func mustGet(o *strictjson.Object, k string) any {
+	v, ok := o.Get(k)
+	if !ok {
+		panic("identity: reference encoder: missing member " + k)
+	}
+	return v
 }

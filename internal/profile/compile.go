@@ -299,12 +299,12 @@ func (c *compiler) node(v any) (*node, error) {
 	// steps below then read the slots in their fixed order instead of
 	// looking each keyword up in the members.
 	var kw keywordSlots
-	for _, k := range obj.Keys {
-		if i := keywordIndex(k); i >= 0 {
-			kw.set(i, obj.Members[k])
+	for i, k := range obj.Keys {
+		if slot := keywordIndex(k); slot >= 0 {
+			kw.set(slot, obj.Values[i])
 			continue
 		}
-		if !c.annotation(k, obj.Members[k]) && !c.extended(k) && !(c.refsAllowed && k == "$ref") {
+		if !c.annotation(k, obj.Values[i]) && !c.extended(k) && !(c.refsAllowed && k == "$ref") {
 			return nil, c.invalid(k)
 		}
 	}
@@ -512,8 +512,8 @@ func (c *compiler) compileProperties(n *node, kw *keywordSlots) error {
 		return c.invalid("properties")
 	}
 	n.properties = make(map[string]*node, props.Len())
-	for _, name := range props.Keys {
-		child, err := c.member(".properties.", name, props.Members[name])
+	for i, name := range props.Keys {
+		child, err := c.member(".properties.", name, props.Values[i])
 		if err != nil {
 			return err
 		}

@@ -55,7 +55,7 @@ func (c *refCompiler) node(v any) (*node, error) {
 	}
 	n := &node{maxLength: -1, maxItems: -1}
 	for _, k := range obj.Keys {
-		if _, ok := slices.BinarySearch(Keywords, k); !ok && !c.annotation(k, obj.Members[k]) && !c.extended(k) &&
+		if _, ok := slices.BinarySearch(Keywords, k); !ok && !c.annotation(k, mustGet(obj, k)) && !c.extended(k) &&
 			!(c.refsAllowed && k == "$ref") {
 			return nil, c.invalid(k)
 		}
@@ -121,7 +121,7 @@ func (c *refCompiler) compileProperties(n *node, obj *strictjson.Object) error {
 	}
 	n.properties = make(map[string]*node, props.Len())
 	for _, name := range props.Keys {
-		child, err := c.child(".properties."+name, props.Members[name])
+		child, err := c.child(".properties."+name, mustGet(props, name))
 		if err != nil {
 			return err
 		}
@@ -331,4 +331,13 @@ func (c *refCompiler) compileExtension(n *node, obj *strictjson.Object) error {
 		n.ext = &ext
 	}
 	return nil
+}
+
+// mustGet returns the member named k of o, which has one.
+func mustGet(o *strictjson.Object, k string) any {
+	v, ok := o.Get(k)
+	if !ok {
+		panic("profile: reference compiler: missing member " + k)
+	}
+	return v
 }

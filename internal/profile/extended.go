@@ -165,11 +165,11 @@ func (w *walker) propertyNames(obj object, ext *extension) (*Violation, error) {
 // reported as additionalProperties, whose path always renders as "$" (A9.3):
 // undeclared keys are never echoed.
 func (w *walker) additional(obj object, n *node) (*Violation, error) {
-	for _, k := range obj.keys {
+	for i, k := range obj.keys {
 		if _, declared := n.properties[k]; declared {
 			continue
 		}
-		vi, err := w.visitQuiet(obj.members[k], n.ext.additional)
+		vi, err := w.visitQuiet(obj.at(i), n.ext.additional)
 		if err != nil {
 			return nil, err
 		}

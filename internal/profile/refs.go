@@ -78,8 +78,8 @@ func (c *compiler) inline(root *strictjson.Object) (*strictjson.Object, bool, er
 		}
 		in.defs = defs
 		c.refsAllowed = true
-		for _, name := range defs.Keys {
-			if _, err := c.child(".$defs."+name, defs.Members[name]); err != nil {
+		for i, name := range defs.Keys {
+			if _, err := c.child(".$defs."+name, defs.Values[i]); err != nil {
 				return nil, false, err
 			}
 		}
@@ -95,14 +95,13 @@ func (c *compiler) inline(root *strictjson.Object) (*strictjson.Object, bool, er
 	}
 	if in.defs != nil {
 		keys := make([]string, 0, len(obj.Keys))
-		members := make(map[string]any, len(obj.Keys))
-		for _, k := range obj.Keys {
+		values := make([]any, 0, len(obj.Keys))
+		for i, k := range obj.Keys {
 			if k != "$defs" {
-				keys = append(keys, k)
-				members[k] = obj.Members[k]
+				keys, values = append(keys, k), append(values, obj.Values[i])
 			}
 		}
-		obj = &strictjson.Object{Keys: keys, Members: members}
+		obj = strictjson.NewObject(keys, values)
 	}
 	return obj, true, nil
 }
@@ -112,8 +111,8 @@ func (c *compiler) inline(root *strictjson.Object) (*strictjson.Object, bool, er
 func mentionsRef(v any) bool {
 	switch x := v.(type) {
 	case *strictjson.Object:
-		for _, k := range x.Keys {
-			if k == "$ref" || k == "$defs" || mentionsRef(x.Members[k]) {
+		for i, k := range x.Keys {
+			if k == "$ref" || k == "$defs" || mentionsRef(x.Values[i]) {
 				return true
 			}
 		}
@@ -156,12 +155,12 @@ func (in *inliner) schema(v any, level int) (any, measure, error) {
 // obj itself when nothing below it changed.
 func (in *inliner) members(obj *strictjson.Object, level int) (*strictjson.Object, measure, error) {
 	size := measure{nodes: 1, bytes: 2}
-	var changed map[string]any
-	for _, k := range obj.Keys {
+	var changed []any // the resolved values, beside obj.Values, once one changed
+	for i, k := range obj.Keys {
 		if obj == in.root && k == "$defs" {
 			continue // removed from the result; inspected apart
 		}
-		v := obj.Members[k]
+		v := obj.Values[i]
 		var out any
 		var child measure
 		var err error
@@ -182,24 +181,16 @@ func (in *inliner) members(obj *strictjson.Object, level int) (*strictjson.Objec
 		}
 		if !same(out, v) {
 			if changed == nil {
-				changed = map[string]any{}
+				changed = append([]any(nil), obj.Values...)
 			}
-			changed[k] = out
+			changed[i] = out
 		}
 		size.addMember(k, child)
 	}
 	if changed == nil {
 		return obj, size, nil
 	}
-	members := make(map[string]any, len(obj.Keys))
-	for _, k := range obj.Keys {
-		if v, ok := changed[k]; ok {
-			members[k] = v
-		} else {
-			members[k] = obj.Members[k]
-		}
-	}
-	return &strictjson.Object{Keys: obj.Keys, Members: members}, size, nil
+	return strictjson.NewObject(obj.Keys, changed), size, nil
 }
 
 // same reports whether a resolved value is the input itself (only objects
@@ -222,34 +213,26 @@ func (in *inliner) properties(v any, level int) (any, measure, error) {
 		return v, in.data(v), nil
 	}
 	size := measure{nodes: 1, bytes: 2}
-	var changed map[string]any
-	for _, name := range props.Keys {
+	var changed []any // the resolved values, beside props.Values, once one changed
+	for i, name := range props.Keys {
 		in.c.path = append(in.c.path, ".properties."+name)
-		out, child, err := in.schema(props.Members[name], level+1)
+		out, child, err := in.schema(props.Values[i], level+1)
 		in.c.path = in.c.path[:len(in.c.path)-1]
 		if err != nil {
 			return nil, measure{}, err
 		}
-		if !same(out, props.Members[name]) {
+		if !same(out, props.Values[i]) {
 			if changed == nil {
-				changed = map[string]any{}
+				changed = append([]any(nil), props.Values...)
 			}
-			changed[name] = out
+			changed[i] = out
 		}
 		size.addMember(name, child)
 	}
 	if changed == nil {
 		return props, size, nil
 	}
-	members := make(map[string]any, len(props.Keys))
-	for _, k := range props.Keys {
-		if v, ok := changed[k]; ok {
-			members[k] = v
-		} else {
-			members[k] = props.Members[k]
-		}
-	}
-	return &strictjson.Object{Keys: props.Keys, Members: members}, size, nil
+	return strictjson.NewObject(props.Keys, changed), size, nil
 }
 
 func (in *inliner) branches(k string, v any, level int) (any, measure, error) {
@@ -286,7 +269,8 @@ func (in *inliner) branches(k string, v any, level int) (any, measure, error) {
 // with the node's other members (2020-12 applies both) when that merge is
 // exact (mergeable).
 func (in *inliner) ref(obj *strictjson.Object, level int) (any, measure, error) {
-	name, ok := in.target(obj.Members["$ref"])
+	target, _ := obj.Get("$ref")
+	name, ok := in.target(target)
 	if !ok || (in.c.opts.Draft07 && obj.Len() > 1) {
 		return nil, measure{}, in.c.invalid("$ref")
 	}
@@ -297,13 +281,13 @@ func (in *inliner) ref(obj *strictjson.Object, level int) (any, measure, error) 
 	if obj.Len() == 1 {
 		return def.value, def.size, nil
 	}
-	siblings := &strictjson.Object{Members: make(map[string]any, obj.Len()-1)}
-	for _, k := range obj.Keys {
+	keys, values := make([]string, 0, obj.Len()-1), make([]any, 0, obj.Len()-1)
+	for i, k := range obj.Keys {
 		if k != "$ref" {
-			siblings.Keys = append(siblings.Keys, k)
-			siblings.Members[k] = obj.Members[k]
+			keys, values = append(keys, k), append(values, obj.Values[i])
 		}
 	}
+	siblings := strictjson.NewObject(keys, values)
 	resolved, _, err := in.members(siblings, level)
 	if err != nil {
 		return nil, measure{}, err
@@ -357,7 +341,8 @@ func (in *inliner) expand(name string) (*expansion, error) {
 	in.expanded[name] = e
 	saved := in.c.path
 	in.c.path = []string{".$defs." + name}
-	value, size, err := in.schema(in.defs.Members[name], 0)
+	def, _ := in.defs.Get(name)
+	value, size, err := in.schema(def, 0)
 	in.c.path = saved
 	if err != nil {
 		return nil, err
@@ -400,23 +385,20 @@ func merge(def any, siblings *strictjson.Object) (*strictjson.Object, bool) {
 			}
 		}
 	}
-	out := &strictjson.Object{Keys: append([]string(nil), d.Keys...), Members: make(map[string]any, d.Len()+siblings.Len())}
-	for _, k := range d.Keys {
-		out.Members[k] = d.Members[k]
-	}
-	for _, k := range siblings.Keys {
-		v := siblings.Members[k]
-		if dv, both := d.Get(k); both {
-			if !mergeAnnotations[k] && !equalJSON(dv, v) {
+	keys := append(make([]string, 0, d.Len()+siblings.Len()), d.Keys...)
+	values := append(make([]any, 0, d.Len()+siblings.Len()), d.Values...)
+	for i, k := range siblings.Keys {
+		v := siblings.Values[i]
+		if at := d.IndexOf(k); at >= 0 {
+			if !mergeAnnotations[k] && !equalJSON(d.Values[at], v) {
 				return nil, false
 			}
-			out.Members[k] = v
+			values[at] = v
 			continue
 		}
-		out.Keys = append(out.Keys, k)
-		out.Members[k] = v
+		keys, values = append(keys, k), append(values, v)
 	}
-	return out, true
+	return strictjson.NewObject(keys, values), true
 }
 
 // equalJSON is structural equality of A7.4 without a budget (bind time,
@@ -439,9 +421,9 @@ func equalJSON(a, b any) bool {
 		if !ok || x.Len() != y.Len() {
 			return false
 		}
-		for _, k := range x.Keys {
+		for i, k := range x.Keys {
 			yv, ok := y.Get(k)
-			if !ok || !equalJSON(x.Members[k], yv) {
+			if !ok || !equalJSON(x.Values[i], yv) {
 				return false
 			}
 		}
@@ -458,8 +440,8 @@ func (in *inliner) data(v any) measure {
 			return m
 		}
 		m := measure{nodes: 1, bytes: 2}
-		for _, k := range x.Keys {
-			m.addMember(k, in.data(x.Members[k]))
+		for i, k := range x.Keys {
+			m.addMember(k, in.data(x.Values[i]))
 		}
 		in.measured[x] = m
 		return m

@@ -168,7 +168,7 @@ func (w *walker) visit(v any, n *node) (*Violation, error) {
 	case []any:
 		return w.forArray(x, n)
 	case *strictjson.Object:
-		return w.forObject(object{x.Keys, x.Members}, n)
+		return w.forObject(object{keys: x.Keys, obj: x}, n)
 	case map[string]any:
 		if n.ext == nil {
 			return w.forObject(object{members: x}, n) // no member order needed: see object
@@ -329,14 +329,41 @@ func (w *walker) forArray(list []any, n *node) (*Violation, error) {
 }
 
 // An object is a value's object as the walker reads it: member names in
-// enumeration order and the members. A Go map checked against a node
-// without extended keywords has no keys: its declared members are visited
-// in the node's mapOrder, which is the order its sorted names would give
-// them, and which undeclared name fails a closed node changes neither the
-// keyword nor the path ("$"), so it is found in map order.
+// enumeration order and the members, of an *Object (obj) or a Go map
+// (members). A Go map checked against a node without extended keywords
+// has no keys: its declared members are visited in the node's mapOrder,
+// which is the order its sorted names would give them, and which
+// undeclared name fails a closed node changes neither the keyword nor the
+// path ("$"), so it is found in map order.
 type object struct {
 	keys    []string
+	obj     *strictjson.Object
 	members map[string]any
+}
+
+// get returns the member named k and whether it exists.
+func (o object) get(k string) (any, bool) {
+	if o.obj != nil {
+		return o.obj.Get(k)
+	}
+	v, ok := o.members[k]
+	return v, ok
+}
+
+// at returns the member named keys[i].
+func (o object) at(i int) any {
+	if o.obj != nil {
+		return o.obj.Values[i]
+	}
+	return o.members[o.keys[i]]
+}
+
+// len returns the number of members.
+func (o object) len() int {
+	if o.obj != nil {
+		return o.obj.Len()
+	}
+	return len(o.members)
 }
 
 // mapObject pushes the names of m on w.keys and returns m as an object and
@@ -344,12 +371,12 @@ type object struct {
 func (w *walker) mapObject(m map[string]any) (object, int) {
 	base := len(w.keys)
 	w.keys = strictjson.AppendKeys(w.keys, m)
-	return object{w.keys[base:], m}, base
+	return object{keys: w.keys[base:], members: m}, base
 }
 
 func (w *walker) forObject(obj object, n *node) (*Violation, error) {
 	for _, name := range n.required {
-		if _, ok := obj.members[name]; !ok {
+		if _, ok := obj.get(name); !ok {
 			w.path = append(w.path, segment{name: name, index: -1}) // the missing member's path
 			vi := w.violation("required")
 			w.path = w.path[:len(w.path)-1]
@@ -366,7 +393,7 @@ func (w *walker) forObject(obj object, n *node) (*Violation, error) {
 	}
 	if len(n.properties) != 0 && obj.keys == nil {
 		for _, k := range n.mapOrder {
-			v, present := obj.members[k]
+			v, present := obj.get(k)
 			if !present {
 				continue
 			}
@@ -378,13 +405,13 @@ func (w *walker) forObject(obj object, n *node) (*Violation, error) {
 			}
 		}
 	} else if len(n.properties) != 0 {
-		for _, k := range obj.keys {
+		for i, k := range obj.keys {
 			child, declared := n.properties[k]
 			if !declared {
 				continue
 			}
 			w.path = append(w.path, segment{name: k, index: -1})
-			vi, err := w.visit(obj.members[k], child)
+			vi, err := w.visit(obj.at(i), child)
 			w.path = w.path[:len(w.path)-1]
 			if vi != nil || err != nil {
 				return vi, err
@@ -446,7 +473,7 @@ func (w *walker) equal(a, b any) (bool, error) {
 		}
 		return true, nil
 	case *strictjson.Object:
-		return w.equalObjects(object{x.Keys, x.Members}, b)
+		return w.equalObjects(object{keys: x.Keys, obj: x}, b)
 	case map[string]any:
 		obj, base := w.mapObject(x)
 		eq, err := w.equalObjects(obj, b)
@@ -460,24 +487,24 @@ func (w *walker) equal(a, b any) (bool, error) {
 // equalObjects is equal for an object x, whose members it compares in x's
 // enumeration order.
 func (w *walker) equalObjects(x object, b any) (bool, error) {
-	var y map[string]any
+	var y object
 	switch b := b.(type) {
 	case *strictjson.Object:
-		y = b.Members
+		y = object{obj: b}
 	case map[string]any:
-		y = b
+		y = object{members: b}
 	default:
 		return false, nil
 	}
-	if len(x.keys) != len(y) {
+	if len(x.keys) != y.len() {
 		return false, nil
 	}
-	for _, k := range x.keys {
-		yv, ok := y[k]
+	for i, k := range x.keys {
+		yv, ok := y.get(k)
 		if !ok {
 			return false, nil
 		}
-		if eq, err := w.equal(x.members[k], yv); !eq || err != nil {
+		if eq, err := w.equal(x.at(i), yv); !eq || err != nil {
 			return false, err
 		}
 	}

@@ -30,7 +30,7 @@ func SnapshotShared(v any, lim Limits, shared *Interner) (any, error) {
 	if shared != nil { // its scratch and chunks, left over from earlier snapshots
 		shared.found = 0
 		d.members, d.values, d.hashes = shared.members[:0], shared.values[:0], shared.hashes[:0]
-		d.objects, d.names = shared.objects, shared.names
+		d.objects, d.names, d.items = shared.objects, shared.names, shared.items
 	}
 	out, _, err := d.value(v, 0)
 	// No reference to the input or the copy is kept in the stacks.
@@ -38,7 +38,7 @@ func SnapshotShared(v any, lim Limits, shared *Interner) (any, error) {
 	clear(d.values[:d.valuesHigh])
 	if shared != nil {
 		shared.members, shared.values, shared.hashes = d.members[:0], d.values[:0], d.hashes[:0]
-		shared.objects, shared.names = d.objects, d.names
+		shared.objects, shared.names, shared.items = d.objects, d.names, d.items
 	}
 	if err == errOtherKind {
 		return Snapshot(v, lim)
@@ -66,6 +66,7 @@ type Interner struct {
 	hashes  []uint64
 	objects []Object
 	names   []string
+	items   []any
 }
 
 // NewInterner returns an empty Interner that holds at most max objects.
@@ -87,7 +88,7 @@ func (in *Interner) find(h uint64, ms []member, vals []any) *Object {
 		return nil
 	}
 	for i := range ms {
-		if o.Keys[i] != ms[i].key || !sameShallow(o.Members[ms[i].key], vals[i]) {
+		if o.Keys[i] != ms[i].key || !sameShallow(o.Values[i], vals[i]) {
 			return nil
 		}
 	}
@@ -156,10 +157,11 @@ type decodedCopier struct {
 	membersHigh, valuesHigh int
 	// made counts the objects made afresh so far (not taken from shared).
 	made int
-	// objects and names are the unused tails of the current chunks objects
-	// and key lists are carved from.
+	// objects, names and items are the unused tails of the current chunks
+	// objects, their key and value lists and arrays are carved from.
 	objects []Object
 	names   []string
+	items   []any
 }
 
 // Chunk sizes of a decodedCopier: small, since a schema holds tens of
@@ -167,6 +169,7 @@ type decodedCopier struct {
 const (
 	objectChunk = 8
 	nameChunk   = 32
+	itemChunk   = 32
 )
 
 // Tags that keep the kinds of value apart in the hashes of an Interner.
@@ -242,7 +245,7 @@ func (d *decodedCopier) value(v any, level int) (any, uint64, error) {
 		if !d.enter(level) {
 			return nil, 0, errLimit
 		}
-		out := make([]any, len(x))
+		out := d.carveItems(len(x))[:len(x)]
 		h := uint64(hashArray) + uint64(len(x))
 		for i, item := range x {
 			c, ch, err := d.value(item, level+1)
@@ -332,8 +335,9 @@ func (d *decodedCopier) copyMembers(ms []member, level int) (*Object, uint64, er
 	d.made++
 	for i := range ms {
 		obj.Keys = append(obj.Keys, ms[i].key)
-		obj.Members[ms[i].key] = vals[i]
 	}
+	obj.Values = append(obj.Values, vals...)
+	obj.seal()
 	if share {
 		d.shared.keep(h, obj)
 	}
@@ -356,8 +360,8 @@ func sortMembers(ms []member) {
 }
 
 // newObject returns an empty object with room for n members, the object
-// and its key list carved from chunks shared by the snapshot, as
-// Snapshot's builder does (the key list's capacity is exact).
+// and its key and value lists carved from chunks shared by the snapshot,
+// as Snapshot's builder does (the lists' capacities are exact).
 func (d *decodedCopier) newObject(n int) *Object {
 	if len(d.objects) == 0 {
 		d.objects = make([]Object, objectChunk)
@@ -365,15 +369,30 @@ func (d *decodedCopier) newObject(n int) *Object {
 	obj := &d.objects[0]
 	d.objects = d.objects[1:]
 	if n == 0 {
-		*obj = Object{Keys: make([]string, 0), Members: make(map[string]any)}
+		*obj = Object{Keys: make([]string, 0), Values: make([]any, 0)}
 		return obj
 	}
 	if len(d.names) < n {
 		d.names = make([]string, max(n, nameChunk))
 	}
-	*obj = Object{Keys: d.names[:0:n], Members: make(map[string]any, n)}
+	*obj = Object{Keys: d.names[:0:n], Values: d.carveItems(n)}
 	d.names = d.names[n:]
 	return obj
+}
+
+// carveItems returns an empty list with capacity exactly n, carved from the
+// snapshot's item chunk (an empty array gets a list of its own, as from
+// make, so that no two empty arrays share storage).
+func (d *decodedCopier) carveItems(n int) []any {
+	if n == 0 {
+		return make([]any, 0)
+	}
+	if len(d.items) < n {
+		d.items = make([]any, max(n, itemChunk))
+	}
+	out := d.items[:0:n]
+	d.items = d.items[n:]
+	return out
 }
 
 func (d *decodedCopier) charge(n int) error {

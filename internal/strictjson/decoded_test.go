@@ -36,16 +36,19 @@ func exactly(a, b any) error {
 	case *Object:
 		y, ok := b.(*Object)
 		if !ok || !reflect.DeepEqual(x.Keys, y.Keys) || (x.Keys == nil) != (y.Keys == nil) ||
-			len(x.Members) != len(y.Members) || (x.Members == nil) != (y.Members == nil) ||
-			cap(x.Keys) != cap(y.Keys) {
+			len(x.Values) != len(y.Values) || (x.Values == nil) != (y.Values == nil) ||
+			cap(x.Keys) != cap(y.Keys) || cap(x.Values) != cap(y.Values) || (x.index == nil) != (y.index == nil) {
 			return fmt.Errorf("object %#v against %#v", a, b)
 		}
-		for _, k := range x.Keys {
-			yv, ok := y.Members[k]
+		for i, k := range x.Keys {
+			yv, ok := y.Get(k)
 			if !ok {
 				return fmt.Errorf("member %q missing", k)
 			}
-			if err := exactly(x.Members[k], yv); err != nil {
+			if xv, _ := x.Get(k); !sameShallowOrExact(xv, x.Values[i]) {
+				return fmt.Errorf(".%s: Get disagrees with Values", k)
+			}
+			if err := exactly(x.Values[i], yv); err != nil {
 				return fmt.Errorf(".%s: %w", k, err)
 			}
 		}
@@ -80,8 +83,8 @@ func decodedOnly(v any) any {
 		return out
 	case *Object:
 		out := make(map[string]any, len(x.Keys))
-		for _, k := range x.Keys {
-			out[k] = decodedOnly(x.Members[k])
+		for i, k := range x.Keys {
+			out[k] = decodedOnly(x.Values[i])
 		}
 		return out
 	case json.RawMessage:
@@ -231,17 +234,17 @@ func TestSnapshotShared_Shares(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pa := a.(*Object).Members["p"].(*Object)
-	pb := b.(*Object).Members["q"].(*Object)
+	pa := memberOf(a, "p").(*Object)
+	pb := memberOf(b, "q").(*Object)
 	if pa == pb {
 		t.Fatal("unequal objects shared")
 	}
 	for _, k := range []string{"x", "y"} {
-		if pa.Members[k].(*Object) != pb.Members[k].(*Object) {
+		if memberOf(pa, k).(*Object) != memberOf(pb, k).(*Object) {
 			t.Errorf("equal members %q not shared", k)
 		}
 	}
-	if pa.Members["z"].(*Object) == pb.Members["z"].(*Object) {
+	if memberOf(pa, "z").(*Object) == memberOf(pb, "z").(*Object) {
 		t.Error("unequal members z shared")
 	}
 	// The same schema again and again becomes one object, root included,
@@ -265,23 +268,23 @@ func TestSnapshotShared_Shares(t *testing.T) {
 // a wrong one.
 func TestInterner_Confirms(t *testing.T) {
 	in := NewInterner(10)
-	child := &Object{Keys: []string{}, Members: map[string]any{}}
-	held := &Object{Keys: []string{"a", "b"}, Members: map[string]any{"a": "x", "b": child}}
+	child := NewObject([]string{}, []any{})
+	held := NewObject([]string{"a", "b"}, []any{"x", child})
 	in.keep(42, held)
 	ms := []member{{key: "a"}, {key: "b"}}
 	if in.find(42, ms, []any{"x", child}) != held {
 		t.Fatal("equal members not found")
 	}
-	for _, vals := range [][]any{{"y", child}, {"x", &Object{Keys: []string{}, Members: map[string]any{}}}, {1.0, child},
+	for _, vals := range [][]any{{"y", child}, {"x", NewObject([]string{}, []any{})}, {1.0, child},
 		{nil, child}, {[]any{"x"}, child}} {
 		if in.find(42, ms, vals) != nil {
-			t.Errorf("members %#v taken for %#v", vals, held.Members)
+			t.Errorf("members %#v taken for %#v", vals, held.Values)
 		}
 	}
 	if in.find(42, ms[:1], []any{"x"}) != nil || in.find(43, ms, []any{"x", child}) != nil {
 		t.Error("wrong length or hash taken")
 	}
-	other := &Object{Keys: []string{"c"}, Members: map[string]any{"c": true}}
+	other := NewObject([]string{"c"}, []any{true})
 	in.keep(42, other) // taken: the first stays
 	if in.find(42, ms, []any{"x", child}) != held {
 		t.Error("a colliding object replaced the held one")
@@ -314,4 +317,24 @@ func TestSnapshotShared_KeepsNoReference(t *testing.T) {
 			}
 		}
 	}
+}
+
+// memberOf returns the member named key of the object v, or nil.
+func memberOf(v any, key string) any {
+	m, _ := v.(*Object).Get(key)
+	return m
+}
+
+// sameShallowOrExact reports whether a and b are the same value: equal
+// scalars, or the very same container.
+func sameShallowOrExact(a, b any) bool {
+	switch x := a.(type) {
+	case []any:
+		y, ok := b.([]any)
+		return ok && len(x) == len(y) && (len(x) == 0 || &x[0] == &y[0])
+	case *Object:
+		y, ok := b.(*Object)
+		return ok && x == y
+	}
+	return a == b
 }

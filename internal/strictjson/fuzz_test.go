@@ -57,7 +57,7 @@ func fuzzEncode(b []byte, v any) []byte {
 			}
 			b = fuzzEncodeString(b, k)
 			b = append(b, ':')
-			b = fuzzEncode(b, x.Members[k])
+			b = fuzzEncode(b, memberOf(x, k))
 		}
 		return append(b, '}')
 	}
@@ -115,7 +115,7 @@ func fuzzMeasure(v any, level int) (nodes, depth, bytes int) {
 	case *Object:
 		for _, k := range x.Keys {
 			add(fuzzMeasure(k, level+1))
-			add(fuzzMeasure(x.Members[k], level+1))
+			add(fuzzMeasure(memberOf(x, k), level+1))
 		}
 		bytes += 2 + 2*len(x.Keys)
 	}

@@ -26,8 +26,9 @@ func Parse(text string, lim Limits) (any, error) {
 	}
 	// One allocation holds the meter, the parser and the first buffers and
 	// chunks, which serve a small document (a tool call's arguments)
-	// without another one but each member map. Values carved from the
-	// chunks keep it alive, as a snapshot's chunks are kept.
+	// without another one (an object of more than scanMembers members adds
+	// its index). Values carved from the chunks keep it alive, as a
+	// snapshot's chunks are kept.
 	x := &struct {
 		m       meter
 		p       parser
@@ -79,8 +80,9 @@ type parser struct {
 }
 
 // smallObject is the member count up to which duplicate names are found by
-// scanning the members parsed so far; a larger object indexes them in its
-// member map as it goes.
+// scanning the members parsed so far; a larger object indexes their
+// positions as it goes, and the index becomes the object's own when the
+// order does not change.
 const smallObject = 16
 
 func (p *parser) fail(reason string) error { return &Error{Offset: p.i, reason: reason} }
@@ -275,7 +277,7 @@ func (p *parser) object(level int) (any, error) {
 	}
 	base := len(p.members)
 	defer func() { p.members = p.members[:base] }()
-	var index map[string]any // the members so far, once there are more than smallObject
+	var index map[string]int // the members so far by position, once there are more than smallObject
 	for {
 		p.space()
 		if p.i >= len(p.s) || p.s[p.i] != '"' {
@@ -306,11 +308,11 @@ func (p *parser) object(level int) (any, error) {
 		p.members = append(p.members, member{key, v})
 		switch ms := p.members[base:]; {
 		case index != nil:
-			index[key] = v
+			index[key] = len(ms) - 1
 		case len(ms) > smallObject:
-			index = make(map[string]any, 2*len(ms))
-			for _, m := range ms {
-				index[m.key] = m.value
+			index = make(map[string]int, 2*len(ms))
+			for i, m := range ms {
+				index[m.key] = i
 			}
 		}
 		p.space()
@@ -333,7 +335,7 @@ func (p *parser) object(level int) (any, error) {
 
 // duplicate reports whether key names one of the object's members so far:
 // ms, which index holds too once it is not nil.
-func (p *parser) duplicate(key string, ms []member, index map[string]any) bool {
+func (p *parser) duplicate(key string, ms []member, index map[string]int) bool {
 	if index != nil {
 		_, dup := index[key]
 		return dup
@@ -346,23 +348,24 @@ func (p *parser) duplicate(key string, ms []member, index map[string]any) bool {
 	return false
 }
 
-// newObject returns the complete object of members ms, in enumeration
-// order; index, when not nil, already maps every member and becomes the
-// object's member map.
-func (p *parser) newObject(ms []member, index map[string]any) *Object {
+// newObject returns the complete object of members ms (reordered in
+// place into enumeration order); index, when not nil, already maps every
+// member to its position in ms and becomes the object's index unless the
+// order changed.
+func (p *parser) newObject(ms []member, index map[string]int) *Object {
+	reordered := enumerationOrder(ms, memberKey)
 	obj := p.objects.next(4, 256)
 	obj.Keys = p.names.carve(len(ms), 8, 1024)
-	obj.Members = index
-	if index == nil {
-		obj.Members = make(map[string]any, len(ms))
-		for _, m := range ms {
-			obj.Members[m.key] = m.value
-		}
-	}
+	obj.Values = p.elems.carve(len(ms), 16, 1024)
 	for _, m := range ms {
 		obj.Keys = append(obj.Keys, m.key)
+		obj.Values = append(obj.Values, m.value)
 	}
-	enumerationOrder(obj.Keys, func(k string) string { return k })
+	if index != nil && !reordered {
+		obj.index = index
+	} else {
+		obj.seal()
+	}
 	return obj
 }
 

@@ -103,11 +103,12 @@ func (p refParser) array(level int) (any, error) {
 
 func (p refParser) object(level int) (any, error) {
 	p.i++
-	obj := &Object{Keys: []string{}, Members: map[string]any{}}
+	members := map[string]any{}
+	var keys []string
 	p.space()
 	if p.i < len(p.s) && p.s[p.i] == '}' {
 		p.i++
-		return obj, p.charge(0)
+		return NewObject([]string{}, []any{}), p.charge(0)
 	}
 	for {
 		p.space()
@@ -121,7 +122,7 @@ func (p refParser) object(level int) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		if _, dup := obj.Members[key]; dup {
+		if _, dup := members[key]; dup {
 			return nil, p.fail("duplicate key")
 		}
 		if !p.m.add(StringCost(key)) {
@@ -136,8 +137,8 @@ func (p refParser) object(level int) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		obj.Keys = append(obj.Keys, key)
-		obj.Members[key] = v
+		keys = append(keys, key)
+		members[key] = v
 		p.space()
 		if p.i >= len(p.s) {
 			return nil, p.fail("unterminated object")
@@ -145,8 +146,12 @@ func (p refParser) object(level int) (any, error) {
 		c := p.s[p.i]
 		p.i++
 		if c == '}' {
-			enumerationOrder(obj.Keys, func(k string) string { return k })
-			return obj, p.charge(len(obj.Keys))
+			enumerationOrder(keys, func(k string) string { return k })
+			values := make([]any, len(keys))
+			for i, k := range keys {
+				values[i] = members[k]
+			}
+			return NewObject(keys, values), p.charge(len(keys))
 		}
 		if c != ',' {
 			return nil, p.fail("expected ',' or '}'")

@@ -70,7 +70,7 @@ func (m *meter) refSnap(v any, level int) (any, error) {
 		if x == nil {
 			return nil, errDomain
 		}
-		return m.refSnapMembers(x.Keys, func(k string) any { return x.Members[k] }, level)
+		return m.refSnapMembers(x.Keys, func(k string) any { return memberOf(x, k) }, level)
 	default:
 		f, err := goNumber(v)
 		if err != nil {
@@ -85,7 +85,7 @@ func (m *meter) refSnap(v any, level int) (any, error) {
 }
 
 func (m *meter) refSnapMembers(keys []string, get func(string) any, level int) (any, error) {
-	obj := &Object{Keys: make([]string, 0, len(keys)), Members: make(map[string]any, len(keys))}
+	names, values := make([]string, 0, len(keys)), make([]any, 0, len(keys))
 	for _, k := range keys {
 		if !m.enter(level + 1) {
 			return nil, errLimit
@@ -100,13 +100,12 @@ func (m *meter) refSnapMembers(keys []string, get func(string) any, level int) (
 		if err != nil {
 			return nil, err
 		}
-		obj.Keys = append(obj.Keys, k)
-		obj.Members[k] = v
+		names, values = append(names, k), append(values, v)
 	}
 	if !m.add(containerCost(len(keys))) {
 		return nil, errLimit
 	}
-	return obj, nil
+	return NewObject(names, values), nil
 }
 
 func refWalkSorted(v any, lim Limits, vis Visitor) error {
@@ -173,7 +172,7 @@ func (w *refWalker) walk(v any, level int) error {
 			return errDomain
 		}
 		keys := slices.Sorted(slices.Values(x.Keys))
-		return w.members(keys, x.Members, level)
+		return w.members(keys, membersOf(x), level)
 	}
 	f, err := goNumber(v)
 	if err != nil {
@@ -233,7 +232,7 @@ func (w *refWalker) emit(v any) {
 		w.vis.BeginObject(len(keys))
 		for _, k := range keys {
 			w.vis.Key(k)
-			w.emit(x.Members[k])
+			w.emit(memberOf(x, k))
 		}
 	}
 }
@@ -269,4 +268,13 @@ func refEnumerationOrder(keys []string) {
 	})
 	copy(keys, idx)
 	copy(keys[len(idx):], rest)
+}
+
+// membersOf returns the members of o as a map.
+func membersOf(o *Object) map[string]any {
+	out := make(map[string]any, len(o.Keys))
+	for i, k := range o.Keys {
+		out[k] = o.Values[i]
+	}
+	return out
 }

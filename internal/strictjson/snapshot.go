@@ -36,8 +36,8 @@ var (
 // walk's items. A container is complete once it has received the number of
 // children it announced. Objects, their name slices and array elements are
 // carved from chunks shared by one snapshot, which all live as long as the
-// snapshot does, so most containers cost one allocation (an object's map)
-// or none.
+// snapshot does, so most containers cost no allocation of their own (an
+// object of more than scanMembers members one, its index).
 type builder struct {
 	root   any
 	stack  []frame // open containers, innermost last
@@ -64,7 +64,7 @@ func (b *builder) put(v any) {
 		f := &b.stack[len(b.stack)-1]
 		if f.obj != nil {
 			f.obj.Keys = append(f.obj.Keys, f.key)
-			f.obj.Members[f.key] = v
+			f.obj.Values = append(f.obj.Values, v)
 		} else {
 			f.arr = append(f.arr, v)
 		}
@@ -72,6 +72,7 @@ func (b *builder) put(v any) {
 			return
 		}
 		if f.obj != nil {
+			f.obj.seal()
 			v = f.obj
 		} else {
 			v = f.arr
@@ -99,7 +100,7 @@ func (b *builder) BeginArray(n int) {
 
 func (b *builder) BeginObject(n int) {
 	obj := b.objects.next(4, 256)
-	*obj = Object{Keys: b.names.carve(n, 8, 1024), Members: make(map[string]any, n)}
+	*obj = Object{Keys: b.names.carve(n, 8, 1024), Values: b.items.carve(n, 16, 1024)}
 	if n == 0 {
 		b.put(obj)
 		return
@@ -174,8 +175,8 @@ func ToGo(v any) any {
 	switch x := v.(type) {
 	case *Object:
 		out := make(map[string]any, len(x.Keys))
-		for _, k := range x.Keys {
-			out[k] = ToGo(x.Members[k])
+		for i, k := range x.Keys {
+			out[k] = ToGo(x.Values[i])
 		}
 		return out
 	case []any:
@@ -190,39 +191,39 @@ func ToGo(v any) any {
 }
 
 // Own is ToGo for a value the caller owns and never uses again (a Parse or
-// Snapshot result once validated): it converts in place, each *Object
-// becoming its own member map and each array keeping its storage, so it
-// allocates nothing. v must not be read as a value of this package's domain
-// afterwards.
+// Snapshot result once validated): it converts in place, each array keeping
+// its storage, so that only the member maps are allocated, one per object.
+// v must not be read as a value of this package's domain afterwards.
 func Own(v any) any {
 	switch x := v.(type) {
 	case *Object:
-		ownMembers(x.Members)
-		return x.Members
+		return ownObject(x)
 	case []any:
 		ownItems(x)
 	}
 	return v // an array keeps its boxed header: its items changed in place
 }
 
-func ownMembers(members map[string]any) {
-	for k, member := range members {
-		switch x := member.(type) {
+func ownObject(o *Object) map[string]any {
+	members := make(map[string]any, len(o.Keys))
+	for i, k := range o.Keys {
+		v := o.Values[i]
+		switch x := v.(type) {
 		case *Object:
-			ownMembers(x.Members)
-			members[k] = x.Members // replacing an existing key is allowed while ranging
+			v = ownObject(x)
 		case []any:
-			ownItems(x)
+			ownItems(x) // v keeps its boxed header: no new one
 		}
+		members[k] = v
 	}
+	return members
 }
 
 func ownItems(items []any) {
 	for i, item := range items {
 		switch x := item.(type) {
 		case *Object:
-			ownMembers(x.Members)
-			items[i] = x.Members
+			items[i] = ownObject(x)
 		case []any:
 			ownItems(x)
 		}

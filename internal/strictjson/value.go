@@ -35,16 +35,69 @@ type Limits struct {
 // Object is a JSON object. Keys holds every member name exactly once, in
 // JavaScript enumeration order (A3.6): array-index names in ascending
 // numeric order first, then the others in document order (Parse) or byte
-// order (Snapshot of a Go map).
+// order (Snapshot of a Go map). Values[i] is the member named Keys[i].
+//
+// An Object is immutable once made; make one with NewObject, which indexes
+// a large one so that Get stays O(1) (a small one is scanned: for the few
+// members of most objects that is faster than a map and costs nothing to
+// build).
 type Object struct {
-	Keys    []string
-	Members map[string]any
+	Keys   []string
+	Values []any
+	index  map[string]int // Keys[i] → i when len(Keys) > scanMembers, else nil
+}
+
+// scanMembers is the most members an Object looks up by scanning Keys.
+const scanMembers = 8
+
+// NewObject returns the object of the members named keys with values
+// (the same length, names distinct, in enumeration order). The object
+// takes both slices, which the caller must not change afterwards.
+func NewObject(keys []string, values []any) *Object {
+	o := &Object{Keys: keys, Values: values}
+	o.seal()
+	return o
+}
+
+// seal indexes a complete object whose members exceed scanMembers.
+func (o *Object) seal() {
+	if len(o.Keys) <= scanMembers {
+		return
+	}
+	o.index = make(map[string]int, len(o.Keys))
+	for i, k := range o.Keys {
+		o.index[k] = i
+	}
 }
 
 // Get returns the member named key and whether it exists.
 func (o *Object) Get(key string) (any, bool) {
-	v, ok := o.Members[key]
-	return v, ok
+	if i := o.IndexOf(key); i >= 0 {
+		return o.Values[i], true
+	}
+	return nil, false
+}
+
+// IndexOf returns the position in Keys of the member named key, or -1.
+func (o *Object) IndexOf(key string) int {
+	if o.index != nil {
+		if i, ok := o.index[key]; ok {
+			return i
+		}
+		return -1
+	}
+	for i, k := range o.Keys {
+		if k == key {
+			return i
+		}
+	}
+	return -1
+}
+
+// Has reports whether the object has a member named key.
+func (o *Object) Has(key string) bool {
+	_, ok := o.Get(key)
+	return ok
 }
 
 // Len returns the number of members.
@@ -194,8 +247,9 @@ func arrayIndex(key string) (uint64, bool) {
 
 // enumerationOrder reorders items in place into JavaScript enumeration
 // order of their names: array indexes ascending, then the rest in their
-// given order.
-func enumerationOrder[T any](items []T, name func(T) string) {
+// given order. It reports whether any name is an array index (only then
+// can the order change).
+func enumerationOrder[T any](items []T, name func(T) string) bool {
 	first := 0
 	for _, it := range items {
 		if _, ok := arrayIndex(name(it)); ok {
@@ -203,7 +257,7 @@ func enumerationOrder[T any](items []T, name func(T) string) {
 		}
 	}
 	if first == 0 {
-		return
+		return false
 	}
 	idx := make([]T, 0, first)
 	rest := make([]T, 0, len(items)-first)
@@ -224,4 +278,5 @@ func enumerationOrder[T any](items []T, name func(T) string) {
 	})
 	copy(items, idx)
 	copy(items[len(idx):], rest)
+	return true
 }

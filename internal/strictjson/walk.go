@@ -301,8 +301,8 @@ func (w *walker) reuse(x map[string]any, level int) ([]member, bool) {
 // with their order for the walk.
 func (w *walker) objectMembers(x *Object) ([]member, []uint8) {
 	base := len(w.stack)
-	for _, k := range x.Keys {
-		w.stack = append(w.stack, member{k, x.Members[k]})
+	for i, k := range x.Keys {
+		w.stack = append(w.stack, member{k, x.Values[i]})
 	}
 	ms := w.stack[base:]
 	if w.order == SortedOrder && !slices.IsSorted(x.Keys) {
@@ -396,14 +396,18 @@ func Emit(v any, order Order, vis Visitor) {
 			Emit(item, order, vis)
 		}
 	case *Object:
-		keys := x.Keys
-		if order == SortedOrder && !slices.IsSorted(keys) {
-			keys = slices.Sorted(slices.Values(keys))
+		vis.BeginObject(len(x.Keys))
+		if order != SortedOrder || slices.IsSorted(x.Keys) {
+			for i, k := range x.Keys {
+				vis.Key(k)
+				Emit(x.Values[i], order, vis)
+			}
+			return
 		}
-		vis.BeginObject(len(keys))
-		for _, k := range keys {
+		for _, k := range slices.Sorted(slices.Values(x.Keys)) {
+			v, _ := x.Get(k)
 			vis.Key(k)
-			Emit(x.Members[k], order, vis)
+			Emit(v, order, vis)
 		}
 	default:
 		panic("purramcp: internal error: strictjson.Emit of a value outside the domain")

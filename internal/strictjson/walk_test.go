@@ -60,7 +60,11 @@ func objectify(r *rand.Rand, v any) any {
 		if r.IntN(2) == 0 {
 			r.Shuffle(len(keys), func(i, j int) { keys[i], keys[j] = keys[j], keys[i] })
 		}
-		return &Object{Keys: keys, Members: out}
+		values := make([]any, len(keys))
+		for i, k := range keys {
+			values[i] = out[k]
+		}
+		return NewObject(keys, values)
 	}
 	return v
 }
