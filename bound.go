@@ -280,6 +280,14 @@ type boundConn struct {
 
 	mu      sync.Mutex
 	pending map[jsonrpc.ID]pendingCall
+
+	// The reads' ctx (readContext): readCtx is readParent, the ctx go-sdk
+	// reads with, ended also by a sever.
+	readMu     sync.Mutex
+	readParent context.Context
+	readCtx    context.Context
+	readCancel context.CancelFunc
+	readStop   func() bool
 }
 
 func (c *boundConn) SessionID() string { return c.inner.SessionID() }
@@ -363,11 +371,7 @@ func (c *boundConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	if c.severCtx.Err() != nil {
 		return nil, &connBroken{errSevered}
 	}
-	rctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	stop := context.AfterFunc(c.severCtx, cancel)
-	defer stop()
-	msg, err := c.inner.Read(rctx)
+	msg, err := c.inner.Read(c.readContext(ctx))
 	if err != nil {
 		if c.severCtx.Err() != nil {
 			return nil, &connBroken{errSevered}
@@ -375,6 +379,26 @@ func (c *boundConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		return nil, err // as go-sdk reports it: a malformed frame stays a decode failure
 	}
 	return c.check(msg), nil
+}
+
+// readContext returns ctx, the reader's, ended also by a sever, so that a
+// read waiting for input returns at once. go-sdk reads with one ctx for the
+// whole session, so the derived ctx is made once, not per read (a read
+// with another ctx replaces it). It is never ended otherwise: a read that
+// Close interrupts fails as the transport makes it fail, not as canceled.
+func (c *boundConn) readContext(ctx context.Context) context.Context {
+	c.readMu.Lock()
+	defer c.readMu.Unlock()
+	if ctx != c.readParent {
+		if c.readStop != nil {
+			c.readStop()
+			c.readCancel() // the replaced ctx no read uses any more
+		}
+		c.readParent = ctx
+		c.readCtx, c.readCancel = context.WithCancel(ctx)
+		c.readStop = context.AfterFunc(c.severCtx, c.readCancel)
+	}
+	return c.readCtx
 }
 
 // check applies the caps to one incoming message.
