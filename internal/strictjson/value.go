@@ -94,12 +94,6 @@ func (o *Object) IndexOf(key string) int {
 	return -1
 }
 
-// Has reports whether the object has a member named key.
-func (o *Object) Has(key string) bool {
-	_, ok := o.Get(key)
-	return ok
-}
-
 // Len returns the number of members.
 func (o *Object) Len() int { return len(o.Keys) }
 
