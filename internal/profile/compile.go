@@ -143,6 +143,10 @@ type node struct {
 type Schema struct {
 	root    *node
 	inlined *strictjson.Object
+	// anyObject reports a root that asserts nothing but type "object"
+	// (the envelope contract's {"type":"object"}): every object passes it
+	// in one step.
+	anyObject bool
 }
 
 // Inlined returns the schema that was compiled when Options.ExtendedKeywords
@@ -282,7 +286,16 @@ func CompileWith(root any, opts Options) (*Schema, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Schema{root: n, inlined: inlined}, nil
+	return &Schema{root: n, inlined: inlined, anyObject: n.onlyObjectType()}, nil
+}
+
+// onlyObjectType reports whether n asserts type "object" and nothing that
+// could fail on an object: no combinator, enum, const, required member,
+// declared property, closed members or extended keyword (its string,
+// number and array keywords never apply to an object).
+func (n *node) onlyObjectType() bool {
+	return n.types == typeObject && n.anyOf == nil && n.oneOf == nil && !n.hasEnum && !n.hasConst &&
+		len(n.required) == 0 && len(n.properties) == 0 && !n.closed && n.ext == nil
 }
 
 func (c *compiler) node(v any) (*node, error) {
