@@ -64,9 +64,9 @@ type Interner struct {
 	members []member
 	values  []any
 	hashes  []uint64
-	objects []Object
-	names   []string
-	items   []any
+	objects chunk[Object]
+	names   chunk[string]
+	items   chunk[any]
 }
 
 // NewInterner returns an empty Interner that holds at most max objects.
@@ -157,11 +157,11 @@ type decodedCopier struct {
 	membersHigh, valuesHigh int
 	// made counts the objects made afresh so far (not taken from shared).
 	made int
-	// objects, names and items are the unused tails of the current chunks
-	// objects, their key and value lists and arrays are carved from.
-	objects []Object
-	names   []string
-	items   []any
+	// The chunks objects, their key and value lists and arrays are carved
+	// from.
+	objects chunk[Object]
+	names   chunk[string]
+	items   chunk[any]
 }
 
 // Chunk sizes of a decodedCopier: small, since a schema holds tens of
@@ -245,7 +245,7 @@ func (d *decodedCopier) value(v any, level int) (any, uint64, error) {
 		if !d.enter(level) {
 			return nil, 0, errLimit
 		}
-		out := d.carveItems(len(x))[:len(x)]
+		out := d.items.carve(len(x), itemChunk, itemChunk)[:len(x)]
 		h := uint64(hashArray) + uint64(len(x))
 		for i, item := range x {
 			c, ch, err := d.value(item, level+1)
@@ -363,36 +363,9 @@ func sortMembers(ms []member) {
 // and its key and value lists carved from chunks shared by the snapshot,
 // as Snapshot's builder does (the lists' capacities are exact).
 func (d *decodedCopier) newObject(n int) *Object {
-	if len(d.objects) == 0 {
-		d.objects = make([]Object, objectChunk)
-	}
-	obj := &d.objects[0]
-	d.objects = d.objects[1:]
-	if n == 0 {
-		*obj = Object{Keys: make([]string, 0), Values: make([]any, 0)}
-		return obj
-	}
-	if len(d.names) < n {
-		d.names = make([]string, max(n, nameChunk))
-	}
-	*obj = Object{Keys: d.names[:0:n], Values: d.carveItems(n)}
-	d.names = d.names[n:]
+	obj := d.objects.next(objectChunk, objectChunk)
+	*obj = Object{Keys: d.names.carve(n, nameChunk, nameChunk), Values: d.items.carve(n, itemChunk, itemChunk)}
 	return obj
-}
-
-// carveItems returns an empty list with capacity exactly n, carved from the
-// snapshot's item chunk (an empty array gets a list of its own, as from
-// make, so that no two empty arrays share storage).
-func (d *decodedCopier) carveItems(n int) []any {
-	if n == 0 {
-		return make([]any, 0)
-	}
-	if len(d.items) < n {
-		d.items = make([]any, max(n, itemChunk))
-	}
-	out := d.items[:0:n]
-	d.items = d.items[n:]
-	return out
 }
 
 func (d *decodedCopier) charge(n int) error {
