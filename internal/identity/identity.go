@@ -177,6 +177,34 @@ func hex8(x uint32) uint64 {
 	return v + 0x3030303030303030 + letters*39
 }
 
+// word returns the first min(len(s), 8) bytes of s as a big-endian word,
+// zero-padded below: at most two loads of four bytes, which overlap for
+// five to seven bytes (OR-ing a byte into its own place twice is harmless).
+func word(s string) uint64 {
+	n := len(s)
+	if n >= 4 {
+		n = min(n, 8)
+		return uint64(be32(s))<<32 | uint64(be32(s[n-4:]))<<((64-8*n)&63)
+	}
+	var w uint64
+	if n > 0 {
+		w = uint64(s[0]) << 56
+	}
+	if n > 1 {
+		w |= uint64(s[1]) << 48
+	}
+	if n > 2 {
+		w |= uint64(s[2]) << 40
+	}
+	return w
+}
+
+// be32 returns the first four bytes of s as a big-endian integer.
+func be32(s string) uint32 {
+	_ = s[3]
+	return uint32(s[0])<<24 | uint32(s[1])<<16 | uint32(s[2])<<8 | uint32(s[3])
+}
+
 // str writes s as s<length>:<hex bytes>, eight bytes per step; the last
 // one to seven bytes (or all of a string of at most eight) are zero-padded
 // into one more step whose extra digits are cut off again.
@@ -184,15 +212,12 @@ func (e *encoder) str(s string) {
 	if len(s) <= 8 { // most names and many values: one padded word, no loop
 		e.room(3 + 16)
 		n := len(e.buf)
-		b := e.buf[:n+3+16]
-		b[n], b[n+1], b[n+2] = 's', byte('0'+len(s)), ':'
-		var w uint64
-		for j := range len(s) {
-			w |= uint64(s[j]) << (56 - 8*j)
-		}
-		binary.BigEndian.PutUint64(b[n+3:], hex8(uint32(w>>32)))
-		binary.BigEndian.PutUint64(b[n+11:], hex8(uint32(w)))
-		e.buf = b[:n+3+2*len(s)]
+		b := e.buf[n : n+3+16]
+		b[0], b[1], b[2] = 's', byte('0'+len(s)), ':'
+		w := word(s)
+		binary.BigEndian.PutUint64(b[3:], hex8(uint32(w>>32)))
+		binary.BigEndian.PutUint64(b[11:], hex8(uint32(w)))
+		e.buf = e.buf[:n+3+2*len(s)]
 		return
 	}
 	e.header('s', len(s))
@@ -203,19 +228,11 @@ func (e *encoder) str(s string) {
 		dst := e.buf[start : start+2*n+16]
 		i := 0
 		for ; i+8 <= n; i += 8 {
-			hi := uint32(s[i])<<24 | uint32(s[i+1])<<16 | uint32(s[i+2])<<8 | uint32(s[i+3])
-			lo := uint32(s[i+4])<<24 | uint32(s[i+5])<<16 | uint32(s[i+6])<<8 | uint32(s[i+7])
-			binary.BigEndian.PutUint64(dst[2*i:], hex8(hi))
-			binary.BigEndian.PutUint64(dst[2*i+8:], hex8(lo))
+			binary.BigEndian.PutUint64(dst[2*i:], hex8(be32(s[i:])))
+			binary.BigEndian.PutUint64(dst[2*i+8:], hex8(be32(s[i+4:])))
 		}
 		if i < n {
-			var w uint64
-			for j := range 8 {
-				w <<= 8
-				if i+j < n {
-					w |= uint64(s[i+j])
-				}
-			}
+			w := word(s[i:n])
 			binary.BigEndian.PutUint64(dst[2*i:], hex8(uint32(w>>32)))
 			binary.BigEndian.PutUint64(dst[2*i+8:], hex8(uint32(w)))
 		}

@@ -166,9 +166,9 @@ func StringCost(s string) int {
 // (the exact count is then taken byte by byte), never false for one that does.
 func mayEscape(w uint64) bool {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	below := func(x uint64, b uint64) uint64 { return (x - ones*b) &^ x & highs }
-	zero := func(x uint64) uint64 { return (x - ones) &^ x & highs }
-	return below(w, 0x20)|zero(w^(ones*'"'))|zero(w^(ones*'\\')) != 0
+	// A byte x of y = w^c is zero exactly when x = c; (y−ones)&^y flags it.
+	q, b := w^(ones*'"'), w^(ones*'\\')
+	return ((w-ones*0x20)&^w|(q-ones)&^q|(b-ones)&^b)&highs != 0
 }
 
 // escapeExtra is how many bytes past one each byte costs in a JSON string
@@ -188,20 +188,23 @@ var escapeExtra = func() (t [256]uint8) {
 // encoded surrogates, so a lone surrogate smuggled in as CESU-8 bytes fails
 // here. ok is false for invalid UTF-8, and the cost is then meaningless.
 func checkedStringCost(s string) (cost int, ok bool) {
+	const highs = 0x8080808080808080
 	n := 2 + len(s)
+	if len(s) <= 8 && len(s) > 0 { // most names and many values: one word
+		if w := span(s); w&highs == 0 && !mayEscape(w) {
+			return n, true
+		}
+	}
 	for i := 0; i < len(s); {
-		if i+8 <= len(s) {
-			w := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
-				uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
-			if w&0x8080808080808080 == 0 { // eight ASCII bytes
-				if mayEscape(w) {
-					for j := i; j < i+8; j++ {
-						n += int(escapeExtra[s[j]])
-					}
+		if w := span(s[i:]); w&highs == 0 { // the next one to eight bytes are ASCII
+			step := min(8, len(s)-i)
+			if mayEscape(w) {
+				for j := i; j < i+step; j++ {
+					n += int(escapeExtra[s[j]])
 				}
-				i += 8
-				continue
 			}
+			i += step
+			continue
 		}
 		if c := s[i]; c < utf8.RuneSelf {
 			n += int(escapeExtra[c])
@@ -215,6 +218,29 @@ func checkedStringCost(s string) (cost int, ok bool) {
 		i += size // a multi-byte sequence costs its own length, already counted
 	}
 	return n, true
+}
+
+// span returns a word made only of the first min(len(s), 8) bytes of s,
+// len(s) > 0, every one of them present at least once: tests on every byte
+// of the word (ASCII, mayEscape) then hold for every byte of that span. Five
+// to seven bytes take two overlapping four-byte loads; one to three take
+// bytes 0, n/2 and n−1, repeated.
+func span(s string) uint64 {
+	switch n := len(s); {
+	case n >= 8:
+		return uint64(le32(s)) | uint64(le32(s[4:]))<<32
+	case n >= 4:
+		return uint64(le32(s)) | uint64(le32(s[n-4:]))<<32
+	default:
+		x := uint64(s[0]) | uint64(s[n/2])<<8 | uint64(s[n-1])<<16
+		return x | x<<24 | x<<48
+	}
+}
+
+// le32 returns the first four bytes of s as a little-endian integer.
+func le32(s string) uint32 {
+	_ = s[3]
+	return uint32(s[0]) | uint32(s[1])<<8 | uint32(s[2])<<16 | uint32(s[3])<<24
 }
 
 // CheckedStringCost is StringCost(s) and utf8.ValidString(s) in one pass:

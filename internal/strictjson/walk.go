@@ -114,6 +114,20 @@ func (w *walker) walk(v any, level int) error {
 	case bool:
 		w.vis.Bool(x)
 		return w.charge(scalarCost)
+	case float64: // the number of a decoded value: goNumber's rules, inline
+		f, ok := normalize(x)
+		if !ok {
+			return errNumber
+		}
+		if f == 0 && math.Signbit(x) {
+			w.foreign = true // −0, which is folded
+		}
+		if w.value != nil && f != 0 {
+			w.value.Value(v) // −0 would be folded, so zeros take Number
+		} else {
+			w.vis.Number(f)
+		}
+		return w.charge(numberCost)
 	case string:
 		cost, ok := checkedStringCost(x)
 		if !ok {
@@ -153,19 +167,12 @@ func (w *walker) walk(v any, level int) error {
 		w.stack, w.idx = w.stack[:base], w.idx[:idx]
 		return err
 	}
-	f, err := goNumber(v)
+	f, err := goNumber(v) // a number of another kind than float64, or none
 	if err != nil {
 		return err
 	}
-	x, ok := v.(float64)
-	if !ok || x == 0 && math.Signbit(x) {
-		w.foreign = true // another number kind, or −0, which is folded
-	}
-	if ok && w.value != nil && x == f && f != 0 {
-		w.value.Value(v) // −0 would be folded, so zeros take Number
-	} else {
-		w.vis.Number(f)
-	}
+	w.foreign = true
+	w.vis.Number(f)
 	return w.charge(numberCost)
 }
 
