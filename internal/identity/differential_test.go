@@ -88,6 +88,68 @@ func TestB2_EncoderMatchesReference(t *testing.T) {
 	}
 }
 
+// TestB2_RepeatedNamesMatchReference: arrays of records whose names repeat,
+// change and repeat again (the walk's reuse and the encoder's name memos),
+// with names of every length around memoMax, multi-byte and array-index
+// names, decoded from JSON, give the reference encoder's pre-image and
+// digests; under node and byte limits that end the walk at every point of
+// the value, DigestOf fails exactly where Snapshot does.
+func TestB2_RepeatedNamesMatchReference(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	name := func() string {
+		switch r.IntN(4) {
+		case 0:
+			return strings.Repeat("n", memoMax-2+r.IntN(5)) // memoMax−2 … memoMax+2 bytes
+		case 1:
+			return []string{"0", "7", "10", "é", "😀k", "a\"b", "\u0001"}[r.IntN(7)]
+		default:
+			return fmt.Sprintf("k%d", r.IntN(40))
+		}
+	}
+	for i := range 300 {
+		shapes := make([][]string, 1+r.IntN(3))
+		for j := range shapes {
+			for range 3 + r.IntN(6) {
+				shapes[j] = append(shapes[j], name())
+			}
+		}
+		records := make([]any, 2+r.IntN(10))
+		for j := range records {
+			rec := map[string]any{}
+			for _, k := range shapes[r.IntN(len(shapes))] {
+				rec[k] = float64(j)
+			}
+			if r.IntN(3) == 0 { // a nested record of its own shape, one level down
+				inner := map[string]any{}
+				for _, k := range shapes[0] {
+					inner[k] = strings.Repeat("v", j)
+				}
+				rec[shapes[0][0]] = inner
+			}
+			records[j] = rec
+		}
+		text, err := json.Marshal(map[string]any{"entries": records})
+		require.NoError(t, err)
+		var v any
+		require.NoError(t, json.Unmarshal(text, &v))
+		what := fmt.Sprintf("records %d", i)
+		differentialCheck(t, v, strictjson.Limits{Depth: 64, Nodes: 65536, Bytes: 1 << 20}, what)
+		m, err := strictjson.MeasureOf(v, strictjson.Limits{Depth: 64, Nodes: 65536, Bytes: 1 << 20})
+		require.NoError(t, err)
+		exact := strictjson.Limits{Depth: 64, Nodes: m.Nodes, Bytes: m.Bytes} // MeasureOf's walk reuses nothing
+		_, err = DigestOf(v, exact)
+		require.NoError(t, err, "%s at exactly its measure", what)
+		for _, tight := range []strictjson.Limits{{Depth: 64, Nodes: m.Nodes - 1, Bytes: m.Bytes}, {Depth: 64, Nodes: m.Nodes, Bytes: m.Bytes - 1}} {
+			_, err = DigestOf(v, tight)
+			require.Error(t, err, "%s under %+v, one below its measure", what, tight)
+		}
+		for range 8 {
+			differentialCheck(t, v, strictjson.Limits{Depth: 64, Nodes: 1 + r.IntN(m.Nodes), Bytes: 1 << 20}, what)
+			differentialCheck(t, v, strictjson.Limits{Depth: 64, Nodes: 65536, Bytes: 1 + r.IntN(m.Bytes)}, what)
+		}
+	}
+}
+
 // FuzzEncoder compares the encoder with the reference encoder on fuzzed
 // JSON text, as json.RawMessage and decoded by encoding/json, seeded with
 // every vector text (the texts FuzzIdentityDigest is seeded with).

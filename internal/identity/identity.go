@@ -65,7 +65,15 @@ type encoder struct {
 	sink func([]byte)
 	buf  []byte
 	mem  [bufferSize]byte
+	// memos is the room MemoKey carves memos from: memoMem first, then
+	// chunks of memoChunk bytes.
+	memos   []byte
+	memoMem [memoChunk]byte
 }
+
+// memoChunk is the room for memos taken at a time: the names of a record
+// or two.
+const memoChunk = 512
 
 func newEncoder(sink func([]byte)) *encoder {
 	e := &encoder{sink: sink}
@@ -73,6 +81,7 @@ func newEncoder(sink func([]byte)) *encoder {
 		e.h = sha256.New()
 	}
 	e.buf = e.mem[:0]
+	e.memos = e.memoMem[:0]
 	e.raw(Profile + "\n")
 	return e
 }
@@ -147,6 +156,41 @@ func (e *encoder) BeginObject(n int) { e.header('o', n) }
 
 // Key writes a member name as a string.
 func (e *encoder) Key(k string) { e.str(k) }
+
+// memoMax is the longest name MemoKey keeps a memo of: its encoding, at most
+// 2·memoMax+4 bytes, is written whole after one room check.
+const memoMax = 64
+
+// MemoKey writes a member name as Key does, from memo when memo holds its
+// encoding; an empty memo gets it (the walk's memoVisitor). Names longer
+// than memoMax are written afresh each time. A memo keeps its room when the
+// walk resets it, so memos take at most 2·memoMax+4 bytes per name the walk
+// remembers, however often a hostile value changes its names.
+func (e *encoder) MemoKey(k string, memo *[]byte) {
+	if len(*memo) > 0 {
+		e.room(len(*memo))
+		e.buf = append(e.buf, *memo...)
+		return
+	}
+	if len(k) > memoMax {
+		e.str(k)
+		return
+	}
+	e.room(2*memoMax + 4 + 16) // str then never flushes: the encoding stays in buf
+	start := len(e.buf)
+	e.str(k)
+	enc := e.buf[start:]
+	if cap(*memo) >= len(enc) { // a memo reset by the walk keeps its room
+		*memo = append((*memo)[:0], enc...)
+		return
+	}
+	if cap(e.memos)-len(e.memos) < len(enc) {
+		e.memos = make([]byte, 0, memoChunk)
+	}
+	n := len(e.memos)
+	e.memos = append(e.memos, enc...)
+	*memo = e.memos[n:len(e.memos):len(e.memos)]
+}
 
 // header writes tag, n in decimal and a colon; one- and two-digit counts,
 // most of them, without strconv.

@@ -39,6 +39,17 @@ type Visitor interface {
 	Key(string)
 }
 
+// A memoVisitor is a Visitor that can write a name again from what it wrote
+// the first time: the walk calls MemoKey instead of Key for the names of a
+// Go map whose names repeat those of the last map ordered at its level (see
+// reuse), as sibling records do, with one memo per such name. Only MemoKey
+// writes a memo; it is empty the first time and whenever the level's names
+// change, and holds no reference to the value walked.
+type memoVisitor interface {
+	Visitor
+	MemoKey(k string, memo *[]byte)
+}
+
 // valueVisitor is a Visitor that takes, whole, values it may keep as they
 // are: a value Parse built from a json.RawMessage (fresh, and already in
 // EnumerationOrder), and an input string or non-zero float64, which the
@@ -61,8 +72,17 @@ func Walk(v any, lim Limits, order Order, vis Visitor) error {
 func (w *walker) run(v any, lim Limits, order Order, vis Visitor) error {
 	w.meter, w.vis, w.order = meter{lim: lim}, vis, order
 	w.value, _ = vis.(valueVisitor)
+	w.memo, _ = vis.(memoVisitor)
 	w.stack, w.keys, w.idx = w.inlineStack[:0], w.inlineKeys[:0], w.inlineIdx[:0]
 	return w.walk(v, 0)
+}
+
+// knownName is a name of the last Go map ordered at a level (see reuse):
+// valid UTF-8, with its cost and the visitor's memo of it.
+type knownName struct {
+	key  string
+	cost int
+	memo []byte
 }
 
 // member is one object member, collected once so that sorting names never
@@ -76,6 +96,7 @@ type walker struct {
 	meter
 	vis   Visitor
 	value valueVisitor // vis, when it takes whole values
+	memo  memoVisitor  // vis, when it keeps memos of names
 	order Order
 	// stack holds the members of every object being walked, innermost
 	// last: an object's members stay in place while its children push and
@@ -88,7 +109,7 @@ type walker struct {
 	keys []uint64
 	// names holds, per level, the names of the last Go map ordered at that
 	// level, in that order (see reuse).
-	names [][]string
+	names [][]knownName
 	// foreign records that the walk met a value not in decoded-Go form:
 	// an *Object, a json.RawMessage, a number of another kind than float64,
 	// or −0 (Shared).
@@ -152,8 +173,13 @@ func (w *walker) walk(v any, level int) error {
 			return errLimit // cheaper than sorting a hostile map first
 		}
 		base, idx := len(w.stack), len(w.idx)
-		ms, order := w.mapMembers(x, level)
-		err := w.object(ms, order, level)
+		ms, order, known := w.mapMembers(x, level)
+		var err error
+		if known != nil {
+			err = w.knownObject(ms, known, level)
+		} else {
+			err = w.object(ms, order, level)
+		}
 		w.stack, w.idx = w.stack[:base], w.idx[:idx]
 		return err
 	case *Object:
@@ -228,17 +254,19 @@ func (w *walker) object(ms []member, order []uint8, level int) error {
 // mapMembers pushes a Go map's members on the stack and returns them with
 // their order. A map has no member order, so names are sorted by bytes
 // first (then array indexes are moved to the front for EnumerationOrder),
-// which keeps outcomes independent of Go's randomized map iteration.
-func (w *walker) mapMembers(x map[string]any, level int) ([]member, []uint8) {
+// which keeps outcomes independent of Go's randomized map iteration. When
+// x has the names of the last map ordered at this level, it returns them in
+// that order with those names (see reuse) instead.
+func (w *walker) mapMembers(x map[string]any, level int) ([]member, []uint8, []knownName) {
 	if w.order == AnyOrder {
 		base := len(w.stack)
 		for k, v := range x {
 			w.stack = append(w.stack, member{k, v})
 		}
-		return w.stack[base:], nil
+		return w.stack[base:], nil, nil
 	}
-	if ms, ok := w.reuse(x, level); ok {
-		return ms, nil
+	if ms, known, ok := w.reuse(x, level); ok {
+		return ms, nil, known
 	}
 	base := len(w.stack)
 	for k, v := range x {
@@ -256,11 +284,12 @@ func (w *walker) mapMembers(x map[string]any, level int) ([]member, []uint8) {
 	if len(ms) >= 3 && level > 0 { // a root map has no siblings
 		w.remember(ms, order, level)
 	}
-	return ms, order
+	return ms, order, nil
 }
 
-// remember keeps the names of a map's members, in their order, for reuse
-// at level.
+// remember keeps the names of a map's members, in their order and with
+// their costs, for reuse at level; it keeps none when a name is not valid
+// UTF-8 (the walk then fails on it). Memos are reset, their room kept.
 func (w *walker) remember(ms []member, order []uint8, level int) {
 	if len(w.names) <= level {
 		if cap(w.names) <= level {
@@ -268,16 +297,20 @@ func (w *walker) remember(ms []member, order []uint8, level int) {
 		}
 		w.names = w.names[:level+1]
 	}
-	names := w.names[level][:0]
-	if cap(names) < len(ms) {
-		names = make([]string, 0, max(len(ms), 8))
-	}
+	names := w.names[level]
+	w.names[level] = names[:0]
+	names = slices.Grow(names[:0], len(ms))[:len(ms)]
 	for i := range ms {
 		j := i
 		if order != nil {
 			j = int(order[i])
 		}
-		names = append(names, ms[j].key)
+		cost, ok := checkedStringCost(ms[j].key)
+		if !ok {
+			return
+		}
+		n := &names[i]
+		n.key, n.cost, n.memo = ms[j].key, cost, n.memo[:0]
 	}
 	w.names[level] = names
 }
@@ -286,22 +319,51 @@ func (w *walker) remember(ms []member, order []uint8, level int) {
 // sorting when x has exactly the names of the last map ordered at this
 // level, as sibling records of an array usually do: x has as many members,
 // and every one of those names, so its names are the same set and their
-// order is the same. A miss costs at most one lookup per member and leaves
-// the stack as it was.
-func (w *walker) reuse(x map[string]any, level int) ([]member, bool) {
+// order is the same. It returns those names too, whose keys the members
+// share. A miss costs at most one lookup per member and leaves the stack as
+// it was.
+func (w *walker) reuse(x map[string]any, level int) ([]member, []knownName, bool) {
 	if len(x) < 3 || level >= len(w.names) || len(x) != len(w.names[level]) {
-		return nil, false
+		return nil, nil, false
 	}
 	base := len(w.stack)
-	for _, k := range w.names[level] {
+	known := w.names[level]
+	for i := range known {
+		k := known[i].key
 		v, ok := x[k]
 		if !ok {
 			w.stack = w.stack[:base]
-			return nil, false
+			return nil, nil, false
 		}
 		w.stack = append(w.stack, member{k, v})
 	}
-	return w.stack[base:], true
+	return w.stack[base:], known, true
+}
+
+// knownObject is object for the members of a reused map, whose names
+// (known, in the members' order) were checked when they were remembered:
+// it charges their costs without checking them again, and gives a
+// memoVisitor their memos. It charges and fails exactly as object would.
+func (w *walker) knownObject(ms []member, known []knownName, level int) error {
+	w.vis.BeginObject(len(ms))
+	for i := range ms {
+		if !w.enter(level + 1) {
+			return errLimit
+		}
+		n := &known[i]
+		if w.memo != nil {
+			w.memo.MemoKey(n.key, &n.memo)
+		} else {
+			w.vis.Key(n.key)
+		}
+		if err := w.charge(n.cost); err != nil {
+			return err
+		}
+		if err := w.walk(ms[i].value, level+1); err != nil {
+			return err
+		}
+	}
+	return w.charge(containerCost(len(ms)))
 }
 
 // objectMembers pushes an *Object's members on the stack and returns them

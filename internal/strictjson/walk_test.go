@@ -32,6 +32,25 @@ func (r *recorder) BeginArray(n int)  { r.log = append(r.log, "a"+strconv.Itoa(n
 func (r *recorder) BeginObject(n int) { r.log = append(r.log, "o"+strconv.Itoa(n)) }
 func (r *recorder) Key(k string)      { r.log = append(r.log, "k"+strconv.Quote(k)) }
 
+// memoRecorder is a recorder that takes repeated names through MemoKey,
+// keeping each name itself as its memo, and fails t when a memo it is given
+// is not the one it kept for that name.
+type memoRecorder struct {
+	recorder
+	t     *testing.T
+	memos int // names written from a memo
+}
+
+func (r *memoRecorder) MemoKey(k string, memo *[]byte) {
+	if len(*memo) > 0 {
+		require.Equal(r.t, k, string(*memo), "memo handed with a name")
+		r.memos++
+	} else {
+		*memo = append(*memo, k...)
+	}
+	r.Key(k)
+}
+
 // objectify returns v with some of its maps turned into *Object with their
 // names in a random order, the other input kind the walks accept.
 func objectify(r *rand.Rand, v any) any {
@@ -110,16 +129,22 @@ func TestWalk_SnapshotMatchesReference(t *testing.T) {
 // a visitor exactly what the old WalkSorted fed it and fails with the same
 // error; on success that is also the sorted Emit of the Snapshot.
 func TestWalk_SortedMatchesReference(t *testing.T) {
+	memos := 0
+	defer func() { require.Greater(t, memos, 500, "names written from a memo") }()
 	for i, v := range differentialValues(t, 4000) {
 		for _, lim := range walkLimits {
 			var want, got recorder
 			wantErr := refWalkSorted(v, lim, &want)
 			err := Walk(v, lim, SortedOrder, &got)
 			require.Equal(t, wantErr, err, "value %d %#v under %+v", i, v, lim)
+			memo := memoRecorder{t: t}
+			require.Equal(t, wantErr, Walk(v, lim, SortedOrder, &memo), "value %d with memos under %+v", i, lim)
+			memos += memo.memos
 			if err != nil {
 				continue
 			}
 			require.Equal(t, want.log, got.log, "value %d %#v under %+v", i, v, lim)
+			require.Equal(t, want.log, memo.log, "value %d %#v with memos under %+v", i, v, lim)
 			snap, err := Snapshot(v, lim)
 			require.NoError(t, err, "value %d: Walk accepted what Snapshot rejects", i)
 			var emitted recorder
@@ -127,6 +152,38 @@ func TestWalk_SortedMatchesReference(t *testing.T) {
 			require.Equal(t, want.log, emitted.log, "value %d: Emit of the snapshot", i)
 		}
 	}
+}
+
+// TestWalk_OrderedWalksChargeExactly: at exactly the nodes and bytes the
+// unordered walk measures (it reuses nothing) and one below either, the
+// ordered walks, which reuse the names of sibling maps and their costs,
+// accept and reject what the reference walks do, on random values and
+// every vector text.
+func TestWalk_OrderedWalksChargeExactly(t *testing.T) {
+	checked, rejected := 0, 0
+	for i, v := range differentialValues(t, 4000) {
+		m, err := MeasureOf(v, roomy)
+		if err != nil {
+			continue
+		}
+		checked++
+		for _, lim := range []Limits{
+			{Depth: roomy.Depth, Nodes: m.Nodes, Bytes: m.Bytes},
+			{Depth: roomy.Depth, Nodes: m.Nodes - 1, Bytes: m.Bytes},
+			{Depth: roomy.Depth, Nodes: m.Nodes, Bytes: m.Bytes - 1},
+		} {
+			_, wantErr := refSnapshot(v, lim)
+			_, err := Snapshot(v, lim)
+			require.Equal(t, wantErr, err, "value %d %#v under %+v", i, v, lim)
+			require.Equal(t, refWalkSorted(v, lim, &recorder{}), Walk(v, lim, SortedOrder, &recorder{}),
+				"value %d %#v under %+v", i, v, lim)
+			if err != nil {
+				rejected++
+			}
+		}
+	}
+	require.Greater(t, checked, 1000, "values within the limits")
+	require.Greater(t, rejected, checked, "values rejected one below their measure")
 }
 
 // TestWalk_EnumerationOrderEmitsSnapshot: a walk in EnumerationOrder feeds

@@ -139,7 +139,7 @@ func siblings(r *rand.Rand, depth int) []any {
 	for i := range set {
 		set[i] = randomName(r)
 	}
-	out := make([]any, 1+r.IntN(4))
+	out := make([]any, 1+r.IntN(6))
 	for i := range out {
 		m := make(map[string]any, n+1)
 		for _, k := range set {
@@ -191,8 +191,8 @@ func randomString(r *rand.Rand) string {
 	for range r.IntN(5) {
 		b.WriteString(pieces[r.IntN(len(pieces))])
 	}
-	if r.IntN(8) == 0 {
-		b.WriteString(strings.Repeat("w", r.IntN(40)))
+	if r.IntN(8) == 0 { // now and then past the identity encoder's memo size
+		b.WriteString(strings.Repeat("w", r.IntN(90)))
 	}
 	return b.String()
 }
