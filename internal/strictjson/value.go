@@ -196,7 +196,13 @@ func checkedStringCost(s string) (cost int, ok bool) {
 		}
 	}
 	for i := 0; i < len(s); {
-		if w := span(s[i:]); w&highs == 0 { // the next one to eight bytes are ASCII
+		var w uint64
+		if i+8 <= len(s) {
+			w = uint64(le32(s[i:])) | uint64(le32(s[i+4:]))<<32
+		} else {
+			w = span(s[i:])
+		}
+		if w&highs == 0 { // the next one to eight bytes are ASCII
 			step := min(8, len(s)-i)
 			if mayEscape(w) {
 				for j := i; j < i+step; j++ {
