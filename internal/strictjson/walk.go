@@ -172,6 +172,9 @@ func (w *walker) walk(v any, level int) error {
 		if len(x) > w.lim.Nodes {
 			return errLimit // cheaper than sorting a hostile map first
 		}
+		if len(x) <= smallMap {
+			return w.smallMapObject(x, level)
+		}
 		base, idx := len(w.stack), len(w.idx)
 		ms, order, known := w.mapMembers(x, level)
 		var err error
@@ -251,20 +254,50 @@ func (w *walker) object(ms []member, order []uint8, level int) error {
 	return w.charge(containerCost(len(ms)))
 }
 
-// mapMembers pushes a Go map's members on the stack and returns them with
-// their order. A map has no member order, so names are sorted by bytes
-// first (then array indexes are moved to the front for EnumerationOrder),
-// which keeps outcomes independent of Go's randomized map iteration. When
-// x has the names of the last map ordered at this level, it returns them in
-// that order with those names (see reuse) instead.
-func (w *walker) mapMembers(x map[string]any, level int) ([]member, []uint8, []knownName) {
-	if w.order == AnyOrder {
-		base := len(w.stack)
-		for k, v := range x {
-			w.stack = append(w.stack, member{k, v})
+// smallMap is the number of members up to which a Go map's members are
+// collected in an array on the goroutine's stack (smallMapObject) instead
+// of on w.stack.
+const smallMap = 16
+
+// smallMapObject walks a Go map of at most smallMap members as the general
+// path (mapMembers, then object or knownObject) does, but collects the
+// members in an array in its own frame: a pointer stored to the goroutine's
+// stack needs no GC write barrier, and during a GC cycle the barriers of a
+// heap stack cost more than the rest of the walk. The stores stay in this
+// function so that the compiler sees where they go.
+func (w *walker) smallMapObject(x map[string]any, level int) error {
+	var buf [smallMap]member
+	ms := buf[:len(x)]
+	if known := w.known(x, level); known != nil {
+		hit := true
+		for i := range known {
+			v, ok := x[known[i].key]
+			if !ok {
+				hit = false
+				break
+			}
+			ms[i] = member{known[i].key, v}
 		}
-		return w.stack[base:], nil, nil
+		if hit {
+			return w.knownObject(ms, known, level)
+		}
 	}
+	i := 0
+	for k, v := range x {
+		ms[i] = member{k, v}
+		i++
+	}
+	base := len(w.idx)
+	err := w.object(ms, w.orderMembers(ms, level), level)
+	w.idx = w.idx[:base]
+	return err
+}
+
+// mapMembers pushes a Go map's members on the stack and returns them with
+// their order (orderMembers). When x has the names of the last map ordered
+// at this level, it returns them in that order with those names (see
+// reuse) instead.
+func (w *walker) mapMembers(x map[string]any, level int) ([]member, []uint8, []knownName) {
 	if ms, known, ok := w.reuse(x, level); ok {
 		return ms, nil, known
 	}
@@ -273,6 +306,19 @@ func (w *walker) mapMembers(x map[string]any, level int) ([]member, []uint8, []k
 		w.stack = append(w.stack, member{k, v})
 	}
 	ms := w.stack[base:]
+	return ms, w.orderMembers(ms, level), nil
+}
+
+// orderMembers returns the walk's order of a Go map's members ms, as
+// indexes into ms, or nil for ms as it is. AnyOrder takes the iteration
+// order. A map has no member order, so otherwise names are sorted by bytes
+// first (then array indexes are moved to the front for EnumerationOrder),
+// which keeps outcomes independent of Go's randomized map iteration; the
+// names are then remembered for the map's siblings (see reuse).
+func (w *walker) orderMembers(ms []member, level int) []uint8 {
+	if w.order == AnyOrder {
+		return nil
+	}
 	order := w.sort(ms)
 	if w.order == EnumerationOrder {
 		if order == nil {
@@ -284,7 +330,16 @@ func (w *walker) mapMembers(x map[string]any, level int) ([]member, []uint8, []k
 	if len(ms) >= 3 && level > 0 { // a root map has no siblings
 		w.remember(ms, order, level)
 	}
-	return ms, order, nil
+	return order
+}
+
+// known returns the names of the last map ordered at level when x, a map
+// walked in order, has as many members: the names reuse tries.
+func (w *walker) known(x map[string]any, level int) []knownName {
+	if w.order == AnyOrder || len(x) < 3 || level >= len(w.names) || len(x) != len(w.names[level]) {
+		return nil
+	}
+	return w.names[level]
 }
 
 // remember keeps the names of a map's members, in their order and with
@@ -323,11 +378,11 @@ func (w *walker) remember(ms []member, order []uint8, level int) {
 // share. A miss costs at most one lookup per member and leaves the stack as
 // it was.
 func (w *walker) reuse(x map[string]any, level int) ([]member, []knownName, bool) {
-	if len(x) < 3 || level >= len(w.names) || len(x) != len(w.names[level]) {
+	known := w.known(x, level)
+	if known == nil {
 		return nil, nil, false
 	}
 	base := len(w.stack)
-	known := w.names[level]
 	for i := range known {
 		k := known[i].key
 		v, ok := x[k]
