@@ -2,7 +2,7 @@
 # instructions.sh: instructions executed per benchmark op, function by
 # function, counted by valgrind's cachegrind (apt install valgrind).
 #
-#   scripts/instructions.sh BENCH [LO HI]
+#   [TOP=n] scripts/instructions.sh BENCH [LO HI]
 #
 # builds the root package's test binary, runs benchmark BENCH (a -bench
 # pattern) for LO and for HI iterations (default 100 and 400), and prints
@@ -48,4 +48,4 @@ awk -v ops=$((hi - lo)) '
 		}
 		printf "per op: %.0f instructions; SHA-256 %.0f, purra.dev functions %.0f\n", total, sha, own
 	}' "$dir/lo" "$dir/hi" 2>"$dir/all"
-sort -rn "$dir/all" | head -30
+sort -rn "$dir/all" | head -"${TOP:-30}"

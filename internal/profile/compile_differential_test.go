@@ -292,7 +292,7 @@ func TestCompileSharedDifferential(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			alone, err := strictjson.Snapshot(root, lim)
+			alone, err := strictjson.SnapshotDecoded(root, lim) // unshared, its objects measured as snap's are
 			if err != nil {
 				t.Fatal(err)
 			}

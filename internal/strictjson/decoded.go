@@ -157,6 +157,9 @@ type decodedCopier struct {
 	membersHigh, valuesHigh int
 	// made counts the objects made afresh so far (not taken from shared).
 	made int
+	// deepest is the deepest level entered within the object being copied
+	// (object), for its measure.
+	deepest int
 	// The chunks objects, their key and value lists and arrays are carved
 	// from.
 	objects chunk[Object]
@@ -204,12 +207,12 @@ func (d *decodedCopier) str(s string) uint64 {
 func (d *decodedCopier) value(v any, level int) (any, uint64, error) {
 	switch x := v.(type) {
 	case nil:
-		if !d.enter(level) {
+		if !d.enterAt(level) {
 			return nil, 0, errLimit
 		}
 		return nil, hashNull, d.charge(scalarCost)
 	case bool:
-		if !d.enter(level) {
+		if !d.enterAt(level) {
 			return nil, 0, errLimit
 		}
 		if x {
@@ -217,7 +220,7 @@ func (d *decodedCopier) value(v any, level int) (any, uint64, error) {
 		}
 		return v, hashFalse, d.charge(scalarCost)
 	case string:
-		if !d.enter(level) {
+		if !d.enterAt(level) {
 			return nil, 0, errLimit
 		}
 		cost, ok := checkedStringCost(x)
@@ -226,7 +229,7 @@ func (d *decodedCopier) value(v any, level int) (any, uint64, error) {
 		}
 		return v, d.str(x), d.charge(cost)
 	case float64:
-		if !d.enter(level) {
+		if !d.enterAt(level) {
 			return nil, 0, errLimit
 		}
 		f, ok := normalize(x)
@@ -242,7 +245,7 @@ func (d *decodedCopier) value(v any, level int) (any, uint64, error) {
 		}
 		return v, h, nil
 	case []any:
-		if !d.enter(level) {
+		if !d.enterAt(level) {
 			return nil, 0, errLimit
 		}
 		out := d.items.carve(len(x), itemChunk, itemChunk)[:len(x)]
@@ -257,7 +260,7 @@ func (d *decodedCopier) value(v any, level int) (any, uint64, error) {
 		}
 		return out, h, d.charge(containerCost(len(x)))
 	case map[string]any:
-		if !d.enter(level) {
+		if !d.enterAt(level) {
 			return nil, 0, errLimit
 		}
 		if len(x) > d.lim.Nodes {
@@ -268,11 +271,21 @@ func (d *decodedCopier) value(v any, level int) (any, uint64, error) {
 	return nil, 0, errOtherKind
 }
 
+// enterAt is meter.enter that also records the deepest level entered.
+func (d *decodedCopier) enterAt(level int) bool {
+	d.deepest = max(d.deepest, level)
+	return d.enter(level)
+}
+
 // object copies a map: its members in enumeration order (byte order, array
 // indexes first), each key metered before its value. The values are copied
 // first, so that an equal object already interned is taken before a new
 // one is made.
 func (d *decodedCopier) object(x map[string]any, level int) (any, uint64, error) {
+	start := subtree{nodes: d.nodes - 1, bytes: d.bytes} // the object itself is entered
+	deepest := d.deepest
+	d.deepest = level
+	defer func() { d.deepest = max(d.deepest, deepest) }()
 	base := len(d.members)
 	for k, v := range x {
 		d.members = append(d.members, member{k, v})
@@ -281,7 +294,7 @@ func (d *decodedCopier) object(x map[string]any, level int) (any, uint64, error)
 	d.membersHigh = max(d.membersHigh, len(d.members))
 	sortMembers(ms)
 	enumerationOrder(ms, memberKey)
-	obj, h, err := d.copyMembers(ms, level)
+	obj, h, err := d.copyMembers(ms, level, start)
 	d.members = d.members[:base]
 	if err != nil {
 		return nil, 0, err
@@ -290,13 +303,15 @@ func (d *decodedCopier) object(x map[string]any, level int) (any, uint64, error)
 }
 
 // copyMembers copies the values of ms, in order, then returns the object
-// they make: an interned equal one, or a new one.
-func (d *decodedCopier) copyMembers(ms []member, level int) (*Object, uint64, error) {
+// they make: an interned equal one, or a new one, measured from start (the
+// meter before the object was entered) and the container cost the caller
+// charges next.
+func (d *decodedCopier) copyMembers(ms []member, level int, start subtree) (*Object, uint64, error) {
 	base, made := len(d.values), d.made
 	defer func() { d.values, d.hashes = d.values[:base], d.hashes[:base] }()
 	for i := range ms {
 		m := &ms[i]
-		if !d.enter(level + 1) {
+		if !d.enterAt(level + 1) {
 			return nil, 0, errLimit
 		}
 		cost, ok := checkedStringCost(m.key)
@@ -337,6 +352,8 @@ func (d *decodedCopier) copyMembers(ms []member, level int) (*Object, uint64, er
 		obj.Keys = append(obj.Keys, ms[i].key)
 	}
 	obj.Values = append(obj.Values, vals...)
+	obj.measure = subtree{nodes: d.nodes - start.nodes, bytes: d.bytes - start.bytes + containerCost(len(ms)),
+		depth: d.deepest - level}
 	obj.seal()
 	if share {
 		d.shared.keep(h, obj)

@@ -45,7 +45,16 @@ type Object struct {
 	Keys   []string
 	Values []any
 	index  map[string]int // Keys[i] → i when len(Keys) > scanMembers, else nil
+	// measure is the subtree's measure when SnapshotDecoded made the
+	// object, whose every value it checked; zero for any other object.
+	measure subtree
 }
+
+// subtree is the measure of an object whose every value was checked: the
+// nodes a walk counts in it (values and member names, the object itself
+// included), their detached bytes (A3.5), and how many levels below the
+// object its deepest node sits. A walk charges it at once (walker.checked).
+type subtree struct{ nodes, bytes, depth int }
 
 // scanMembers is the most members an Object looks up by scanning Keys.
 const scanMembers = 8

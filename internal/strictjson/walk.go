@@ -190,6 +190,9 @@ func (w *walker) walk(v any, level int) error {
 			return errDomain
 		}
 		w.foreign = true
+		if x.measure.nodes > 0 && w.value == nil {
+			return w.checked(x, level)
+		}
 		base, idx := len(w.stack), len(w.idx)
 		ms, order := w.objectMembers(x)
 		err := w.object(ms, order, level)
@@ -203,6 +206,25 @@ func (w *walker) walk(v any, level int) error {
 	w.foreign = true
 	w.vis.Number(f)
 	return w.charge(numberCost)
+}
+
+// checked walks an object SnapshotDecoded made, whose subtree holds only
+// values it checked: the walk charges the subtree's measure at once and
+// emits it unchecked (a visitor that only measures sees nothing). Every
+// limit is a running total or a per-node depth, so the walk fails here
+// exactly when a walk node by node would fail somewhere in the subtree,
+// and with the same error. A valueVisitor, which may keep the values it is
+// given, is fed node by node instead.
+func (w *walker) checked(x *Object, level int) error {
+	m := x.measure
+	w.nodes += m.nodes - 1 // the object itself is entered
+	if w.nodes > w.lim.Nodes || level+m.depth > w.lim.Depth || !w.add(m.bytes) {
+		return errLimit
+	}
+	if _, measuring := w.vis.(discard); !measuring {
+		Emit(x, w.order, w.vis)
+	}
+	return nil
 }
 
 // raw parses a json.RawMessage in place under the walk's budget. Raw text is
