@@ -10,32 +10,6 @@ import (
 	"purra.dev/purramcp/internal/testvalues"
 )
 
-// plainCopy returns v with every *Object replaced by an equal Go map, the
-// form a walk checks node by node.
-func plainCopy(v any) any {
-	switch x := v.(type) {
-	case *Object:
-		m := make(map[string]any, len(x.Keys))
-		for i, k := range x.Keys {
-			m[k] = plainCopy(x.Values[i])
-		}
-		return m
-	case []any:
-		out := make([]any, len(x))
-		for i, item := range x {
-			out[i] = plainCopy(item)
-		}
-		return out
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		for k, item := range x {
-			out[k] = plainCopy(item)
-		}
-		return out
-	}
-	return v
-}
-
 // deepestBelow returns how many levels below v its deepest node sits,
 // member names one level below their object, as enter counts them.
 func deepestBelow(v any) int {
@@ -102,7 +76,7 @@ func TestSnapshotDecoded_MeasuresObjects(t *testing.T) {
 	for i, s := range decodedSnapshots(t) {
 		eachObject(s, func(o *Object) {
 			objects++
-			plain := plainCopy(o)
+			plain := decodedOnly(o)
 			m, err := MeasureOf(plain, roomy)
 			require.NoError(t, err, "snapshot %d", i)
 			require.Equal(t, subtree{nodes: m.Nodes, bytes: m.Bytes, depth: deepestBelow(plain)}, o.measure,
@@ -131,7 +105,7 @@ func TestWalk_CheckedObjectsMatchNodeByNode(t *testing.T) {
 		}
 		for j, v := range []any{s, []any{1.0, s, "x"}, map[string]any{"a": s, "b": []any{s, true}},
 			[]any{[]any{map[string]any{"deep": s}}}} {
-			plain := plainCopy(v)
+			plain := decodedOnly(v)
 			m, err := MeasureOf(plain, roomy)
 			if err != nil {
 				continue // over roomy's limits once doubled
