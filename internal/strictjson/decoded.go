@@ -285,7 +285,6 @@ func (d *decodedCopier) object(x map[string]any, level int) (any, uint64, error)
 	start := subtree{nodes: d.nodes - 1, bytes: d.bytes} // the object itself is entered
 	deepest := d.deepest
 	d.deepest = level
-	defer func() { d.deepest = max(d.deepest, deepest) }()
 	base := len(d.members)
 	for k, v := range x {
 		d.members = append(d.members, member{k, v})
@@ -295,6 +294,7 @@ func (d *decodedCopier) object(x map[string]any, level int) (any, uint64, error)
 	sortMembers(ms)
 	enumerationOrder(ms, memberKey)
 	obj, h, err := d.copyMembers(ms, level, start)
+	d.deepest = max(d.deepest, deepest)
 	d.members = d.members[:base]
 	if err != nil {
 		return nil, 0, err

@@ -37,7 +37,8 @@ type Limits struct {
 // numeric order first, then the others in document order (Parse) or byte
 // order (Snapshot of a Go map). Values[i] is the member named Keys[i].
 //
-// An Object is immutable once made; make one with NewObject, which indexes
+// An Object is immutable once made (a walk trusts the measure SnapshotDecoded
+// gives the objects it makes); make one with NewObject, which indexes
 // a large one so that Get stays O(1) (a small one is scanned: for the few
 // members of most objects that is faster than a map and costs nothing to
 // build).
