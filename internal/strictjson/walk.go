@@ -177,12 +177,7 @@ func (w *walker) walk(v any, level int) error {
 		}
 		base, idx := len(w.stack), len(w.idx)
 		ms, order, known := w.mapMembers(x, level)
-		var err error
-		if known != nil {
-			err = w.knownObject(ms, known, level)
-		} else {
-			err = w.object(ms, order, level)
-		}
+		err := w.object(ms, order, known, level)
 		w.stack, w.idx = w.stack[:base], w.idx[:idx]
 		return err
 	case *Object:
@@ -195,7 +190,7 @@ func (w *walker) walk(v any, level int) error {
 		}
 		base, idx := len(w.stack), len(w.idx)
 		ms, order := w.objectMembers(x)
-		err := w.object(ms, order, level)
+		err := w.object(ms, order, nil, level)
 		w.stack, w.idx = w.stack[:base], w.idx[:idx]
 		return err
 	}
@@ -250,8 +245,12 @@ func (w *walker) raw(raw json.RawMessage, level int) error {
 }
 
 // object visits an object's members in the walk's order: ms[order[i]]
-// for each i, or ms as it is when order is nil.
-func (w *walker) object(ms []member, order []uint8, level int) error {
+// for each i, or ms as it is when order is nil. known, when not nil, holds
+// the names of a reused map (see reuse) in the members' order, checked when
+// they were remembered: their costs are charged without checking them
+// again, and a memoVisitor gets their memos. Either way each member is
+// entered, its name charged, then its value walked.
+func (w *walker) object(ms []member, order []uint8, known []knownName, level int) error {
 	w.vis.BeginObject(len(ms))
 	for i := range ms {
 		m := &ms[i]
@@ -261,11 +260,23 @@ func (w *walker) object(ms []member, order []uint8, level int) error {
 		if !w.enter(level + 1) {
 			return errLimit
 		}
-		cost, ok := checkedStringCost(m.key)
-		if !ok {
-			return errString
+		var cost int
+		if known != nil {
+			n := &known[i]
+			cost = n.cost
+			if w.memo != nil {
+				w.memo.MemoKey(n.key, &n.memo)
+			} else {
+				w.vis.Key(n.key)
+			}
+		} else {
+			c, ok := checkedStringCost(m.key)
+			if !ok {
+				return errString
+			}
+			cost = c
+			w.vis.Key(m.key)
 		}
-		w.vis.Key(m.key)
 		if err := w.charge(cost); err != nil {
 			return err
 		}
@@ -282,7 +293,7 @@ func (w *walker) object(ms []member, order []uint8, level int) error {
 const smallMap = 16
 
 // smallMapObject walks a Go map of at most smallMap members as the general
-// path (mapMembers, then object or knownObject) does, but collects the
+// path (mapMembers, then object) does, but collects the
 // members in an array in its own frame: a pointer stored to the goroutine's
 // stack needs no GC write barrier, and during a GC cycle the barriers of a
 // heap stack cost more than the rest of the walk. The stores stay in this
@@ -301,7 +312,7 @@ func (w *walker) smallMapObject(x map[string]any, level int) error {
 			ms[i] = member{known[i].key, v}
 		}
 		if hit {
-			return w.knownObject(ms, known, level)
+			return w.object(ms, nil, known, level)
 		}
 	}
 	i := 0
@@ -310,7 +321,7 @@ func (w *walker) smallMapObject(x map[string]any, level int) error {
 		i++
 	}
 	base := len(w.idx)
-	err := w.object(ms, w.orderMembers(ms, level), level)
+	err := w.object(ms, w.orderMembers(ms, level), nil, level)
 	w.idx = w.idx[:base]
 	return err
 }
@@ -415,32 +426,6 @@ func (w *walker) reuse(x map[string]any, level int) ([]member, []knownName, bool
 		w.stack = append(w.stack, member{k, v})
 	}
 	return w.stack[base:], known, true
-}
-
-// knownObject is object for the members of a reused map, whose names
-// (known, in the members' order) were checked when they were remembered:
-// it charges their costs without checking them again, and gives a
-// memoVisitor their memos. It charges and fails exactly as object would.
-func (w *walker) knownObject(ms []member, known []knownName, level int) error {
-	w.vis.BeginObject(len(ms))
-	for i := range ms {
-		if !w.enter(level + 1) {
-			return errLimit
-		}
-		n := &known[i]
-		if w.memo != nil {
-			w.memo.MemoKey(n.key, &n.memo)
-		} else {
-			w.vis.Key(n.key)
-		}
-		if err := w.charge(n.cost); err != nil {
-			return err
-		}
-		if err := w.walk(ms[i].value, level+1); err != nil {
-			return err
-		}
-	}
-	return w.charge(containerCost(len(ms)))
 }
 
 // objectMembers pushes an *Object's members on the stack and returns them
