@@ -64,6 +64,12 @@ func appendWireJSON(b []byte, v any) []byte {
 // decimal, in exponent form below 1e-6 and from 1e21 on, with a one-digit
 // negative exponent unpadded. f is finite (the domain has no NaN or Inf).
 func appendWireNumber(b []byte, f float64) []byte {
+	// An integer below 10^15 in magnitude (−0 aside) is exactly its
+	// digits in the 'f' format: neighbouring float64s are at most 1/8
+	// apart there, so its shortest spelling is the integer itself.
+	if i := int64(f); float64(i) == f && i > -1e15 && i < 1e15 && (i != 0 || !math.Signbit(f)) {
+		return strconv.AppendInt(b, i, 10)
+	}
 	format := byte('f')
 	if abs := math.Abs(f); abs != 0 && (abs < 1e-6 || abs >= 1e21) {
 		format = 'e'

@@ -91,6 +91,10 @@ func TestWireJSON_SameAsMarshal(t *testing.T) {
 	for c := range rune(0x3000) {
 		check(string(c) + "x" + string(c))
 	}
+	for range 20000 { // integers on both sides of appendWireNumber's fast path
+		check(float64(r.Int64N(4e15) - 2e15))
+		check(float64(r.Int64N(2000) - 1000))
+	}
 
 	contract, err := NewContract(ContractOptions{SchemaID: "s", SchemaVersion: "1",
 		Schema: map[string]any{"type": "object"}})
@@ -122,6 +126,28 @@ func TestWireJSON_SameAsMarshal(t *testing.T) {
 		again, _ := json.Marshal(gotValue)
 		if !bytes.Equal(gotWire, wantWire) || !bytes.Equal(again, wantWire) {
 			t.Fatalf("%s:\n got %s\nwant %s", text, gotWire, wantWire)
+		}
+	}
+}
+
+// TestWireNumber_IntegersAsMarshal: appendWireNumber writes exactly what
+// json.Marshal writes for the integers at and around the edges of its
+// integer fast path (±10^15), for −0, which keeps its sign, and for random
+// integers of every magnitude up to 2^53.
+func TestWireNumber_IntegersAsMarshal(t *testing.T) {
+	numbers := []float64{0, math.Copysign(0, -1), 1, -1, 9, 10, 1e14, 1e15 - 1, -(1e15 - 1), 1e15, -1e15, 1e15 + 1,
+		-(1e15 + 1), 1 << 53, 1<<53 - 1, -(1<<53 - 1), 0.5, -0.5, 1e15 - 0.5, 1e21, 1e-7}
+	r := rand.New(rand.NewPCG(14, 2))
+	for range 50000 {
+		numbers = append(numbers, float64(r.Int64N(1<<53)>>r.IntN(53)), -float64(r.Int64N(1<<53)>>r.IntN(53)))
+	}
+	for _, f := range numbers {
+		want, err := json.Marshal(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := appendWireNumber(nil, f); !bytes.Equal(got, want) {
+			t.Fatalf("appendWireNumber(%v) = %s, json.Marshal %s", f, got, want)
 		}
 	}
 }

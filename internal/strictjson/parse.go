@@ -208,11 +208,43 @@ func digits(s string, i int) int {
 // magnitudes above 2^53−1 are rejected, underflow to 0 or a subnormal is
 // accepted, and −0 becomes +0. The literal must already match the grammar.
 func NumberValue(lit string) (float64, bool) {
+	if f, ok := shortInteger(lit); ok {
+		return f, true
+	}
 	f, err := strconv.ParseFloat(lit, 64)
 	if err != nil && (math.IsInf(f, 0) || err.(*strconv.NumError).Err != strconv.ErrRange) {
 		return 0, false
 	}
 	return normalize(f)
+}
+
+// shortInteger is NumberValue for a literal of at most 15 digits with no
+// fraction or exponent, the common case, without strconv: such an integer is
+// below 2^53, so its float64 is exact, and ParseFloat then normalize give the
+// same value (−0 folds into +0). ok is false for any other literal.
+func shortInteger(lit string) (float64, bool) {
+	digits := lit
+	if len(digits) > 0 && digits[0] == '-' {
+		digits = digits[1:]
+	}
+	if len(digits) == 0 || len(digits) > 15 {
+		return 0, false
+	}
+	var n int64
+	for i := 0; i < len(digits); i++ {
+		c := digits[i] - '0'
+		if c > 9 {
+			return 0, false
+		}
+		n = n*10 + int64(c)
+	}
+	if digits[0] == '0' && len(digits) > 1 {
+		return 0, false // not a JSON literal: left to ParseFloat's caller
+	}
+	if len(digits) < len(lit) {
+		n = -n
+	}
+	return float64(n), true
 }
 
 // ValidNumberLiteral reports whether lit is exactly one JSON number.

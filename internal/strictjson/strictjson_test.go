@@ -3,6 +3,8 @@ package strictjson
 import (
 	"encoding/json"
 	"math"
+	"math/rand/v2"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -256,5 +258,46 @@ func TestA3_StringCostMatchesDefinition(t *testing.T) {
 	}
 	for _, s := range []string{"", "a", "é😀\u2028", "\x1f\x20\x21\"\\\x7f\x80\xff", strings.Repeat("\t\"x", 100)} {
 		assert.Equal(t, naive(s), StringCost(s), "%q", s)
+	}
+}
+
+// TestNumberValue_ShortIntegersMatchParseFloat: NumberValue's integer fast
+// path gives exactly what ParseFloat and normalize give, for every literal
+// of up to 16 digits with either sign, the JSON spellings that leave the fast
+// path (fraction, exponent, leading zeros) and texts that are no JSON
+// number at all.
+func TestNumberValue_ShortIntegersMatchParseFloat(t *testing.T) {
+	reference := func(lit string) (float64, bool) {
+		f, err := strconv.ParseFloat(lit, 64)
+		if err != nil && (math.IsInf(f, 0) || err.(*strconv.NumError).Err != strconv.ErrRange) {
+			return 0, false
+		}
+		return normalize(f)
+	}
+	lits := []string{"0", "-0", "1", "-1", "9", "10", "999999999999999", "-999999999999999", "1000000000000000",
+		"-1000000000000000", "9007199254740991", "9007199254740992", "-9007199254740993", "01", "-01", "00", "-",
+		"", "+1", "1e3", "1E3", "1.5", "-0.0", "0x10", "1_0", "12a", " 1", "1 ", "١"}
+	r := rand.New(rand.NewPCG(3, 1))
+	for range 50000 {
+		n := 1 + r.IntN(16)
+		b := make([]byte, 0, n+1)
+		if r.IntN(2) == 0 {
+			b = append(b, '-')
+		}
+		for i := range n {
+			d := byte('0' + r.IntN(10))
+			if i == 0 && n > 1 && r.IntN(8) != 0 {
+				d = byte('1' + r.IntN(9))
+			}
+			b = append(b, d)
+		}
+		lits = append(lits, string(b))
+	}
+	for _, lit := range lits {
+		got, gotOK := NumberValue(lit)
+		want, wantOK := reference(lit)
+		if gotOK != wantOK || math.Float64bits(got) != math.Float64bits(want) {
+			t.Fatalf("NumberValue(%q) = %v, %v; ParseFloat path %v, %v", lit, got, gotOK, want, wantOK)
+		}
 	}
 }
