@@ -59,6 +59,37 @@ type frameBudget struct {
 	writing  atomic.Int32
 	rejected atomic.Bool // the answer was over the budget
 	broken   atomic.Bool // the connection failed while the answer was read
+
+	// The request's pending answer on a bounded connection (track), which
+	// the adapter's call drops once it ends (release).
+	mu      sync.Mutex
+	conn    *boundConn
+	id      jsonrpc.ID
+	tracked bool
+}
+
+// track records that conn awaits the answer to the request id, for release;
+// false when the budget already tracks a request (a ctx that carried two).
+func (b *frameBudget) track(conn *boundConn, id jsonrpc.ID) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.tracked {
+		return false
+	}
+	b.conn, b.id, b.tracked = conn, id, true
+	return true
+}
+
+// release drops the tracked request's pending answer, if still pending: an
+// answer after the call ended is nobody's. It may run more than once.
+func (b *frameBudget) release() {
+	b.mu.Lock()
+	conn, id := b.conn, b.id
+	b.conn = nil
+	b.mu.Unlock()
+	if conn != nil {
+		conn.take(id)
+	}
 }
 
 type budgetKey struct{}
@@ -329,18 +360,22 @@ func (c *boundConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		c.mu.Lock()
 		c.pending[id] = pendingCall{budget: b, method: req.Method}
 		c.mu.Unlock()
-		stop := context.AfterFunc(ctx, func() {
-			c.take(id) // an answer after the call ended is nobody's
-			if b != nil && b.writing.Load() == 1 {
-				severIfStillWriting(c.monitor, b) // ended mid-write
+		// The adapter's call ends what it tracks itself, at its deadline or
+		// when it returns (request.go); any other request's ctx ends it here.
+		if b == nil || !b.track(c, id) {
+			stop := context.AfterFunc(ctx, func() {
+				c.take(id) // an answer after the call ended is nobody's
+				if b != nil && b.writing.Load() == 1 {
+					severIfStillWriting(c.monitor, b) // ended mid-write
+				}
+			})
+			c.mu.Lock()
+			if p, ok := c.pending[id]; ok { // not yet answered or ended
+				p.stop = stop
+				c.pending[id] = p
 			}
-		})
-		c.mu.Lock()
-		if p, ok := c.pending[id]; ok { // not yet answered or ended
-			p.stop = stop
-			c.pending[id] = p
+			c.mu.Unlock()
 		}
-		c.mu.Unlock()
 		if b != nil {
 			b.writing.Store(1)
 		}

@@ -16,17 +16,45 @@ import (
 // transport refused (for example an unreachable HTTP server).
 const codeTransportRejected = -32005
 
-// A call is one bounded request. It is the request's ctx: the adapter's
-// deadline over the caller's ctx, carrying the budget for the bounding
-// layer. On a request worker (a job) it stores the outcome and then signals
-// done; the caller reads the outcome only after done.
+// A call is one bounded request. It is the request's ctx: the caller's
+// ctx, ended also at the adapter's deadline, carrying the budget for the
+// bounding layer. Its one timer ends it at the deadline (expire) and ends
+// there, too, what the bounding layer holds for the request: a pending
+// answer and a write still in progress. On a request worker (a job) it
+// stores the outcome and then signals done; the caller reads the outcome
+// only after done.
 type call[T any] struct {
-	context.Context
-	budget  frameBudget
-	request func(context.Context) (T, error)
-	value   T
-	err     error
-	done    chan struct{} // buffered: an abandoned request never blocks
+	context.Context // the caller's ctx under cancel
+	cancel          context.CancelCauseFunc
+	timer           *time.Timer
+	monitor         *CatalogMonitor
+	budget          frameBudget
+	request         func(context.Context) (T, error)
+	value           T
+	err             error
+	done            chan struct{} // buffered: an abandoned request never blocks
+}
+
+// Deadline is the adapter's deadline, or the caller's when that is earlier.
+func (c *call[T]) Deadline() (time.Time, bool) {
+	if d, ok := c.Context.Deadline(); ok && d.Before(c.budget.deadline) {
+		return d, true
+	}
+	return c.budget.deadline, true
+}
+
+// Err is context.DeadlineExceeded once the call ended at a deadline (the
+// adapter's or the caller's), context.Canceled once the caller canceled it,
+// as a ctx of context.WithDeadline reports them. (A ctx derived from the
+// call with a cancel of its own reports context.Canceled at the adapter's
+// deadline: it ends with the call's inner ctx. go-sdk derives none on the
+// request's path, and the adapter reads only the call's own Err.)
+func (c *call[T]) Err() error {
+	err := c.Context.Err()
+	if err != nil && context.Cause(c.Context) == context.DeadlineExceeded {
+		return context.DeadlineExceeded
+	}
+	return err
 }
 
 // Value answers budgetKey with the call's budget (budgetOf), any other key
@@ -38,8 +66,22 @@ func (c *call[T]) Value(key any) any {
 	return c.Context.Value(key)
 }
 
+// expire ends the call at the adapter's deadline. A write still in
+// progress then is wedged, and the session is severed (gosdk-notes §7)
+// once the ctx ended, so that the write's failure maps to mcp_timeout. The
+// pending answer is dropped now, not when the request returns: a worker's
+// wedged write may never return where the layer cannot end it.
+func (c *call[T]) expire() {
+	c.cancel(context.DeadlineExceeded)
+	if c.budget.writing.Load() == 1 {
+		c.monitor.sever()
+	}
+	c.budget.release()
+}
+
 func (c *call[T]) run() {
 	c.value, c.err = c.request(c)
+	c.budget.release()
 	c.done <- struct{}{}
 }
 
@@ -57,7 +99,7 @@ func (c *call[T]) result(ctx context.Context) (T, error) {
 			return zero, err
 		}
 	}
-	return zero, mapCallError(ctx, c.Context, c.err)
+	return zero, mapCallError(ctx, c, c.err)
 }
 
 // bounded runs one request under timeout and returns its result or its error
@@ -69,20 +111,25 @@ func (c *call[T]) result(ctx context.Context) (T, error) {
 // control at the deadline: adapter.md §8, that worker is the one goroutine
 // allowed to outlive the call, and its late result is dropped. Where the
 // monitor's bounding layer can end such a write (m.inlineRequests), the
-// request runs on the caller's goroutine, with no handoff: the layer
-// severs the session when the write is still in progress at the deadline
-// (severIfStillWriting), which makes the write fail and the request return.
+// request runs on the caller's goroutine, with no handoff: the call's timer
+// severs the session when the write is still in progress at the deadline,
+// which makes the write fail and the request return.
 func bounded[T any](ctx context.Context, timeout time.Duration, m *CatalogMonitor, code string, limit int,
 	request func(context.Context) (T, error)) (T, error) {
-	deadline := time.Now().Add(timeout) // the adapter's own, whatever ctx says
-	deadlineCtx, cancel := context.WithDeadline(ctx, deadline)
-	defer cancel()
-	c := &call[T]{Context: deadlineCtx, request: request}
-	c.budget.code, c.budget.limit, c.budget.deadline = code, limit, deadline
+	inner, cancel := context.WithCancelCause(ctx)
+	c := &call[T]{Context: inner, cancel: cancel, monitor: m, request: request}
+	c.budget.code, c.budget.limit = code, limit
+	c.budget.deadline = time.Now().Add(timeout) // the adapter's own, whatever ctx says
+	c.timer = time.AfterFunc(timeout, c.expire)
+	defer func() {
+		c.timer.Stop()
+		cancel(context.Canceled)
+	}()
 	if m.inlineRequests() {
 		c.value, c.err = request(c)
-		if c.err == nil && deadlineCtx.Err() != nil {
-			c.err = deadlineCtx.Err() // a late result is dropped, as on a worker
+		c.budget.release()
+		if c.err == nil && c.Err() != nil {
+			c.err = c.Err() // a late result is dropped, as on a worker
 		}
 		return c.result(ctx)
 	}
@@ -91,15 +138,14 @@ func bounded[T any](ctx context.Context, timeout time.Duration, m *CatalogMonito
 	select {
 	case <-c.done:
 		return c.result(ctx)
-	case <-deadlineCtx.Done():
+	case <-c.Done():
 		if c.budget.writing.Load() == 1 {
-			// Before returning, so that a wedged session is already
-			// severed when the caller looks (the layer's own check, when
-			// the request's ctx ends, is then a no-op).
+			// The caller gave up mid-write: a write still in progress at
+			// the deadline is wedged (the timer is stopped on return).
 			severIfStillWriting(m, &c.budget)
 		}
 		var zero T
-		return zero, mapCallError(ctx, deadlineCtx, deadlineCtx.Err())
+		return zero, mapCallError(ctx, c, c.Err())
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/goleak"
 )
@@ -288,5 +290,199 @@ func TestBounded_InlineConcurrentCancels(t *testing.T) {
 	res, err := run(ctx, json.RawMessage(`{"n":-1}`), ToolContext{})
 	if err != nil || res.ErrorCode != "" {
 		t.Fatalf("Run after the cancels = %+v, %v", res, err)
+	}
+}
+
+// TestBounded_CallContext: the request's ctx is what context.WithDeadline
+// over the caller's ctx would give: it reports the adapter's deadline, or
+// the caller's when earlier; it ends with context.DeadlineExceeded at
+// either deadline and with context.Canceled when the caller cancels; and a
+// ctx derived from it ends with it (with context.Canceled at the adapter's
+// deadline, as documented on call).
+func TestBounded_CallContext(t *testing.T) {
+	m, _ := boundedSession(t, mcp.NewServer(&mcp.Implementation{Name: "s", Version: "1"}, nil))
+	type seen struct {
+		deadline time.Time
+		err      error
+		derived  error
+	}
+	observe := func(ctx context.Context, timeout time.Duration) (seen, time.Time) {
+		start := time.Now()
+		var s seen
+		_, _ = bounded(ctx, timeout, m, CodeResultTooLarge, 1<<20, func(ctx context.Context) (int, error) {
+			if ctx.Err() != nil {
+				t.Errorf("request ctx ended before the request: %v", ctx.Err())
+			}
+			child, cancel := context.WithCancel(ctx)
+			defer cancel()
+			s.deadline, _ = ctx.Deadline()
+			<-ctx.Done()
+			<-child.Done()
+			s.err, s.derived = ctx.Err(), child.Err()
+			return 0, ctx.Err()
+		})
+		return s, start
+	}
+
+	// The adapter's deadline first.
+	s, start := observe(t.Context(), 30*time.Millisecond)
+	if s.err != context.DeadlineExceeded || s.derived != context.Canceled {
+		t.Errorf("at the adapter's deadline: Err %v, derived %v", s.err, s.derived)
+	}
+	if d := s.deadline.Sub(start); d < 30*time.Millisecond || d > time.Second {
+		t.Errorf("Deadline %v after the start, want 30ms", d)
+	}
+
+	// The caller's deadline first.
+	callerCtx, cancel := context.WithTimeout(t.Context(), 20*time.Millisecond)
+	want, _ := callerCtx.Deadline()
+	s, _ = observe(callerCtx, time.Hour)
+	cancel()
+	if !s.deadline.Equal(want) || s.err != context.DeadlineExceeded || s.derived != context.DeadlineExceeded {
+		t.Errorf("at the caller's deadline: Deadline %v (want %v), Err %v, derived %v", s.deadline, want, s.err, s.derived)
+	}
+
+	// The caller cancels.
+	callerCtx, cancel = context.WithCancel(t.Context())
+	time.AfterFunc(10*time.Millisecond, cancel)
+	s, _ = observe(callerCtx, time.Hour)
+	if s.err != context.Canceled || s.derived != context.Canceled {
+		t.Errorf("canceled by the caller: Err %v, derived %v", s.err, s.derived)
+	}
+}
+
+// TestBounded_UnansweredRequestsLeaveNoPendingEntry: requests the server
+// never answers leave no pending entry on a bounded in-memory session once
+// bounded returned, when the adapter's deadline passes, when the caller
+// cancels, and when one request function sends two requests on its ctx.
+func TestBounded_UnansweredRequestsLeaveNoPendingEntry(t *testing.T) {
+	server := mcp.NewServer(&mcp.Implementation{Name: "s", Version: "1"}, nil)
+	release := make(chan struct{})
+	server.AddTool(&mcp.Tool{Name: "never", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			<-release // answers only once the test is over
+			return &mcp.CallToolResult{}, nil
+		})
+	m, cs := boundedSession(t, server)
+	t.Cleanup(func() { close(release) }) // before the session's cleanup
+	pending := func() map[jsonrpc.ID]pendingCall {
+		m.bound.conn.mu.Lock()
+		defer m.bound.conn.mu.Unlock()
+		return maps.Clone(m.bound.conn.pending)
+	}
+	before := pending() // go-sdk's own calls, such as subscriptions/listen
+	call := func(ctx context.Context) error {
+		_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "never", Arguments: json.RawMessage(`{}`)})
+		return err
+	}
+	for _, tc := range []struct {
+		name    string
+		timeout time.Duration
+		cancel  time.Duration // the caller cancels after it; 0: never
+		request func(ctx context.Context) (int, error)
+		want    error
+	}{
+		{"adapter deadline", 30 * time.Millisecond, 0, func(ctx context.Context) (int, error) { return 0, call(ctx) }, fail(CodeTimeout)},
+		{"caller cancels", time.Hour, 30 * time.Millisecond, func(ctx context.Context) (int, error) { return 0, call(ctx) }, ErrCanceled},
+		{"two requests", 30 * time.Millisecond, 0, func(ctx context.Context) (int, error) {
+			errs := make(chan error, 2)
+			for range 2 {
+				go func() { errs <- call(ctx) }()
+			}
+			return 0, errors.Join(<-errs, <-errs)
+		}, fail(CodeTimeout)},
+	} {
+		ctx, cancel := context.WithCancel(t.Context())
+		if tc.cancel > 0 {
+			time.AfterFunc(tc.cancel, cancel)
+		}
+		_, err := bounded(ctx, tc.timeout, m, CodeResultTooLarge, 1<<20, tc.request)
+		cancel()
+		if !errors.Is(err, tc.want) {
+			t.Errorf("%s: %v, want %v", tc.name, err, tc.want)
+		}
+		deadline := time.Now().Add(time.Second) // another ctx's cleanup runs on its own goroutine
+		for {
+			after := pending()
+			maps.DeleteFunc(after, func(id jsonrpc.ID, _ pendingCall) bool { _, ok := before[id]; return ok })
+			if len(after) == 0 {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: pending entries left: %+v", tc.name, after)
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
+}
+
+// wedgedCallTransport is a host's own transport (requests run on workers)
+// whose tools/call writes block until release is closed.
+type wedgedCallTransport struct {
+	mcp.Transport
+	release chan struct{}
+}
+
+func (w wedgedCallTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	c, err := w.Transport.Connect(ctx)
+	return wedgedCallConn{c, w.release}, err
+}
+
+type wedgedCallConn struct {
+	mcp.Connection
+	release chan struct{}
+}
+
+func (c wedgedCallConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	if r, ok := msg.(*jsonrpc.Request); ok && r.Method == "tools/call" {
+		<-c.release
+	}
+	return c.Connection.Write(ctx, msg)
+}
+
+// TestBounded_WedgedWorkerLeavesNoPendingEntry: on a request worker, a
+// request whose write is still blocked at the adapter's deadline, which
+// the layer cannot end, fails mcp_timeout and leaves no pending entry
+// while the worker still waits on the write.
+func TestBounded_WedgedWorkerLeavesNoPendingEntry(t *testing.T) {
+	server := mcp.NewServer(&mcp.Implementation{Name: "s", Version: "1"}, nil)
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := server.Connect(t.Context(), st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	release := make(chan struct{})
+	m := NewCatalogMonitor()
+	cs, err := m.Connect(t.Context(), mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, m.ClientOptions(nil)),
+		wedgedCallTransport{ct, release}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { close(release); _ = cs.Close(); _ = ss.Wait() })
+	if m.inlineRequests() {
+		t.Fatal("a host's own transport runs requests inline")
+	}
+	m.bound.conn.mu.Lock()
+	before := maps.Clone(m.bound.conn.pending)
+	m.bound.conn.mu.Unlock()
+	_, err = bounded(t.Context(), 30*time.Millisecond, m, CodeResultTooLarge, 1<<20, func(ctx context.Context) (*mcp.CallToolResult, error) {
+		return cs.CallTool(ctx, &mcp.CallToolParams{Name: "any", Arguments: json.RawMessage(`{}`)})
+	})
+	if CodeOf(err) != CodeTimeout {
+		t.Fatalf("wedged write: %v, want %s", err, CodeTimeout)
+	}
+	deadline := time.Now().Add(time.Second)
+	for {
+		m.bound.conn.mu.Lock()
+		after := maps.Clone(m.bound.conn.pending)
+		m.bound.conn.mu.Unlock()
+		maps.DeleteFunc(after, func(id jsonrpc.ID, _ pendingCall) bool { _, ok := before[id]; return ok })
+		if len(after) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("pending entries left: %+v", after)
+		}
+		time.Sleep(time.Millisecond)
 	}
 }
