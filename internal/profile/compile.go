@@ -132,7 +132,14 @@ type node struct {
 	// members are visited (strictjson.SortKeys): a map value's declared
 	// members are visited in this order, whatever else it holds.
 	mapOrder []string
-	minimum  *float64
+	// With at most mapPathProperties properties (mapIndexed), mapNodes
+	// holds the node of each name of mapOrder and requiredAt the position
+	// of each required name in mapOrder, -1 for one no property declares:
+	// the index of forMap.
+	mapIndexed bool
+	mapNodes   []*node
+	requiredAt []int
+	minimum    *float64
 	maximum  *float64
 	anyOf    []*node
 	oneOf    []*node
@@ -334,6 +341,7 @@ func (c *compiler) node(v any) (*node, error) {
 	if err := c.compileRequired(n, &kw); err != nil {
 		return nil, err
 	}
+	n.indexMembers()
 	if err := c.compileFlags(n, &kw); err != nil {
 		return nil, err
 	}
@@ -537,6 +545,31 @@ func (c *compiler) compileProperties(n *node, kw *keywordSlots) error {
 		strictjson.SortKeys(n.mapOrder)
 	}
 	return nil
+}
+
+// mapPathProperties is the most properties a node has for forMap to
+// visit a Go map by its index (mapIndexed).
+const mapPathProperties = 16
+
+// indexMembers builds the index of forMap (mapIndexed) once properties and
+// required are compiled.
+func (n *node) indexMembers() {
+	if len(n.mapOrder) > mapPathProperties {
+		return
+	}
+	n.mapIndexed = true
+	if len(n.mapOrder) != 0 {
+		n.mapNodes = make([]*node, len(n.mapOrder))
+		for i, k := range n.mapOrder {
+			n.mapNodes[i] = n.properties[k]
+		}
+	}
+	if len(n.required) != 0 {
+		n.requiredAt = make([]int, len(n.required))
+		for j, name := range n.required {
+			n.requiredAt[j] = slices.Index(n.mapOrder, name)
+		}
+	}
 }
 
 func (c *compiler) compileRequired(n *node, kw *keywordSlots) error {

@@ -189,8 +189,9 @@ func sameCompile(root any, opts Options) error {
 	return nil
 }
 
-// indexMapOrder sets mapOrder, which the reference compiler predates, on
-// every node below n: its property names in a Go map's member order.
+// indexMapOrder sets mapOrder and the index of forMap, which the reference
+// compiler predates, on every node below n: its property names in a Go
+// map's member order, and the index derived from them and required.
 func indexMapOrder(n *node, seen map[*node]bool) {
 	if n == nil || seen[n] {
 		return
@@ -200,6 +201,7 @@ func indexMapOrder(n *node, seen map[*node]bool) {
 		n.mapOrder = slices.Collect(maps.Keys(n.properties))
 		strictjson.SortKeys(n.mapOrder)
 	}
+	n.indexMembers()
 	for _, child := range n.properties {
 		indexMapOrder(child, seen)
 	}

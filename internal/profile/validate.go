@@ -173,6 +173,9 @@ func (w *walker) visit(v any, n *node) (*Violation, error) {
 	case *strictjson.Object:
 		return w.forObject(object{keys: x.Keys, obj: x}, n)
 	case map[string]any:
+		if n.ext == nil && n.mapIndexed {
+			return w.forMap(x, n)
+		}
 		if n.ext == nil {
 			return w.forObject(object{members: x}, n) // no member order needed: see object
 		}
@@ -423,6 +426,52 @@ func (w *walker) forObject(obj object, n *node) (*Violation, error) {
 	}
 	if n.ext != nil && n.ext.additional != nil {
 		return w.additional(obj, n)
+	}
+	return nil, nil
+}
+
+// forMap is forObject for a Go map checked against a node without extended
+// keywords that has its index (mapIndexed): each declared property is
+// looked up once, and the map declares nothing else exactly when the
+// properties found are all its members (its names are distinct). The
+// checks, their order and the steps charged are forObject's.
+func (w *walker) forMap(m map[string]any, n *node) (*Violation, error) {
+	var values [mapPathProperties]any
+	var present [mapPathProperties]bool
+	found := 0
+	for i, k := range n.mapOrder {
+		if v, ok := m[k]; ok {
+			values[i], present[i] = v, true
+			found++
+		}
+	}
+	for j, name := range n.required {
+		var ok bool
+		if at := n.requiredAt[j]; at >= 0 {
+			ok = present[at]
+		} else {
+			_, ok = m[name]
+		}
+		if !ok {
+			w.path = append(w.path, segment{name: name, index: -1}) // the missing member's path
+			vi := w.violation("required")
+			w.path = w.path[:len(w.path)-1]
+			return vi, nil
+		}
+	}
+	if n.closed && found != len(m) {
+		return w.violation("additionalProperties"), nil
+	}
+	for i, k := range n.mapOrder {
+		if !present[i] {
+			continue
+		}
+		w.path = append(w.path, segment{name: k, index: -1})
+		vi, err := w.visit(values[i], n.mapNodes[i])
+		w.path = w.path[:len(w.path)-1]
+		if vi != nil || err != nil {
+			return vi, err
+		}
 	}
 	return nil, nil
 }
