@@ -140,10 +140,10 @@ type node struct {
 	mapNodes   []*node
 	requiredAt []int
 	minimum    *float64
-	maximum  *float64
-	anyOf    []*node
-	oneOf    []*node
-	ext      *extension // nil unless Options.ExtendedKeywords compiled one
+	maximum    *float64
+	anyOf      []*node
+	oneOf      []*node
+	ext        *extension // nil unless Options.ExtendedKeywords compiled one
 }
 
 // Schema is a compiled, immutable schema.
