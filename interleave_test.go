@@ -230,6 +230,12 @@ func TestInterleaved(t *testing.T) {
 	}{
 		{"Run/CallTool 2025-11-25", func(t *testing.T) interleavePair { return interleaveRunPair(t, "2025-11-25") }},
 		{"Run/CallTool 2026-07-28", func(t *testing.T) interleavePair { return interleaveRunPair(t, "2026-07-28") }},
+		{"Run/CallTool 2025-11-25 near-empty", func(t *testing.T) interleavePair {
+			return interleaveRunPairOn(t, "2025-11-25", nearEmptyServer())
+		}},
+		{"Run/CallTool 2026-07-28 near-empty", func(t *testing.T) interleavePair {
+			return interleaveRunPairOn(t, "2026-07-28", nearEmptyServer())
+		}},
 		{"Run/CallTool 2025-11-25 reference wiring", func(t *testing.T) interleavePair {
 			return interleaveRunPair(t, "2025-11-25 reference")
 		}},
@@ -306,7 +312,25 @@ func interleaveConnect(server *mcp.Server, version string, monitored bool) (
 // session (without the bounding layer for "… reference"), the tool having
 // an input and an output schema.
 func interleaveRunPair(t *testing.T, version string) interleavePair {
-	server := benchServe(0, benchTool("docs.search", "Searches the document index."))
+	return interleaveRunPairOn(t, version, benchServe(0, benchTool("docs.search", "Searches the document index.")))
+}
+
+// nearEmptyServer serves the search tool with a near-empty result: one
+// short text block and no hits, valid under its output schema. Run's fixed
+// cost weighs most there.
+func nearEmptyServer() *mcp.Server {
+	server := mcp.NewServer(&mcp.Implementation{Name: "bench", Version: "1"}, nil)
+	server.AddTool(benchTool("docs.search", "Searches the document index."),
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "no match"}},
+				StructuredContent: map[string]any{"count": 0, "items": []any{}}}, nil
+		})
+	return server
+}
+
+// interleaveRunPairOn is interleaveRunPair against server, which serves
+// docs.search under benchTool's schemas.
+func interleaveRunPairOn(t *testing.T, version string, server *mcp.Server) interleavePair {
 	cs, monitor, closeSession, err := interleaveConnect(server, version, true)
 	if err != nil {
 		t.Fatal(err)
@@ -322,10 +346,15 @@ func interleaveRunPair(t *testing.T, version string) interleavePair {
 	run := catalog.Registrations()[0].Run
 	call := purramcp.ToolContext{CallID: "call-1", ToolName: "search_documents", RunID: "run-1"}
 	ctx := context.Background()
+	first, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "docs.search", Arguments: benchArguments})
+	if err != nil {
+		t.Fatal(err)
+	}
+	count := first.StructuredContent.(map[string]any)["count"] // what every call answers
 	return interleavePair{k: 100, byOp: true,
 		adapter: interleaveSide{op: func(int) error {
 			res, err := run(ctx, benchArguments, call)
-			if err != nil || res.ErrorCode != "" || len(res.Content.Text) != 1 || res.Content.Structured["count"] != 3.0 {
+			if err != nil || res.ErrorCode != "" || len(res.Content.Text) != 1 || res.Content.Structured["count"] != count {
 				return fmt.Errorf("Run = %+v, %v", res, err)
 			}
 			return nil
@@ -335,7 +364,7 @@ func interleaveRunPair(t *testing.T, version string) interleavePair {
 			if err != nil || res.IsError || len(res.Content) != 1 {
 				return fmt.Errorf("CallTool = %+v, %v", res, err)
 			}
-			if m, ok := res.StructuredContent.(map[string]any); !ok || m["count"] != 3.0 {
+			if m, ok := res.StructuredContent.(map[string]any); !ok || m["count"] != count {
 				return fmt.Errorf("CallTool structured content = %v", res.StructuredContent)
 			}
 			return nil
