@@ -114,37 +114,43 @@ var typeNames = map[string]uint8{
 // node is one compiled schema node. Absent keywords leave their has* flag
 // (or nil pointer) unset. The flags come first, packed into one word.
 type node struct {
-	types      uint8 // 0 when type is absent
-	hasEnum    bool
-	hasConst   bool
-	unique     bool
-	closed     bool // additionalProperties: false
-	enum       []any
-	constant   any
-	minLength  int
-	maxLength  int // -1 when absent
-	minItems   int
-	maxItems   int // -1 when absent
-	items      *node
-	required   []string
-	properties map[string]*node
-	// mapOrder holds the names of properties in the order a Go map's
-	// members are visited (strictjson.SortKeys): a map value's declared
-	// members are visited in this order, whatever else it holds.
-	mapOrder []string
-	// With at most mapPathProperties properties (mapIndexed), mapNodes
-	// holds the node of each name of mapOrder and requiredAt the position
-	// of each required name in mapOrder, -1 for one no property declares:
-	// the index of forMap.
-	mapIndexed bool
-	mapNodes   []*node
-	requiredAt []int
-	minimum    *float64
-	maximum    *float64
-	anyOf      []*node
-	oneOf      []*node
-	ext        *extension // nil unless Options.ExtendedKeywords compiled one
+	types    uint8 // 0 when type is absent
+	hasEnum  bool
+	hasConst bool
+	unique   bool
+	closed   bool // additionalProperties: false
+	// requiredDeclared is set, when the node has at most
+	// mapPathProperties properties, if every required name is a property;
+	// requiredMask then has bit i set for each required mapProps[i].
+	requiredDeclared bool
+	requiredMask     uint16
+	enum             []any
+	constant         any
+	minLength        int
+	maxLength        int // -1 when absent
+	minItems         int
+	maxItems         int // -1 when absent
+	items            *node
+	required         []string
+	properties       map[string]*node
+	// mapProps holds the properties in the order a Go map's members are
+	// visited (strictjson.SortKeys): a map value's declared members are
+	// visited in this order, whatever else it holds.
+	mapProps []mapProp
+	minimum  *float64
+	maximum  *float64
+	anyOf    []*node
+	oneOf    []*node
+	ext      *extension // nil unless Options.ExtendedKeywords compiled one
 }
+
+// A mapProp is one property of a node: its name and its node.
+type mapProp struct {
+	name string
+	node *node
+}
+
+func (p mapProp) key() string { return p.name }
 
 // Schema is a compiled, immutable schema.
 type Schema struct {
@@ -341,7 +347,7 @@ func (c *compiler) node(v any) (*node, error) {
 	if err := c.compileRequired(n, &kw); err != nil {
 		return nil, err
 	}
-	n.indexMembers()
+	n.indexRequired()
 	if err := c.compileFlags(n, &kw); err != nil {
 		return nil, err
 	}
@@ -541,34 +547,36 @@ func (c *compiler) compileProperties(n *node, kw *keywordSlots) error {
 		n.properties[name] = child
 	}
 	if len(props.Keys) != 0 {
-		n.mapOrder = slices.Clone(props.Keys)
-		strictjson.SortKeys(n.mapOrder)
+		n.mapProps = make([]mapProp, len(props.Keys))
+		for i, name := range props.Keys {
+			n.mapProps[i] = mapProp{name, n.properties[name]}
+		}
+		strictjson.SortKeysFunc(n.mapProps, mapProp.key)
 	}
 	return nil
 }
 
 // mapPathProperties is the most properties a node has for forMap to
-// visit a Go map by its index (mapIndexed).
+// find its required members by requiredMask.
 const mapPathProperties = 16
 
-// indexMembers builds the index of forMap (mapIndexed) once properties and
+// indexRequired sets requiredMask and requiredDeclared once properties and
 // required are compiled.
-func (n *node) indexMembers() {
-	if len(n.mapOrder) > mapPathProperties {
+func (n *node) indexRequired() {
+	if len(n.mapProps) > mapPathProperties {
 		return
 	}
-	n.mapIndexed = true
-	if len(n.mapOrder) != 0 {
-		n.mapNodes = make([]*node, len(n.mapOrder))
-		for i, k := range n.mapOrder {
-			n.mapNodes[i] = n.properties[k]
+	n.requiredDeclared = true
+	for _, name := range n.required {
+		i := 0
+		for i < len(n.mapProps) && n.mapProps[i].name != name {
+			i++
 		}
-	}
-	if len(n.required) != 0 {
-		n.requiredAt = make([]int, len(n.required))
-		for j, name := range n.required {
-			n.requiredAt[j] = slices.Index(n.mapOrder, name)
+		if i == len(n.mapProps) {
+			n.requiredDeclared = false
+			continue
 		}
+		n.requiredMask |= 1 << i
 	}
 }
 

@@ -189,19 +189,22 @@ func sameCompile(root any, opts Options) error {
 	return nil
 }
 
-// indexMapOrder sets mapOrder and the index of forMap, which the reference
-// compiler predates, on every node below n: its property names in a Go
-// map's member order, and the index derived from them and required.
+// indexMapOrder sets mapProps and the required index, which the reference
+// compiler predates, on every node below n: its properties in a Go map's
+// member order, and the index derived from them and required.
 func indexMapOrder(n *node, seen map[*node]bool) {
 	if n == nil || seen[n] {
 		return
 	}
 	seen[n] = true
 	if n.properties != nil {
-		n.mapOrder = slices.Collect(maps.Keys(n.properties))
-		strictjson.SortKeys(n.mapOrder)
+		names := slices.Collect(maps.Keys(n.properties))
+		strictjson.SortKeys(names)
+		for _, name := range names {
+			n.mapProps = append(n.mapProps, mapProp{name, n.properties[name]})
+		}
 	}
-	n.indexMembers()
+	n.indexRequired()
 	for _, child := range n.properties {
 		indexMapOrder(child, seen)
 	}

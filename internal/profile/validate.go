@@ -173,7 +173,7 @@ func (w *walker) visit(v any, n *node) (*Violation, error) {
 	case *strictjson.Object:
 		return w.forObject(object{keys: x.Keys, obj: x}, n)
 	case map[string]any:
-		if n.ext == nil && n.mapIndexed {
+		if n.ext == nil && len(n.mapProps) <= mapPathProperties {
 			return w.forMap(x, n)
 		}
 		if n.ext == nil {
@@ -337,7 +337,7 @@ func (w *walker) forArray(list []any, n *node) (*Violation, error) {
 // An object is a value's object as the walker reads it: member names in
 // enumeration order and the members, of an *Object (obj) or a Go map
 // (members). A Go map checked against a node without extended keywords
-// has no keys: its declared members are visited in the node's mapOrder,
+// has no keys: its declared members are visited in the node's mapProps order,
 // which is the order its sorted names would give them, and which
 // undeclared name fails a closed node changes neither the keyword nor the
 // path ("$"), so it is found in map order.
@@ -398,13 +398,13 @@ func (w *walker) forObject(obj object, n *node) (*Violation, error) {
 		}
 	}
 	if len(n.properties) != 0 && obj.keys == nil {
-		for _, k := range n.mapOrder {
-			v, present := obj.get(k)
+		for _, p := range n.mapProps {
+			v, present := obj.get(p.name)
 			if !present {
 				continue
 			}
-			w.path = append(w.path, segment{name: k, index: -1})
-			vi, err := w.visit(v, n.properties[k])
+			w.path = append(w.path, segment{name: p.name, index: -1})
+			vi, err := w.visit(v, p.node)
 			w.path = w.path[:len(w.path)-1]
 			if vi != nil || err != nil {
 				return vi, err
@@ -431,43 +431,41 @@ func (w *walker) forObject(obj object, n *node) (*Violation, error) {
 }
 
 // forMap is forObject for a Go map checked against a node without extended
-// keywords that has its index (mapIndexed): each declared property is
-// looked up once, and the map declares nothing else exactly when the
-// properties found are all its members (its names are distinct). The
-// checks, their order and the steps charged are forObject's.
+// keywords and with at most mapPathProperties properties: each property is
+// looked up once; when every required name is a property, the found ones
+// tell which are present (requiredMask); and the map declares nothing else
+// exactly when the properties found are all its members (its names are
+// distinct). The checks, their order and the steps charged are forObject's.
 func (w *walker) forMap(m map[string]any, n *node) (*Violation, error) {
 	var values [mapPathProperties]any
-	var present [mapPathProperties]bool
+	var present uint16
 	found := 0
-	for i, k := range n.mapOrder {
-		if v, ok := m[k]; ok {
-			values[i], present[i] = v, true
+	for i, p := range n.mapProps {
+		if v, ok := m[p.name]; ok {
+			values[i] = v
+			present |= 1 << i
 			found++
 		}
 	}
-	for j, name := range n.required {
-		var ok bool
-		if at := n.requiredAt[j]; at >= 0 {
-			ok = present[at]
-		} else {
-			_, ok = m[name]
-		}
-		if !ok {
-			w.path = append(w.path, segment{name: name, index: -1}) // the missing member's path
-			vi := w.violation("required")
-			w.path = w.path[:len(w.path)-1]
-			return vi, nil
+	if !n.requiredDeclared || present&n.requiredMask != n.requiredMask {
+		for _, name := range n.required {
+			if _, ok := m[name]; !ok {
+				w.path = append(w.path, segment{name: name, index: -1}) // the missing member's path
+				vi := w.violation("required")
+				w.path = w.path[:len(w.path)-1]
+				return vi, nil
+			}
 		}
 	}
 	if n.closed && found != len(m) {
 		return w.violation("additionalProperties"), nil
 	}
-	for i, k := range n.mapOrder {
-		if !present[i] {
+	for i, p := range n.mapProps {
+		if present&(1<<i) == 0 {
 			continue
 		}
-		w.path = append(w.path, segment{name: k, index: -1})
-		vi, err := w.visit(values[i], n.mapNodes[i])
+		w.path = append(w.path, segment{name: p.name, index: -1})
+		vi, err := w.visit(values[i], p.node)
 		w.path = w.path[:len(w.path)-1]
 		if vi != nil || err != nil {
 			return vi, err

@@ -1,6 +1,9 @@
 package strictjson
 
-import "slices"
+import (
+	"slices"
+	"strings"
+)
 
 // AppendKeys appends the names of m to dst in JavaScript enumeration order
 // (A3.6), the order Snapshot gives a Go map's members: array-index names in
@@ -21,4 +24,18 @@ func AppendKeys(dst []string, m map[string]any) []string {
 func SortKeys(names []string) {
 	slices.Sort(names)
 	enumerationOrder(names, func(k string) string { return k })
+}
+
+// SortKeysFunc is SortKeys for items named by name, distinct names.
+func SortKeysFunc[T any](items []T, name func(T) string) {
+	if len(items) <= 16 { // a schema's usual properties: insertion sort
+		for i := 1; i < len(items); i++ {
+			for j := i; j > 0 && name(items[j]) < name(items[j-1]); j-- {
+				items[j], items[j-1] = items[j-1], items[j]
+			}
+		}
+	} else {
+		slices.SortFunc(items, func(a, b T) int { return strings.Compare(name(a), name(b)) })
+	}
+	enumerationOrder(items, name)
 }

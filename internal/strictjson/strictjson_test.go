@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -298,6 +299,41 @@ func TestNumberValue_ShortIntegersMatchParseFloat(t *testing.T) {
 		want, wantOK := reference(lit)
 		if gotOK != wantOK || math.Float64bits(got) != math.Float64bits(want) {
 			t.Fatalf("NumberValue(%q) = %v, %v; ParseFloat path %v, %v", lit, got, gotOK, want, wantOK)
+		}
+	}
+}
+
+// TestSortKeysFunc_AsSortKeys: SortKeysFunc orders items as SortKeys orders
+// their names, on both sides of its insertion-sort threshold, with
+// array-index names among them.
+func TestSortKeysFunc_AsSortKeys(t *testing.T) {
+	type item struct {
+		name string
+		at   int
+	}
+	pool := []string{"0", "1", "10", "2", "4294967294", "4294967295", "01", "-1", "a", "B", "b", "é", "", "ab", "a\x00"}
+	r := rand.New(rand.NewPCG(7, 7))
+	for range 2000 {
+		names := slices.Clone(pool)
+		r.Shuffle(len(names), func(i, j int) { names[i], names[j] = names[j], names[i] })
+		names = names[:r.IntN(len(names)+1)]
+		for i := range r.IntN(12) {
+			names = append(names, "n"+strconv.Itoa(i*7919%97))
+		}
+		slices.Sort(names)
+		names = slices.Compact(names)
+		r.Shuffle(len(names), func(i, j int) { names[i], names[j] = names[j], names[i] })
+		items := make([]item, len(names))
+		for i, n := range names {
+			items[i] = item{n, i}
+		}
+		SortKeysFunc(items, func(it item) string { return it.name })
+		want := slices.Clone(names)
+		SortKeys(want)
+		for i, it := range items {
+			if it.name != want[i] || names[it.at] != it.name {
+				t.Fatalf("SortKeysFunc %v, SortKeys %v", items, want)
+			}
 		}
 	}
 }
