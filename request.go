@@ -140,8 +140,11 @@ func bounded[T any](ctx context.Context, timeout time.Duration, m *CatalogMonito
 		return c.result(ctx)
 	case <-c.Done():
 		if c.budget.writing.Load() == 1 {
-			// The caller gave up mid-write: a write still in progress at
-			// the deadline is wedged (the timer is stopped on return).
+			// Mid-write. At the deadline the session is severed before
+			// returning (expire may not have got there yet), so that a
+			// caller who looks finds it severed; when the caller gave up
+			// earlier, a timer severs it at the deadline if the write is
+			// still in progress then (the call's own stops on return).
 			severIfStillWriting(m, &c.budget)
 		}
 		var zero T
