@@ -91,14 +91,15 @@ func (s *Schema) Validate(value any, steps int) (*Violation, error) {
 	if s.anyObject && steps >= 1 && typeOf(value) == typeObject {
 		return nil, nil // the one step the root's visit costs, and nothing can fail
 	}
-	// One allocation holds the walker and the first buffers its stacks
-	// need, which serve most values without growing.
+	// One allocation holds the walker and the first buffer of its path,
+	// which serves most values without growing. Its keys stack, used only
+	// for extended keywords and structural equality of Go maps, starts
+	// empty.
 	x := &struct {
 		w    walker
-		keys [16]string
 		path [8]segment
 	}{}
-	x.w = walker{budget: budget{remaining: steps}, keys: x.keys[:0], path: x.path[:0]}
+	x.w = walker{budget: budget{remaining: steps}, path: x.path[:0]}
 	return x.w.visit(value, s.root)
 }
 

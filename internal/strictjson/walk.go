@@ -65,15 +65,25 @@ type valueVisitor interface {
 // both orders accept and reject the same values. On error vis has seen a
 // prefix of the walk and must be discarded.
 func Walk(v any, lim Limits, order Order, vis Visitor) error {
-	return new(walker).run(v, lim, order, vis)
+	b := new(bufferedWalker)
+	b.stack, b.keys, b.idx = b.inlineStack[:0], b.inlineKeys[:0], b.inlineIdx[:0]
+	return b.run(v, lim, order, vis)
 }
 
-// run walks v with w, which must be zero.
+// A bufferedWalker is a walker with first buffers for its stacks, which
+// serve small values without allocating.
+type bufferedWalker struct {
+	walker
+	inlineStack [16]member
+	inlineKeys  [16]uint64
+	inlineIdx   [64]uint8
+}
+
+// run walks v with w, whose meter, visitor and order must be zero.
 func (w *walker) run(v any, lim Limits, order Order, vis Visitor) error {
 	w.meter, w.vis, w.order = meter{lim: lim}, vis, order
 	w.value, _ = vis.(valueVisitor)
 	w.memo, _ = vis.(memoVisitor)
-	w.stack, w.keys, w.idx = w.inlineStack[:0], w.inlineKeys[:0], w.inlineIdx[:0]
 	return w.walk(v, 0)
 }
 
@@ -114,10 +124,6 @@ type walker struct {
 	// an *Object, a json.RawMessage, a number of another kind than float64,
 	// or −0 (Shared).
 	foreign bool
-	// inlineStack and inlineKeys serve small values without allocating.
-	inlineStack [16]member
-	inlineKeys  [16]uint64
-	inlineIdx   [64]uint8
 }
 
 func (w *walker) walk(v any, level int) error {
