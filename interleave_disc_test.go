@@ -61,5 +61,5 @@ func uniqueLeavesCatalog() (*mcp.Server, map[string]purramcp.ToolBinding) {
 // the unique-leaves catalog: the first discovery when no two tools share
 // any part of a schema.
 func interleaveFirstUniqueDiscoveryPair(t *testing.T) interleavePair {
-	return interleaveFirstDiscoveryOf(t, uniqueLeavesCatalog)
+	return interleaveFirstDiscoveryOf(t, benchWorkload(uniqueLeavesCatalog()))
 }

@@ -224,10 +224,37 @@ func TestInterleaved(t *testing.T) {
 		rounds = n
 	}
 	only := os.Getenv("PURRAMCP_INTERLEAVE_ONLY")
-	builders := []struct {
-		name  string
-		build func(*testing.T) interleavePair
-	}{
+	for _, b := range interleaveWorkloads() {
+		if only != "" && !strings.Contains(b.name, only) {
+			continue
+		}
+		p := b.build(t)
+		p.name = b.name
+		r, err := interleave(p, rounds)
+		if err != nil {
+			t.Fatal(err)
+		}
+		line := fmt.Sprintf("%-34s ratio %.3f (IQR %.3f–%.3f, %d rounds, k=%d); adapter %s/op %.0f allocs %.0f B; "+
+			"raw %s/op %.0f allocs %.0f B; extra allocs %+.0f",
+			p.name, median(r.ratios), quantile(r.ratios, 0.25), quantile(r.ratios, 0.75), len(r.ratios), p.k,
+			time.Duration(median(r.adapterNs)), median(r.adapterAlloc), median(r.adapterBytes),
+			time.Duration(median(r.rawNs)), median(r.rawAlloc), median(r.rawBytes),
+			median(r.adapterAlloc)-median(r.rawAlloc))
+		t.Log(line)
+	}
+}
+
+// interleaveWorkload names one pair and builds it (connecting its sessions
+// and checking its expected answers); TestInterleaved measures it.
+type interleaveWorkload struct {
+	name  string
+	build func(*testing.T) interleavePair
+}
+
+// interleaveWorkloads are the pairs TestInterleaved measures, issue 14's
+// own first, then the ones interleave_workloads_test.go adds.
+func interleaveWorkloads() []interleaveWorkload {
+	return []interleaveWorkload{
 		{"Run/CallTool 2025-11-25", func(t *testing.T) interleavePair { return interleaveRunPair(t, "2025-11-25") }},
 		{"Run/CallTool 2026-07-28", func(t *testing.T) interleavePair { return interleaveRunPair(t, "2026-07-28") }},
 		{"Run/CallTool 2025-11-25 near-empty", func(t *testing.T) interleavePair {
@@ -247,24 +274,41 @@ func TestInterleaved(t *testing.T) {
 		{"IdentityDigest/SHA-256 records", func(t *testing.T) interleavePair { return interleaveDigestPair(t, decodedRecords(t)) }},
 		{"IdentityDigest/SHA-256 catalog", func(t *testing.T) interleavePair { return interleaveDigestPair(t, decodedCatalog(t)) }},
 		{"first DiscoverTools/ListTools unique leaves", interleaveFirstUniqueDiscoveryPair},
+		{"Run/CallTool 2025-11-25 text only", func(t *testing.T) interleavePair {
+			return interleaveRunPairWith(t, "2025-11-25", textServer(), "docs.lines", benchArguments)
+		}},
+		{"Run/CallTool 2026-07-28 text only", func(t *testing.T) interleavePair {
+			return interleaveRunPairWith(t, "2026-07-28", textServer(), "docs.lines", benchArguments)
+		}},
+		{"Run/CallTool 2025-11-25 large arguments", func(t *testing.T) interleavePair {
+			return interleaveRunPairWith(t, "2025-11-25", interleaveSearchServer(), "docs.search", largeArguments)
+		}},
+		{"first DiscoverTools/ListTools real catalogs", func(t *testing.T) interleavePair {
+			return interleaveRealDiscoveryPair(t, purramcp.SchemaPolicy{})
+		}},
+		{"first DiscoverTools/ListTools real catalogs widest policy", func(t *testing.T) interleavePair {
+			return interleaveRealDiscoveryPair(t, widestPolicy)
+		}},
 	}
-	for _, b := range builders {
-		if only != "" && !strings.Contains(b.name, only) {
-			continue
-		}
-		p := b.build(t)
-		p.name = b.name
-		r, err := interleave(p, rounds)
-		if err != nil {
-			t.Fatal(err)
-		}
-		line := fmt.Sprintf("%-34s ratio %.3f (IQR %.3f–%.3f, %d rounds, k=%d); adapter %s/op %.0f allocs %.0f B; "+
-			"raw %s/op %.0f allocs %.0f B; extra allocs %+.0f",
-			p.name, median(r.ratios), quantile(r.ratios, 0.25), quantile(r.ratios, 0.75), len(r.ratios), p.k,
-			time.Duration(median(r.adapterNs)), median(r.adapterAlloc), median(r.adapterBytes),
-			time.Duration(median(r.rawNs)), median(r.rawAlloc), median(r.rawBytes),
-			median(r.adapterAlloc)-median(r.rawAlloc))
-		t.Log(line)
+}
+
+// TestInterleaved_WorkloadsAnswer runs every pair of the harness for one
+// round of one op per side, as a test: each side checks its answers (the
+// catalog's digest and size, the result's blocks and count), so a workload
+// that no longer answers as the harness expects fails here, not only when
+// somebody measures.
+func TestInterleaved_WorkloadsAnswer(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds every workload's sessions and catalogs")
+	}
+	for _, w := range interleaveWorkloads() {
+		t.Run(w.name, func(t *testing.T) {
+			p := w.build(t)
+			p.name, p.k = w.name, 1
+			if _, err := interleave(p, 1); err != nil {
+				t.Fatal(err)
+			}
+		})
 	}
 }
 
@@ -312,7 +356,13 @@ func interleaveConnect(server *mcp.Server, version string, monitored bool) (
 // session (without the bounding layer for "… reference"), the tool having
 // an input and an output schema.
 func interleaveRunPair(t *testing.T, version string) interleavePair {
-	return interleaveRunPairOn(t, version, benchServe(0, benchTool("docs.search", "Searches the document index.")))
+	return interleaveRunPairOn(t, version, interleaveSearchServer())
+}
+
+// interleaveSearchServer serves docs.search under benchTool's schemas,
+// answering benchCallResult.
+func interleaveSearchServer() *mcp.Server {
+	return benchServe(0, benchTool("docs.search", "Searches the document index."))
 }
 
 // nearEmptyServer serves the search tool with a near-empty result: one
@@ -331,40 +381,55 @@ func nearEmptyServer() *mcp.Server {
 // interleaveRunPairOn is interleaveRunPair against server, which serves
 // docs.search under benchTool's schemas.
 func interleaveRunPairOn(t *testing.T, version string, server *mcp.Server) interleavePair {
+	return interleaveRunPairWith(t, version, server, "docs.search", benchArguments)
+}
+
+// interleaveRunPairWith is Run of server's tool remote with args against a
+// raw CallTool of the same, on one session at version. Both sides check
+// every answer against the first one the raw side got: its number of text
+// blocks and, when it has structured content, its count member.
+func interleaveRunPairWith(t *testing.T, version string, server *mcp.Server, remote string, args json.RawMessage) interleavePair {
 	cs, monitor, closeSession, err := interleaveConnect(server, version, true)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(closeSession)
 	catalog, err := purramcp.DiscoverTools(context.Background(), cs, "bench",
-		map[string]purramcp.ToolBinding{"docs.search": {LocalName: "search_documents",
-			Policy: purramcp.ToolPolicy{Mode: "read", Title: "Search documents"}, Scope: purramcp.Unscoped}},
+		map[string]purramcp.ToolBinding{remote: {LocalName: "bench_tool",
+			Policy: purramcp.ToolPolicy{Mode: "read", Title: "Bench tool"}, Scope: purramcp.Unscoped}},
 		purramcp.DiscoveryOptions{Monitor: monitor})
 	if err != nil {
 		t.Fatal(err)
 	}
 	run := catalog.Registrations()[0].Run
-	call := purramcp.ToolContext{CallID: "call-1", ToolName: "search_documents", RunID: "run-1"}
+	call := purramcp.ToolContext{CallID: "call-1", ToolName: "bench_tool", RunID: "run-1"}
 	ctx := context.Background()
-	first, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "docs.search", Arguments: benchArguments})
-	if err != nil {
-		t.Fatal(err)
+	first, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: remote, Arguments: args})
+	if err != nil || first.IsError {
+		t.Fatalf("CallTool = %+v, %v", first, err)
 	}
-	count := first.StructuredContent.(map[string]any)["count"] // what every call answers
+	texts := len(first.Content)
+	var count any // what every call answers: the count member, nil without structured content
+	if first.StructuredContent != nil {
+		count = first.StructuredContent.(map[string]any)["count"]
+	}
 	return interleavePair{k: 100, byOp: true,
 		adapter: interleaveSide{op: func(int) error {
-			res, err := run(ctx, benchArguments, call)
-			if err != nil || res.ErrorCode != "" || len(res.Content.Text) != 1 || res.Content.Structured["count"] != count {
+			res, err := run(ctx, args, call)
+			if err != nil || res.ErrorCode != "" || len(res.Content.Text) != texts || res.Content.Structured["count"] != count {
 				return fmt.Errorf("Run = %+v, %v", res, err)
 			}
 			return nil
 		}},
 		raw: interleaveSide{op: func(int) error {
-			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "docs.search", Arguments: benchArguments})
-			if err != nil || res.IsError || len(res.Content) != 1 {
+			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: remote, Arguments: args})
+			if err != nil || res.IsError || len(res.Content) != texts {
 				return fmt.Errorf("CallTool = %+v, %v", res, err)
 			}
-			if m, ok := res.StructuredContent.(map[string]any); !ok || m["count"] != count {
+			if count == nil && res.StructuredContent != nil {
+				return fmt.Errorf("CallTool structured content = %v, want none", res.StructuredContent)
+			}
+			if m, ok := res.StructuredContent.(map[string]any); count != nil && (!ok || m["count"] != count) {
 				return fmt.Errorf("CallTool structured content = %v", res.StructuredContent)
 			}
 			return nil
@@ -404,18 +469,38 @@ func distinctCatalog() (*mcp.Server, map[string]purramcp.ToolBinding) {
 	return benchServe(benchPageSize, tools...), bindings
 }
 
+// discoveryWorkload is a catalog the discovery pairs list: its server, the
+// bindings and schema policy DiscoverTools is given, and what a complete
+// listing holds (the tools, the pages and the last tool's name).
+type discoveryWorkload struct {
+	server       *mcp.Server
+	bindings     map[string]purramcp.ToolBinding
+	policy       purramcp.SchemaPolicy
+	tools, pages int
+	last         string
+}
+
+// benchWorkload is the workload of a catalog of benchCatalogSize tools
+// docs.search_000 … served benchPageSize per page (distinctCatalog,
+// uniqueLeavesCatalog), bound under the default policy.
+func benchWorkload(server *mcp.Server, bindings map[string]purramcp.ToolBinding) discoveryWorkload {
+	return discoveryWorkload{server: server, bindings: bindings, tools: benchCatalogSize,
+		pages: benchCatalogSize / benchPageSize, last: fmt.Sprintf("docs.search_%03d", benchCatalogSize-1)}
+}
+
 // discoverySides returns the adapter and raw sides over session(i). Every
-// op checks its outcome cheaply (no error, not stale; the raw side its count
-// and last name); the digest, which needs a deep-copied snapshot, is checked
-// untimed on the last catalog of each batch, before done runs.
-func discoverySides(bindings map[string]purramcp.ToolBinding, digest string,
+// op checks its outcome cheaply (no error, not stale; the raw side its
+// tools, pages and last name); the digest, which needs a deep-copied
+// snapshot, is checked untimed on the last catalog of each batch, before
+// done runs.
+func discoverySides(w discoveryWorkload, digest string,
 	session func(i int) (*mcp.ClientSession, *purramcp.CatalogMonitor), done func()) (adapter, raw interleaveSide) {
 	ctx := context.Background()
-	want := fmt.Sprintf("docs.search_%03d", benchCatalogSize-1)
 	var last *purramcp.Catalog
 	adapter.op = func(i int) error {
 		cs, monitor := session(i)
-		catalog, err := purramcp.DiscoverTools(ctx, cs, "bench", bindings, purramcp.DiscoveryOptions{Monitor: monitor})
+		catalog, err := purramcp.DiscoverTools(ctx, cs, "bench", w.bindings,
+			purramcp.DiscoveryOptions{Monitor: monitor, Policy: w.policy})
 		if err != nil || catalog.Stale() {
 			return fmt.Errorf("DiscoverTools: %v (stale: %v)", err, err == nil && catalog.Stale())
 		}
@@ -424,17 +509,16 @@ func discoverySides(bindings map[string]purramcp.ToolBinding, digest string,
 	}
 	adapter.after = func() error {
 		defer done()
-		if got := last.Snapshot(); got.RevisionDigest != digest || len(got.Entries) != benchCatalogSize {
+		if got := last.Snapshot(); got.RevisionDigest != digest || len(got.Entries) != len(w.bindings) {
 			return fmt.Errorf("catalog: %d entries, digest %s; want %d, %s", len(got.Entries), got.RevisionDigest,
-				benchCatalogSize, digest)
+				len(w.bindings), digest)
 		}
 		return nil
 	}
 	raw.op = func(i int) error {
 		cs, _ := session(i)
 		tools, pages, err := benchListAll(ctx, cs)
-		if err != nil || len(tools) != benchCatalogSize || len(pages) != benchCatalogSize/benchPageSize ||
-			tools[len(tools)-1].Name != want {
+		if err != nil || len(tools) != w.tools || len(pages) != w.pages || tools[len(tools)-1].Name != w.last {
 			return fmt.Errorf("ListTools: %d tools, %d pages, %v", len(tools), len(pages), err)
 		}
 		return nil
@@ -443,16 +527,16 @@ func discoverySides(bindings map[string]purramcp.ToolBinding, digest string,
 	return adapter, raw
 }
 
-// interleaveDigest discovers the distinct catalog once on its own session
-// for the digest every later discovery must return.
-func interleaveDigest(t *testing.T, server *mcp.Server, bindings map[string]purramcp.ToolBinding) string {
-	cs, monitor, closeSession, err := interleaveConnect(server, "", true)
+// interleaveDigest discovers w once on its own session for the digest
+// every later discovery must return.
+func interleaveDigest(t *testing.T, w discoveryWorkload) string {
+	cs, monitor, closeSession, err := interleaveConnect(w.server, "", true)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer closeSession()
-	catalog, err := purramcp.DiscoverTools(context.Background(), cs, "bench", bindings,
-		purramcp.DiscoveryOptions{Monitor: monitor})
+	catalog, err := purramcp.DiscoverTools(context.Background(), cs, "bench", w.bindings,
+		purramcp.DiscoveryOptions{Monitor: monitor, Policy: w.policy})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -464,14 +548,12 @@ func interleaveDigest(t *testing.T, server *mcp.Server, bindings map[string]purr
 // untimed before each batch and closed after it. Checking the digest copies
 // the snapshot out; the raw side checks its count and last name.
 func interleaveFirstDiscoveryPair(t *testing.T) interleavePair {
-	return interleaveFirstDiscoveryOf(t, distinctCatalog)
+	return interleaveFirstDiscoveryOf(t, benchWorkload(distinctCatalog()))
 }
 
-// interleaveFirstDiscoveryOf is interleaveFirstDiscoveryPair over the
-// catalog catalog returns.
-func interleaveFirstDiscoveryOf(t *testing.T, catalog func() (*mcp.Server, map[string]purramcp.ToolBinding)) interleavePair {
-	server, bindings := catalog()
-	digest := interleaveDigest(t, server, bindings)
+// interleaveFirstDiscoveryOf is interleaveFirstDiscoveryPair over w.
+func interleaveFirstDiscoveryOf(t *testing.T, w discoveryWorkload) interleavePair {
+	digest := interleaveDigest(t, w)
 	type fresh struct {
 		cs      *mcp.ClientSession
 		monitor *purramcp.CatalogMonitor
@@ -482,7 +564,7 @@ func interleaveFirstDiscoveryOf(t *testing.T, catalog func() (*mcp.Server, map[s
 		return func(k int) error {
 			sessions = sessions[:0]
 			for range k {
-				cs, monitor, closeSession, err := interleaveConnect(server, "", monitored)
+				cs, monitor, closeSession, err := interleaveConnect(w.server, "", monitored)
 				if err != nil {
 					return err
 				}
@@ -496,7 +578,7 @@ func interleaveFirstDiscoveryOf(t *testing.T, catalog func() (*mcp.Server, map[s
 			s.close()
 		}
 	}
-	adapter, raw := discoverySides(bindings, digest, func(i int) (*mcp.ClientSession, *purramcp.CatalogMonitor) {
+	adapter, raw := discoverySides(w, digest, func(i int) (*mcp.ClientSession, *purramcp.CatalogMonitor) {
 		return sessions[i].cs, sessions[i].monitor
 	}, closeAll)
 	adapter.before, raw.before = open(true), open(false)
@@ -506,14 +588,14 @@ func interleaveFirstDiscoveryOf(t *testing.T, catalog func() (*mcp.Server, map[s
 // interleaveRediscoveryPair discovers the same catalog again and again on
 // one session against raw paging of the same session.
 func interleaveRediscoveryPair(t *testing.T) interleavePair {
-	server, bindings := distinctCatalog()
-	digest := interleaveDigest(t, server, bindings)
-	cs, monitor, closeSession, err := interleaveConnect(server, "", true)
+	w := benchWorkload(distinctCatalog())
+	digest := interleaveDigest(t, w)
+	cs, monitor, closeSession, err := interleaveConnect(w.server, "", true)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(closeSession)
-	adapter, raw := discoverySides(bindings, digest, func(int) (*mcp.ClientSession, *purramcp.CatalogMonitor) {
+	adapter, raw := discoverySides(w, digest, func(int) (*mcp.ClientSession, *purramcp.CatalogMonitor) {
 		return cs, monitor
 	}, func() {})
 	if err := adapter.op(0); err != nil { // the first discovery of this session

@@ -19,7 +19,7 @@ func TestSchemaSharing_ConcurrentDiscoveries(t *testing.T) {
 	leakChecked(t, "discoveries", func(t *testing.T) {
 		for _, build := range []func() (*mcp.Server, map[string]purramcp.ToolBinding){distinctCatalog, uniqueLeavesCatalog} {
 			server, bindings := build()
-			want := interleaveDigest(t, server, bindings)
+			want := interleaveDigest(t, benchWorkload(server, bindings))
 			cs, monitor, closeSession, err := interleaveConnect(server, "", true)
 			if err != nil {
 				t.Fatal(err)
