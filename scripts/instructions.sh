@@ -24,8 +24,14 @@ cd "$(dirname "$0")/.."
 go test -c -o "$dir/bench.test" .
 
 count() { # count N: per-function instruction totals of an N-iteration run
-	valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file="$dir/cg.$1" \
-		"$dir/bench.test" -test.run '^$' -test.bench "$bench" -test.benchtime "$1x" >/dev/null 2>&1
+	if ! valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file="$dir/cg.$1" \
+		"$dir/bench.test" -test.run '^$' -test.bench "$bench" -test.benchtime "$1x" >"$dir/log.$1" 2>&1; then
+		# e.g. SIGILL where the vDSO reads the clock with rdtscp (as
+		# kvm-clock does on some hosts), which valgrind cannot run.
+		echo "instructions.sh: the $1-iteration run failed under valgrind:" >&2
+		grep -E 'SIGILL|unhandled instruction|FAIL|panic' "$dir/log.$1" | head -3 >&2
+		exit 1
+	fi
 	cg_annotate --auto=no --threshold=0.0001 "$dir/cg.$1" |
 		awk '/PROGRAM TOTALS/ { n = $1; gsub(",", "", n); print n, "TOTAL"; next }
 			/file:function/ { on = 1; next }
