@@ -29,12 +29,5 @@ func BenchmarkRunObserved(b *testing.B) {
 		}
 		return benchCall{benchSession: shared.benchSession, run: catalog.Registrations()[0].Run}, nil
 	})
-	call := purramcp.ToolContext{CallID: "call-1", ToolName: "search_documents", RunID: "run-1"}
-	b.ReportAllocs()
-	for b.Loop() {
-		res, err := f.run(b.Context(), benchArguments, call)
-		if err != nil || res.ErrorCode != "" || len(res.Content.Text) != 1 || res.Content.Structured["count"] != 3.0 {
-			b.Fatalf("Run = %+v, %v", res, err)
-		}
-	}
+	benchRun(b, f, 3)
 }

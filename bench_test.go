@@ -124,8 +124,17 @@ type benchCall struct {
 var benchCallFixture benchShared[benchCall]
 
 func benchCallSetup(b *testing.B) benchCall {
-	return benchCallFixture.get(b, func() (benchCall, error) {
-		s, err := benchConnect(benchServe(0, benchTool("docs.search", "Searches the document index.")))
+	return benchCallOn(b, &benchCallFixture, func() *mcp.Server {
+		return benchServe(0, benchTool("docs.search", "Searches the document index."))
+	})
+}
+
+// benchCallOn builds fixture once: a monitored session over server(), which
+// serves docs.search under benchTool's schemas, and the tool bound as
+// search_documents.
+func benchCallOn(b *testing.B, fixture *benchShared[benchCall], server func() *mcp.Server) benchCall {
+	return fixture.get(b, func() (benchCall, error) {
+		s, err := benchConnect(server())
 		if err != nil {
 			return benchCall{}, err
 		}
@@ -145,29 +154,38 @@ func benchCallSetup(b *testing.B) benchCall {
 // validation. Compare with BenchmarkRawCallTool, the same call on the same
 // session through go-sdk alone.
 func BenchmarkRun(b *testing.B) {
-	f := benchCallSetup(b)
-	call := purramcp.ToolContext{CallID: "call-1", ToolName: "search_documents", RunID: "run-1"}
-	b.ReportAllocs()
-	for b.Loop() {
-		res, err := f.run(b.Context(), benchArguments, call)
-		if err != nil || res.ErrorCode != "" || len(res.Content.Text) != 1 || res.Content.Structured["count"] != 3.0 {
-			b.Fatalf("Run = %+v, %v", res, err)
-		}
-	}
+	benchRun(b, benchCallSetup(b), 3)
 }
 
 // BenchmarkRawCallTool is BenchmarkRun's baseline: session.CallTool with the
 // same arguments on the same session, its result checked as loosely as a
 // host without purramcp might.
 func BenchmarkRawCallTool(b *testing.B) {
-	f := benchCallSetup(b)
+	benchRawCallTool(b, benchCallSetup(b), 3)
+}
+
+// benchRun times f's Run with benchArguments; every result must have one
+// text block and count hits.
+func benchRun(b *testing.B, f benchCall, count float64) {
+	call := purramcp.ToolContext{CallID: "call-1", ToolName: "search_documents", RunID: "run-1"}
+	b.ReportAllocs()
+	for b.Loop() {
+		res, err := f.run(b.Context(), benchArguments, call)
+		if err != nil || res.ErrorCode != "" || len(res.Content.Text) != 1 || res.Content.Structured["count"] != count {
+			b.Fatalf("Run = %+v, %v", res, err)
+		}
+	}
+}
+
+// benchRawCallTool is benchRun's baseline on the same session.
+func benchRawCallTool(b *testing.B, f benchCall, count float64) {
 	b.ReportAllocs()
 	for b.Loop() {
 		res, err := f.session.CallTool(b.Context(), &mcp.CallToolParams{Name: "docs.search", Arguments: benchArguments})
 		if err != nil || res.IsError || len(res.Content) != 1 {
 			b.Fatalf("CallTool = %+v, %v", res, err)
 		}
-		if m, ok := res.StructuredContent.(map[string]any); !ok || m["count"] != 3.0 {
+		if m, ok := res.StructuredContent.(map[string]any); !ok || m["count"] != count {
 			b.Fatalf("CallTool structured content = %v", res.StructuredContent)
 		}
 	}
