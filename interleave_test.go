@@ -255,8 +255,12 @@ type interleaveWorkload struct {
 // own first, then the ones interleave_workloads_test.go adds.
 func interleaveWorkloads() []interleaveWorkload {
 	return []interleaveWorkload{
-		{"Run/CallTool 2025-11-25", func(t *testing.T) interleavePair { return interleaveRunPair(t, "2025-11-25") }},
-		{"Run/CallTool 2026-07-28", func(t *testing.T) interleavePair { return interleaveRunPair(t, "2026-07-28") }},
+		{"Run/CallTool 2025-11-25", func(t *testing.T) interleavePair {
+			return interleaveRunPairOn(t, "2025-11-25", interleaveSearchServer())
+		}},
+		{"Run/CallTool 2026-07-28", func(t *testing.T) interleavePair {
+			return interleaveRunPairOn(t, "2026-07-28", interleaveSearchServer())
+		}},
 		{"Run/CallTool 2025-11-25 near-empty", func(t *testing.T) interleavePair {
 			return interleaveRunPairOn(t, "2025-11-25", nearEmptyServer())
 		}},
@@ -264,10 +268,10 @@ func interleaveWorkloads() []interleaveWorkload {
 			return interleaveRunPairOn(t, "2026-07-28", nearEmptyServer())
 		}},
 		{"Run/CallTool 2025-11-25 reference wiring", func(t *testing.T) interleavePair {
-			return interleaveRunPair(t, "2025-11-25 reference")
+			return interleaveRunPairOn(t, "2025-11-25 reference", interleaveSearchServer())
 		}},
 		{"Run/CallTool 2026-07-28 reference wiring", func(t *testing.T) interleavePair {
-			return interleaveRunPair(t, "2026-07-28 reference")
+			return interleaveRunPairOn(t, "2026-07-28 reference", interleaveSearchServer())
 		}},
 		{"first DiscoverTools/ListTools", interleaveFirstDiscoveryPair},
 		{"rediscovery DiscoverTools/ListTools", interleaveRediscoveryPair},
@@ -352,13 +356,6 @@ func interleaveConnect(server *mcp.Server, version string, monitored bool) (
 	return cs, monitor, func() { _ = cs.Close(); _ = ss.Wait() }, nil
 }
 
-// interleaveRunPair is Run against a raw CallTool at version, on one
-// session (without the bounding layer for "… reference"), the tool having
-// an input and an output schema.
-func interleaveRunPair(t *testing.T, version string) interleavePair {
-	return interleaveRunPairOn(t, version, interleaveSearchServer())
-}
-
 // interleaveSearchServer serves docs.search under benchTool's schemas,
 // answering benchCallResult.
 func interleaveSearchServer() *mcp.Server {
@@ -378,8 +375,10 @@ func nearEmptyServer() *mcp.Server {
 	return server
 }
 
-// interleaveRunPairOn is interleaveRunPair against server, which serves
-// docs.search under benchTool's schemas.
+// interleaveRunPairOn is Run of docs.search against a raw CallTool of it, on
+// one session at version (without the bounding layer for "… reference"),
+// server serving the tool under benchTool's schemas (an input and an output
+// schema), both with benchArguments.
 func interleaveRunPairOn(t *testing.T, version string, server *mcp.Server) interleavePair {
 	return interleaveRunPairWith(t, version, server, "docs.search", benchArguments)
 }
