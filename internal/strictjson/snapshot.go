@@ -108,8 +108,8 @@ func (b *builder) BeginObject(n int) {
 	b.stack = append(b.stack, frame{obj: obj, left: n})
 }
 
-// goNumber converts any Go number kind under the domain's number rules (finite, integral values within
-// ±MaxSafeInteger, −0 as +0).
+// goNumber converts any Go number kind under the domain's number rules, as NumberValue
+// applies them to a literal.
 func goNumber(v any) (float64, error) {
 	var f float64
 	switch x := v.(type) {
