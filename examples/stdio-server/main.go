@@ -5,6 +5,9 @@
 //   - units.list: {} -> the length units, as text;
 //   - units.convert: {value, from, to} -> {value, unit}, structured.
 //
+// Both carry annotations saying they only read (readOnlyHint true,
+// destructiveHint false), so `purramcp inspect --suggest` proposes them.
+//
 // It exits when its input closes:
 //
 //	go run ./examples/host -- go run ./examples/stdio-server
@@ -14,6 +17,10 @@
 //
 //	go run ./examples/stdio-server -http 127.0.0.1:8080
 //	go run ./examples/host -url http://127.0.0.1:8080
+//
+// Two flags change the catalog, for tests of drift review (a lock check
+// must notice each): -list-description TEXT replaces the description of
+// units.list, and -omit NAME leaves the named tool out.
 package main
 
 import (
@@ -38,16 +45,25 @@ const unitSchema = `{"type":"string","enum":["ft","km","m","mi"]}`
 
 func main() {
 	addr := flag.String("http", "", "serve streamable HTTP on `address` instead of stdio")
+	listDescription := flag.String("list-description", "List the length units", "the `text` units.list describes itself with")
+	omit := flag.String("omit", "", "leave the tool `name`d out of the catalog")
 	flag.Parse()
 	server := mcp.NewServer(&mcp.Implementation{Name: "units", Version: "1"}, nil)
-	server.AddTool(&mcp.Tool{
+	add := func(tool *mcp.Tool, handler mcp.ToolHandler) {
+		if tool.Name != *omit {
+			server.AddTool(tool, handler)
+		}
+	}
+	add(&mcp.Tool{
 		Name:        "units.list",
-		Description: "List the length units",
+		Description: *listDescription,
 		InputSchema: json.RawMessage(`{"type":"object","additionalProperties":false}`),
+		Annotations: readOnly(),
 	}, list)
-	server.AddTool(&mcp.Tool{
+	add(&mcp.Tool{
 		Name:        "units.convert",
 		Description: "Convert a length between units",
+		Annotations: readOnly(),
 		InputSchema: json.RawMessage(`{"type":"object","properties":{
 			"value":{"type":"number","minimum":-1e9,"maximum":1e9},
 			"from":` + unitSchema + `,"to":` + unitSchema + `},
@@ -69,6 +85,13 @@ func main() {
 	if err := server.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
 		log.Fatal(err) // standard error; standard output carries the protocol
 	}
+}
+
+// readOnly returns the annotations of a tool that only reads: readOnlyHint
+// true and destructiveHint false, both stated.
+func readOnly() *mcp.ToolAnnotations {
+	destructive := false
+	return &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: &destructive}
 }
 
 func list(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
