@@ -107,7 +107,9 @@ func short(digest string) string {
 //
 //	units: changed a1b2c3d4e5f6 -> 0f1e2d3c4b5a
 //	  ~ units_list (units.list): description
-func writeDiffs(w io.Writer, colour bool, diffs []serverDiff) {
+//
+// oldName and newName name the two sides for a server only one has.
+func writeDiffs(w io.Writer, colour bool, diffs []serverDiff, oldName, newName string) {
 	for _, d := range diffs {
 		switch d.Status {
 		case statusUnchanged:
@@ -115,9 +117,9 @@ func writeDiffs(w io.Writer, colour bool, diffs []serverDiff) {
 		case statusChanged:
 			fmt.Fprintf(w, "%s: changed %s -> %s\n", d.ID, short(d.OldDigest), short(d.NewDigest))
 		case statusAdded:
-			fmt.Fprintf(w, "%s: added %s (not in the old lock)\n", d.ID, short(d.NewDigest))
+			fmt.Fprintf(w, "%s: added %s (not in %s)\n", d.ID, short(d.NewDigest), oldName)
 		case statusRemoved:
-			fmt.Fprintf(w, "%s: removed %s (not in the new side)\n", d.ID, short(d.OldDigest))
+			fmt.Fprintf(w, "%s: removed %s (not in %s)\n", d.ID, short(d.OldDigest), newName)
 		case statusFailed:
 			fmt.Fprintf(w, "%s: failed: %s\n", d.ID, d.Error)
 		}

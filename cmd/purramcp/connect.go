@@ -72,6 +72,7 @@ const terminateAfter = 2 * time.Second
 // failed. stderr holds the child's last lines, if any.
 type connectError struct {
 	timeout time.Duration // set when the handshake did not finish in time
+	exit    int           // set when the child exited with this status
 	err     error
 	stderr  []string
 	secrets []string // shown as "***" in the error text
@@ -81,6 +82,9 @@ func (e *connectError) Error() string {
 	if e.timeout > 0 {
 		return fmt.Sprintf("no answer to the handshake within %s: raise --connect-timeout "+
 			"(a first `npx -y` start installs the server and may take a minute)", e.timeout)
+	}
+	if e.exit > 0 {
+		return fmt.Sprintf("the server exited with status %d before it answered the handshake", e.exit)
 	}
 	return "cannot connect: " + redact(clean(e.err.Error()), e.secrets)
 }
@@ -128,8 +132,13 @@ func dial(ctx context.Context, ep endpoint, timeout time.Duration) (*conn, error
 	if err != nil {
 		c.close()
 		ce := &connectError{err: err, stderr: c.stderrLines(), secrets: ep.secrets()}
-		if ctx.Err() == nil && errors.Is(cctx.Err(), context.DeadlineExceeded) {
+		switch {
+		case ctx.Err() == nil && errors.Is(cctx.Err(), context.DeadlineExceeded):
 			ce.timeout = timeout
+		case c.cmd != nil && c.cmd.ProcessState != nil && c.cmd.ProcessState.ExitCode() > 0:
+			// The child exited on its own with an error: say so rather
+			// than go-sdk's "client is closing: EOF".
+			ce.exit = c.cmd.ProcessState.ExitCode()
 		}
 		return nil, ce
 	}

@@ -87,7 +87,7 @@ func runDiff(_ context.Context, args []string, s *streams) int {
 			return exitFail
 		}
 	} else {
-		writeDiffs(s.out, s.outColour, report.Servers)
+		writeDiffs(s.out, s.outColour, report.Servers, report.Old, report.New)
 	}
 	if report.Changed {
 		return exitFail

@@ -270,7 +270,7 @@ func writeInspectTable(w io.Writer, target *inspectTarget, report *inspectReport
 	}
 	fmt.Fprintln(tw, header+"WHY NOT\tBINDS WITH")
 	for _, r := range report.Tools {
-		row := shown(r.Name) + "\t" + yesNo(r.Binds) + "\t" + yesNo(r.readOnly()) + "\t"
+		row := shown(r.Name) + "\t" + yesNo(r.Binds) + "\t" + r.readOnlyCell() + "\t"
 		if target.id != "" {
 			row += orDash(r.As) + "\t"
 		}
@@ -293,6 +293,19 @@ func writeInspectTable(w io.Writer, target *inspectTarget, report *inspectReport
 		fmt.Fprintf(w, "configured but not listed: %s\n", shown(m))
 	}
 	return nil
+}
+
+// readOnlyCell renders what the tool says of itself: "yes" for
+// readOnlyHint true and not destructive, "no", or "no (destructive)" for a
+// tool that says both.
+func (r toolReport) readOnlyCell() string {
+	switch {
+	case r.readOnly():
+		return "yes"
+	case r.ReadOnlyHint:
+		return "no (destructive)"
+	}
+	return "no"
 }
 
 // yesNo renders a boolean cell.

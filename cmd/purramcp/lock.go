@@ -123,7 +123,7 @@ func runLock(ctx context.Context, args []string, s *streams) int {
 			return exitFail
 		}
 	} else {
-		writeDiffs(s.out, s.outColour, report.Servers)
+		writeDiffs(s.out, s.outColour, report.Servers, "the lock", "the config")
 	}
 	summarize(s, report, failed, drift)
 	return code
