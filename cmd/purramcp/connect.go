@@ -73,6 +73,7 @@ const terminateAfter = 2 * time.Second
 type connectError struct {
 	timeout time.Duration // set when the handshake did not finish in time
 	exit    int           // set when the child exited with this status
+	offered string        // set when the server negotiated a version not accepted
 	err     error
 	stderr  []string
 	secrets []string // shown as "***" in the error text
@@ -82,6 +83,10 @@ func (e *connectError) Error() string {
 	if e.timeout > 0 {
 		return fmt.Sprintf("no answer to the handshake within %s: raise --connect-timeout "+
 			"(a first `npx -y` start installs the server and may take a minute)", e.timeout)
+	}
+	if e.offered != "" {
+		return fmt.Sprintf("the server negotiated MCP %s, which purramcp accepts only with "+
+			"\"legacyProtocols\": true in its config entry (or inspect --legacy-protocols)", shown(e.offered))
 	}
 	if e.exit > 0 {
 		return fmt.Sprintf("the server exited with status %d before it answered the handshake", e.exit)
@@ -125,6 +130,9 @@ func dial(ctx context.Context, ep endpoint, timeout time.Duration) (*conn, error
 	default:
 		return nil, &connectError{err: errors.New("no command, url or server")}
 	}
+	if ep.legacy {
+		c.monitor.AcceptLegacyProtocols()
+	}
 	client := mcp.NewClient(&mcp.Implementation{Name: "purramcp", Version: moduleVersion()}, c.monitor.ClientOptions(nil))
 	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
@@ -135,6 +143,8 @@ func dial(ctx context.Context, ep endpoint, timeout time.Duration) (*conn, error
 		switch {
 		case ctx.Err() == nil && errors.Is(cctx.Err(), context.DeadlineExceeded):
 			ce.timeout = timeout
+		case purramcp.CodeOf(err) == purramcp.CodeProtocolUnsupported:
+			ce.offered = c.monitor.OfferedVersion()
 		case c.cmd != nil && c.cmd.ProcessState != nil && c.cmd.ProcessState.ExitCode() > 0:
 			// The child exited on its own with an error: say so rather
 			// than go-sdk's "client is closing: EOF".

@@ -109,6 +109,7 @@ func runInspect(ctx context.Context, args []string, s *streams) int {
 	policyFlag := fs.String("policy", "", "apply this comma-separated `list` of dialect, annotations, extended\n(default: the server's own with --server, else none)")
 	suggest := fs.Bool("suggest", false, "print the {\"tools\": ...} entry of every tool that binds and says it only reads")
 	asJSON := fs.Bool("json", false, "print the report as JSON (see README.md)")
+	legacy := fs.Bool("legacy-protocols", false, "also accept MCP 2024-11-05 and 2025-03-26 (a config's \"legacyProtocols\")")
 	timeout := connectTimeoutFlag(fs)
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
@@ -143,6 +144,7 @@ func runInspect(ctx context.Context, args []string, s *streams) int {
 	default:
 		target.ep.command, target.ep.args = fs.Arg(0), fs.Args()[1:]
 	}
+	target.ep.legacy = target.ep.legacy || *legacy
 	if *policyFlag != "" {
 		p, err := parsePolicy(strings.Split(*policyFlag, ","))
 		if err != nil {
