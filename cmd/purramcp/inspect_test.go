@@ -1,9 +1,11 @@
 package main
 
 import (
+	"bufio"
 	"encoding/json"
 	"maps"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -197,4 +199,48 @@ func TestInspect_Failures(t *testing.T) {
 	assert.Equal(t, exitFail, r.code)
 	assert.Equal(t, "purramcp inspect: server: no answer to the handshake within 100ms: raise --connect-timeout "+
 		"(a first `npx -y` start installs the server and may take a minute)\n", r.stderr)
+}
+
+// httpServer starts examples/stdio-server over streamable HTTP and returns
+// its URL; the process is ended when the test ends.
+func httpServer(t *testing.T) string {
+	t.Helper()
+	cmd := exec.Command(stdioServer, "-http", "127.0.0.1:0")
+	stderr, err := cmd.StderrPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	})
+	line, err := bufio.NewReader(stderr).ReadString('\n')
+	require.NoError(t, err)
+	url, ok := strings.CutPrefix(strings.TrimSpace(line), "listening on ")
+	require.True(t, ok, line)
+	return url
+}
+
+func TestInspect_URL(t *testing.T) {
+	dir := t.TempDir()
+	url := httpServer(t)
+	r := runIn(t, dir, "inspect", "--url", url)
+	require.Equal(t, exitOK, r.code, r.stderr)
+	// Stateful streamable HTTP negotiates 2025-11-25; the tools are the same.
+	assert.Equal(t, strings.Replace(readGolden(t, "inspect-stdio.txt"), "2026-07-28", "2025-11-25", 1), r.stdout)
+
+	cfg := `{"servers": {"web": {"url": "` + url + `", "headers": {"X-Token": "t0ken-value"}, "tools": ` + unitsTools + `}}}`
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "purramcp.json"), []byte(cfg), 0o644))
+	r = runIn(t, dir, "lock", "--config", "$DIR/purramcp.json", "--lock", "$DIR/purramcp-lock.json")
+	require.Equal(t, exitOK, r.code, r.stderr)
+	r = runIn(t, dir, "lock", "--check", "--config", "$DIR/purramcp.json", "--lock", "$DIR/purramcp-lock.json")
+	assert.Equal(t, exitOK, r.code, r.stderr)
+	assert.Contains(t, r.stdout, "web: unchanged ")
+}
+
+// readGolden returns the golden file testdata/name.
+func readGolden(t *testing.T, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", name))
+	require.NoError(t, err)
+	return string(b)
 }
