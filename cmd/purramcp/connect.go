@@ -235,10 +235,17 @@ func (t *tail) lines(n int) []string {
 	return out[max(0, len(out)-n):]
 }
 
+// maxErrorText bounds the text of an error shown to the user, which may
+// hold a server's own words.
+const maxErrorText = 400
+
 // clean replaces control characters (escape sequences included) and
 // invalid UTF-8 in local or remote text with '?', so that it prints as one
-// inert line.
+// inert line, cut to maxErrorText bytes.
 func clean(s string) string {
+	if len(s) > maxErrorText {
+		s = s[:maxErrorText] + "..."
+	}
 	s = strings.ToValidUTF8(s, "?")
 	return strings.Map(func(r rune) rune {
 		if r < 0x20 && r != '\t' || r >= 0x7f && r < 0xa0 {

@@ -24,6 +24,7 @@ func TestTail_KeepsTheLastLinesWithoutSecrets(t *testing.T) {
 func TestClean(t *testing.T) {
 	assert.Equal(t, "a?b\tc?d", clean("a\x07b\tc\u009bd"))
 	assert.Equal(t, "x?", clean("x\xff"))
+	assert.Equal(t, strings.Repeat("a", maxErrorText)+"...", clean(strings.Repeat("a", 5000)))
 }
 
 func TestConnectError_Messages(t *testing.T) {
