@@ -44,15 +44,16 @@ const maxDiffFileBytes = 64 << 20
 func runDiff(_ context.Context, args []string, s *streams) int {
 	fs := newFlags("diff", "[--json] OLD NEW", diffAbout, s)
 	asJSON := fs.Bool("json", false, "print the changes as JSON (see README.md)")
-	if code, ok := parseFlags(fs, args); !ok {
+	files, code, ok := parseMixed(fs, args)
+	if !ok {
 		return code
 	}
-	if fs.NArg() != 2 {
-		s.errorf("diff", "want two files, OLD and NEW; got %d arguments", fs.NArg())
+	if len(files) != 2 {
+		s.errorf("diff", "want two files, OLD and NEW; got %d arguments", len(files))
 		return exitUsage
 	}
 	sides := [2]map[string]purramcp.Snapshot{}
-	for i, path := range fs.Args() {
+	for i, path := range files {
 		snaps, err := readSnapshots(path)
 		if err != nil {
 			s.errorf("diff", "%v", err)
@@ -60,7 +61,7 @@ func runDiff(_ context.Context, args []string, s *streams) int {
 		}
 		sides[i] = snaps
 	}
-	report := diffReport{Old: fs.Arg(0), New: fs.Arg(1), Servers: []serverDiff{}}
+	report := diffReport{Old: files[0], New: files[1], Servers: []serverDiff{}}
 	ids := slices.Sorted(maps.Keys(maps.Collect(func(yield func(string, bool) bool) {
 		for _, side := range sides {
 			for id := range side {

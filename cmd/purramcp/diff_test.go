@@ -37,6 +37,9 @@ func TestDiff_Locks(t *testing.T) {
 	r = runIn(t, dir, "diff", "--json", "$DIR/old.json", "$DIR/new.json")
 	assert.Equal(t, exitFail, r.code, r.stderr)
 	golden(t, "diff-locks.json", r.stdout)
+	// Flags may follow the files.
+	after := runIn(t, dir, "diff", "$DIR/old.json", "$DIR/new.json", "--json")
+	assert.Equal(t, r, after)
 	r = runIn(t, dir, "diff", "$DIR/new.json", "$DIR/new.json")
 	assert.Equal(t, exitOK, r.code, r.stderr)
 	assert.Equal(t, "units: unchanged 789629d67267\nunits2: unchanged c720bdcb2f05\n", r.stdout)

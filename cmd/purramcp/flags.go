@@ -45,6 +45,27 @@ func parseFlags(fs *flag.FlagSet, args []string) (int, bool) {
 	return exitOK, true
 }
 
+// parseMixed parses args with fs allowing flags after positional
+// arguments too (`diff OLD NEW --json`), up to a "--", after which
+// everything is positional. It returns the positional arguments; when ok
+// is false the subcommand ends with code, as for parseFlags.
+func parseMixed(fs *flag.FlagSet, args []string) (positional []string, code int, ok bool) {
+	for {
+		if code, ok := parseFlags(fs, args); !ok {
+			return nil, code, false
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return positional, exitOK, true
+		}
+		// flag.Parse consumed a "--" only when it stopped on it.
+		if len(args) > len(rest) && args[len(args)-len(rest)-1] == "--" {
+			return append(positional, rest...), exitOK, true
+		}
+		positional, args = append(positional, rest[0]), rest[1:]
+	}
+}
+
 // connectTimeoutFlag adds --connect-timeout to fs.
 func connectTimeoutFlag(fs *flag.FlagSet) *time.Duration {
 	return fs.Duration("connect-timeout", defaultConnectTimeout,

@@ -53,11 +53,12 @@ func runLock(ctx context.Context, args []string, s *streams) int {
 	var only stringList
 	fs.Var(&only, "server", "only this server `id` (repeatable)")
 	timeout := connectTimeoutFlag(fs)
-	if code, ok := parseFlags(fs, args); !ok {
+	rest, code, ok := parseMixed(fs, args)
+	if !ok {
 		return code
 	}
-	if fs.NArg() > 0 {
-		s.errorf("lock", "unexpected argument %q (servers are named with --server ID)", fs.Arg(0))
+	if len(rest) > 0 {
+		s.errorf("lock", "unexpected argument %q (servers are named with --server ID)", rest[0])
 		return exitUsage
 	}
 	if err := checkTimeout(*timeout); err != nil {
@@ -105,7 +106,7 @@ func runLock(ctx context.Context, args []string, s *streams) int {
 			drift++
 		}
 	}
-	code := exitOK
+	code = exitOK
 	switch {
 	case *check && drift > 0, !*check && failed > 0:
 		code = exitFail

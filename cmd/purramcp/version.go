@@ -46,11 +46,12 @@ func moduleVersion() string { return buildVersions().Version }
 func runVersion(_ context.Context, args []string, s *streams) int {
 	fs := newFlags("version", "[--json]", "Print the version of purramcp, of go-sdk and of Go it was built with.", s)
 	asJSON := fs.Bool("json", false, "print {\"version\", \"goSdk\", \"go\"} as JSON")
-	if code, ok := parseFlags(fs, args); !ok {
+	rest, code, ok := parseMixed(fs, args)
+	if !ok {
 		return code
 	}
-	if fs.NArg() > 0 {
-		s.errorf("version", "unexpected argument %q", fs.Arg(0))
+	if len(rest) > 0 {
+		s.errorf("version", "unexpected argument %q", rest[0])
 		return exitUsage
 	}
 	v := buildVersions()
