@@ -99,75 +99,100 @@ type toolReport struct {
 	OutputSchemaBytes int `json:"outputSchemaBytes"`
 }
 
-// runInspect is `purramcp inspect`.
-func runInspect(ctx context.Context, args []string, s *streams) int {
+// inspectOptions are the flags of inspect.
+type inspectOptions struct {
+	server, url, catalog, config, policy string
+	suggest, asJSON, legacy              bool
+	timeout                              time.Duration
+	command                              []string // after "--"
+}
+
+// parseInspect parses inspect's flags; when ok is false inspect ends with
+// code.
+func parseInspect(args []string, s *streams) (o inspectOptions, code int, ok bool) {
 	fs := newFlags("inspect", "[--server ID | --url URL | --catalog FILE | -- COMMAND [ARG...]]", inspectAbout, s)
-	server := fs.String("server", "", "inspect the server with this `id` in the config")
-	url := fs.String("url", "", "inspect the streamable HTTP server at `URL`")
-	catalog := fs.String("catalog", "", "inspect a saved tools/list capture `file`, served from memory")
-	config := fs.String("config", defaultConfig, "the config `file` --server reads")
-	policyFlag := fs.String("policy", "", "apply this comma-separated `list` of dialect, annotations, extended\n(default: the server's own with --server, else none)")
-	suggest := fs.Bool("suggest", false, "print the {\"tools\": ...} entry of every tool that binds and says it only reads")
-	asJSON := fs.Bool("json", false, "print the report as JSON (see README.md)")
-	legacy := fs.Bool("legacy-protocols", false, "also accept MCP 2024-11-05 and 2025-03-26 (a config's \"legacyProtocols\")")
+	fs.StringVar(&o.server, "server", "", "inspect the server with this `id` in the config")
+	fs.StringVar(&o.url, "url", "", "inspect the streamable HTTP server at `URL`")
+	fs.StringVar(&o.catalog, "catalog", "", "inspect a saved tools/list capture `file`, served from memory")
+	fs.StringVar(&o.config, "config", defaultConfig, "the config `file` --server reads")
+	fs.StringVar(&o.policy, "policy", "", "apply this comma-separated `list` of dialect, annotations, extended\n(default: the server's own with --server, else none)")
+	fs.BoolVar(&o.suggest, "suggest", false, "print the {\"tools\": ...} entry of every tool that binds and says it only reads")
+	fs.BoolVar(&o.asJSON, "json", false, "print the report as JSON (see README.md)")
+	fs.BoolVar(&o.legacy, "legacy-protocols", false, "also accept MCP 2024-11-05 and 2025-03-26 (a config's \"legacyProtocols\")")
 	timeout := connectTimeoutFlag(fs)
 	if code, ok := parseFlags(fs, args); !ok {
-		return code
+		return o, code, false
 	}
+	o.timeout, o.command = *timeout, fs.Args()
 	sources := 0
-	for _, set := range []bool{*server != "", *url != "", *catalog != "", fs.NArg() > 0} {
+	for _, set := range []bool{o.server != "", o.url != "", o.catalog != "", len(o.command) > 0} {
 		if set {
 			sources++
 		}
 	}
 	if sources != 1 {
 		s.errorf("inspect", "name exactly one server: --server ID, --url URL, --catalog FILE or -- COMMAND [ARG...]")
-		return exitUsage
+		return o, exitUsage, false
 	}
-	if err := checkTimeout(*timeout); err != nil {
+	if err := checkTimeout(o.timeout); err != nil {
 		s.errorf("inspect", "%v", err)
-		return exitUsage
+		return o, exitUsage, false
 	}
+	return o, exitOK, true
+}
+
+// target returns the server o names and what applies to it.
+func (o inspectOptions) target() (*inspectTarget, error) {
 	target := &inspectTarget{limits: purramcp.DefaultLimits()}
 	switch {
-	case *server != "":
-		t, err := configTarget(*config, *server)
+	case o.server != "":
+		t, err := configTarget(o.config, o.server)
 		if err != nil {
-			s.errorf("inspect", "%v", err)
-			return exitUsage
+			return nil, err
 		}
 		target = t
-	case *url != "":
-		target.ep.url = *url
-	case *catalog != "":
-		target.ep.dial = savedCatalog(*catalog)
+	case o.url != "":
+		target.ep.url = o.url
+	case o.catalog != "":
+		target.ep.dial = savedCatalog(o.catalog)
 	default:
-		target.ep.command, target.ep.args = fs.Arg(0), fs.Args()[1:]
+		target.ep.command, target.ep.args = o.command[0], o.command[1:]
 	}
-	target.ep.legacy = target.ep.legacy || *legacy
-	if *policyFlag != "" {
-		p, err := parsePolicy(strings.Split(*policyFlag, ","))
+	target.ep.legacy = target.ep.legacy || o.legacy
+	if o.policy != "" {
+		p, err := parsePolicy(strings.Split(o.policy, ","))
 		if err != nil {
-			s.errorf("inspect", "--policy: %v", err)
-			return exitUsage
+			return nil, fmt.Errorf("--policy: %w", err)
 		}
 		target.policy = p
 	}
-	report, tools, err := inspect(ctx, target, *timeout)
+	return target, nil
+}
+
+// runInspect is `purramcp inspect`.
+func runInspect(ctx context.Context, args []string, s *streams) int {
+	o, code, ok := parseInspect(args, s)
+	if !ok {
+		return code
+	}
+	target, err := o.target()
 	if err != nil {
+		s.errorf("inspect", "%v", err)
+		return exitUsage
+	}
+	report, tools, err := inspect(ctx, target, o.timeout)
+	switch {
+	case err != nil:
 		reportFailure(s, "inspect", target.id, err)
 		return exitFail
-	}
-	if *suggest {
+	case o.suggest:
 		return printSuggestion(s, target, report, tools)
+	case o.asJSON:
+		err = writeJSON(s.out, report)
+	default:
+		err = writeInspectTable(s.out, target, report)
 	}
-	if *asJSON {
-		if err := writeJSON(s.out, report); err != nil {
-			return exitFail
-		}
-		return exitOK
-	}
-	if err := writeInspectTable(s.out, target, report); err != nil {
+	if err != nil {
 		return exitFail
 	}
 	return exitOK

@@ -43,83 +43,93 @@ type lockReport struct {
 	Servers []serverDiff `json:"servers"`
 }
 
-// runLock is `purramcp lock` and `purramcp lock --check`.
-func runLock(ctx context.Context, args []string, s *streams) int {
+// lockOptions are the flags of lock.
+type lockOptions struct {
+	config, lock  string
+	check, asJSON bool
+	only          stringList
+	timeout       time.Duration
+}
+
+// parseLock parses lock's flags; when ok is false lock ends with code.
+func parseLock(args []string, s *streams) (o lockOptions, code int, ok bool) {
 	fs := newFlags("lock", "[--check] [--server ID]...", lockAbout, s)
-	config := fs.String("config", defaultConfig, "the config `file`")
-	lockPath := fs.String("lock", defaultLock, "the lock `file`")
-	check := fs.Bool("check", false, "compare the live servers with the lock file and write nothing (CI)")
-	asJSON := fs.Bool("json", false, "print the result as JSON (see README.md)")
-	var only stringList
-	fs.Var(&only, "server", "only this server `id` (repeatable)")
+	fs.StringVar(&o.config, "config", defaultConfig, "the config `file`")
+	fs.StringVar(&o.lock, "lock", defaultLock, "the lock `file`")
+	fs.BoolVar(&o.check, "check", false, "compare the live servers with the lock file and write nothing (CI)")
+	fs.BoolVar(&o.asJSON, "json", false, "print the result as JSON (see README.md)")
+	fs.Var(&o.only, "server", "only this server `id` (repeatable)")
 	timeout := connectTimeoutFlag(fs)
 	rest, code, ok := parseMixed(fs, args)
 	if !ok {
-		return code
+		return o, code, false
 	}
+	o.timeout = *timeout
 	if len(rest) > 0 {
 		s.errorf("lock", "unexpected argument %q (servers are named with --server ID)", rest[0])
-		return exitUsage
+		return o, exitUsage, false
 	}
-	if err := checkTimeout(*timeout); err != nil {
+	if err := checkTimeout(o.timeout); err != nil {
 		s.errorf("lock", "%v", err)
-		return exitUsage
+		return o, exitUsage, false
 	}
-	cfg, err := loadConfig(*config)
+	return o, exitOK, true
+}
+
+// load reads the config and the lock and returns the ids of the servers
+// to discover: every configured one, or those named with --server.
+func (o lockOptions) load() (*fleet.Config, *fleet.Lock, []string, error) {
+	cfg, err := loadConfig(o.config)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	lock, err := loadLock(o.lock)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	for _, id := range o.only {
+		if _, ok := cfg.Servers[id]; !ok {
+			return nil, nil, nil, &fileError{file: o.config, path: "servers", reason: fmt.Sprintf("no server %q", id),
+				todo: "name one of the config's servers with --server"}
+		}
+	}
+	if len(o.only) > 0 {
+		return cfg, lock, slices.Compact(slices.Sorted(slices.Values(o.only))), nil
+	}
+	return cfg, lock, slices.Sorted(maps.Keys(cfg.Servers)), nil
+}
+
+// runLock is `purramcp lock` and `purramcp lock --check`.
+func runLock(ctx context.Context, args []string, s *streams) int {
+	o, code, ok := parseLock(args, s)
+	if !ok {
+		return code
+	}
+	cfg, lock, ids, err := o.load()
 	if err != nil {
 		s.errorf("lock", "%v", err)
 		return exitUsage
 	}
-	lock, err := loadLock(*lockPath)
-	if err != nil {
-		s.errorf("lock", "%v", err)
-		return exitUsage
-	}
-	ids := slices.Sorted(maps.Keys(cfg.Servers))
-	if len(only) > 0 {
-		for _, id := range only {
-			if _, ok := cfg.Servers[id]; !ok {
-				s.errorf("lock", "%v", &fileError{file: *config, path: "servers", reason: fmt.Sprintf("no server %q", id),
-					todo: "name one of the config's servers with --server"})
-				return exitUsage
-			}
-		}
-		ids = slices.Compact(slices.Sorted(slices.Values(only)))
-	}
-	live := discoverAll(ctx, cfg, ids, *timeout, &progress{s: s})
-	report := lockReport{Lock: *lockPath, Check: *check, Servers: compare(lock, ids, live)}
-	if len(only) == 0 {
-		for _, id := range lockIDs(lock) {
-			if _, ok := cfg.Servers[id]; !ok {
-				old, _ := lock.Snapshot(id)
-				report.Servers = append(report.Servers, diffServer(id, &old, nil))
-			}
-		}
+	live := discoverAll(ctx, cfg, ids, o.timeout, &progress{s: s})
+	report := lockReport{Lock: o.lock, Check: o.check, Servers: compare(lock, ids, live)}
+	if len(o.only) == 0 {
+		report.Servers = append(report.Servers, unconfigured(cfg, lock)...)
 		slices.SortFunc(report.Servers, func(a, b serverDiff) int { return strings.Compare(a.ID, b.ID) })
 	}
-	failed, drift := 0, 0
-	for _, d := range report.Servers {
-		if d.Status == statusFailed {
-			failed++
-		}
-		if d.drift() {
-			drift++
-		}
-	}
+	failed, drift := report.count()
 	code = exitOK
-	switch {
-	case *check && drift > 0, !*check && failed > 0:
+	if o.check && drift > 0 || !o.check && failed > 0 {
 		code = exitFail
 	}
-	if !*check {
-		if err := updatedLock(lock, ids, live, len(only) == 0).WriteFile(*lockPath); err != nil {
-			s.errorf("lock", "%v", asFileError(*lockPath, err, "check that its directory is writable"))
+	if !o.check {
+		if err := updatedLock(lock, ids, live, len(o.only) == 0).WriteFile(o.lock); err != nil {
+			s.errorf("lock", "%v", asFileError(o.lock, err, "check that its directory is writable"))
 			return exitUsage
 		}
 		report.Written = true
 	}
 	report.OK = code == exitOK
-	if *asJSON {
+	if o.asJSON {
 		if err := writeJSON(s.out, report); err != nil {
 			return exitFail
 		}
@@ -128,6 +138,33 @@ func runLock(ctx context.Context, args []string, s *streams) int {
 	}
 	summarize(s, report, failed, drift)
 	return code
+}
+
+// unconfigured returns a removed serverDiff for each server of lock that
+// cfg no longer has.
+func unconfigured(cfg *fleet.Config, lock *fleet.Lock) []serverDiff {
+	var diffs []serverDiff
+	for _, id := range lockIDs(lock) {
+		if _, ok := cfg.Servers[id]; !ok {
+			old, _ := lock.Snapshot(id)
+			diffs = append(diffs, diffServer(id, &old, nil))
+		}
+	}
+	return diffs
+}
+
+// count returns how many servers failed and how many differ from the lock
+// (failed ones included).
+func (r lockReport) count() (failed, drift int) {
+	for _, d := range r.Servers {
+		if d.Status == statusFailed {
+			failed++
+		}
+		if d.drift() {
+			drift++
+		}
+	}
+	return failed, drift
 }
 
 // summarize prints the last line on stderr: what was written or checked.
