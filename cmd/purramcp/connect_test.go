@@ -1,11 +1,15 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestTail_KeepsTheLastLinesWithoutSecrets(t *testing.T) {
@@ -46,3 +50,35 @@ func TestEndpoint_Secrets(t *testing.T) {
 type errString string
 
 func (e errString) Error() string { return string(e) }
+
+// processesWith returns the pids whose command line is exactly args.
+func processesWith(t *testing.T, args ...string) []string {
+	t.Helper()
+	entries, err := os.ReadDir("/proc")
+	require.NoError(t, err)
+	want := strings.Join(args, "\x00") + "\x00"
+	var pids []string
+	for _, e := range entries {
+		if b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline")); err == nil && string(b) == want {
+			pids = append(pids, e.Name())
+		}
+	}
+	return pids
+}
+
+// TestDial_EndsTheProcessGroup: a server that leaves a child of its own
+// running (as npx leaves node) has the whole group ended when the command
+// is done with it.
+func TestDial_EndsTheProcessGroup(t *testing.T) {
+	if _, err := os.Stat("/proc/self/cmdline"); err != nil {
+		t.Skip("skipped: needs /proc to find the processes left behind")
+	}
+	dir := t.TempDir()
+	script := "sleep 317 & exec " + stdioServer
+	writeConfig(t, dir, map[string]server{"units": {command: "sh", args: []string{"-c", script}, tools: unitsTools}})
+	r := runIn(t, dir, "lock", "--config", "$DIR/purramcp.json", "--lock", "$DIR/purramcp-lock.json")
+	require.Equal(t, exitOK, r.code, r.stderr)
+	assert.Contains(t, r.stdout, "units: added f858f391af5e")
+	require.Eventually(t, func() bool { return len(processesWith(t, "sleep", "317")) == 0 }, 5*time.Second, 20*time.Millisecond,
+		"the server's child is still running")
+}
