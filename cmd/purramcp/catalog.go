@@ -50,7 +50,10 @@ func loadCapture(path string) (*mcp.Server, error) {
 		return nil, err
 	}
 	defer f.Close()
-	raw, err := io.ReadAll(io.LimitReader(f, maxCatalogFileBytes+1))
+	if info, err := f.Stat(); err == nil && info.Size() > maxCatalogFileBytes {
+		return nil, fmt.Errorf("%s: larger than %d bytes", path, maxCatalogFileBytes)
+	}
+	raw, err := io.ReadAll(io.LimitReader(f, maxCatalogFileBytes+1)) // a file may grow
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}

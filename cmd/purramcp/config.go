@@ -42,8 +42,7 @@ func asFileError(file string, err error, todo string) *fileError {
 	case errors.As(err, &ce):
 		return &fileError{file: file, path: ce.Path, reason: ce.Reason, todo: todo}
 	case errors.Is(err, fs.ErrNotExist):
-		return &fileError{file: file, reason: "no such file",
-			todo: "create it (see `purramcp inspect --suggest`) or name another with --config"}
+		return &fileError{file: file, reason: "no such file", todo: "check the path"}
 	case errors.As(err, &pe):
 		return &fileError{file: file, reason: pe.Err.Error()}
 	}
@@ -53,7 +52,11 @@ func asFileError(file string, err error, todo string) *fileError {
 // loadConfig reads and checks the config file at path.
 func loadConfig(path string) (*fleet.Config, error) {
 	cfg, err := fleet.LoadConfig(path)
-	if err != nil {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, &fileError{file: path, reason: "no such file",
+			todo: "create it (`purramcp inspect --suggest` prints the tools of a server entry) or name another with --config"}
+	case err != nil:
 		return nil, asFileError(path, err, "fix that entry (the README describes every field)")
 	}
 	return cfg, nil

@@ -139,7 +139,10 @@ func readFile(path string) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxDiffFileBytes+1))
+	if info, err := f.Stat(); err == nil && info.Size() > maxDiffFileBytes {
+		return nil, fmt.Errorf("larger than %d bytes", maxDiffFileBytes)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxDiffFileBytes+1)) // a file may grow
 	if err == nil && len(data) > maxDiffFileBytes {
 		err = fmt.Errorf("larger than %d bytes", maxDiffFileBytes)
 	}

@@ -93,7 +93,7 @@ func TestDiff_Unreadable(t *testing.T) {
 		stderr string
 	}{
 		{[]string{"$DIR/old.json"}, "purramcp diff: want two files, OLD and NEW; got 1 arguments\n"},
-		{[]string{"$DIR/old.json", "$DIR/missing.json"}, "purramcp diff: $DIR/missing.json: no such file; create it (see `purramcp inspect --suggest`) or name another with --config\n"},
+		{[]string{"$DIR/old.json", "$DIR/missing.json"}, "purramcp diff: $DIR/missing.json: no such file; check the path\n"},
 		{[]string{"$DIR/bad-snap.json", "$DIR/old.json"}, "purramcp diff: $DIR/bad-snap.json: revisionDigest: does not match the snapshot; the snapshot was edited or damaged: take it again from the server or from version control\n"},
 		{[]string{"$DIR/old.json", "$DIR/bad-old.json"}, "purramcp diff: $DIR/bad-old.json: lockVersion: "},
 		{[]string{"$DIR/old.json", "$DIR/neither.json"}, "purramcp diff: $DIR/neither.json: neither a lock file (lockVersion) nor a snapshot (revisionDigest, entries); give a lock file or a snapshot JSON file\n"},

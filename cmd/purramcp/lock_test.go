@@ -201,7 +201,7 @@ func TestLockCheck_BadFiles(t *testing.T) {
 		}, "purramcp lock: $DIR/purramcp-lock.json: servers.units.snapshot.revisionDigest: does not match the snapshot; the lock file was edited or damaged: restore it from version control, or delete it and run `purramcp lock` to approve the live catalogs again\n"},
 		{"missing-config", func(t *testing.T, dir string) {
 			require.NoError(t, os.Remove(filepath.Join(dir, "purramcp.json")))
-		}, "purramcp lock: $DIR/purramcp.json: no such file; create it (see `purramcp inspect --suggest`) or name another with --config\n"},
+		}, "purramcp lock: $DIR/purramcp.json: no such file; create it (`purramcp inspect --suggest` prints the tools of a server entry) or name another with --config\n"},
 		{"bad-config", func(t *testing.T, dir string) {
 			cfg := `{"servers": {"units": {"command": "x", "tools": {"units.list": {"as": "1bad"}}}}}`
 			require.NoError(t, os.WriteFile(filepath.Join(dir, "purramcp.json"), []byte(cfg), 0o644))
