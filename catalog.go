@@ -92,7 +92,7 @@ type boundTool struct {
 // attempt makes, and builds the Catalog.
 func (d *discovery) catalog(serverID string) (*Catalog, error) {
 	if len(d.found) != len(d.bound) {
-		return nil, fail(CodeBindingMissing)
+		return nil, missingBinding(d.bound, d.found)
 	}
 	tools := slices.SortedFunc(maps.Values(d.found), func(a, b *boundTool) int {
 		return strings.Compare(a.binding.local, b.binding.local)
@@ -189,4 +189,15 @@ func (c *Catalog) Registration(name string) (ToolDefinition, bool) {
 		return ToolDefinition{}, false
 	}
 	return c.definition(c.tools[i]), true
+}
+
+// missingBinding is the mcp_binding_missing failure naming the first bound
+// remote name, in sorted order, that the listing never had.
+func missingBinding(bound map[string]*binding, found map[string]*boundTool) error {
+	for _, name := range slices.Sorted(maps.Keys(bound)) {
+		if found[name] == nil {
+			return &DiscoveryError{Code: CodeBindingMissing, RemoteName: name}
+		}
+	}
+	return fail(CodeBindingMissing) // unreachable: found holds only bound names
 }

@@ -96,7 +96,11 @@ type DiscoveryOptions struct {
 //     must still see no list change ([ErrCatalogStale]).
 //
 // It returns only [*Error] values or [ErrCanceled] (when ctx ends), never an
-// SDK error or remote text.
+// SDK error or remote text. A failure one bound tool caused (its schema, its
+// description or schema size, its name listed twice, a missing binding, a
+// missing read-only hint) is a [*DiscoveryError] naming the tool, schema,
+// path and keyword for the host; it has the same Error() text and code as
+// the *Error it unwraps to.
 //
 // With the purramcp options of DiscoveryOptions set it may also fail
 // [ErrCatalogUnapproved] (Approve) or [ErrAnnotationConflict]
@@ -187,10 +191,16 @@ func (d *discovery) preflight() error {
 }
 
 // visit compiles a bound tool as it is listed; unbound tools are never
-// compiled and never widen anything.
-func (d *discovery) visit(tool *mcp.Tool, schemaSizes [2]int) error {
+// compiled and never widen anything. A repeated remote name fails
+// mcp_name_conflict, as a [*DiscoveryError] when the name is bound.
+func (d *discovery) visit(tool *mcp.Tool, schemaSizes [2]int, repeated bool) error {
 	b, ok := d.bound[tool.Name]
-	if !ok {
+	switch {
+	case repeated && ok:
+		return &DiscoveryError{Code: CodeNameConflict, RemoteName: tool.Name, Path: "$", Keyword: "name"}
+	case repeated:
+		return fail(CodeNameConflict)
+	case !ok:
 		return nil
 	}
 	t, err := d.bindTool(tool, b, schemaSizes)
@@ -198,7 +208,8 @@ func (d *discovery) visit(tool *mcp.Tool, schemaSizes [2]int) error {
 		return err
 	}
 	if d.opts.RequireReadOnlyHint && !readOnlyHinted(tool.Annotations) {
-		return fail(CodeAnnotationConflict) // after the schemas: their faults keep their code
+		// After the schemas: their faults keep their code.
+		return &DiscoveryError{Code: CodeAnnotationConflict, RemoteName: tool.Name, Path: "$", Keyword: "readOnlyHint"}
 	}
 	d.found[tool.Name] = t
 	return nil
@@ -209,7 +220,8 @@ func (d *discovery) visit(tool *mcp.Tool, schemaSizes [2]int) error {
 func (d *discovery) bindTool(tool *mcp.Tool, b *binding, schemaSizes [2]int) (*boundTool, error) {
 	c, fault := checkTool(tool, schemaSizes, d.limits, d.policy, &d.monitor.schemas)
 	if fault != nil {
-		return nil, fail(fault.code)
+		return nil, &DiscoveryError{Code: fault.code, RemoteName: tool.Name, Schema: fault.schema,
+			Path: fault.path, Keyword: fault.keyword}
 	}
 	return &boundTool{
 		binding: *b, description: tool.Description,
