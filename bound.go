@@ -177,6 +177,7 @@ var (
 // line whole up to its own cap (mcp.DefaultMaxLineLength, 16 MiB; past it
 // go-sdk ends the session) before the layer sees it.
 func (m *CatalogMonitor) Transport(t mcp.Transport) mcp.Transport {
+	m.noteTransport(t)
 	return &boundTransport{inner: t, monitor: m}
 }
 

@@ -63,6 +63,7 @@ type Catalog struct {
 	// serverID, protocol and digest head the snapshot; its entries are the
 	// tools' own records.
 	serverID, protocol, digest string
+	transport                  string       // the monitor's transport kind, for Events
 	tools                      []*boundTool // sorted by local name
 	monitor                    *CatalogMonitor
 	revision                   uint64
@@ -86,6 +87,7 @@ type boundTool struct {
 	limits      Limits
 	monitor     *CatalogMonitor
 	revision    uint64
+	propagator  TracePropagator // DiscoveryOptions.TracePropagator; nil when none
 }
 
 // catalog runs adapter.md §3.7–§3.8, without the final monitor check that
@@ -110,6 +112,7 @@ func (d *discovery) catalog(serverID string) (*Catalog, error) {
 	}
 	return &Catalog{
 		serverID: serverID, protocol: d.protocol, digest: digest, tools: tools, monitor: d.monitor, revision: d.revision, observer: d.opts.Observer,
+		transport: d.monitor.transport(),
 	}, nil
 }
 

@@ -59,6 +59,15 @@ type DiscoveryOptions struct {
 	// attempt or the call has ended (the catalog or the result is then
 	// lost; nothing is left running). [SlogObserver] builds one.
 	Observer func(context.Context, Event)
+	// TracePropagator, when set, puts the trace context of each Run's ctx
+	// into the _meta of its tools/call request (SEP-414): the traceparent
+	// it writes, when well-formed (W3C Trace Context), and beside it a
+	// printable tracestate of at most 512 bytes; anything else it writes is
+	// dropped, and with nothing valid the request carries no _meta. nil, the
+	// default, sends no _meta at all, exactly as purra-mcp 1.0.0. It touches
+	// neither the arguments, their validation nor any digest, and is never
+	// used for tools/list.
+	TracePropagator TracePropagator
 }
 
 // DiscoverTools lists the session's tools page by page and binds the tools
@@ -115,7 +124,7 @@ func DiscoverTools(ctx context.Context, session *mcp.ClientSession, serverID str
 	start := time.Now()
 	d, err := newDiscovery(session, serverID, bindings, opts)
 	if err != nil {
-		observeRefusal(ctx, opts.Observer, serverID, err, start)
+		observeRefusal(ctx, opts.Observer, opts.Monitor, serverID, err, start)
 		return nil, err
 	}
 	for attempt := 1; ; attempt++ {
@@ -227,6 +236,6 @@ func (d *discovery) bindTool(tool *mcp.Tool, b *binding, schemaSizes [2]int) (*b
 		binding: *b, description: tool.Description,
 		inputSnap: c.inputSnap, outputSnap: c.outputSnap,
 		input: c.input, output: c.output, envelope: d.envelope, session: d.session,
-		limits: d.limits, monitor: d.monitor, revision: d.revision,
+		limits: d.limits, monitor: d.monitor, revision: d.revision, propagator: d.opts.TracePropagator,
 	}, nil
 }

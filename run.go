@@ -49,7 +49,8 @@ func (t *boundTool) run(ctx context.Context, args json.RawMessage, call ToolCont
 	}
 	st.requests = 1
 	result, err := bounded(ctx, t.limits.Timeout, t.monitor, CodeResultTooLarge, t.limits.MaxResultBytes, func(ctx context.Context) (*mcp.CallToolResult, error) {
-		return t.session.CallTool(ctx, &mcp.CallToolParams{Name: t.binding.remote, Arguments: wire})
+		return t.session.CallTool(ctx, &mcp.CallToolParams{Meta: traceMeta(ctx, t.propagator), Name: t.binding.remote,
+			Arguments: wire})
 	})
 	if err != nil {
 		return errorOutcome(err)
