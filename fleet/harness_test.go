@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -27,13 +28,13 @@ type memServer struct {
 	calls atomic.Int32 // tools/call requests received, over every session
 
 	// mu guards the fields below.
-	mu       sync.Mutex
-	suffix   string // added to units.list's description: a different digest
-	down     bool
-	sessions []*mcp.ServerSession
-	servers  []*mcp.Server
-	block    chan struct{} // when set, units.convert waits for it (or its ctx)
-	onInit   func(*mcp.ServerSession)
+	mu           sync.Mutex
+	suffix       string // added to units.list's description: a different digest
+	down         bool
+	sessions     []*mcp.ServerSession
+	servers      []*mcp.Server
+	block        chan struct{} // when set, units.convert waits for it (or its ctx)
+	dieAfterInit bool          // the server's connection ends once the client is initialized
 }
 
 // newMemServer returns a server serving unitTools("").
@@ -52,15 +53,18 @@ func (m *memServer) dial(ctx context.Context) (mcp.Transport, error) {
 		return nil, errors.New("memServer: down")
 	}
 	opts := &mcp.ServerOptions{Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}}}
-	if m.onInit != nil {
-		onInit := m.onInit
-		opts.InitializedHandler = func(_ context.Context, req *mcp.InitializedRequest) { onInit(req.Session) }
-	}
+	st, ct := mcp.NewInMemoryTransports()
+	d := &dying{Transport: st}
+	dies := m.dieAfterInit
 	srv := mcp.NewServer(&mcp.Implementation{Name: "mem", Version: "1"}, opts)
 	srv.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			if method == "tools/call" {
 				m.calls.Add(1)
+			}
+			if dies && method != "initialize" && !strings.HasPrefix(method, "notifications/") {
+				_ = d.conn.Close() // the first request after the handshake finds the server gone
+				return nil, errors.New("memServer: died")
 			}
 			return next(ctx, method, req)
 		}
@@ -71,14 +75,27 @@ func (m *memServer) dial(ctx context.Context) (mcp.Transport, error) {
 		}
 		srv.AddTool(tool.Tool, tool.Handler)
 	}
-	st, ct := mcp.NewInMemoryTransports()
-	ss, err := srv.Connect(ctx, st, nil)
+	ss, err := srv.Connect(ctx, d, nil)
 	if err != nil {
 		return nil, err
 	}
 	m.sessions = append(m.sessions, ss)
 	m.servers = append(m.servers, srv)
 	return ct, nil
+}
+
+// dying is a server transport whose connection the test can end
+// abruptly, as a crashing process does.
+type dying struct {
+	mcp.Transport
+	conn mcp.Connection
+}
+
+// Connect connects and keeps the connection.
+func (d *dying) Connect(ctx context.Context) (mcp.Connection, error) {
+	c, err := d.Transport.Connect(ctx)
+	d.conn = c
+	return c, err
 }
 
 // convert answers {"value": 1}, after block is closed when one is set.
