@@ -98,6 +98,10 @@ type ServerStatus struct {
 	Attempts int
 	// Since is when State last changed.
 	Since time.Time
+	// Protocol is the protocol version of the server's last handshake:
+	// the negotiated one, or after mcp_protocol_unsupported the one the
+	// server offered (see ServerConfig.LegacyProtocols); "" before any.
+	Protocol string
 	// Stderr is the last 4 KiB of a stdio server's standard error, every
 	// value substituted for ${env:NAME} replaced by ***.
 	Stderr string
@@ -149,11 +153,6 @@ func New(cfg *Config, opts Options) (*Fleet, error) {
 		changed: make(chan struct{}, 1)}
 	f.opts.Lock = nil // the fleet reads only its own copy
 	for _, id := range slices.Sorted(maps.Keys(cfg.Servers)) {
-		if cfg.Servers[id].LegacyProtocols {
-			// purramcp's monitor accepts 2024-11-05 and 2025-03-26 only
-			// from a later version; until then this is refused, not ignored.
-			return nil, errAt(path{"servers", id, "legacyProtocols"}, "not supported yet")
-		}
 		s, err := newServer(f, id, cfg.Servers[id], cfg.secrets[id])
 		if err != nil {
 			return nil, err

@@ -297,3 +297,25 @@ func TestFleet_ScopeIsTheHosts(t *testing.T) {
 	assert.Equal(t, purramcp.CodeScopeDenied, run(t, registration(t, f, "convert_units"), convertArgs))
 	assert.Equal(t, int32(0), m.calls.Load())
 }
+
+func TestFleet_LegacyProtocols(t *testing.T) {
+	for _, legacy := range []bool{false, true} {
+		t.Run(fmt.Sprint(legacy), func(t *testing.T) {
+			m := newMemServer(t)
+			m.versions = []string{purramcp.ProtocolVersion20241105}
+			cfg := memConfig(m, "", 0)
+			cfg.LegacyProtocols = legacy
+			f := startFleet(t, &fleet.Config{Servers: map[string]fleet.ServerConfig{"old": cfg}},
+				fleet.Options{Backoff: fleet.Backoff{Initial: time.Minute, Max: time.Minute}})
+			st := statusOf(t, f, "old")
+			assert.Equal(t, purramcp.ProtocolVersion20241105, st.Protocol, "the version the server offered")
+			if !legacy {
+				assert.Equal(t, fleet.StateBackoff, st.State)
+				assert.Equal(t, purramcp.CodeProtocolUnsupported, st.Code)
+				return
+			}
+			assert.Equal(t, fleet.StateReady, st.State)
+			assert.Equal(t, "", run(t, registration(t, f, "convert_units"), convertArgs))
+		})
+	}
+}

@@ -34,6 +34,7 @@ type memServer struct {
 	sessions     []*mcp.ServerSession
 	servers      []*mcp.Server
 	block        chan struct{} // when set, units.convert waits for it (or its ctx)
+	versions     []string      // the protocol versions the server speaks; nil: go-sdk's
 	dieAfterInit bool          // the server's connection ends once the client is initialized
 }
 
@@ -52,7 +53,8 @@ func (m *memServer) dial(ctx context.Context) (mcp.Transport, error) {
 	if m.down {
 		return nil, errors.New("memServer: down")
 	}
-	opts := &mcp.ServerOptions{Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}}}
+	opts := &mcp.ServerOptions{Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}},
+		SupportedProtocolVersions: m.versions}
 	st, ct := mcp.NewInMemoryTransports()
 	d := &dying{Transport: st}
 	dies := m.dieAfterInit

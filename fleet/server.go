@@ -36,6 +36,7 @@ type server struct {
 	fresh    bool // the next attempt restarts Attempts (the server was ready or unapproved)
 	since    time.Time
 	digest   string
+	protocol string                             // of the last handshake
 	conn     *conn                              // the session of the admitted catalog
 	catalog  *purramcp.Catalog                  // admitted; nil unless ready
 	snapshot purramcp.Snapshot                  // of catalog, or the pending one
@@ -175,10 +176,16 @@ func (s *server) connect(ctx context.Context) (*conn, error) {
 		return nil, err
 	}
 	c := &conn{monitor: purramcp.NewCatalogMonitor(), proc: proc, release: release, cut: make(chan struct{})}
+	if s.cfg.LegacyProtocols {
+		c.monitor.AcceptLegacyProtocols()
+	}
 	client := mcp.NewClient(&clientInfo, c.monitor.ClientOptions(&mcp.ClientOptions{
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { s.rediscover() },
 	}))
 	session, err := c.monitor.Connect(ctx, client, t, nil)
+	s.mu.Lock()
+	s.protocol = c.monitor.OfferedVersion() // what the handshake produced, accepted or not
+	s.mu.Unlock()
 	if err != nil {
 		if proc != nil {
 			proc.stop()
@@ -382,7 +389,8 @@ func (s *server) close() {
 // status returns the server's status.
 func (s *server) status() ServerStatus {
 	s.mu.Lock()
-	st := ServerStatus{ID: s.id, State: s.state, Digest: s.digest, Code: s.code, Attempts: s.attempts, Since: s.since}
+	st := ServerStatus{ID: s.id, State: s.state, Digest: s.digest, Code: s.code, Attempts: s.attempts, Since: s.since,
+		Protocol: s.protocol}
 	s.mu.Unlock()
 	if s.stderr != nil {
 		st.Stderr = s.stderr.String()
