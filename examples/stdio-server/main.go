@@ -5,15 +5,15 @@
 //   - units.list: {} -> the length units, as text;
 //   - units.convert: {value, from, to} -> {value, unit}, structured.
 //
-// It exits when its input closes:
+// It exits when its input closes. examples/host/purramcp.json runs it with
+// go run:
 //
-//	go run ./examples/host -- go run ./examples/stdio-server
+//	go run ./examples/host -approve
 //
-// With -http it serves the same tools over streamable HTTP instead, for
-// examples/host -url, and prints its URL on standard error:
+// With -http it serves the same tools over streamable HTTP instead, for a
+// config entry with "url", and prints its URL on standard error:
 //
 //	go run ./examples/stdio-server -http 127.0.0.1:8080
-//	go run ./examples/host -url http://127.0.0.1:8080
 //
 // With -calls FILE it appends "start PID" to FILE when it starts and
 // "call ARGUMENTS" for every tools/call it receives, before answering, so
