@@ -1,3 +1,5 @@
+//go:build purrabench
+
 package purramcp_test
 
 import (

@@ -1,12 +1,12 @@
 // Package identity implements the purra.json-identity/v1 digest
-// (schema-profile.md Part B): SHA-256 over the ASCII profile name, a LF and
+// shared with purra-mcp 1.0.0: SHA-256 over the ASCII profile name, a LF and
 // a typed, length-prefixed encoding of a strictjson value, written as 64
 // lowercase hex characters.
 //
-// Encoding E (B2.2): null n; true t; false f; number d + 16 hex digits of
+// The encoding: null n; true t; false f; number d + 16 hex digits of
 // the big-endian binary64 bits (−0 as +0); string s<UTF-8 length>:<hex
 // bytes>; array a<count>: + elements; object o<count>: + (key, value) pairs
-// with keys in code-point order, which for valid UTF-8 is byte order (B3).
+// with keys in code-point order, which for valid UTF-8 is byte order.
 package identity
 
 import (
@@ -20,19 +20,20 @@ import (
 	"purra.dev/purramcp/internal/strictjson"
 )
 
-// Profile is the name hashed in front of every encoding (B2.1).
+// Profile is the name hashed, followed by a LF, in front of every encoding.
 const Profile = "purra.json-identity/v1"
 
 // Digest returns the identity digest of v, which must be a value produced
 // by strictjson (Parse or Snapshot): the caller has already applied the
-// domain rules and limits of B1.
+// domain rules (valid UTF-8, finite numbers, safe integers, unique keys)
+// and limits.
 func Digest(v any) string {
 	e := newEncoder(nil)
 	strictjson.Emit(v, strictjson.SortedOrder, e)
 	return e.sum()
 }
 
-// DigestOf applies the domain rules and limits of B1 to a decoded Go value
+// DigestOf applies the domain rules and limits of Digest to a decoded Go value
 // (strictjson.Snapshot's domain) and returns its digest in one pass, without
 // building a copy. It fails exactly when strictjson.Snapshot(v, lim) fails.
 func DigestOf(v any, lim strictjson.Limits) (string, error) {
@@ -131,7 +132,7 @@ func (e *encoder) Bool(b bool) {
 }
 
 // Number writes d and the 16 hex digits of the big-endian binary64 bits;
-// −0 encodes as +0 (B2.2).
+// −0 encodes as +0.
 func (e *encoder) Number(f float64) {
 	if f == 0 {
 		f = 0

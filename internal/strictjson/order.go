@@ -6,7 +6,7 @@ import (
 )
 
 // AppendKeys appends the names of m to dst in JavaScript enumeration order
-// (A3.6), the order Snapshot gives a Go map's members: array-index names in
+// (as Object.keys gives it), the order Snapshot gives a Go map's members: array-index names in
 // ascending numeric order, then the others in byte order. It allocates only
 // when dst must grow or m has array-index names.
 func AppendKeys(dst []string, m map[string]any) []string {
@@ -19,7 +19,7 @@ func AppendKeys(dst []string, m map[string]any) []string {
 }
 
 // SortKeys sorts distinct member names in place into the order Snapshot
-// gives a Go map's members (A3.6): array-index names in ascending numeric
+// gives a Go map's members: array-index names in ascending numeric
 // order, then the others in byte order.
 func SortKeys(names []string) {
 	slices.Sort(names)

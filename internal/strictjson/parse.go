@@ -8,7 +8,7 @@ import (
 )
 
 // Parse reads exactly one RFC 8259 JSON value from text, optionally
-// surrounded by JSON whitespace (schema-profile.md A6), and returns it as a
+// surrounded by JSON whitespace, and returns it as a
 // value of this package's domain.
 //
 // It rejects invalid UTF-8, a BOM, trailing data, duplicate keys (compared
@@ -204,7 +204,7 @@ func digits(s string, i int) int {
 }
 
 // NumberValue converts a JSON number literal to the nearest binary64
-// (round half to even) and applies A3.2: overflow to ±Inf and integral
+// (round half to even) and applies the domain's number rules: overflow to ±Inf and integral
 // magnitudes above 2^53−1 are rejected, underflow to 0 or a subnormal is
 // accepted, and −0 becomes +0. The literal must already match the grammar.
 func NumberValue(lit string) (float64, bool) {
@@ -480,7 +480,7 @@ func (p *parser) escaped(start int) (string, error) {
 }
 
 // unicodeEscape decodes the hex digits after `\u`, joining a surrogate pair
-// written as two escapes; any lone surrogate is rejected (A6.5).
+// written as two escapes; any lone surrogate is rejected.
 func (p *parser) unicodeEscape() (rune, error) {
 	r, ok := p.hex4()
 	if !ok {

@@ -1,7 +1,7 @@
 package strictjson
 
 // Measure is what a walk counted of a value it accepted: its nodes (values
-// and object keys) and its detached bytes (A3.5).
+// and object keys) and its detached bytes (see Limits.Bytes).
 type Measure struct {
 	Nodes, Bytes int
 }

@@ -6,7 +6,7 @@ import (
 )
 
 // Snapshot validates, normalizes, bounds and copies a decoded Go value
-// (schema-profile.md A3). Accepted kinds: nil, bool, string, float64,
+// under lim. Accepted kinds: nil, bool, string, float64,
 // float32, the integer kinds, json.Number, json.RawMessage (parsed strictly
 // in place, sharing the budget), []any, map[string]any and *Object. Any
 // other type is rejected, as are invalid UTF-8, non-finite numbers,
@@ -108,7 +108,8 @@ func (b *builder) BeginObject(n int) {
 	b.stack = append(b.stack, frame{obj: obj, left: n})
 }
 
-// goNumber converts any Go number kind under A3.2.
+// goNumber converts any Go number kind under the domain's number rules, as NumberValue
+// applies them to a literal.
 func goNumber(v any) (float64, error) {
 	var f float64
 	switch x := v.(type) {
@@ -230,5 +231,6 @@ func ownItems(items []any) {
 	}
 }
 
-// IsIntegral reports whether f has an integral value (A7.3).
+// IsIntegral reports whether f has an integral value, the test of the
+// "integer" type.
 func IsIntegral(f float64) bool { return f == math.Trunc(f) }

@@ -1,6 +1,6 @@
 // Package strictjson implements the JSON value domain shared by the
 // purra.output-schema/v1 profile and the purra.json-identity/v1 digest
-// (schema-profile.md A3 and A6): a strict RFC 8259 parser and a snapshot of
+// that purramcp shares with purra-mcp 1.0.0: a strict RFC 8259 parser and a snapshot of
 // decoded Go values, both bounded by depth, node and detached-byte limits
 // while they work.
 //
@@ -17,23 +17,24 @@ import (
 )
 
 // MaxSafeInteger is 2^53−1, the largest integer every JSON peer represents
-// exactly (schema-profile.md A3.2).
+// exactly; integral numbers beyond it are rejected.
 const MaxSafeInteger = 1<<53 - 1
 
 // Limits bounds one snapshot or parse. Every field must be positive.
 type Limits struct {
 	// Depth is the deepest level a node may sit at; the root is level 0 and
-	// object keys sit at the level of their values (A3.4).
+	// object keys sit at the level of their values.
 	Depth int
 	// Nodes caps the number of visited items: values and object keys.
 	Nodes int
-	// Bytes caps the detached-byte measure of A3.5 and, for Parse, the
+	// Bytes caps the detached-byte measure (see StringCost and the costs
+	// below) and, for Parse, the
 	// UTF-8 length of the text.
 	Bytes int
 }
 
 // Object is a JSON object. Keys holds every member name exactly once, in
-// JavaScript enumeration order (A3.6): array-index names in ascending
+// JavaScript enumeration order: array-index names in ascending
 // numeric order first, then the others in document order (Parse) or byte
 // order (Snapshot of a Go map). Values[i] is the member named Keys[i].
 //
@@ -53,7 +54,7 @@ type Object struct {
 
 // subtree is the measure of an object whose every value was checked: the
 // nodes a walk counts in it (values and member names, the object itself
-// included), their detached bytes (A3.5), and how many levels below the
+// included), their detached bytes, and how many levels below the
 // object its deepest node sits. A walk charges it at once (walker.checked).
 type subtree struct{ nodes, bytes, depth int }
 
@@ -122,7 +123,8 @@ func (e *Error) Error() string {
 	return "strictjson: " + e.reason + " at offset " + strconv.Itoa(e.Offset)
 }
 
-// meter enforces Limits while a value is visited (A3.4, A3.5).
+// meter enforces Limits while a value is visited: depth, nodes and
+// detached bytes.
 type meter struct {
 	lim   Limits
 	nodes int
@@ -141,7 +143,10 @@ func (m *meter) add(n int) bool {
 	return m.bytes <= m.lim.Bytes
 }
 
-// Detached-byte costs of A3.5.
+// Detached-byte costs, purra-mcp 1.0.0's conservative allocation measure
+// (not the length of any serialization): a string or key costs StringCost,
+// null and booleans 5, numbers 24, and a container, charged after its
+// children, 2 plus 2 per child.
 const (
 	scalarCost = 5  // null, true, false
 	numberCost = 24 // any number
@@ -151,7 +156,7 @@ const (
 func containerCost(children int) int { return 2 + 2*children }
 
 // StringCost returns the UTF-8 length of s written as a JSON string literal
-// with only '"', '\\' and U+0000–U+001F escaped (A3.5). s must be valid UTF-8.
+// with only '"', '\\' and U+0000–U+001F escaped. s must be valid UTF-8.
 func StringCost(s string) int {
 	n := 2 + len(s)
 	i := 0
@@ -193,7 +198,7 @@ var escapeExtra = func() (t [256]uint8) {
 	return t
 }()
 
-// checkedStringCost is StringCost fused with the A3.3 check that s holds
+// checkedStringCost is StringCost fused with the check that s holds
 // only Unicode scalar values, in one pass: Go's UTF-8 decoder rejects
 // encoded surrogates, so a lone surrogate smuggled in as CESU-8 bytes fails
 // here. ok is false for invalid UTF-8, and the cost is then meaningless.

@@ -12,12 +12,12 @@ import (
 type Order uint8
 
 const (
-	// EnumerationOrder is JavaScript's (A3.6), the order of a Snapshot: an
+	// EnumerationOrder is JavaScript's, the order of a Snapshot: an
 	// *Object's own Keys order, and for a Go map its array-index names in
 	// ascending numeric order, then the others in byte order.
 	EnumerationOrder Order = iota
 	// SortedOrder is the byte order of the names, which for valid UTF-8 is
-	// code-point order: the order of the identity encoding (B3).
+	// code-point order: the order of the identity encoding.
 	SortedOrder
 	// AnyOrder is an *Object's own Keys order and a Go map's iteration
 	// order, for a visitor that only measures: a walk in any order accepts
@@ -59,7 +59,7 @@ type valueVisitor interface {
 	Value(v any)
 }
 
-// Walk applies the domain rules and limits of A3 to the decoded Go value v
+// Walk applies Snapshot's domain rules and limits to the decoded Go value v
 // (Snapshot's domain) while feeding vis in order, without building a copy.
 // Every limit is a per-node depth check or an order-independent total, so
 // both orders accept and reject the same values. On error vis has seen a
@@ -229,7 +229,7 @@ func (w *walker) checked(x *Object, level int) error {
 }
 
 // raw parses a json.RawMessage in place under the walk's budget. Raw text is
-// held to A6.2 like Parse's: its own length, whitespace included, is checked
+// held to the same bound as Parse's text: its own length, whitespace included, is checked
 // against the byte limit before any work.
 func (w *walker) raw(raw json.RawMessage, level int) error {
 	if len(raw) > w.lim.Bytes {
