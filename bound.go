@@ -141,14 +141,23 @@ func budgetOf(ctx context.Context) *frameBudget {
 	return b
 }
 
-// outcome is the failure the layer observed for the request, if any.
-func (b *frameBudget) outcome() error {
+// outcome is the failure the layer observed for the request that failed
+// with err, if any: a rejected answer, a connection that failed while the
+// answer was read, or, over HTTP, a request that failed with no JSON-RPC
+// error before any result reached go-sdk. go-sdk retires the requests in
+// flight with its own error, which carries no sentinel, when it fails the
+// HTTP connection (a body it cannot read or decode, a stream it cannot
+// resume); a result that reached it and failed is its decoding's failure.
+func (b *frameBudget) outcome(err error) error {
+	var rpc *jsonrpc.Error
 	switch {
 	case b == nil:
 		return nil
 	case b.rejected.Load():
 		return fail(b.code)
 	case b.broken.Load():
+		return fail(CodeTransportError)
+	case b.httpID.Load() != nil && !b.answered.Load() && !errors.As(err, &rpc):
 		return fail(CodeTransportError)
 	}
 	return nil

@@ -121,7 +121,7 @@ type bodyFilter struct {
 	id     json.RawMessage
 	drop   bool         // a stream that answers no request: drop an over-cap event
 	read   func() error // fills out, or fails (io.EOF at the end)
-	out    bytes.Buffer
+	out    frameBuf
 	err    error
 
 	chunk []byte // what src.Read fills (SSE)
@@ -212,7 +212,7 @@ func (f *bodyFilter) readJSON() error {
 // Lines end at '\n' and a line of nothing but '\r' ends the event, as
 // go-sdk's reader frames them.
 type sseEvent struct {
-	raw     bytes.Buffer
+	raw     frameBuf
 	content bool // a line other than a comment ended
 	skip    bool // over the cap on a stream that answers no request
 	meta    int  // bytes of lines other than data and comments
@@ -347,4 +347,67 @@ func (f *bodyFilter) endEvent(blank []byte) bool {
 	e.headLen, e.kind, e.nonCR = 0, lineUnknown, false
 	f.newScan()
 	return handed
+}
+
+// frameBuf holds a frame as it is read, in pieces that grow with it (512
+// bytes to 64 KiB), so that what it allocates stays near what it holds: a
+// frame is never copied to grow, as a doubling buffer's would be. Reset
+// keeps the first piece for the next frame.
+type frameBuf struct {
+	pieces [][]byte
+	n      int // bytes held, from pieces[0][off:]
+	off    int
+}
+
+func (b *frameBuf) Len() int { return b.n }
+
+func (b *frameBuf) Write(p []byte) {
+	for len(p) > 0 {
+		last := len(b.pieces) - 1
+		if last < 0 || len(b.pieces[last]) == cap(b.pieces[last]) {
+			b.pieces = append(b.pieces, make([]byte, 0, min(max(b.n, 512), 64<<10)))
+			last++
+		}
+		piece := b.pieces[last]
+		k := min(len(p), cap(piece)-len(piece))
+		b.pieces[last] = append(piece, p[:k]...)
+		b.n += k
+		p = p[k:]
+	}
+}
+
+func (b *frameBuf) WriteString(s string) { b.Write([]byte(s)) }
+
+func (b *frameBuf) Read(p []byte) (int, error) {
+	n := 0
+	for n < len(p) && b.n > 0 {
+		k := copy(p[n:], b.pieces[0][b.off:])
+		n += k
+		b.off += k
+		b.n -= k
+		if b.off == len(b.pieces[0]) {
+			b.dropFirst()
+		}
+	}
+	return n, nil
+}
+
+// dropFirst drops the first piece, once read.
+func (b *frameBuf) dropFirst() {
+	if len(b.pieces) == 1 {
+		b.pieces[0], b.off = b.pieces[0][:0], 0 // kept for the next frame
+		return
+	}
+	b.pieces[0] = nil
+	b.pieces, b.off = b.pieces[1:], 0
+}
+
+// Reset empties b, keeping its first piece.
+func (b *frameBuf) Reset() {
+	if len(b.pieces) > 0 {
+		first := b.pieces[0][:0]
+		clear(b.pieces)
+		b.pieces = append(b.pieces[:0], first)
+	}
+	b.n, b.off = 0, 0
 }

@@ -95,7 +95,7 @@ func (c *call[T]) result(ctx context.Context) (T, error) {
 		return c.value, nil
 	}
 	if ctx.Err() == nil && c.Context.Err() == nil {
-		if err := c.budget.outcome(); err != nil {
+		if err := c.budget.outcome(c.err); err != nil {
 			return zero, err
 		}
 	}
