@@ -30,7 +30,7 @@ func listPages(ctx context.Context, session *mcp.ClientSession, m *CatalogMonito
 		if sent != nil {
 			*sent++
 		}
-		result, err := bounded(ctx, lim.Timeout, m, CodeCatalogLimitExceeded, lim.MaxCatalogBytes-total, func(ctx context.Context) (*mcp.ListToolsResult, error) {
+		result, err := bounded(ctx, lim.Timeout, m, toolsCap(lim.MaxCatalogBytes-total, lim.MaxTools-len(seen)), func(ctx context.Context) (*mcp.ListToolsResult, error) {
 			// Fresh params per request (go-sdk writes _meta into
 			// them); the first request carries none, so no cursor.
 			var params *mcp.ListToolsParams
