@@ -8,15 +8,19 @@
 // Both carry annotations saying they only read (readOnlyHint true,
 // destructiveHint false), so `purramcp inspect --suggest` proposes them.
 //
-// It exits when its input closes:
+// It exits when its input closes. examples/host/purramcp.json runs it with
+// go run:
 //
-//	go run ./examples/host -- go run ./examples/stdio-server
+//	go run ./examples/host -approve
 //
-// With -http it serves the same tools over streamable HTTP instead, for
-// examples/host -url, and prints its URL on standard error:
+// With -http it serves the same tools over streamable HTTP instead, for a
+// config entry with "url", and prints its URL on standard error:
 //
 //	go run ./examples/stdio-server -http 127.0.0.1:8080
-//	go run ./examples/host -url http://127.0.0.1:8080
+//
+// With -calls FILE it appends "start PID" to FILE when it starts and
+// "call ARGUMENTS" for every tools/call it receives, before answering, so
+// that tests can count what reached it.
 //
 // Two flags change the catalog, for tests of drift review (a lock check
 // must notice each): -list-description TEXT replaces the description of
@@ -45,10 +49,14 @@ const unitSchema = `{"type":"string","enum":["ft","km","m","mi"]}`
 
 func main() {
 	addr := flag.String("http", "", "serve streamable HTTP on `address` instead of stdio")
+	calls := flag.String("calls", "", "append the start and every tools/call to `file`")
 	listDescription := flag.String("list-description", "List the length units", "the `text` units.list describes itself with")
 	omit := flag.String("omit", "", "leave the tool `name`d out of the catalog")
 	flag.Parse()
 	server := mcp.NewServer(&mcp.Implementation{Name: "units", Version: "1"}, nil)
+	if *calls != "" {
+		record(server, *calls)
+	}
 	add := func(tool *mcp.Tool, handler mcp.ToolHandler) {
 		if tool.Name != *omit {
 			server.AddTool(tool, handler)
@@ -92,6 +100,26 @@ func main() {
 func readOnly() *mcp.ToolAnnotations {
 	destructive := false
 	return &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: &destructive}
+}
+
+// record appends "start PID" to path, and "call ARGUMENTS" for every
+// tools/call the server receives.
+func record(server *mcp.Server, path string) {
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Fprintf(f, "start %d\n", os.Getpid())
+	server.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if p, ok := req.GetParams().(*mcp.CallToolParamsRaw); ok && method == "tools/call" {
+				var args bytes.Buffer
+				_ = json.Compact(&args, p.Arguments)
+				fmt.Fprintf(f, "call %s\n", args.String())
+			}
+			return next(ctx, method, req)
+		}
+	})
 }
 
 func list(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
