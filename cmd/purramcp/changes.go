@@ -33,10 +33,22 @@ type serverDiff struct {
 	// Changes are the differences, empty when unchanged or failed.
 	Changes []toolChange `json:"changes"`
 	// Error says why a failed server failed; Code is its mcp_* code when
-	// it has one; Stderr holds the child's last stderr lines.
-	Error  string   `json:"error,omitempty"`
-	Code   string   `json:"code,omitempty"`
-	Stderr []string `json:"stderr,omitempty"`
+	// it has one; Tool names the bound tool at fault when discovery names
+	// one; Stderr holds the child's last stderr lines.
+	Error  string     `json:"error,omitempty"`
+	Code   string     `json:"code,omitempty"`
+	Tool   *toolFault `json:"tool,omitempty"`
+	Stderr []string   `json:"stderr,omitempty"`
+}
+
+// A toolFault is the bound tool a failed discovery names: its remote name,
+// and for a schema the schema, path and keyword (for a limit the keyword is
+// the Limits field, for a missing tool only the name is set).
+type toolFault struct {
+	RemoteName string `json:"remoteName"`
+	Schema     string `json:"schema,omitempty"`
+	Path       string `json:"path,omitempty"`
+	Keyword    string `json:"keyword,omitempty"`
 }
 
 // A toolChange is one purramcp.Change, with the tool's remote name.

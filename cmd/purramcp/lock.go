@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -188,6 +189,7 @@ type discovered struct {
 	snapshot *purramcp.Snapshot
 	err      error
 	code     string
+	tool     *toolFault
 	stderr   []string
 }
 
@@ -228,7 +230,7 @@ func discoverServer(ctx context.Context, id string, sc fleet.ServerConfig, timeo
 		Observer: func(_ context.Context, e purramcp.Event) { pages += e.Pages }}
 	catalog, err := purramcp.DiscoverTools(ctx, c.session, id, bindings(sc), opts)
 	if err != nil {
-		d := discovered{err: discoveryFailure(id, err), code: purramcp.CodeOf(err), stderr: c.stderrLines()}
+		d := discovered{err: discoveryFailure(id, err), code: purramcp.CodeOf(err), tool: failedTool(err), stderr: c.stderrLines()}
 		p.fail(id, d)
 		return d
 	}
@@ -237,24 +239,46 @@ func discoverServer(ctx context.Context, id string, sc fleet.ServerConfig, timeo
 	return discovered{snapshot: &snap}
 }
 
-// discoveryFailure explains a failed discovery of server id and what to
-// do about it.
+// discoveryFailure explains a failed discovery of server id, naming the
+// bound tool at fault when discovery names one, and what to do about it.
 func discoveryFailure(id string, err error) error {
 	code := purramcp.CodeOf(err)
-	todo := "run `purramcp inspect --server " + id + "` to see each tool"
+	inspect := "run `purramcp inspect --server " + id + "`"
+	var de *purramcp.DiscoveryError
+	if errors.As(err, &de) {
+		tool := "tool " + shown(de.RemoteName)
+		for _, p := range []string{de.Schema, de.Path, de.Keyword} {
+			if p != "" {
+				tool += " " + shown(p)
+			}
+		}
+		switch code {
+		case purramcp.CodeSchemaUnsupported:
+			return fmt.Errorf("discovery failed %s: %s does not bind under the server's policy; %s for the narrowest policy that binds it", code, tool, inspect)
+		case purramcp.CodeBindingMissing:
+			return fmt.Errorf("discovery failed %s: %s is bound in the config but the server does not list it; remove it from the config or check the server", code, tool)
+		case purramcp.CodeAnnotationConflict:
+			return fmt.Errorf("discovery failed %s: %s is not annotated readOnlyHint true (or is destructive) and the server sets requireReadOnlyHint", code, tool)
+		}
+		return fmt.Errorf("discovery failed %s: %s; %s to see each tool", code, tool, inspect)
+	}
 	switch code {
-	case purramcp.CodeSchemaUnsupported:
-		todo = "a bound tool's schema does not bind under the server's policy; " + todo + " and the narrowest policy that binds it"
-	case purramcp.CodeBindingMissing:
-		todo = "a tool the config binds is not listed; " + todo
-	case purramcp.CodeAnnotationConflict:
-		todo = "requireReadOnlyHint is set and a bound tool is not annotated readOnlyHint true; " + todo
 	case purramcp.CodeProtocolUnsupported:
-		todo = "the server speaks an older MCP version: set \"legacyProtocols\": true if that is acceptable"
+		return fmt.Errorf("discovery failed %s: the server speaks an older MCP version: set \"legacyProtocols\": true if that is acceptable", code)
 	case "":
 		return fmt.Errorf("discovery failed: %s", clean(err.Error()))
 	}
-	return fmt.Errorf("discovery failed %s: %s", code, todo)
+	return fmt.Errorf("discovery failed %s; %s to see each tool", code, inspect)
+}
+
+// failedTool returns what a DiscoveryError in err says of the bound tool
+// at fault, or nil.
+func failedTool(err error) *toolFault {
+	var de *purramcp.DiscoveryError
+	if !errors.As(err, &de) {
+		return nil
+	}
+	return &toolFault{RemoteName: de.RemoteName, Schema: de.Schema, Path: de.Path, Keyword: de.Keyword}
 }
 
 // compare turns the outcomes into one serverDiff per id against lock.
@@ -267,7 +291,7 @@ func compare(lock *fleet.Lock, ids []string, live map[string]discovered) []serve
 		}
 		d := live[id]
 		if d.err != nil {
-			sd := serverDiff{ID: id, Status: statusFailed, Changes: []toolChange{}, Error: d.err.Error(), Code: d.code, Stderr: d.stderr}
+			sd := serverDiff{ID: id, Status: statusFailed, Changes: []toolChange{}, Error: d.err.Error(), Code: d.code, Tool: d.tool, Stderr: d.stderr}
 			if old != nil {
 				sd.OldDigest = old.RevisionDigest
 			}

@@ -7,10 +7,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"purra.dev/purramcp"
 	"purra.dev/purramcp/fleet"
+	"purra.dev/purramcp/purramcptest"
 )
 
 // exitingServer is a shell script for a server that fails at start.
@@ -235,4 +238,35 @@ func TestLock_SecretsNeverShown(t *testing.T) {
 		assert.NotContains(t, r.stdout+r.stderr, secret, "%v", args)
 		assert.Contains(t, r.stderr, "  | auth *** refused\n", "%v", args)
 	}
+}
+
+// TestDiscoveryFailure_NamesTheTool: a discovery that one bound tool
+// fails is explained with that tool, its schema, path and keyword.
+func TestDiscoveryFailure_NamesTheTool(t *testing.T) {
+	srv := purramcptest.Start(t, purramcptest.Options{}, purramcptest.Tool{
+		Tool: &mcp.Tool{Name: "notes.search", Description: "Search",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"q":{"type":"string","pattern":"^a"}}}`)},
+		Handler: purramcptest.Text(nil, "x"),
+	})
+	for _, tc := range []struct {
+		bindings map[string]purramcp.ToolBinding
+		want     string
+		fault    toolFault
+	}{
+		{map[string]purramcp.ToolBinding{"notes.search": purramcptest.Binding("search")},
+			"discovery failed mcp_schema_unsupported: tool notes.search inputSchema $.properties.q pattern does not bind under the server's policy; " +
+				"run `purramcp inspect --server notes` for the narrowest policy that binds it",
+			toolFault{RemoteName: "notes.search", Schema: "inputSchema", Path: "$.properties.q", Keyword: "pattern"}},
+		{map[string]purramcp.ToolBinding{"notes.gone": purramcptest.Binding("gone")},
+			"discovery failed mcp_binding_missing: tool notes.gone is bound in the config but the server does not list it; remove it from the config or check the server",
+			toolFault{RemoteName: "notes.gone"}},
+	} {
+		_, err := purramcp.DiscoverTools(t.Context(), srv.Session, "notes", tc.bindings, purramcp.DiscoveryOptions{Monitor: srv.Monitor})
+		require.Error(t, err)
+		assert.EqualError(t, discoveryFailure("notes", err), tc.want)
+		assert.Equal(t, &tc.fault, failedTool(err))
+	}
+	assert.EqualError(t, discoveryFailure("notes", purramcp.ErrProtocolUnsupported),
+		`discovery failed mcp_protocol_unsupported: the server speaks an older MCP version: set "legacyProtocols": true if that is acceptable`)
+	assert.Nil(t, failedTool(purramcp.ErrProtocolUnsupported))
 }
