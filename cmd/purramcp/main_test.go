@@ -175,3 +175,37 @@ func TestMain_Binary(t *testing.T) {
 		assert.Equal(t, tc.code, code, "purramcp %v: %s", tc.args, out)
 	}
 }
+
+// runBinary runs the built command in dir and returns its combined
+// output and exit status.
+func runBinary(t *testing.T, dir string, args ...string) (string, int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, purramcpBin, args...)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	if ee, ok := err.(*exec.ExitError); ok {
+		return string(out), ee.ExitCode()
+	}
+	require.NoError(t, err, "%v", args)
+	return string(out), 0
+}
+
+// TestMain_BinaryDefaultFiles: the built command, run where purramcp.json
+// is, writes and checks purramcp-lock.json beside it.
+func TestMain_BinaryDefaultFiles(t *testing.T) {
+	dir := t.TempDir()
+	writeConfig(t, dir, map[string]server{"units": {tools: unitsTools}})
+	out, code := runBinary(t, dir, "lock")
+	require.Equal(t, exitOK, code, out)
+	for range 3 {
+		out, code = runBinary(t, dir, "lock", "--check")
+		require.Equal(t, exitOK, code, out)
+	}
+	writeConfig(t, dir, map[string]server{"units": {args: []string{"-list-description", "changed"}, tools: unitsTools}})
+	out, code = runBinary(t, dir, "lock", "--check")
+	assert.Equal(t, exitFail, code, out)
+	assert.Contains(t, out, "  ~ units_list (units.list): description\n")
+	assert.NotContains(t, out, "\x1b", "no colour off a terminal")
+}
