@@ -20,6 +20,7 @@ type fileError struct {
 	file, path, reason, todo string
 }
 
+// Error returns "FILE: PATH: REASON; WHAT TO DO".
 func (e *fileError) Error() string {
 	s := e.file + ": "
 	if e.path != "" {

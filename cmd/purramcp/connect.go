@@ -79,6 +79,8 @@ type connectError struct {
 	secrets []string // shown as "***" in the error text
 }
 
+// Error says what failed and, for a timeout or a refused version, what to
+// do; secrets are shown as "***".
 func (e *connectError) Error() string {
 	if e.timeout > 0 {
 		return fmt.Sprintf("no answer to the handshake within %s: raise --connect-timeout "+
@@ -94,6 +96,7 @@ func (e *connectError) Error() string {
 	return "cannot connect: " + redact(clean(e.err.Error()), e.secrets)
 }
 
+// Unwrap returns the transport or handshake error.
 func (e *connectError) Unwrap() error { return e.err }
 
 // dial starts or reaches the server at ep and connects to it through the
@@ -186,6 +189,7 @@ type headerTransport struct {
 	headers map[string]string
 }
 
+// RoundTrip sends a copy of req with the headers set.
 func (t headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	req = req.Clone(req.Context())
 	for k, v := range t.headers {

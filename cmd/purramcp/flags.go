@@ -83,7 +83,10 @@ func checkTimeout(d time.Duration) error {
 // A stringList is a flag that may be given more than once.
 type stringList []string
 
-func (l *stringList) String() string     { return strings.Join(*l, ",") }
+// String joins the values with commas.
+func (l *stringList) String() string { return strings.Join(*l, ",") }
+
+// Set adds one value.
 func (l *stringList) Set(v string) error { *l = append(*l, v); return nil }
 
 // policyWords are the words of a config's "policy" array, in the order

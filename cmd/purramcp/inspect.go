@@ -354,7 +354,10 @@ type listError struct {
 	stderr []string
 }
 
+// Error says that the listing failed and why.
 func (e *listError) Error() string { return "listing tools: " + clean(e.err.Error()) }
+
+// Unwrap returns the listing's error.
 func (e *listError) Unwrap() error { return e.err }
 
 // listTools lists every tool of c's session once, page by page, under
