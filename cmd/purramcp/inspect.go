@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -362,8 +363,8 @@ func (e *listError) Unwrap() error { return e.err }
 
 // listTools lists every tool of c's session once, page by page, under
 // lim: at most MaxPages requests, each bounded by Timeout, at most
-// MaxTools tools, no cursor twice (the bounding layer bounds each
-// message). When the monitor sees a tool list change meanwhile, it starts
+// MaxTools tools and MaxCatalogBytes of results, no cursor twice (the
+// bounding layer bounds each message). When the monitor sees a tool list change meanwhile, it starts
 // over, at most listStaleRetries more times.
 func listTools(ctx context.Context, c *conn, lim purramcp.Limits) ([]*mcp.Tool, error) {
 	for attempt := 0; ; attempt++ {
@@ -383,6 +384,7 @@ func listOnce(ctx context.Context, session *mcp.ClientSession, lim purramcp.Limi
 	var tools []*mcp.Tool
 	seen := map[string]bool{}
 	cursor := ""
+	size := 0
 	for page := 1; ; page++ {
 		if page > lim.MaxPages {
 			return nil, fmt.Errorf("more than %d pages (limits.maxPages)", lim.MaxPages)
@@ -396,6 +398,14 @@ func listOnce(ctx context.Context, session *mcp.ClientSession, lim purramcp.Limi
 			return nil, fmt.Errorf("no answer to tools/list within %s (limits.timeout)", lim.Timeout)
 		case err != nil:
 			return nil, err
+		}
+		// The results' compact JSON sizes as go-sdk re-encodes them: close
+		// to what discovery counts, and a bound on what is kept.
+		if b, err := json.Marshal(res); err == nil {
+			size += len(b)
+		}
+		if size > lim.MaxCatalogBytes {
+			return nil, fmt.Errorf("more than %d bytes of tools/list results (limits.maxCatalogBytes)", lim.MaxCatalogBytes)
 		}
 		tools = append(tools, res.Tools...)
 		if len(tools) > lim.MaxTools {

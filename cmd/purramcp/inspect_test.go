@@ -244,3 +244,20 @@ func readGolden(t *testing.T, name string) string {
 	require.NoError(t, err)
 	return string(b)
 }
+
+// TestInspect_Limits: a listing over the server's limits is refused with
+// the limit named, before anything is reported.
+func TestInspect_Limits(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		limits, want string
+	}{
+		{`{"maxTools": 1}`, "listing tools: more than 1 tools (limits.maxTools)"},
+		{`{"maxCatalogBytes": 100}`, "listing tools: more than 100 bytes of tools/list results (limits.maxCatalogBytes)"},
+	} {
+		writeConfig(t, dir, map[string]server{"units": {tools: unitsTools, extra: `"limits": ` + tc.limits + `, `}})
+		r := runIn(t, dir, "inspect", "--server", "units", "--config", "$DIR/purramcp.json")
+		assert.Equal(t, exitFail, r.code, tc.limits)
+		assert.Equal(t, "purramcp inspect: server units: "+tc.want+"\n", r.stderr)
+	}
+}
