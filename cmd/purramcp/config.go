@@ -2,10 +2,13 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"net/url"
+	"os"
+	"slices"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -50,8 +53,15 @@ func asFileError(file string, err error, todo string) *fileError {
 	return &fileError{file: file, reason: clean(err.Error())}
 }
 
+// A config is a checked config file and the values it takes from the
+// environment, which no output may show.
+type config struct {
+	*fleet.Config
+	secrets []string
+}
+
 // loadConfig reads and checks the config file at path.
-func loadConfig(path string) (*fleet.Config, error) {
+func loadConfig(path string) (*config, error) {
 	cfg, err := fleet.LoadConfig(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -60,7 +70,47 @@ func loadConfig(path string) (*fleet.Config, error) {
 	case err != nil:
 		return nil, asFileError(path, err, "fix that entry (the README describes every field)")
 	}
-	return cfg, nil
+	return &config{Config: cfg, secrets: envSecrets(path)}, nil
+}
+
+// envSecrets returns the value of every environment variable a
+// ${env:NAME} names anywhere in the config file at path (which
+// fleet.LoadConfig has read and checked): the values the fleet substitutes
+// and treats as secrets.
+func envSecrets(path string) []string {
+	data, err := os.ReadFile(path)
+	var doc any
+	if err != nil || json.Unmarshal(data, &doc) != nil {
+		return nil // unreachable: the file was just loaded
+	}
+	var secrets []string
+	var walk func(v any)
+	walk = func(v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			for _, e := range v {
+				walk(e)
+			}
+		case []any:
+			for _, e := range v {
+				walk(e)
+			}
+		case string:
+			for rest := v; ; {
+				_, after, ok := strings.Cut(rest, "${env:")
+				name, tail, closed := strings.Cut(after, "}")
+				if !ok || !closed {
+					break
+				}
+				if value := os.Getenv(name); value != "" {
+					secrets = append(secrets, value)
+				}
+				rest = tail
+			}
+		}
+	}
+	walk(doc)
+	return secrets
 }
 
 // loadLock reads the lock file at path; a missing file is an empty lock.
@@ -75,10 +125,11 @@ func loadLock(path string) (*fleet.Lock, error) {
 	return lock, nil
 }
 
-// serverEndpoint returns how to reach the server sc describes.
-func serverEndpoint(sc fleet.ServerConfig) endpoint {
+// serverEndpoint returns how to reach the server sc describes; secrets are
+// never shown.
+func serverEndpoint(sc fleet.ServerConfig, secrets []string) endpoint {
 	ep := endpoint{command: sc.Command, args: sc.Args, env: sc.Env, cwd: sc.Cwd, url: sc.URL, headers: sc.Headers,
-		legacy: sc.LegacyProtocols}
+		legacy: sc.LegacyProtocols, hidden: slices.Clone(secrets)}
 	if u, err := url.Parse(sc.URL); err == nil && u.RawQuery != "" {
 		ep.hidden = append(ep.hidden, u.RawQuery) // a query may carry a key
 	}
@@ -149,7 +200,7 @@ func configTarget(path, id string) (*inspectTarget, error) {
 		return nil, &fileError{file: path, path: "servers", reason: fmt.Sprintf("no server %q", id),
 			todo: "name one of " + strings.Join(sortedKeys(cfg.Servers), ", ")}
 	}
-	t := &inspectTarget{id: id, ep: serverEndpoint(sc), policy: serverPolicy(sc), limits: resolveLimits(sc.Limits),
+	t := &inspectTarget{id: id, ep: serverEndpoint(sc, cfg.secrets), policy: serverPolicy(sc), limits: resolveLimits(sc.Limits),
 		readOnly: sc.RequireReadOnlyHint, bound: map[string]boundTool{}, taken: map[string]bool{}}
 	for remote, tc := range sc.Tools {
 		t.bound[remote] = boundTool{As: tc.As, Title: tc.Title, ConcurrencySafe: tc.ConcurrencySafe}

@@ -33,8 +33,8 @@ func TestResolveLimits(t *testing.T) {
 }
 
 func TestServerEndpoint_HidesTheQuery(t *testing.T) {
-	ep := serverEndpoint(fleet.ServerConfig{URL: "https://h/mcp?key=abc", Headers: map[string]string{"X-Key": "k-123"}, LegacyProtocols: true})
+	ep := serverEndpoint(fleet.ServerConfig{URL: "https://h/mcp?key=abc", Headers: map[string]string{"X-Key": "k-123"}, LegacyProtocols: true}, []string{"s-123"})
 	assert.Equal(t, "https://h/mcp?key=abc", ep.url)
 	assert.True(t, ep.legacy)
-	assert.ElementsMatch(t, []string{"key=abc", "k-123"}, ep.secrets())
+	assert.ElementsMatch(t, []string{"s-123", "key=abc", "k-123"}, ep.secrets())
 }

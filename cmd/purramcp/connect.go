@@ -36,15 +36,22 @@ type endpoint struct {
 	hidden []string
 }
 
-// secrets returns the values of env and headers, which a child's stderr
-// must never show: they are where a config puts tokens.
+// secrets returns what no output may show: hidden, and the values of env
+// and headers, where a config puts tokens. Values under 4 bytes are left
+// out: blanking them would garble ordinary text.
 func (ep endpoint) secrets() []string {
-	s := slices.Clone(ep.hidden)
+	var s []string
+	add := func(v string) {
+		if len(v) >= 4 {
+			s = append(s, v)
+		}
+	}
+	for _, v := range ep.hidden {
+		add(v)
+	}
 	for _, m := range []map[string]string{ep.env, ep.headers} {
 		for _, v := range m {
-			if len(v) >= 4 { // shorter values would blank ordinary text
-				s = append(s, v)
-			}
+			add(v)
 		}
 	}
 	return s

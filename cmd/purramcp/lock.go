@@ -79,7 +79,7 @@ func parseLock(args []string, s *streams) (o lockOptions, code int, ok bool) {
 
 // load reads the config and the lock and returns the ids of the servers
 // to discover: every configured one, or those named with --server.
-func (o lockOptions) load() (*fleet.Config, *fleet.Lock, []string, error) {
+func (o lockOptions) load() (*config, *fleet.Lock, []string, error) {
 	cfg, err := loadConfig(o.config)
 	if err != nil {
 		return nil, nil, nil, err
@@ -143,7 +143,7 @@ func runLock(ctx context.Context, args []string, s *streams) int {
 
 // unconfigured returns a removed serverDiff for each server of lock that
 // cfg no longer has.
-func unconfigured(cfg *fleet.Config, lock *fleet.Lock) []serverDiff {
+func unconfigured(cfg *config, lock *fleet.Lock) []serverDiff {
 	var diffs []serverDiff
 	for _, id := range lockIDs(lock) {
 		if _, ok := cfg.Servers[id]; !ok {
@@ -195,13 +195,13 @@ type discovered struct {
 
 // discoverAll discovers every server of ids concurrently, each over its
 // own connection, and returns the outcomes by id.
-func discoverAll(ctx context.Context, cfg *fleet.Config, ids []string, timeout time.Duration, p *progress) map[string]discovered {
+func discoverAll(ctx context.Context, cfg *config, ids []string, timeout time.Duration, p *progress) map[string]discovered {
 	out := make(map[string]discovered, len(ids))
 	var mu sync.Mutex // guards out
 	var wg sync.WaitGroup
 	for _, id := range ids {
 		wg.Go(func() {
-			d := discoverServer(ctx, id, cfg.Servers[id], timeout, p)
+			d := discoverServer(ctx, id, serverEndpoint(cfg.Servers[id], cfg.secrets), cfg.Servers[id], timeout, p)
 			mu.Lock()
 			out[id] = d
 			mu.Unlock()
@@ -214,9 +214,9 @@ func discoverAll(ctx context.Context, cfg *fleet.Config, ids []string, timeout t
 // discoverServer connects to server id and discovers its configured tools
 // with the options its config gives, as the fleet does, then closes the
 // connection and ends the child.
-func discoverServer(ctx context.Context, id string, sc fleet.ServerConfig, timeout time.Duration, p *progress) discovered {
+func discoverServer(ctx context.Context, id string, ep endpoint, sc fleet.ServerConfig, timeout time.Duration, p *progress) discovered {
 	p.step(id, "connecting")
-	c, err := dial(ctx, serverEndpoint(sc), timeout)
+	c, err := dial(ctx, ep, timeout)
 	if err != nil {
 		d := discovered{err: err, stderr: stderrOf(err)}
 		p.fail(id, d)

@@ -223,20 +223,24 @@ func TestLockCheck_BadFiles(t *testing.T) {
 	}
 }
 
-// TestLock_SecretsNeverShown: a value the config puts in a child's
-// environment never appears in the output, even when the child prints it.
+// TestLock_SecretsNeverShown: a value the config takes from the
+// environment, for the child's environment or its arguments, never
+// appears in the output, even when the child prints it.
 func TestLock_SecretsNeverShown(t *testing.T) {
 	const secret = "tok-9f8e7d6c5b4a"
+	const key = "k3y-0a1b2c"
 	t.Setenv("PURRAMCP_TEST_TOKEN", secret)
+	t.Setenv("PURRAMCP_TEST_KEY", key)
 	dir := t.TempDir()
-	cfg := `{"servers": {"units": {"command": "sh", "args": ["-c", "echo auth $UNITS_TOKEN refused >&2; exit 4"],
+	cfg := `{"servers": {"units": {"command": "sh", "args": ["-c", "echo auth $UNITS_TOKEN refused >&2; echo key $0 >&2; exit 4", "key=${env:PURRAMCP_TEST_KEY}"],
 		"env": {"UNITS_TOKEN": "${env:PURRAMCP_TEST_TOKEN}"}, "tools": ` + unitsTools + `}}}`
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "purramcp.json"), []byte(cfg), 0o644))
 	for _, args := range [][]string{{"lock", "--check"}, {"lock", "--check", "--json"}, {"lock"}} {
 		r := runIn(t, dir, append(args, "--config", "$DIR/purramcp.json", "--lock", "$DIR/purramcp-lock.json")...)
 		assert.Equal(t, exitFail, r.code, "%v", args)
 		assert.NotContains(t, r.stdout+r.stderr, secret, "%v", args)
-		assert.Contains(t, r.stderr, "  | auth *** refused\n", "%v", args)
+		assert.NotContains(t, r.stdout+r.stderr, key, "%v", args)
+		assert.Contains(t, r.stderr, "  | auth *** refused\n  | key key=***\n", "%v", args)
 	}
 }
 
