@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -8,8 +10,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"purra.dev/purramcp"
 )
 
 func TestTail_KeepsTheLastLinesWithoutSecrets(t *testing.T) {
@@ -81,4 +87,62 @@ func TestDial_EndsTheProcessGroup(t *testing.T) {
 	assert.Contains(t, r.stdout, "units: added f858f391af5e")
 	require.Eventually(t, func() bool { return len(processesWith(t, "sleep", "317")) == 0 }, 5*time.Second, 20*time.Millisecond,
 		"the server's child is still running")
+}
+
+// legacyEndpoint returns an endpoint whose dial serves a raw JSON-RPC
+// server that refuses server/discover and answers initialize with version,
+// as servers built before 2025-06-18 do, and lists one tool.
+func legacyEndpoint(version string) endpoint {
+	return endpoint{dial: func(ctx context.Context) (mcp.Transport, func(), error) {
+		clientEnd, serverEnd := mcp.NewInMemoryTransports()
+		conn, err := serverEnd.Connect(ctx)
+		if err != nil {
+			return nil, nil, err
+		}
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			for {
+				msg, err := conn.Read(context.Background())
+				if err != nil {
+					return
+				}
+				req, ok := msg.(*jsonrpc.Request)
+				if !ok || !req.ID.IsValid() {
+					continue
+				}
+				resp := &jsonrpc.Response{ID: req.ID}
+				switch req.Method {
+				case "initialize":
+					resp.Result = json.RawMessage(`{"protocolVersion":"` + version + `","capabilities":{"tools":{}},"serverInfo":{"name":"old","version":"1"}}`)
+				case "tools/list":
+					resp.Result = json.RawMessage(`{"tools":[{"name":"old.tool","inputSchema":{"type":"object"}}]}`)
+				default:
+					resp.Error = &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "no"}
+				}
+				if conn.Write(context.Background(), resp) != nil {
+					return
+				}
+			}
+		}()
+		return clientEnd, func() { _ = conn.Close(); <-done }, nil
+	}}
+}
+
+// TestDial_LegacyProtocols: a server that negotiates 2025-03-26 is refused
+// with the version named, unless legacy protocols are accepted.
+func TestDial_LegacyProtocols(t *testing.T) {
+	ep := legacyEndpoint("2025-03-26")
+	_, err := dial(t.Context(), ep, 5*time.Second)
+	require.Error(t, err)
+	assert.EqualError(t, err, `the server negotiated MCP 2025-03-26, which purramcp accepts only with "legacyProtocols": true in its config entry (or inspect --legacy-protocols)`)
+	ep.legacy = true
+	c, err := dial(t.Context(), ep, 5*time.Second)
+	require.NoError(t, err)
+	defer c.close()
+	assert.Equal(t, "2025-03-26", c.monitor.ProtocolVersion())
+	tools, err := listTools(t.Context(), c, purramcp.DefaultLimits())
+	require.NoError(t, err)
+	require.Len(t, tools, 1)
+	assert.Equal(t, "old.tool", tools[0].Name)
 }
