@@ -89,10 +89,12 @@ func TestDial_EndsTheProcessGroup(t *testing.T) {
 		"the server's child is still running")
 }
 
-// legacyEndpoint returns an endpoint whose dial serves a raw JSON-RPC
-// server that refuses server/discover and answers initialize with version,
-// as servers built before 2025-06-18 do, and lists one tool.
-func legacyEndpoint(version string) endpoint {
+// rawEndpoint returns an endpoint whose dial serves a raw JSON-RPC server
+// that refuses server/discover and answers initialize with version, as
+// servers built before 2025-06-18 do, and tools/list with list (called
+// with the request's cursor; an empty result leaves the request
+// unanswered).
+func rawEndpoint(version string, list func(cursor string) string) endpoint {
 	return endpoint{dial: func(ctx context.Context) (mcp.Transport, func(), error) {
 		clientEnd, serverEnd := mcp.NewInMemoryTransports()
 		conn, err := serverEnd.Connect(ctx)
@@ -116,7 +118,13 @@ func legacyEndpoint(version string) endpoint {
 				case "initialize":
 					resp.Result = json.RawMessage(`{"protocolVersion":"` + version + `","capabilities":{"tools":{}},"serverInfo":{"name":"old","version":"1"}}`)
 				case "tools/list":
-					resp.Result = json.RawMessage(`{"tools":[{"name":"old.tool","inputSchema":{"type":"object"}}]}`)
+					var p struct {
+						Cursor string `json:"cursor"`
+					}
+					_ = json.Unmarshal(req.Params, &p)
+					if resp.Result = json.RawMessage(list(p.Cursor)); len(resp.Result) == 0 {
+						continue
+					}
 				default:
 					resp.Error = &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "no"}
 				}
@@ -129,10 +137,13 @@ func legacyEndpoint(version string) endpoint {
 	}}
 }
 
+// oneTool is a tools/list result with one tool.
+func oneTool(string) string { return `{"tools":[{"name":"old.tool","inputSchema":{"type":"object"}}]}` }
+
 // TestDial_LegacyProtocols: a server that negotiates 2025-03-26 is refused
 // with the version named, unless legacy protocols are accepted.
 func TestDial_LegacyProtocols(t *testing.T) {
-	ep := legacyEndpoint("2025-03-26")
+	ep := rawEndpoint("2025-03-26", oneTool)
 	_, err := dial(t.Context(), ep, 5*time.Second)
 	require.Error(t, err)
 	assert.EqualError(t, err, `the server negotiated MCP 2025-03-26, which purramcp accepts only with "legacyProtocols": true in its config entry (or inspect --legacy-protocols)`)
@@ -145,4 +156,33 @@ func TestDial_LegacyProtocols(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, tools, 1)
 	assert.Equal(t, "old.tool", tools[0].Name)
+}
+
+// TestListTools_HostilePager: a server that repeats a cursor, pages for
+// ever or never answers is cut off by the limits.
+func TestListTools_HostilePager(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		list    func(string) string
+		timeout time.Duration
+		want    string
+	}{
+		{"repeated cursor", func(string) string { return `{"tools":[],"nextCursor":"again"}` }, 0, "the server repeated a cursor"},
+		{"endless pages", func(c string) string { return `{"tools":[],"nextCursor":"` + c + `x"}` }, 0, "more than 32 pages (limits.maxPages)"},
+		{"no answer", func(string) string { return "" }, 200 * time.Millisecond, "no answer to tools/list within 200ms (limits.timeout)"},
+	} {
+		lim := purramcp.DefaultLimits()
+		if tc.timeout > 0 {
+			lim.Timeout = tc.timeout
+		}
+		t.Run(tc.name, func(t *testing.T) {
+			ep := rawEndpoint("2025-06-18", tc.list)
+			c, err := dial(t.Context(), ep, 5*time.Second)
+			require.NoError(t, err)
+			defer c.close()
+			tools, err := listTools(t.Context(), c, lim)
+			assert.Nil(t, tools)
+			assert.EqualError(t, err, tc.want)
+		})
+	}
 }
