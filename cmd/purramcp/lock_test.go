@@ -274,3 +274,19 @@ func TestDiscoveryFailure_NamesTheTool(t *testing.T) {
 		`discovery failed mcp_protocol_unsupported: the server speaks an older MCP version: set "legacyProtocols": true if that is acceptable`)
 	assert.Nil(t, failedTool(purramcp.ErrProtocolUnsupported))
 }
+
+// TestLockCheck_UnreachableURL: an HTTP server that refuses the
+// connection is a failure, never a pass.
+func TestLockCheck_UnreachableURL(t *testing.T) {
+	dir := lockedDir(t)
+	cfg := `{"servers": {"units": {"url": "http://127.0.0.1:1/mcp", "tools": ` + unitsTools + `}}}`
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "purramcp.json"), []byte(cfg), 0o644))
+	r := runIn(t, dir, "lock", "--check", "--json", "--config", "$DIR/purramcp.json", "--lock", "$DIR/purramcp-lock.json")
+	assert.Equal(t, exitFail, r.code, r.stderr)
+	var report lockReport
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &report))
+	require.Len(t, report.Servers, 1)
+	assert.Equal(t, statusFailed, report.Servers[0].Status)
+	assert.Contains(t, report.Servers[0].Error, "cannot connect: ")
+	assert.Contains(t, r.stderr, "units: failed: cannot connect: ")
+}
