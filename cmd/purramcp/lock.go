@@ -173,9 +173,15 @@ func summarize(s *streams, r lockReport, failed, drift int) {
 	switch {
 	case r.Check && drift == 0:
 		fmt.Fprintf(s.err, "%s: every server matches %s\n", paint(s.errColour, green, "ok"), r.Lock)
+	case r.Check && failed == drift:
+		fmt.Fprintf(s.err, "%s: %d of %d servers could not be checked against %s; a server that cannot be reached never passes\n",
+			paint(s.errColour, red, "failed"), failed, len(r.Servers), r.Lock)
 	case r.Check:
-		fmt.Fprintf(s.err, "%s: %d of %d servers differ from %s; review the changes above, then run `purramcp lock` to approve them\n",
-			paint(s.errColour, red, "drift"), drift, len(r.Servers), r.Lock)
+		fmt.Fprintf(s.err, "%s: %d of %d servers differ from %s", paint(s.errColour, red, "drift"), drift, len(r.Servers), r.Lock)
+		if failed > 0 {
+			fmt.Fprintf(s.err, " (%d could not be checked)", failed)
+		}
+		fmt.Fprintln(s.err, "; review the changes above, then run `purramcp lock` to approve them")
 	case failed > 0:
 		fmt.Fprintf(s.err, "wrote %s without %d failed server(s); fix them and run `purramcp lock` again\n", r.Lock, failed)
 	default:

@@ -121,6 +121,8 @@ func TestLockCheck_ChangedDescriptionNamesTheTool(t *testing.T) {
 	text, asJSON := check(t, dir)
 	require.Equal(t, exitFail, text.code)
 	assert.Contains(t, text.stdout, "  ~ units_list (units.list): description\n")
+	assert.True(t, strings.HasSuffix(text.stderr, "drift: 1 of 1 servers differ from $DIR/purramcp-lock.json; "+
+		"review the changes above, then run `purramcp lock` to approve them\n"), text.stderr)
 	var report lockReport
 	require.NoError(t, json.Unmarshal([]byte(asJSON.stdout), &report))
 	require.Len(t, report.Servers, 1)
@@ -136,6 +138,8 @@ func TestLockCheck_UnreachableShowsStderr(t *testing.T) {
 	require.Equal(t, exitFail, text.code)
 	assert.Contains(t, text.stderr, "units: failed: the server exited with status 3 before it answered the handshake\n"+
 		"units: last lines of its stderr:\n  | starting units\n  | fatal: UNITS_TOKEN is not set\n")
+	assert.True(t, strings.HasSuffix(text.stderr, "failed: 1 of 1 servers could not be checked against $DIR/purramcp-lock.json; "+
+		"a server that cannot be reached never passes\n"), text.stderr)
 	var report lockReport
 	require.NoError(t, json.Unmarshal([]byte(asJSON.stdout), &report))
 	require.Len(t, report.Servers, 1)
