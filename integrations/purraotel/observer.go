@@ -123,23 +123,27 @@ func (o *observer) observe(ctx context.Context, e purramcp.Event) {
 
 // call reports one Run.
 func (o *observer) call(ctx context.Context, e purramcp.Event) {
+	o.record(ctx, e, methodToolsCall, e.LocalName)
+	parent := trace.SpanFromContext(ctx)
+	reuse := isToolSpan(parent, e.LocalName)
 	attrs := make([]attribute.KeyValue, 0, 20+len(o.extra))
 	attrs = append(attrs, keyMethod.String(methodToolsCall))
-	attrs = common(attrs, e)
-	attrs = append(attrs, keyRemoteName.String(e.RemoteName),
-		keyRequests.Int(e.Requests), keyArgumentBytes.Int(e.ArgumentBytes), keyResultBytes.Int(e.ResultBytes))
+	if !reuse {
+		attrs = append(attrs, keyOperation.String(executeTool), keyToolName.String(e.LocalName))
+	}
 	if e.CallID != "" {
 		attrs = append(attrs, keyToolCallID.String(e.CallID))
 	}
+	attrs = common(attrs, e)
+	attrs = append(attrs, keyRemoteName.String(e.RemoteName),
+		keyRequests.Int(e.Requests), keyArgumentBytes.Int(e.ArgumentBytes), keyResultBytes.Int(e.ResultBytes))
 	if e.RunID != "" {
 		attrs = append(attrs, keyRunID.String(e.RunID))
 	}
-	o.record(ctx, e, methodToolsCall, e.LocalName)
-	if parent := trace.SpanFromContext(ctx); isToolSpan(parent, e.LocalName) {
+	if reuse {
 		parent.SetAttributes(attrs...)
 		return
 	}
-	attrs = append(attrs, keyOperation.String(executeTool), keyToolName.String(e.LocalName))
 	o.span(ctx, e, methodToolsCall+" "+e.LocalName, attrs)
 }
 
