@@ -102,7 +102,11 @@
 // it returns; nothing is rediscovered afterwards), RequireReadOnlyHint
 // (mcp_annotation_conflict for a bound tool that does not claim read-only),
 // and [Merge] for the registrations of many servers (mcp_name_conflict on a
-// shadowed local name).
+// shadowed local name). TracePropagator sends the caller's W3C trace
+// context in each tools/call's _meta; [CatalogMonitor.AcceptLegacyProtocols]
+// admits servers that negotiate 2024-11-05 or 2025-03-26; a
+// [*DiscoveryError] tells the host which bound tool failed discovery and
+// why.
 //
 // # Differences from purra-mcp 1.0.0
 //
