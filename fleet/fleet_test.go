@@ -319,3 +319,17 @@ func TestFleet_LegacyProtocols(t *testing.T) {
 		})
 	}
 }
+
+func TestFleet_RegistrationsAreFresh(t *testing.T) {
+	m := newMemServer(t)
+	f := startFleet(t, &fleet.Config{Servers: map[string]fleet.ServerConfig{"u": memConfig(m, "", 0)}},
+		fleet.Options{})
+	first := f.Registrations()
+	first[0].InputSchema["type"] = "changed"
+	first[0].InputSchema["properties"].(map[string]any)["value"] = nil
+	second := f.Registrations()
+	assert.Equal(t, "object", second[0].InputSchema["type"])
+	assert.Equal(t, map[string]any{"type": "number", "maximum": 1e9, "minimum": 0.5},
+		second[0].InputSchema["properties"].(map[string]any)["value"])
+	assert.Equal(t, "", run(t, second[0], convertArgs))
+}

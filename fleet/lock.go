@@ -366,15 +366,21 @@ func copySnapshot(s purramcp.Snapshot) purramcp.Snapshot {
 func copyValue(v any) any {
 	switch t := v.(type) {
 	case map[string]any:
-		m := make(map[string]any, len(t))
-		for k, e := range t {
-			m[k] = copyValue(e)
+		m := maps.Clone(t) // copies the table at once; only nested values are replaced
+		for k, e := range m {
+			switch e.(type) {
+			case map[string]any, []any:
+				m[k] = copyValue(e)
+			}
 		}
 		return m
 	case []any:
-		a := make([]any, len(t))
-		for i, e := range t {
-			a[i] = copyValue(e)
+		a := slices.Clone(t)
+		for i, e := range a {
+			switch e.(type) {
+			case map[string]any, []any:
+				a[i] = copyValue(e)
+			}
 		}
 		return a
 	default:

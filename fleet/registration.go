@@ -7,23 +7,30 @@ import (
 	"purra.dev/purramcp"
 )
 
-// registrations appends a fleet-level registration of each tool of the
-// server's ready catalog to defs. Each routes every call to the catalog
-// the server has at that moment, as long as the server's lineage (the run
-// of catalogs with one digest) is the one it was handed out under.
+// registrations appends fresh copies of the server's fleet-level
+// registrations to defs (none unless ready).
 func (s *server) registrations(defs []purramcp.ToolDefinition) []purramcp.ToolDefinition {
 	s.mu.Lock()
-	catalog, lineage := s.catalog, s.lineage
+	regs := s.regs
 	s.mu.Unlock()
-	if catalog == nil {
-		return defs
-	}
-	for _, d := range catalog.Registrations() {
-		d.Run = s.runner(lineage, d.Name)
-		d.Scope = s.scoper(lineage, d.Name)
+	for _, d := range regs {
+		d.InputSchema = copyValue(d.InputSchema).(map[string]any)
 		defs = append(defs, d)
 	}
 	return defs
+}
+
+// wrap returns the fleet-level registrations of the catalog's tools, made
+// once per admitted catalog. Each routes every call to the catalog the
+// server has at that moment, as long as the server's lineage (the run of
+// catalogs with one digest) is still lineage, the one it was made under.
+func (s *server) wrap(catalog *purramcp.Catalog, lineage uint64) []purramcp.ToolDefinition {
+	regs := catalog.Registrations()
+	for i := range regs {
+		regs[i].Run = s.runner(lineage, regs[i].Name)
+		regs[i].Scope = s.scoper(lineage, regs[i].Name)
+	}
+	return regs
 }
 
 // route returns the current registration of name and its session, or the

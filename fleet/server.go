@@ -41,6 +41,7 @@ type server struct {
 	catalog  *purramcp.Catalog                  // admitted; nil unless ready
 	snapshot purramcp.Snapshot                  // of catalog, or the pending one
 	defs     map[string]purramcp.ToolDefinition // catalog's registrations by name
+	regs     []purramcp.ToolDefinition          // the fleet-level registrations of catalog (registration.go)
 	lineage  uint64                             // advances with every catalog whose digest differs from lineDigest
 	line     string                             // the digest of the current lineage
 	settle1  bool                               // settled was closed
@@ -281,6 +282,7 @@ func (s *server) admit(c *conn, catalog *purramcp.Catalog) {
 	changed := s.state != StateReady || s.digest != snap.RevisionDigest
 	s.follow(snap.RevisionDigest)
 	s.conn, s.catalog, s.defs, s.snapshot = c, catalog, defs, snap
+	s.regs = s.wrap(catalog, s.lineage)
 	s.become(StateReady, snap.RevisionDigest, "")
 	s.settleLocked()
 	s.mu.Unlock()
@@ -294,7 +296,7 @@ func (s *server) hold(snap purramcp.Snapshot) {
 	s.mu.Lock()
 	changed := s.state != StateUnapproved || s.digest != snap.RevisionDigest
 	s.follow(snap.RevisionDigest)
-	s.conn, s.catalog, s.defs, s.snapshot = nil, nil, nil, snap
+	s.conn, s.catalog, s.defs, s.regs, s.snapshot = nil, nil, nil, nil, snap
 	s.become(StateUnapproved, snap.RevisionDigest, purramcp.CodeCatalogUnapproved)
 	s.settleLocked()
 	s.mu.Unlock()
@@ -353,7 +355,7 @@ func (s *server) connecting() {
 func (s *server) out(code string) {
 	s.mu.Lock()
 	wasSet := s.state == StateReady || s.state == StateUnapproved
-	s.conn, s.catalog, s.defs = nil, nil, nil
+	s.conn, s.catalog, s.defs, s.regs = nil, nil, nil, nil
 	s.become(StateBackoff, "", code)
 	for _, w := range s.waiters {
 		close(w)
@@ -369,7 +371,7 @@ func (s *server) out(code string) {
 func (s *server) backoff(code string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.conn, s.catalog, s.defs = nil, nil, nil
+	s.conn, s.catalog, s.defs, s.regs = nil, nil, nil, nil
 	s.become(StateBackoff, "", code)
 	s.settleLocked()
 }
@@ -378,7 +380,7 @@ func (s *server) backoff(code string) {
 func (s *server) close() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.conn, s.catalog, s.defs = nil, nil, nil
+	s.conn, s.catalog, s.defs, s.regs = nil, nil, nil, nil
 	s.become(StateClosed, "", s.code)
 	for _, w := range s.waiters {
 		close(w)
