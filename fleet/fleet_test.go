@@ -118,15 +118,19 @@ func TestFleet_ListChangeSameCatalogKeepsRegistrations(t *testing.T) {
 		fleet.Options{Backoff: fastBackoff})
 	defs := f.Registrations()
 	require.Len(t, defs, 2)
-	dials := m.dials.Load()
+	dials, lists := m.dials.Load(), m.lists.Load()
+	gate := make(chan struct{})
+	m.mu.Lock()
+	m.gate = gate // the rediscovery waits until the test opens the gate
+	m.mu.Unlock()
 	m.addUnbound("extra")
-	// The rediscovery happens on the live session; once it is done every
-	// registration handed out before works again.
-	waitFor(t, "the rediscovery", func() bool {
-		res, err := defs[0].Run(context.Background(), []byte(convertArgs), purramcp.ToolContext{})
-		return err == nil && res.ErrorCode == ""
-	})
+	waitFor(t, "the rediscovery's tools/list", func() bool { return m.lists.Load() > lists })
+	// The catalog is stale now; a call waits for the rediscovery instead of
+	// failing, and runs on the new catalog, which has the same digest.
+	time.AfterFunc(50*time.Millisecond, func() { close(gate) })
+	assert.Equal(t, "", run(t, defs[0], convertArgs))
 	assert.Equal(t, "", run(t, defs[1], `{}`))
+	assert.Equal(t, int32(2), m.calls.Load())
 	assert.Equal(t, dials, m.dials.Load(), "no reconnection")
 	assert.Equal(t, fleet.StateReady, statusOf(t, f, "u").State)
 }

@@ -42,6 +42,7 @@ type server struct {
 	snapshot purramcp.Snapshot                  // of catalog, or the pending one
 	defs     map[string]purramcp.ToolDefinition // catalog's registrations by name
 	regs     []purramcp.ToolDefinition          // the fleet-level registrations of catalog (registration.go)
+	swap     chan struct{}                      // closed when catalog is replaced or dropped
 	lineage  uint64                             // advances with every catalog whose digest differs from lineDigest
 	line     string                             // the digest of the current lineage
 	settle1  bool                               // settled was closed
@@ -283,6 +284,7 @@ func (s *server) admit(c *conn, catalog *purramcp.Catalog) {
 	s.follow(snap.RevisionDigest)
 	s.conn, s.catalog, s.defs, s.snapshot = c, catalog, defs, snap
 	s.regs = s.wrap(catalog, s.lineage)
+	s.swapped()
 	s.become(StateReady, snap.RevisionDigest, "")
 	s.settleLocked()
 	s.mu.Unlock()
@@ -297,6 +299,7 @@ func (s *server) hold(snap purramcp.Snapshot) {
 	changed := s.state != StateUnapproved || s.digest != snap.RevisionDigest
 	s.follow(snap.RevisionDigest)
 	s.conn, s.catalog, s.defs, s.regs, s.snapshot = nil, nil, nil, nil, snap
+	s.swapped()
 	s.become(StateUnapproved, snap.RevisionDigest, purramcp.CodeCatalogUnapproved)
 	s.settleLocked()
 	s.mu.Unlock()
@@ -313,6 +316,15 @@ func (s *server) follow(digest string) {
 		s.lineage++
 		s.line = digest
 	}
+}
+
+// swapped wakes the calls waiting for the catalog to be replaced; s.mu is
+// held.
+func (s *server) swapped() {
+	if s.swap != nil {
+		close(s.swap)
+	}
+	s.swap = make(chan struct{})
 }
 
 // become sets the state; s.mu is held.
@@ -356,6 +368,7 @@ func (s *server) out(code string) {
 	s.mu.Lock()
 	wasSet := s.state == StateReady || s.state == StateUnapproved
 	s.conn, s.catalog, s.defs, s.regs = nil, nil, nil, nil
+	s.swapped()
 	s.become(StateBackoff, "", code)
 	for _, w := range s.waiters {
 		close(w)
@@ -372,6 +385,7 @@ func (s *server) backoff(code string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.conn, s.catalog, s.defs, s.regs = nil, nil, nil, nil
+	s.swapped()
 	s.become(StateBackoff, "", code)
 	s.settleLocked()
 }
@@ -381,6 +395,7 @@ func (s *server) close() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.conn, s.catalog, s.defs, s.regs = nil, nil, nil, nil
+	s.swapped()
 	s.become(StateClosed, "", s.code)
 	for _, w := range s.waiters {
 		close(w)
