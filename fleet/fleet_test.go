@@ -2,17 +2,20 @@ package fleet_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"purra.dev/purramcp"
 	"purra.dev/purramcp/fleet"
+	"purra.dev/purramcp/purramcptest"
 )
 
 func TestFleet_StartRegistrationsRun(t *testing.T) {
@@ -336,4 +339,31 @@ func TestFleet_RegistrationsAreFresh(t *testing.T) {
 	assert.Equal(t, map[string]any{"type": "number", "maximum": 1e9, "minimum": 0.5},
 		second[0].InputSchema["properties"].(map[string]any)["value"])
 	assert.Equal(t, "", run(t, second[0], convertArgs))
+}
+
+func TestFleet_StatusNamesTheFailingTool(t *testing.T) {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "bad", Version: "1"}, nil)
+	srv.AddTool(&mcp.Tool{Name: "units.list", InputSchema: json.RawMessage(`{"type":"object","allOf":[{}]}`)},
+		purramcptest.Text(nil, "x"))
+	var sessions []*mcp.ServerSession
+	dial := func(ctx context.Context) (mcp.Transport, error) {
+		st, ct := mcp.NewInMemoryTransports()
+		ss, err := srv.Connect(ctx, st, nil)
+		sessions = append(sessions, ss)
+		return ct, err
+	}
+	defer func() {
+		for _, ss := range sessions {
+			_ = ss.Wait()
+		}
+	}()
+	f := startFleet(t, &fleet.Config{Servers: map[string]fleet.ServerConfig{"bad": {Dial: dial,
+		Tools: map[string]fleet.ToolConfig{"units.list": {As: "list_units"}}}}},
+		fleet.Options{Backoff: fleet.Backoff{Initial: time.Minute, Max: time.Minute}})
+	st := statusOf(t, f, "bad")
+	assert.Equal(t, fleet.StateBackoff, st.State)
+	assert.Equal(t, purramcp.CodeSchemaUnsupported, st.Code)
+	assert.Equal(t, &purramcp.DiscoveryError{Code: purramcp.CodeSchemaUnsupported, RemoteName: "units.list",
+		Schema: "inputSchema", Path: "$", Keyword: "allOf"}, st.Failure)
+	require.NoError(t, f.Close())
 }

@@ -2,6 +2,7 @@ package fleet
 
 import (
 	"context"
+	"errors"
 	"maps"
 	"slices"
 	"sync"
@@ -37,6 +38,7 @@ type server struct {
 	since    time.Time
 	digest   string
 	protocol string                             // of the last handshake
+	failure  *purramcp.DiscoveryError           // of the last discovery; nil when it had none
 	conn     *conn                              // the session of the admitted catalog
 	catalog  *purramcp.Catalog                  // admitted; nil unless ready
 	snapshot purramcp.Snapshot                  // of catalog, or the pending one
@@ -258,6 +260,14 @@ func (s *server) discover(ctx context.Context, c *conn) string {
 		}
 	}
 	catalog, err := purramcp.DiscoverTools(ctx, c.session, s.id, s.bindings, opts)
+	var failure *purramcp.DiscoveryError
+	if d := (*purramcp.DiscoveryError)(nil); errors.As(err, &d) && d != nil {
+		failure = &purramcp.DiscoveryError{Code: d.Code, RemoteName: d.RemoteName, Schema: d.Schema, Path: d.Path,
+			Keyword: d.Keyword}
+	}
+	s.mu.Lock()
+	s.failure = failure
+	s.mu.Unlock()
 	switch code := purramcp.CodeOf(err); {
 	case err == nil:
 		s.admit(c, catalog)
@@ -359,6 +369,7 @@ func (s *server) connecting() {
 		s.attempts, s.fresh = 0, false
 	}
 	s.attempts++
+	s.failure = nil
 	s.become(StateConnecting, "", s.code)
 }
 
@@ -408,6 +419,10 @@ func (s *server) status() ServerStatus {
 	s.mu.Lock()
 	st := ServerStatus{ID: s.id, State: s.state, Digest: s.digest, Code: s.code, Attempts: s.attempts, Since: s.since,
 		Protocol: s.protocol}
+	if s.failure != nil {
+		f := *s.failure
+		st.Failure = &f
+	}
 	s.mu.Unlock()
 	if s.stderr != nil {
 		st.Stderr = s.stderr.String()
