@@ -367,3 +367,42 @@ func TestFleet_StatusNamesTheFailingTool(t *testing.T) {
 		Schema: "inputSchema", Path: "$", Keyword: "allOf"}, st.Failure)
 	require.NoError(t, f.Close())
 }
+
+func TestFleet_ConcurrentRunsAcrossRestarts(t *testing.T) {
+	m := newMemServer(t)
+	f := startFleet(t, &fleet.Config{Servers: map[string]fleet.ServerConfig{"u": memConfig(m, "", 0)}},
+		fleet.Options{Backoff: fastBackoff})
+	convert := registration(t, f, "convert_units")
+	var ok, failed atomic.Int32
+	done := make(chan struct{})
+	for range 20 {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			for range 25 {
+				res, err := convert.Run(context.Background(), []byte(convertArgs), purramcp.ToolContext{})
+				switch {
+				case err != nil:
+					t.Errorf("run: %v", err)
+				case res.ErrorCode == "":
+					ok.Add(1)
+				case res.ErrorCode == purramcp.CodeConnectionClosed || res.ErrorCode == purramcp.CodeTransportError:
+					failed.Add(1)
+				default:
+					t.Errorf("unexpected code %s", res.ErrorCode)
+				}
+				_ = f.Status()
+				_ = f.Registrations()
+			}
+		}()
+	}
+	for range 3 {
+		time.Sleep(10 * time.Millisecond)
+		m.Kill()
+	}
+	for range 20 {
+		<-done
+	}
+	assert.Equal(t, int32(500), ok.Load()+failed.Load())
+	assert.GreaterOrEqual(t, m.calls.Load(), ok.Load(), "every success reached the server")
+	assert.LessOrEqual(t, m.calls.Load(), int32(500), "never more calls than Runs")
+}
