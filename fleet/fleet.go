@@ -197,8 +197,8 @@ func (f *Fleet) Start(ctx context.Context) error {
 	}
 	f.started = true
 	f.ctx, f.cancel = context.WithCancel(context.Background())
+	f.wg.Add(1 + len(f.servers)) // before Close can Wait
 	f.mu.Unlock()
-	f.wg.Add(1 + len(f.servers))
 	go f.notify()
 	for _, s := range f.servers {
 		go func() {
@@ -210,6 +210,8 @@ func (f *Fleet) Start(ctx context.Context) error {
 		select {
 		case <-s.settled:
 		case <-ctx.Done():
+			return nil
+		case <-f.ctx.Done(): // closed meanwhile
 			return nil
 		}
 	}

@@ -406,3 +406,16 @@ func TestFleet_ConcurrentRunsAcrossRestarts(t *testing.T) {
 	assert.GreaterOrEqual(t, m.calls.Load(), ok.Load(), "every success reached the server")
 	assert.LessOrEqual(t, m.calls.Load(), int32(500), "never more calls than Runs")
 }
+
+func TestFleet_CloseDuringStart(t *testing.T) {
+	cfg := memConfig(newMemServer(t), "", 0)
+	cfg.Dial = newWedged(t).dial
+	f, err := fleet.New(&fleet.Config{Servers: map[string]fleet.ServerConfig{"w": cfg}}, fleet.Options{})
+	require.NoError(t, err)
+	started := make(chan error, 1)
+	go func() { started <- f.Start(context.Background()) }()
+	waitFor(t, "the connection attempt", func() bool { return statusOf(t, f, "w").Attempts == 1 })
+	require.NoError(t, f.Close())
+	assert.NoError(t, <-started, "Start returns when the fleet closes")
+	assert.Equal(t, fleet.StateClosed, statusOf(t, f, "w").State)
+}
