@@ -10,9 +10,16 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"purra.dev/purramcp"
 )
+
+// defaultSessionIdleTimeout ends a stateful session no request has used for
+// 30 minutes, so abandoned sessions do not accumulate.
+const defaultSessionIdleTimeout = 30 * time.Minute
 
 // defaultMaxBodyBytes caps an HTTP request body (1 MiB): far above any
 // tools/call a model sends, far below what would strain the gateway.
@@ -50,6 +57,10 @@ type HTTPOptions struct {
 	// then share nothing. Otherwise sessions are kept (Mcp-Session-Id) and
 	// clients negotiate 2025-11-25.
 	Stateless bool
+	// SessionIdleTimeout ends a stateful session after this long without a
+	// request (default 30 minutes; zero means default; negative is
+	// invalid). It does not apply to stateless mode.
+	SessionIdleTimeout time.Duration
 }
 
 // HTTPHandler returns the gateway's HTTP handler: streamable MCP at /mcp and
@@ -57,8 +68,11 @@ type HTTPOptions struct {
 // this order: Host and Origin against the allowlists (403), the token (401),
 // the body cap (413). Any other path is 404. A negative MaxBodyBytes fails.
 func (g *Gateway) HTTPHandler(opts HTTPOptions) (http.Handler, error) {
-	if opts.MaxBodyBytes < 0 {
-		return nil, fmt.Errorf("gateway: MaxBodyBytes %d is negative", opts.MaxBodyBytes)
+	if opts.MaxBodyBytes < 0 || opts.SessionIdleTimeout < 0 {
+		return nil, fmt.Errorf("gateway: negative MaxBodyBytes or SessionIdleTimeout: %w", purramcp.ErrBindingInvalid)
+	}
+	if opts.SessionIdleTimeout == 0 {
+		opts.SessionIdleTimeout = defaultSessionIdleTimeout
 	}
 	if opts.MaxBodyBytes == 0 {
 		opts.MaxBodyBytes = defaultMaxBodyBytes
@@ -81,7 +95,16 @@ func (g *Gateway) HTTPHandler(opts HTTPOptions) (http.Handler, error) {
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", mcp.NewStreamableHTTPHandler(
 		func(*http.Request) *mcp.Server { return g.server },
-		&mcp.StreamableHTTPOptions{Stateless: opts.Stateless, MaxRequestBodyBytes: opts.MaxBodyBytes},
+		&mcp.StreamableHTTPOptions{
+			Stateless:           opts.Stateless,
+			MaxRequestBodyBytes: opts.MaxBodyBytes,
+			SessionTimeout:      opts.SessionIdleTimeout,
+			// The Host allowlist above replaces go-sdk's own rebinding check,
+			// which would refuse an allowed name on a loopback listener (a
+			// gateway behind a local reverse proxy); it is never weaker: the
+			// default allowlist is exactly the loopback names.
+			DisableLocalhostProtection: true,
+		},
 	))
 	mux.HandleFunc("GET /status", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
