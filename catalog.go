@@ -88,7 +88,8 @@ type boundTool struct {
 	revision    uint64
 }
 
-// catalog runs adapter.md §3.7–§3.8, without the final monitor check that
+// catalog checks that every binding was listed and computes the digest,
+// without the final monitor check that
 // attempt makes, and builds the Catalog.
 func (d *discovery) catalog(serverID string) (*Catalog, error) {
 	if len(d.found) != len(d.bound) {
@@ -113,7 +114,7 @@ func (d *discovery) catalog(serverID string) (*Catalog, error) {
 	}, nil
 }
 
-// identity is the identity object of one entry (adapter.md §7). The schemas
+// identity is the identity object of one entry (see Snapshot.RevisionDigest). The schemas
 // are the contracts' own snapshots, hashed without copying them out.
 func (t *boundTool) identity() map[string]any {
 	b := t.binding

@@ -12,11 +12,12 @@ import (
 const JSONIdentityProfile = identity.Profile
 
 // identityLimits are the default output limits that bound every identity
-// input (schema-profile.md B1.1): depth 64, 65536 nodes, 1 MiB detached.
+// input: depth 64, 65536 nodes, 1 MiB detached.
 var identityLimits = strictjson.Limits{Depth: defaultOutputDepth, Nodes: defaultOutputNodes, Bytes: defaultOutputBytes}
 
 // errIdentityInput is the only error IdentityDigest returns. Like the
-// reference it is a plain error, not a coded one (schema-profile.md A12.9).
+// reference's it is a plain error, not a coded one: the digest is a
+// content identity, not a contract check.
 var errIdentityInput = errors.New("purramcp: value outside the purra.json-identity/v1 domain")
 
 // IdentityDigest returns the purra.json-identity/v1 digest of value as 64

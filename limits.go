@@ -2,7 +2,7 @@ package purramcp
 
 import "time"
 
-// Default limits (adapter.md §1). Each default is also the largest value a
+// Default limits, those of purra-mcp 1.0.0. Each default is also the largest value a
 // host may set, except Timeout, which may rise to maxTimeout.
 const (
 	defaultMaxPages            = 32
@@ -17,13 +17,13 @@ const (
 	minTimeout = time.Millisecond
 	maxTimeout = 5 * time.Minute
 
-	// maxCursorBytes bounds a nextCursor (adapter.md §3.6).
+	// maxCursorBytes bounds a nextCursor, as purra-mcp 1.0.0 does.
 	maxCursorBytes = 512
 )
 
-// Default contract limits (schema-profile.md A2.1), each also the largest
+// Default contract limits, those of purra-mcp 1.0.0, each also the largest
 // value ContractLimits accepts for its field. The three output defaults are
-// also the budget of every identity input (B1.1).
+// also the budget of every identity input.
 const (
 	defaultSchemaBytes     = 65_536
 	defaultOutputBytes     = 1_048_576
@@ -92,7 +92,7 @@ func DefaultLimits() Limits {
 }
 
 // resolve fills zero fields with defaults and checks every range
-// (adapter.md §3.1); a value out of range fails [ErrBindingInvalid].
+// (see Limits); a value out of range fails [ErrBindingInvalid].
 func (l Limits) resolve() (Limits, error) {
 	fields := [...]struct {
 		v   *int

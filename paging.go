@@ -6,7 +6,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// listPages pages tools/list (adapter.md §3.5–§3.6) for discovery and the
+// listPages pages tools/list for discovery and the
 // inspector alike. Before each page: the monitor check, then ctx (no request
 // once it has ended); after it: the monitor check again, the catalog byte and
 // tool totals, then each tool in order: a remote name seen before fails
@@ -24,13 +24,13 @@ func listPages(ctx context.Context, session *mcp.ClientSession, m *CatalogMonito
 			return err
 		}
 		if ctx.Err() != nil {
-			return ErrCanceled // adapter.md §3.5: no request sent
+			return ErrCanceled // no request is sent once ctx has ended
 		}
 		if sent != nil {
 			*sent++
 		}
 		result, err := bounded(ctx, lim.Timeout, m, CodeCatalogLimitExceeded, lim.MaxCatalogBytes-total, func(ctx context.Context) (*mcp.ListToolsResult, error) {
-			// adapter.md §3.5: fresh params per request (go-sdk writes _meta into
+			// Fresh params per request (go-sdk writes _meta into
 			// them); the first request carries none, so no cursor.
 			var params *mcp.ListToolsParams
 			if cursor != "" {
@@ -65,14 +65,14 @@ func listPages(ctx context.Context, session *mcp.ClientSession, m *CatalogMonito
 		if next == "" {
 			return nil
 		}
-		// adapter.md §3.6: an oversized or repeated cursor fails.
+		// An oversized or repeated cursor fails: a server cannot loop discovery.
 		if len(next) > maxCursorBytes || cursors[next] {
 			return fail(CodePaginationInvalid)
 		}
 		cursors[next] = true
 		cursor = next
 	}
-	return fail(CodeCatalogLimitExceeded) // adapter.md §3.6: pages exhausted
+	return fail(CodeCatalogLimitExceeded) // pages exhausted
 }
 
 // pageCost checks one page against the tools seen and the catalog bytes

@@ -9,7 +9,7 @@ import (
 )
 
 // Schema identity of every remote contract and the one root dialect the
-// adapter recognizes (adapter.md §5).
+// adapter recognizes.
 const (
 	remoteSchemaID      = "mcp.object"
 	remoteSchemaVersion = "1"
@@ -17,7 +17,7 @@ const (
 	dialect202012       = "https://json-schema.org/draft/2020-12/schema"
 )
 
-// A schemaFault says where a remote schema fails adapter.md §5: Path is the
+// A schemaFault says where a remote schema fails the profile: Path is the
 // JSON path of the failing node and Keyword the failing keyword, or the name
 // of the limit. Discovery reports every fault as mcp_schema_unsupported; only
 // the inspector shows where.
@@ -44,7 +44,7 @@ func sharedRemoteContract(schema any, size int, limits Limits, policy SchemaPoli
 	if !ok {
 		return nil, nil, &schemaFault{"$", "schema"}
 	}
-	// adapter.md §5: the whole schema, declaration included, as compact JSON.
+	// The whole schema, declaration included, as compact JSON.
 	if size > limits.MaxSchemaBytes {
 		return nil, nil, &schemaFault{"$", "MaxSchemaBytes"}
 	}
@@ -106,7 +106,7 @@ var equivalentDialects = map[string]bool{
 }
 
 // acceptsDialect reports whether a root "$schema" value binds under p
-// (adapter.md §5: only the exact 2020-12 URI by default).
+// (only the exact 2020-12 URI by default).
 func (p SchemaPolicy) acceptsDialect(v any) bool {
 	s, ok := v.(string)
 	return ok && (s == dialect202012 || p.DialectEquivalence && equivalentDialects[s])

@@ -13,7 +13,7 @@ const maxStaleRetries = 8
 // validStaleRetries reports whether n is a valid DiscoveryOptions.StaleRetries.
 func validStaleRetries(n int) bool { return n >= 0 && n <= maxStaleRetries }
 
-// attempt is one discovery from the first page (adapter.md §3.4–§3.8), then
+// attempt is one discovery from the first page to the digest, then
 // the approver and the check that no list change arrived meanwhile. It
 // reports itself to the Observer. Every mcp_catalog_stale it returns means a
 // tool list change arrived after the attempt read the revision, so
@@ -50,7 +50,7 @@ func (d *discovery) discover(ctx context.Context) (*Catalog, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := d.monitor.Check(d.revision); err != nil { // adapter.md §3.8: the final check
+	if err := d.monitor.Check(d.revision); err != nil { // the final check: a list change meanwhile
 		return catalog, err
 	}
 	if d.opts.Approve == nil {
