@@ -111,9 +111,17 @@ type sdkServer struct {
 // newSDKServer serves tools (fixture JSON); every tools/call answers result.
 func newSDKServer(t testing.TB, result json.RawMessage, tools ...json.RawMessage) *sdkServer {
 	t.Helper()
+	return newSDKServerVersions(t, nil, result, tools...)
+}
+
+// newSDKServerVersions is newSDKServer negotiating only versions (nil: all
+// of go-sdk's).
+func newSDKServerVersions(t testing.TB, versions []string, result json.RawMessage, tools ...json.RawMessage) *sdkServer {
+	t.Helper()
 	s := &sdkServer{result: result}
 	s.server = mcp.NewServer(&mcp.Implementation{Name: "fixture", Version: "1"},
-		&mcp.ServerOptions{Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}}})
+		&mcp.ServerOptions{Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}},
+			SupportedProtocolVersions: versions})
 	s.server.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			if method == "tools/list" {

@@ -9,8 +9,16 @@ import (
 
 // Protocol versions the adapter accepts; a session that negotiated any
 // other fails [ErrProtocolUnsupported]. purra-mcp 1.0.0 accepts the first
-// two; 2026-07-28 is go-sdk's default.
+// two; 2026-07-28 is go-sdk's default. The two legacy versions are accepted
+// only by a monitor on which [CatalogMonitor.AcceptLegacyProtocols] was
+// called.
 const (
+	// ProtocolVersion20241105 is MCP 2024-11-05, a legacy version accepted
+	// only after [CatalogMonitor.AcceptLegacyProtocols].
+	ProtocolVersion20241105 = "2024-11-05"
+	// ProtocolVersion20250326 is MCP 2025-03-26, a legacy version accepted
+	// only after [CatalogMonitor.AcceptLegacyProtocols].
+	ProtocolVersion20250326 = "2025-03-26"
 	// ProtocolVersion20250618 is MCP 2025-06-18.
 	ProtocolVersion20250618 = "2025-06-18"
 	// ProtocolVersion20251125 is MCP 2025-11-25.
@@ -52,6 +60,10 @@ type CatalogMonitor struct {
 	closed   bool
 	protocol string
 	session  *mcp.ClientSession
+	// legacy is set by AcceptLegacyProtocols; offered is the last version
+	// given to AcceptProtocolVersion, accepted or not.
+	legacy  bool
+	offered string
 	// options records that ClientOptions wired a client to this monitor;
 	// bound is the bounding layer once Transport's transport connected;
 	// strict is set by RequireTransport.
@@ -224,14 +236,23 @@ func (m *CatalogMonitor) Connect(ctx context.Context, client *mcp.Client, t mcp.
 
 // AcceptProtocolVersion records the negotiated protocol version. It accepts
 // [ProtocolVersion20250618], [ProtocolVersion20251125] and
-// [ProtocolVersion20260728]; any other version fails
-// [ErrProtocolUnsupported], and a version different from one accepted before
-// fails [ErrProtocolConflict]. Both failures close the monitor.
+// [ProtocolVersion20260728], and also [ProtocolVersion20241105] and
+// [ProtocolVersion20250326] after [CatalogMonitor.AcceptLegacyProtocols];
+// any other version fails [ErrProtocolUnsupported], and a version different
+// from one accepted before fails [ErrProtocolConflict]. Both failures close
+// the monitor. Every version given, accepted or not, is what
+// [CatalogMonitor.OfferedVersion] then reports.
 func (m *CatalogMonitor) AcceptProtocolVersion(version string) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	m.offered = version
 	switch version {
 	case ProtocolVersion20250618, ProtocolVersion20251125, ProtocolVersion20260728:
+	case ProtocolVersion20241105, ProtocolVersion20250326:
+		if !m.legacy {
+			m.closed = true
+			return fail(CodeProtocolUnsupported)
+		}
 	default:
 		m.closed = true
 		return fail(CodeProtocolUnsupported)
@@ -242,6 +263,31 @@ func (m *CatalogMonitor) AcceptProtocolVersion(version string) error {
 	}
 	m.protocol = version
 	return nil
+}
+
+// AcceptLegacyProtocols makes this monitor also accept the legacy versions
+// [ProtocolVersion20241105] and [ProtocolVersion20250326], which servers
+// built before 2025-06-18 still negotiate (purra-mcp 1.0.0 refuses them).
+// Call it before Attach or Connect; it cannot be undone and concerns this
+// monitor only. Discovery and Run behave as under the other versions, and
+// the negotiated version is part of every catalog's snapshot and digest.
+func (m *CatalogMonitor) AcceptLegacyProtocols() {
+	m.mu.Lock()
+	m.legacy = true
+	m.mu.Unlock()
+}
+
+// OfferedVersion returns the protocol version the session's handshake
+// produced, as last given to AcceptProtocolVersion (by Attach or Connect),
+// whether or not it was accepted: after [ErrProtocolUnsupported] it names
+// the version the server negotiated, so the host can tell which one it
+// offered. It returns "" before any version was given. A version go-sdk
+// itself refuses never reaches the monitor (client.Connect then fails with
+// go-sdk's own error), so it is not reported here.
+func (m *CatalogMonitor) OfferedVersion() string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.offered
 }
 
 // OnNotification feeds a server notification by method name:

@@ -1,0 +1,35 @@
+// Package fleet runs many MCP servers for a long life on top of purramcp: a
+// config file names the servers and the tools bound from each, a lock file
+// records the catalog a person approved for each server, and a [Fleet]
+// supervises one session per server, re-admitting a recovered server only
+// when its catalog is the approved one.
+//
+// # Config and lock
+//
+// [ParseConfig] and [LoadConfig] read the JSON that hosts already keep (a
+// "servers" object as VS Code writes it, or "mcpServers" as Claude Desktop
+// does), once each server names its tools. Decoding is strict: an unknown
+// field, a duplicate key or an invalid value is a [*ConfigError] naming its
+// JSON path, and errors.Is(err, purramcp.ErrBindingInvalid) holds for it.
+// [LoadLock] and [Lock.WriteFile] read and write the lock file
+// (purramcp-lock.json by convention): per server the approved
+// revisionDigest and the whole approved snapshot, keys sorted and indented,
+// so that a review of a change is a readable diff.
+//
+// # Supervision
+//
+// [New] validates a config without I/O; [Fleet.Start] connects every server
+// concurrently through the bounding layer ([purramcp.CatalogMonitor.Connect])
+// and discovers its tools. A server is ready when its catalog's digest is
+// the locked one (or, without a lock, always); otherwise it is unapproved
+// until [Fleet.Approve] admits that exact digest. A session that ends is
+// taken out at once and reconnected after a backoff; a tool list change is
+// rediscovered on the live session; consecutive timeouts sever the session.
+// No tools/call is ever sent twice: a call in flight when its session fails
+// returns its code.
+//
+// A stdio server runs in its own process group; closing or restarting it
+// ends the whole group. Its standard error is kept, the last 4 KiB with
+// expanded secrets replaced by ***, in [ServerStatus].Stderr for the host
+// (never for a model).
+package fleet

@@ -1,0 +1,383 @@
+package fleet
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+
+	"purra.dev/purramcp"
+)
+
+// lockVersion is the lockVersion of the lock file shape.
+const lockVersion = 1
+
+// maxLockBytes bounds a lock file: it holds at most one snapshot per
+// server, and purramcp bounds each snapshot's identity to 1 MiB.
+const maxLockBytes = 64 << 20
+
+// A Lock records, per server id, the catalog snapshot a person approved.
+// Its file, purramcp-lock.json by convention, is JSON:
+//
+//	{
+//	  "lockVersion": 1,
+//	  "servers": {
+//	    "fs": {
+//	      "revisionDigest": "…",
+//	      "snapshot": { … the whole purramcp.Snapshot … }
+//	    }
+//	  }
+//	}
+//
+// with keys sorted and a two-space indent, so that a review of a change is
+// a readable diff. The zero Lock is empty and ready to use. A Lock is safe
+// for concurrent use; it keeps its own deep copies of the snapshots.
+type Lock struct {
+	// mu guards servers.
+	mu      sync.Mutex
+	servers map[string]purramcp.Snapshot
+}
+
+// LoadLock reads the lock file at path. A missing file is an empty lock,
+// not an error. A file that cannot be read is returned as the os error;
+// a malformed one, an unknown field, a lockVersion other than 1, or a
+// revisionDigest that does not match its stored snapshot (or a snapshot
+// whose serverId is not its key) is a [*ConfigError] naming the path.
+func LoadLock(path string) (*Lock, error) {
+	data, err := readBounded(path, maxLockBytes)
+	if errors.Is(err, fs.ErrNotExist) {
+		return &Lock{}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return parseLock(data)
+}
+
+// parseLock decodes and checks a lock file's text.
+func parseLock(data []byte) (*Lock, error) {
+	v, err := decodeJSON(data)
+	if err != nil {
+		return nil, err
+	}
+	top, err := fields(v, nil, "lockVersion", "servers")
+	if err != nil {
+		return nil, err
+	}
+	if _, ok := top["lockVersion"]; !ok {
+		return nil, errAt(path{"lockVersion"}, "missing")
+	}
+	if _, err := integer(top["lockVersion"], path{"lockVersion"}, lockVersion, lockVersion); err != nil {
+		return nil, err
+	}
+	l := &Lock{servers: map[string]purramcp.Snapshot{}}
+	servers, ok := top["servers"].(object)
+	if !ok {
+		return nil, errAt(path{"servers"}, "not an object")
+	}
+	for _, id := range slices.Sorted(maps.Keys(servers)) {
+		p := path{"servers", id}
+		entry, err := fields(servers[id], p, "revisionDigest", "snapshot")
+		if err != nil {
+			return nil, err
+		}
+		digest, err := str(entry["revisionDigest"], p.with("revisionDigest"))
+		if err != nil {
+			return nil, err
+		}
+		s, err := parseSnapshot(entry["snapshot"], p.with("snapshot"))
+		if err != nil {
+			return nil, err
+		}
+		if s.ServerID != id {
+			return nil, errAt(p.with("snapshot").with("serverId"), "not the server id")
+		}
+		if err := checkDigest(s, digest, p); err != nil {
+			return nil, err
+		}
+		l.servers[id] = s
+	}
+	return l, nil
+}
+
+// checkDigest checks that the snapshot's own revisionDigest and digest
+// both equal the digest of its identity.
+func checkDigest(s purramcp.Snapshot, digest string, p path) error {
+	sum, err := snapshotDigest(s)
+	if err != nil {
+		return errAt(p.with("snapshot"), "outside the identity domain")
+	}
+	if s.RevisionDigest != sum {
+		return errAt(p.with("snapshot").with("revisionDigest"), "does not match the snapshot")
+	}
+	if digest != sum {
+		return errAt(p.with("revisionDigest"), "does not match the snapshot")
+	}
+	return nil
+}
+
+// snapshotDigest recomputes a snapshot's revision digest. The identity a
+// revision digest covers is, by purramcp's contract, exactly the snapshot's
+// JSON shape without revisionDigest (schemaVersion, serverId,
+// protocolVersion and every entry with all its fields), so it is hashed
+// from that shape with purramcp.IdentityDigest.
+func snapshotDigest(s purramcp.Snapshot) (string, error) {
+	text, err := json.Marshal(s)
+	if err != nil {
+		return "", err
+	}
+	var id map[string]any
+	dec := json.NewDecoder(bytes.NewReader(text))
+	dec.UseNumber()
+	if err := dec.Decode(&id); err != nil {
+		return "", err
+	}
+	delete(id, "revisionDigest")
+	return purramcp.IdentityDigest(id)
+}
+
+// parseSnapshot decodes a snapshot object at p, strictly.
+func parseSnapshot(v any, p path) (purramcp.Snapshot, error) {
+	obj, err := fields(v, p, "schemaVersion", "serverId", "protocolVersion", "revisionDigest", "entries")
+	if err != nil {
+		return purramcp.Snapshot{}, err
+	}
+	var s purramcp.Snapshot
+	if s.SchemaVersion, err = integer(obj["schemaVersion"], p.with("schemaVersion"), 1, 1); err != nil {
+		return purramcp.Snapshot{}, err
+	}
+	for name, dst := range map[string]*string{"serverId": &s.ServerID, "protocolVersion": &s.ProtocolVersion,
+		"revisionDigest": &s.RevisionDigest} {
+		if *dst, err = str(obj[name], p.with(name)); err != nil {
+			return purramcp.Snapshot{}, err
+		}
+	}
+	entries, ok := obj["entries"].([]any)
+	if !ok {
+		return purramcp.Snapshot{}, errAt(p.with("entries"), "not an array")
+	}
+	s.Entries = make([]purramcp.ToolEntry, len(entries))
+	for i, e := range entries {
+		if s.Entries[i], err = parseEntry(e, p.with("entries").with(i)); err != nil {
+			return purramcp.Snapshot{}, err
+		}
+	}
+	return s, nil
+}
+
+// parseEntry decodes one snapshot entry at p, strictly.
+func parseEntry(v any, p path) (purramcp.ToolEntry, error) {
+	obj, err := fields(v, p, "remoteName", "localName", "description", "inputSchema", "outputSchema",
+		"policy", "concurrencySafe")
+	if err != nil {
+		return purramcp.ToolEntry{}, err
+	}
+	var e purramcp.ToolEntry
+	for name, dst := range map[string]*string{"remoteName": &e.RemoteName, "localName": &e.LocalName,
+		"description": &e.Description} {
+		if *dst, err = str(obj[name], p.with(name)); err != nil {
+			return purramcp.ToolEntry{}, err
+		}
+	}
+	if e.ConcurrencySafe, err = boolean(obj["concurrencySafe"], p.with("concurrencySafe")); err != nil {
+		return purramcp.ToolEntry{}, err
+	}
+	if e.InputSchema, err = schemaObject(obj["inputSchema"], p.with("inputSchema"), false); err != nil {
+		return purramcp.ToolEntry{}, err
+	}
+	if e.OutputSchema, err = schemaObject(obj["outputSchema"], p.with("outputSchema"), true); err != nil {
+		return purramcp.ToolEntry{}, err
+	}
+	pol, err := fields(obj["policy"], p.with("policy"), "mode", "title", "riskLevel")
+	if err != nil {
+		return purramcp.ToolEntry{}, err
+	}
+	for name, dst := range map[string]*string{"mode": &e.Policy.Mode, "title": &e.Policy.Title,
+		"riskLevel": &e.Policy.RiskLevel} {
+		if *dst, err = str(pol[name], p.with("policy").with(name)); err != nil {
+			return purramcp.ToolEntry{}, err
+		}
+	}
+	return e, nil
+}
+
+// schemaObject decodes a schema at p into plain Go values; null is nil
+// when nullable.
+func schemaObject(v any, p path, nullable bool) (map[string]any, error) {
+	if v == nil && nullable {
+		return nil, nil
+	}
+	if _, ok := v.(object); !ok {
+		return nil, errAt(p, "not an object")
+	}
+	g, err := toGo(v, p)
+	if err != nil {
+		return nil, err
+	}
+	return g.(map[string]any), nil
+}
+
+// Digest returns the approved revision digest of server id, and whether
+// the lock has one.
+func (l *Lock) Digest(id string) (string, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	s, ok := l.servers[id]
+	return s.RevisionDigest, ok
+}
+
+// Snapshot returns a deep copy of the approved snapshot of server id, and
+// whether the lock has one.
+func (l *Lock) Snapshot(id string) (purramcp.Snapshot, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	s, ok := l.servers[id]
+	if !ok {
+		return purramcp.Snapshot{}, false
+	}
+	return copySnapshot(s), true
+}
+
+// Set records s, deep-copied, as the approved snapshot of server id (its
+// RevisionDigest is the approved digest), replacing any earlier one.
+// WriteFile checks every digest against its snapshot.
+func (l *Lock) Set(id string, s purramcp.Snapshot) {
+	s = copySnapshot(s)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.servers == nil {
+		l.servers = map[string]purramcp.Snapshot{}
+	}
+	l.servers[id] = s
+}
+
+// ids returns the server ids the lock holds, sorted.
+func (l *Lock) ids() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Sorted(maps.Keys(l.servers))
+}
+
+// clone returns a deep copy of l; a nil l gives nil.
+func (l *Lock) clone() *Lock {
+	if l == nil {
+		return nil
+	}
+	c := &Lock{servers: map[string]purramcp.Snapshot{}}
+	for _, id := range l.ids() {
+		if s, ok := l.Snapshot(id); ok {
+			c.servers[id] = s
+		}
+	}
+	return c
+}
+
+// MarshalJSON returns the lock file's text: keys sorted, two-space indent,
+// a trailing newline. It fails with a [*ConfigError] when a snapshot's
+// digest does not match it or its serverId is not its key.
+func (l *Lock) MarshalJSON() ([]byte, error) {
+	servers := map[string]any{}
+	for _, id := range l.ids() {
+		s, _ := l.Snapshot(id)
+		p := path{"servers", id}
+		if s.ServerID != id {
+			return nil, errAt(p.with("snapshot").with("serverId"), "not the server id")
+		}
+		if err := checkDigest(s, s.RevisionDigest, p); err != nil {
+			return nil, err
+		}
+		text, err := json.Marshal(s)
+		if err != nil {
+			return nil, errAt(p.with("snapshot"), "not JSON")
+		}
+		var tree any
+		dec := json.NewDecoder(bytes.NewReader(text))
+		dec.UseNumber() // numbers are written as they were read
+		if err := dec.Decode(&tree); err != nil {
+			return nil, errAt(p.with("snapshot"), "not JSON") // unreachable: just encoded
+		}
+		servers[id] = map[string]any{"revisionDigest": s.RevisionDigest, "snapshot": tree}
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(map[string]any{"lockVersion": lockVersion, "servers": servers}); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil // Encode ends the text with a newline
+}
+
+// WriteFile writes the lock file to path atomically: a temporary file in
+// the same directory, synced, then renamed over path, so a reader sees the
+// old file or the new one, never a part. It fails as MarshalJSON does
+// before touching the file system, or with the os error.
+func (l *Lock) WriteFile(path string) error {
+	data, err := l.MarshalJSON()
+	if err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(f.Name(), 0o644)
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		_ = os.Remove(f.Name())
+	}
+	return err
+}
+
+// copySnapshot deep-copies s, its schemas included.
+func copySnapshot(s purramcp.Snapshot) purramcp.Snapshot {
+	if s.Entries != nil {
+		s.Entries = slices.Clone(s.Entries)
+	}
+	for i := range s.Entries {
+		e := &s.Entries[i]
+		if e.InputSchema != nil {
+			e.InputSchema = copyValue(e.InputSchema).(map[string]any)
+		}
+		if e.OutputSchema != nil {
+			e.OutputSchema = copyValue(e.OutputSchema).(map[string]any)
+		}
+	}
+	return s
+}
+
+// copyValue deep-copies maps and slices of JSON-like values.
+func copyValue(v any) any {
+	switch t := v.(type) {
+	case map[string]any:
+		m := make(map[string]any, len(t))
+		for k, e := range t {
+			m[k] = copyValue(e)
+		}
+		return m
+	case []any:
+		a := make([]any, len(t))
+		for i, e := range t {
+			a[i] = copyValue(e)
+		}
+		return a
+	default:
+		return v
+	}
+}
