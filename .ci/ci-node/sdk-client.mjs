@@ -2,20 +2,25 @@
 // for the gateway's tests: it lists the tools, makes the calls a plan names
 // and prints one JSON object on standard output:
 //
-//   {"protocolVersion": ..., "tools": [names], "results": [CallToolResult or {"error": message}]}
+//   {"tools": [names], "results": [CallToolResult or {"error": message}]}
 //
 // Usage: node sdk-client.mjs PLAN, where PLAN is JSON:
-//   {"transport": "stdio", "command": "...", "args": [...]}
+//   {"transport": "stdio", "command": "...", "args": [...], "env": {...}}
 //   {"transport": "http", "url": "http://127.0.0.1:PORT/mcp", "token": "..."}
 // plus "calls": [{"name": ..., "arguments": {...}}].
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StdioClientTransport, getDefaultEnvironment } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 
 const plan = JSON.parse(process.argv[2]);
 let transport;
 if (plan.transport === "stdio") {
-  transport = new StdioClientTransport({ command: plan.command, args: plan.args ?? [], stderr: "inherit" });
+  transport = new StdioClientTransport({
+    command: plan.command,
+    args: plan.args ?? [],
+    env: { ...getDefaultEnvironment(), ...(plan.env ?? {}) },
+    stderr: "inherit",
+  });
 } else if (plan.transport === "http") {
   const headers = plan.token ? { Authorization: `Bearer ${plan.token}` } : {};
   transport = new StreamableHTTPClientTransport(new URL(plan.url), { requestInit: { headers } });
@@ -24,7 +29,7 @@ if (plan.transport === "stdio") {
 }
 const client = new Client({ name: "purramcp-ci-sdk-client", version: "1.0.0" });
 await client.connect(transport);
-const out = { protocolVersion: transport.protocolVersion ?? null, tools: [], results: [] };
+const out = { tools: [], results: [] };
 const listed = await client.listTools();
 out.tools = listed.tools.map((t) => t.name);
 for (const c of plan.calls ?? []) {

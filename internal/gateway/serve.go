@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -16,18 +17,25 @@ import (
 const shutdownGrace = 5 * time.Second
 
 // ServeStdio serves one client over r and w, newline-delimited JSON-RPC as
-// the MCP stdio transport defines it, until the client closes r or ctx
-// ends; either way it returns nil once the session is closed. It never reads
+// the MCP stdio transport defines it, until the client closes its end (r
+// at EOF, or a pipe closed) or ctx ends; then it returns nil once the
+// session is closed. Any other transport failure is returned. It never reads
 // a token: stdio is the client's own child process. A read blocked on r
 // stays blocked until r is closed or reaches EOF (for os.Stdin, the process
 // exit ends it).
 func (g *Gateway) ServeStdio(ctx context.Context, r io.Reader, w io.Writer) error {
 	t := &mcp.IOTransport{Reader: io.NopCloser(r), Writer: nopWriteCloser{w}}
 	err := g.server.Run(ctx, t)
-	if err == nil || ctx.Err() != nil || errors.Is(err, io.EOF) {
+	if err == nil || ctx.Err() != nil || clientLeft(err) {
 		return nil
 	}
 	return err
+}
+
+// clientLeft reports whether a stdio session ended because the client
+// closed its end: end of input, or a pipe closed under a read or write.
+func clientLeft(err error) bool {
+	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrClosedPipe) || errors.Is(err, os.ErrClosed)
 }
 
 type nopWriteCloser struct{ io.Writer }
