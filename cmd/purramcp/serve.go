@@ -39,6 +39,7 @@ type serveFlags struct {
 	allowHosts, allowOrigins         stringList
 	maxBody                          int64
 	maxSessionCalls, maxCalls        int
+	connectTimeout                   time.Duration
 }
 
 // runServe runs `purramcp serve`: the gateway in front of the fleet of the
@@ -47,40 +48,13 @@ type serveFlags struct {
 // config or lock-file error, and for --status 0 when every server is
 // ready, else 1.
 func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	var fl serveFlags
-	flags := newFlags("serve", "[--config FILE] [--lock FILE] [--unlocked] [--http ADDR [--stateless] [--token-env NAME]]",
-		serveAbout, &streams{out: stdout, err: stderr})
-	flags.StringVar(&fl.config, "config", defaultConfig, "the config `file`")
-	flags.StringVar(&fl.lock, "lock", defaultLock, "the lock `file` holding the approved catalogs (required unless --unlocked)")
-	flags.BoolVar(&fl.unlocked, "unlocked", false, "development only: admit whatever catalog each server lists, without a lock")
-	flags.StringVar(&fl.httpAddr, "http", "", "serve streamable HTTP on `host:port` (endpoint /mcp, status at GET /status) instead of stdio")
-	flags.BoolVar(&fl.stateless, "stateless", false, "with --http: keep no session (protocol 2026-07-28), so replicas need no shared store")
-	flags.StringVar(&fl.tokenEnv, "token-env", "", "with --http: the environment variable `NAME` holding the bearer token clients must send (required off loopback)")
-	flags.Var(&fl.allowHosts, "allow-host", "with --http: a host `name` the Host header may carry (repeatable; default the loopback names)")
-	flags.Var(&fl.allowOrigins, "allow-origin", "with --http: an `origin` (https://app.example) or host name a browser Origin may carry (repeatable; default the loopback names)")
-	flags.Int64Var(&fl.maxBody, "max-body-bytes", 1<<20, "with --http: the largest request body, in `bytes`")
-	flags.IntVar(&fl.maxSessionCalls, "max-session-calls", 8, "the most calls one client session runs at once")
-	flags.IntVar(&fl.maxCalls, "max-calls", 64, "the most calls the gateway runs at once")
-	flags.BoolVar(&fl.status, "status", false, "connect every server once, print the gateway's status as JSON and exit")
-	connectTimeout := connectTimeoutFlag(flags)
-	if code, ok := parseFlags(flags, args); !ok {
+	fl, code, ok := parseServeFlags(args, stdout, stderr)
+	if !ok {
 		return code
 	}
 	fail := func(format string, a ...any) int {
 		fmt.Fprintf(stderr, "purramcp serve: "+format+"\n", a...)
 		return exitUsage
-	}
-	if flags.NArg() > 0 {
-		return fail("unexpected argument %q", flags.Arg(0))
-	}
-	if err := checkTimeout(*connectTimeout); err != nil {
-		return fail("%v", err)
-	}
-	if fl.httpAddr == "" && (fl.stateless || fl.tokenEnv != "" || len(fl.allowHosts)+len(fl.allowOrigins) > 0) {
-		return fail("--stateless, --token-env, --allow-host and --allow-origin need --http")
-	}
-	if fl.maxBody <= 0 || fl.maxSessionCalls <= 0 || fl.maxCalls <= 0 {
-		return fail("--max-body-bytes, --max-session-calls and --max-calls must be positive")
 	}
 	var token string
 	if fl.httpAddr != "" { // stdio never reads the token
@@ -110,13 +84,53 @@ func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 			return fail("%v", err)
 		}
 	}
-	return serve(ctx, cfg, lock, fl, token, *connectTimeout, stdin, stdout, stderr)
+	return serve(ctx, cfg, lock, fl, token, stdin, stdout, stderr)
+}
+
+// parseServeFlags parses and checks the flags of `purramcp serve`. When it
+// returns false, serve ends with the returned status (0 after -h).
+func parseServeFlags(args []string, stdout, stderr io.Writer) (serveFlags, int, bool) {
+	var fl serveFlags
+	flags := newFlags("serve", "[--config FILE] [--lock FILE] [--unlocked] [--http ADDR [--stateless] [--token-env NAME]]",
+		serveAbout, &streams{out: stdout, err: stderr})
+	flags.StringVar(&fl.config, "config", defaultConfig, "the config `file`")
+	flags.StringVar(&fl.lock, "lock", defaultLock, "the lock `file` holding the approved catalogs (required unless --unlocked)")
+	flags.BoolVar(&fl.unlocked, "unlocked", false, "development only: admit whatever catalog each server lists, without a lock")
+	flags.StringVar(&fl.httpAddr, "http", "", "serve streamable HTTP on `host:port` (endpoint /mcp, status at GET /status) instead of stdio")
+	flags.BoolVar(&fl.stateless, "stateless", false, "with --http: keep no session (protocol 2026-07-28), so replicas need no shared store")
+	flags.StringVar(&fl.tokenEnv, "token-env", "", "with --http: the environment variable `NAME` holding the bearer token clients must send (required off loopback)")
+	flags.Var(&fl.allowHosts, "allow-host", "with --http: a host `name` the Host header may carry (repeatable; default the loopback names)")
+	flags.Var(&fl.allowOrigins, "allow-origin", "with --http: an `origin` (https://app.example) or host name a browser Origin may carry (repeatable; default the loopback names)")
+	flags.Int64Var(&fl.maxBody, "max-body-bytes", 1<<20, "with --http: the largest request body, in `bytes`")
+	flags.IntVar(&fl.maxSessionCalls, "max-session-calls", 8, "the most calls one client session runs at once")
+	flags.IntVar(&fl.maxCalls, "max-calls", 64, "the most calls the gateway runs at once")
+	flags.BoolVar(&fl.status, "status", false, "connect every server once, print the gateway's status as JSON and exit")
+	connectTimeout := connectTimeoutFlag(flags)
+	if code, ok := parseFlags(flags, args); !ok {
+		return fl, code, false
+	}
+	fl.connectTimeout = *connectTimeout
+	var problem string
+	switch {
+	case flags.NArg() > 0:
+		problem = fmt.Sprintf("unexpected argument %q", flags.Arg(0))
+	case checkTimeout(fl.connectTimeout) != nil:
+		problem = checkTimeout(fl.connectTimeout).Error()
+	case fl.httpAddr == "" && (fl.stateless || fl.tokenEnv != "" || len(fl.allowHosts)+len(fl.allowOrigins) > 0):
+		problem = "--stateless, --token-env, --allow-host and --allow-origin need --http"
+	case fl.maxBody <= 0 || fl.maxSessionCalls <= 0 || fl.maxCalls <= 0:
+		problem = "--max-body-bytes, --max-session-calls and --max-calls must be positive"
+	default:
+		return fl, exitOK, true
+	}
+	fmt.Fprintf(stderr, "purramcp serve: %s\n", problem)
+	return fl, exitUsage, false
 }
 
 // serve starts the fleet, puts the gateway in front of it and serves until
 // ctx ends or the stdio client leaves; it closes the fleet before returning.
 func serve(ctx context.Context, cfg *fleet.Config, lock *fleet.Lock, fl serveFlags, token string,
-	connectTimeout time.Duration, stdin io.Reader, stdout, stderr io.Writer) int {
+	stdin io.Reader, stdout, stderr io.Writer) int {
 	audit := gateway.AuditLog(stderr)
 	var current atomic.Pointer[gateway.Gateway] // set once the gateway exists
 	f, err := fleet.New(cfg, fleet.Options{
@@ -141,7 +155,7 @@ func serve(ctx context.Context, cfg *fleet.Config, lock *fleet.Lock, fl serveFla
 		fmt.Fprintf(stderr, "purramcp serve: %v\n", err)
 		return exitUsage // unreachable: the flags were checked
 	}
-	startCtx, cancel := context.WithTimeout(ctx, connectTimeout)
+	startCtx, cancel := context.WithTimeout(ctx, fl.connectTimeout)
 	_ = f.Start(startCtx) // each server settles once or the timeout ends; status tells which
 	cancel()
 	current.Store(g)

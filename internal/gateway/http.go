@@ -25,8 +25,8 @@ const defaultSessionIdleTimeout = 30 * time.Minute
 // tools/call a model sends, far below what would strain the gateway.
 const defaultMaxBodyBytes = 1 << 20
 
-// loopbackNames are the host names allowed by default.
-var loopbackNames = []string{"localhost", "127.0.0.1", "::1"}
+// loopbackNames returns the host names allowed by default.
+func loopbackNames() []string { return []string{"localhost", "127.0.0.1", "::1"} }
 
 // ErrNoToken is returned by [CheckListen] for a non-loopback address
 // without a token.
@@ -83,10 +83,10 @@ func (g *Gateway) HTTPHandler(opts HTTPOptions) (http.Handler, error) {
 		maxBody: opts.MaxBodyBytes,
 	}
 	if len(a.hosts) == 0 {
-		a.hosts = loopbackNames
+		a.hosts = loopbackNames()
 	}
 	if len(a.origins) == 0 {
-		a.origins = loopbackNames
+		a.origins = loopbackNames()
 	}
 	if opts.Token != "" {
 		sum := sha256.Sum256([]byte(opts.Token))

@@ -17,6 +17,8 @@ type Status struct {
 
 // An UpstreamStatus is one upstream in a [Status].
 type UpstreamStatus struct {
+	// ID, State, Digest, Code, Attempts and Since are the [Upstream]'s;
+	// Since is in UTC.
 	ID       string    `json:"id"`
 	State    string    `json:"state"`
 	Digest   string    `json:"digest,omitempty"`
