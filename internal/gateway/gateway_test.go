@@ -78,6 +78,11 @@ func TestGateway_CallOutcomes(t *testing.T) {
 			codeResult(purramcp.CodeInvalidArguments), 0},
 		{"arguments over maxLength", "search", `{"q":"` + strings.Repeat("a", 65) + `"}`,
 			codeResult(purramcp.CodeInvalidArguments), 0},
+		{"arguments not an object", "search", `[1]`, codeResult(purramcp.CodeInvalidArguments), 0},
+		{"arguments nested past the depth limit", "search",
+			`{"q":` + strings.Repeat("[", 500) + strings.Repeat("]", 500) + `}`,
+			codeResult(purramcp.CodeInvalidArguments), 0},
+		{"arguments with a duplicate key", "search", `{"q":"a","q":"b"}`, codeResult(purramcp.CodeInvalidArguments), 0},
 		{"upstream isError with a canary", "fail", `{}`, codeResult(purramcp.CodeToolError), 1},
 		{"result over the limit", "big", `{}`, codeResult(purramcp.CodeResultTooLarge), 1},
 		{"unknown tool", "delete", `{}`, "", 0},
@@ -264,4 +269,62 @@ func TestGateway_ConcurrentRefreshAndCalls(t *testing.T) {
 	for range 100 {
 		assert.JSONEq(t, `{"content":[{"type":"text","text":"found x"}],"structuredContent":{"count":1}}`, <-errs)
 	}
+}
+
+// staticSource is a Source with fixed registrations, for shapes a real
+// discovery never produces.
+type staticSource struct {
+	defs []purramcp.ToolDefinition
+	ups  []gateway.Upstream
+}
+
+func (s staticSource) Registrations() []purramcp.ToolDefinition { return s.defs }
+func (s staticSource) Upstreams() []gateway.Upstream             { return s.ups }
+
+// A registration go-sdk cannot serve (its input schema's root type is not
+// "object") is reported by Refresh and never listed; a registration no
+// ready snapshot names is never listed either.
+func TestGateway_RefusedAndUnnamedRegistrations(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	run := func(context.Context, json.RawMessage, purramcp.ToolContext) (purramcp.ToolResult, error) {
+		return purramcp.ToolResult{Content: purramcp.Envelope{Text: []string{"ok"}}}, nil
+	}
+	src := staticSource{
+		defs: []purramcp.ToolDefinition{
+			{Name: "good", Description: "Good", InputSchema: map[string]any{"type": "object"}, Run: run},
+			{Name: "bad", Description: "Bad", InputSchema: map[string]any{"type": "string"}, Run: run},
+			{Name: "stray", Description: "In no snapshot", InputSchema: map[string]any{"type": "object"}, Run: run},
+		},
+		ups: []gateway.Upstream{{ID: "s", State: gateway.StateReady, Digest: "d", Snapshot: purramcp.Snapshot{
+			Entries: []purramcp.ToolEntry{{LocalName: "good"}, {LocalName: "bad"}},
+		}}},
+	}
+	g, err := gateway.New(src, gateway.Options{})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"bad"}, g.Refresh())
+	assert.Equal(t, []string{"good"}, g.Tools())
+	d := connectDownstream(t, ctx, g)
+	assert.Equal(t, []string{"good"}, toolNames(t, ctx, d.session))
+	assert.JSONEq(t, `{"content":[{"type":"text","text":"ok"}]}`, call(t, ctx, d.session, "good", `{}`))
+}
+
+// A message nested deeper than go-sdk decodes ends the session that sent
+// it, and only that one: the gateway keeps serving the others.
+func TestGateway_HostileMessageEndsOnlyItsSession(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	f := newFakeFleet(t)
+	u := newUpstream("Search documents")
+	f.connect(ctx, "docs", u, "", "")
+	g := newGateway(t, f, gateway.Options{})
+	g.Refresh()
+	hostile := connectDownstream(t, ctx, g)
+	other := connectDownstream(t, ctx, g)
+	deep := `{"q":` + strings.Repeat("[", 5000) + strings.Repeat("]", 5000) + `}`
+	_, err := hostile.session.CallTool(ctx, &mcp.CallToolParams{Name: "search", Arguments: json.RawMessage(deep)})
+	assert.Error(t, err)
+	assert.Equal(t, int32(0), u.calls.Load(), "nothing reached upstream")
+	assert.JSONEq(t, `{"content":[{"type":"text","text":"found a"}],"structuredContent":{"count":1}}`,
+		call(t, ctx, other.session, "search", `{"q":"a"}`))
 }
