@@ -279,7 +279,7 @@ type staticSource struct {
 }
 
 func (s staticSource) Registrations() []purramcp.ToolDefinition { return s.defs }
-func (s staticSource) Upstreams() []gateway.Upstream             { return s.ups }
+func (s staticSource) Upstreams() []gateway.Upstream            { return s.ups }
 
 // A registration go-sdk cannot serve (its input schema's root type is not
 // "object") is reported by Refresh and never listed; a registration no
