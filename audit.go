@@ -19,6 +19,12 @@ import (
 // not a valid one); RemoteName is the bound remote name; "host_failure" is
 // [CodeHostFailure]; Duration is the wall time of the attempt or of the Run.
 // Fields that do not apply to the Kind are zero.
+//
+// ProtocolVersion, Transport and Start were added after the others, for
+// tracing: the version the monitor accepted ("" before one), the transport
+// kind ([TransportStdio], [TransportHTTP], [TransportMemory], or "" when
+// unknown) and the wall-clock start of the attempt or the Run (Start plus
+// Duration is its end).
 type Event struct {
 	Kind           string        // "discover" or "call"
 	ServerID       string        // the serverID given to DiscoverTools
@@ -33,6 +39,10 @@ type Event struct {
 	ArgumentBytes  int           // calls: length of the argument text received
 	ResultBytes    int           // calls: the measured result size, 0 when none arrived
 	Duration       time.Duration // wall time of the attempt or the Run
+
+	ProtocolVersion string    // the monitor's accepted protocol version, "" when none
+	Transport       string    // TransportStdio, TransportHTTP, TransportMemory, or "" when unknown
+	Start           time.Time // when the attempt or the Run started
 }
 
 // Event kinds and the codes an Event uses besides the mcp_* codes.
@@ -59,16 +69,20 @@ func eventCode(err error) string {
 
 // observeRefusal reports a DiscoverTools call refused before any request as
 // its attempt 1.
-func observeRefusal(ctx context.Context, observer func(context.Context, Event), serverID string,
-	err error, start time.Time) {
+func observeRefusal(ctx context.Context, observer func(context.Context, Event), m *CatalogMonitor,
+	serverID string, err error, start time.Time) {
 	if observer == nil {
 		return
 	}
 	if !remoteNamePattern.MatchString(serverID) {
 		serverID = ""
 	}
-	observer(ctx, Event{Kind: eventDiscover, ServerID: serverID, Code: eventCode(err), Attempt: 1,
-		Duration: time.Since(start)})
+	e := Event{Kind: eventDiscover, ServerID: serverID, Code: eventCode(err), Attempt: 1,
+		Duration: time.Since(start), Start: start}
+	if m != nil {
+		e.ProtocolVersion, e.Transport = m.ProtocolVersion(), m.transport()
+	}
+	observer(ctx, e)
 }
 
 // callStats is what one Run measured for its Event.
@@ -103,7 +117,7 @@ func (c *Catalog) runner(t *boundTool) func(context.Context, json.RawMessage, To
 		c.observer(ctx, Event{Kind: eventCall, ServerID: c.serverID, RevisionDigest: c.digest,
 			LocalName: t.binding.local, RemoteName: t.binding.remote, CallID: call.CallID, RunID: call.RunID,
 			Code: code, Requests: st.requests, ArgumentBytes: len(args), ResultBytes: resultBytes,
-			Duration: time.Since(start)})
+			Duration: time.Since(start), ProtocolVersion: c.protocol, Transport: c.transport, Start: start})
 		return res, err
 	}
 }
@@ -114,7 +128,9 @@ func (c *Catalog) runner(t *boundTool) func(context.Context, json.RawMessage, To
 // ("purramcp." followed by the Kind), level Info when Code is "" and Warn
 // otherwise, and one attribute per non-zero field, in field order, named
 // kind, serverId, revisionDigest, localName, remoteName, callId, runId,
-// code, attempt, pages, requests, argumentBytes, resultBytes and duration.
+// code, attempt, pages, requests, argumentBytes, resultBytes, duration,
+// protocolVersion and transport. Start is not an attribute: the record
+// carries its own time.
 func SlogObserver(logger *slog.Logger) func(context.Context, Event) {
 	return func(ctx context.Context, e Event) {
 		l := logger
@@ -125,7 +141,7 @@ func SlogObserver(logger *slog.Logger) func(context.Context, Event) {
 		if e.Code != "" {
 			level = slog.LevelWarn
 		}
-		attrs := make([]slog.Attr, 0, 14)
+		attrs := make([]slog.Attr, 0, 16)
 		for _, s := range []struct{ key, value string }{
 			{"kind", e.Kind}, {"serverId", e.ServerID}, {"revisionDigest", e.RevisionDigest},
 			{"localName", e.LocalName}, {"remoteName", e.RemoteName}, {"callId", e.CallID}, {"runId", e.RunID},
@@ -148,6 +164,12 @@ func SlogObserver(logger *slog.Logger) func(context.Context, Event) {
 		}
 		if e.Duration != 0 {
 			attrs = append(attrs, slog.Duration("duration", e.Duration))
+		}
+		if e.ProtocolVersion != "" {
+			attrs = append(attrs, slog.String("protocolVersion", e.ProtocolVersion))
+		}
+		if e.Transport != "" {
+			attrs = append(attrs, slog.String("transport", e.Transport))
 		}
 		l.LogAttrs(ctx, level, "purramcp."+e.Kind, attrs...)
 	}

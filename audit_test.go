@@ -21,7 +21,9 @@ import (
 	"purra.dev/purramcp"
 )
 
-// eventLog collects events with their Duration checked and zeroed.
+// eventLog collects events with their Duration and Start checked and
+// zeroed: Start is a wall-clock time no later than the event, and Start
+// plus Duration is no later either.
 type eventLog struct {
 	t      *testing.T
 	mu     sync.Mutex
@@ -29,8 +31,11 @@ type eventLog struct {
 }
 
 func (l *eventLog) observe(_ context.Context, e purramcp.Event) {
+	now := time.Now()
 	assert.GreaterOrEqual(l.t, e.Duration, time.Duration(0))
-	e.Duration = 0
+	assert.False(l.t, e.Start.IsZero(), "Start is set")
+	assert.False(l.t, e.Start.Add(e.Duration).After(now), "Start+Duration is not in the future")
+	e.Duration, e.Start = 0, time.Time{}
 	l.mu.Lock()
 	l.events = append(l.events, e)
 	l.mu.Unlock()
@@ -57,7 +62,7 @@ func TestObserver_Discovery(t *testing.T) {
 	catalog, err := purramcp.DiscoverTools(t.Context(), h.session, "fixture", searchBinding(), opts(h))
 	require.NoError(t, err)
 	digest := catalog.Snapshot().RevisionDigest
-	assert.Equal(t, []purramcp.Event{{Kind: "discover", ServerID: "fixture", RevisionDigest: digest, Attempt: 1, Pages: 2}}, log.take())
+	assert.Equal(t, []purramcp.Event{{Kind: "discover", ProtocolVersion: "2025-11-25", Transport: "memory", ServerID: "fixture", RevisionDigest: digest, Attempt: 1, Pages: 2}}, log.take())
 
 	_, err = purramcp.DiscoverTools(t.Context(), h.session, "fixture", map[string]purramcp.ToolBinding{}, opts(h))
 	require.Error(t, err)
@@ -81,12 +86,12 @@ func TestObserver_Discovery(t *testing.T) {
 	_, err = purramcp.DiscoverTools(t.Context(), h.session, "fixture", searchBinding(), unapproved)
 	require.Error(t, err)
 	assert.Equal(t, []purramcp.Event{
-		{Kind: "discover", ServerID: "fixture", Code: "mcp_binding_invalid", Attempt: 1},
-		{Kind: "discover", ServerID: "", Code: "mcp_binding_invalid", Attempt: 1},
-		{Kind: "discover", ServerID: "fixture", Code: "mcp_binding_invalid", Attempt: 1},
-		{Kind: "discover", ServerID: "fixture", Code: "mcp_binding_missing", Attempt: 1, Pages: 1},
-		{Kind: "discover", ServerID: "fixture", Code: "canceled", Attempt: 1},
-		{Kind: "discover", ServerID: "fixture", RevisionDigest: catalog.Snapshot().RevisionDigest, Code: "mcp_catalog_unapproved",
+		{Kind: "discover", ProtocolVersion: "2025-11-25", Transport: "memory", ServerID: "fixture", Code: "mcp_binding_invalid", Attempt: 1},
+		{Kind: "discover", ProtocolVersion: "2025-11-25", Transport: "memory", ServerID: "", Code: "mcp_binding_invalid", Attempt: 1},
+		{Kind: "discover", ProtocolVersion: "2025-11-25", Transport: "memory", ServerID: "fixture", Code: "mcp_binding_invalid", Attempt: 1},
+		{Kind: "discover", ProtocolVersion: "2025-11-25", Transport: "memory", ServerID: "fixture", Code: "mcp_binding_missing", Attempt: 1, Pages: 1},
+		{Kind: "discover", ProtocolVersion: "2025-11-25", Transport: "memory", ServerID: "fixture", Code: "canceled", Attempt: 1},
+		{Kind: "discover", ProtocolVersion: "2025-11-25", Transport: "memory", ServerID: "fixture", RevisionDigest: catalog.Snapshot().RevisionDigest, Code: "mcp_catalog_unapproved",
 			Attempt: 1, Pages: 1},
 	}, log.take(), "an unapproved discovery carries its digest")
 }
@@ -146,7 +151,7 @@ func TestObserver_Calls(t *testing.T) {
 	for _, args := range []string{`{"q":"a"}`, `{"q":"ab"}`, `{"q":"d"}`, `{"q":"h"}`, `{"q":"e"}`, `{"q":"p"}`, ``} {
 		call(args)
 	}
-	base := purramcp.Event{Kind: "call", ServerID: "fixture", RevisionDigest: digest, LocalName: "search", RemoteName: "remote.search",
+	base := purramcp.Event{Kind: "call", ProtocolVersion: "2025-11-25", Transport: "memory", ServerID: "fixture", RevisionDigest: digest, LocalName: "search", RemoteName: "remote.search",
 		CallID: "call-1", RunID: "run-1"}
 	with := func(code string, requests, argBytes, resultBytes int) purramcp.Event {
 		e := base
@@ -292,14 +297,16 @@ func TestSlogObserver(t *testing.T) {
 	observe(t.Context(), purramcp.Event{Kind: "discover", ServerID: "docs", Code: "mcp_catalog_stale", Attempt: 2, Pages: 1})
 	observe(t.Context(), purramcp.Event{Kind: "call", ServerID: "docs", RevisionDigest: "abc", LocalName: "search",
 		RemoteName: "docs.search", CallID: "c1", RunID: "r1", Requests: 1, ArgumentBytes: 9, ResultBytes: 46, Duration: time.Second})
-	observe(t.Context(), purramcp.Event{Kind: "call", LocalName: "search", RemoteName: "docs.search", Code: "host_failure"})
+	observe(t.Context(), purramcp.Event{Kind: "call", LocalName: "search", RemoteName: "docs.search", Code: "host_failure",
+		ProtocolVersion: "2025-06-18", Transport: "stdio", Start: time.Unix(1, 0)})
 	observe(t.Context(), purramcp.Event{Kind: "call"})
 	assert.Equal(t, []loggedRecord{
 		{slog.LevelInfo, "purramcp.discover", []string{"kind=discover", "serverId=docs", "revisionDigest=abc", "attempt=1", "pages=2", "duration=1.5ms"}},
 		{slog.LevelWarn, "purramcp.discover", []string{"kind=discover", "serverId=docs", "code=mcp_catalog_stale", "attempt=2", "pages=1"}},
 		{slog.LevelInfo, "purramcp.call", []string{"kind=call", "serverId=docs", "revisionDigest=abc", "localName=search",
 			"remoteName=docs.search", "callId=c1", "runId=r1", "requests=1", "argumentBytes=9", "resultBytes=46", "duration=1s"}},
-		{slog.LevelWarn, "purramcp.call", []string{"kind=call", "localName=search", "remoteName=docs.search", "code=host_failure"}},
+		{slog.LevelWarn, "purramcp.call", []string{"kind=call", "localName=search", "remoteName=docs.search", "code=host_failure",
+			"protocolVersion=2025-06-18", "transport=stdio"}},
 		{slog.LevelInfo, "purramcp.call", []string{"kind=call"}},
 	}, h.logged())
 
@@ -324,13 +331,15 @@ func TestSlogObserver_Wired(t *testing.T) {
 	require.NoError(t, err)
 	logged := rh.logged()
 	require.Len(t, logged, 2)
-	for i := range logged { // durations vary
-		require.True(t, strings.HasPrefix(logged[i].Attrs[len(logged[i].Attrs)-1], "duration="))
-		logged[i].Attrs = logged[i].Attrs[:len(logged[i].Attrs)-1]
+	for i := range logged { // durations vary; the two new attributes follow
+		n := len(logged[i].Attrs)
+		require.True(t, strings.HasPrefix(logged[i].Attrs[n-3], "duration="))
+		logged[i].Attrs = append(logged[i].Attrs[:n-3], logged[i].Attrs[n-2:]...)
 	}
 	assert.Equal(t, []loggedRecord{
-		{slog.LevelInfo, "purramcp.discover", []string{"kind=discover", "serverId=fixture", "revisionDigest=" + f.RevisionDigest, "attempt=1", "pages=1"}},
+		{slog.LevelInfo, "purramcp.discover", []string{"kind=discover", "serverId=fixture", "revisionDigest=" + f.RevisionDigest, "attempt=1", "pages=1",
+			"protocolVersion=2025-11-25", "transport=memory"}},
 		{slog.LevelWarn, "purramcp.call", []string{"kind=call", "serverId=fixture", "revisionDigest=" + f.RevisionDigest, "localName=search",
-			"remoteName=remote.search", "runId=r", "code=mcp_invalid_arguments", "argumentBytes=15"}},
+			"remoteName=remote.search", "runId=r", "code=mcp_invalid_arguments", "argumentBytes=15", "protocolVersion=2025-11-25", "transport=memory"}},
 	}, logged)
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net/http"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -46,19 +47,60 @@ const maxRequestParams = defaultMaxResultBytes + frameSlack
 // go-sdk's own line cap, 16 MiB by default, ends the session past it.)
 const rawFrameBytes = 6*defaultMaxCatalogBytes + frameSlack
 
+// itemSlack is what the counted array of an answer (a page's tools, a
+// result's content blocks) may hold past its limit before decoding: elements
+// go-sdk drops (null or invalid tools). An answer with more is rejected
+// unread, with the code the decoded count would fail with.
+const itemSlack = 64
+
+// The arrays counted before decoding, in a result (io) and in a JSON-RPC
+// frame (HTTP).
+var (
+	toolsPath, toolsFramePath     = []string{"tools"}, []string{"result", "tools"}
+	contentPath, contentFramePath = []string{"content"}, []string{"result", "content"}
+)
+
+// An answerCap is what bounded tells the layer about one request's answer:
+// the code past the cap, the count its JSON may reach and how many elements
+// its counted array may hold (each plus its slack).
+type answerCap struct {
+	code      string
+	limit     int
+	path      []string // the counted array in the result
+	framePath []string // the same in a JSON-RPC frame
+	items     int
+}
+
+// toolsCap is the cap of a tools/list page: bytes left in the discovery,
+// tools left under MaxTools.
+func toolsCap(bytes, tools int) answerCap {
+	return answerCap{code: CodeCatalogLimitExceeded, limit: bytes, path: toolsPath, framePath: toolsFramePath, items: tools}
+}
+
+// resultCap is the cap of a tools/call result.
+func resultCap(bytes, blocks int) answerCap {
+	return answerCap{code: CodeResultTooLarge, limit: bytes, path: contentPath, framePath: contentFramePath, items: blocks}
+}
+
 // A frameBudget is what one adapter request tells the bounding layer, in its
 // ctx: the count its answer may reach and the code it fails with past it.
 // The layer reports back whether the request's write is in progress and
 // whether it rejected or lost the answer.
 type frameBudget struct {
-	code     string
-	limit    int
+	answerCap
 	deadline time.Time // the adapter's own, for severIfStillWriting
 	// writing is 0 before the request's write, 1 while the transport writes
 	// it and 2 once the write returned.
 	writing  atomic.Int32
 	rejected atomic.Bool // the answer was over the budget
 	broken   atomic.Bool // the connection failed while the answer was read
+	// answered is set once the HTTP layer handed go-sdk a frame with a
+	// result for the request: a later failure without a JSON-RPC error is
+	// then the result's decoding, not the connection's.
+	answered atomic.Bool
+	// httpID is the JSON-RPC id of the request's POST, for the rejection
+	// of an answer on a resumed stream (GET).
+	httpID atomic.Pointer[json.RawMessage]
 
 	// The request's pending answer on a bounded connection (track), which
 	// the adapter's call drops once it ends (release).
@@ -99,8 +141,15 @@ func budgetOf(ctx context.Context) *frameBudget {
 	return b
 }
 
-// outcome is the failure the layer observed for the request, if any.
-func (b *frameBudget) outcome() error {
+// outcome is the failure the layer observed for the request that failed
+// with err, if any: a rejected answer, a connection that failed while the
+// answer was read, or, over HTTP, a request that failed with no JSON-RPC
+// error before any result reached go-sdk. go-sdk retires the requests in
+// flight with its own error, which carries no sentinel, when it fails the
+// HTTP connection (a body it cannot read or decode, a stream it cannot
+// resume); a result that reached it and failed is its decoding's failure.
+func (b *frameBudget) outcome(err error) error {
+	var rpc *jsonrpc.Error
 	switch {
 	case b == nil:
 		return nil
@@ -108,8 +157,26 @@ func (b *frameBudget) outcome() error {
 		return fail(b.code)
 	case b.broken.Load():
 		return fail(CodeTransportError)
+	case b.httpID.Load() != nil && !b.answered.Load() && !errors.As(err, &rpc):
+		return fail(CodeTransportError)
 	}
 	return nil
+}
+
+// errorCount counts a JSON-RPC error answer as a Scanner counts its JSON
+// ({"code":…,"message":…,"data":…}), stopping once it passes limit.
+func errorCount(err error, limit int) int {
+	e, ok := err.(*jsonrpc.Error)
+	if !ok {
+		return 0 // unreachable: go-sdk decodes wire errors as *jsonrpc.Error
+	}
+	n := len(`{"code":,"message":}`) + len(strconv.FormatInt(e.Code, 10))
+	m, _ := jssize.Within(e.Message, limit) // a string never fails
+	n += m
+	if len(e.Data) > 0 {
+		n += len(`,"data":`) + jssize.RawWithin(e.Data, limit)
+	}
+	return n
 }
 
 // frameRejected answers a request whose answer the layer rejected unread.
@@ -177,6 +244,7 @@ var (
 // line whole up to its own cap (mcp.DefaultMaxLineLength, 16 MiB; past it
 // go-sdk ends the session) before the layer sees it.
 func (m *CatalogMonitor) Transport(t mcp.Transport) mcp.Transport {
+	m.noteTransport(t)
 	return &boundTransport{inner: t, monitor: m}
 }
 
@@ -448,10 +516,14 @@ func (c *boundConn) check(msg jsonrpc.Message) jsonrpc.Message {
 		if p.method == "tools/list" {
 			code = CodeCatalogLimitExceeded
 		}
-		if p.budget != nil {
-			code, limit = p.budget.code, p.budget.limit+frameSlack
+		var path []string
+		items := 0
+		if b := p.budget; b != nil {
+			code, limit, path, items = b.code, b.limit+frameSlack, b.path, b.items+itemSlack
 		}
-		if m.Error == nil && jssize.RawWithin(m.Result, limit) > limit {
+		// The README's rule: an answer over its cap fails with the cap's
+		// code whatever it held, a JSON-RPC error too (as over HTTP).
+		if m.Error != nil && errorCount(m.Error, limit) > limit || jssize.RawOver(m.Result, limit, path, items) {
 			if p.budget != nil {
 				p.budget.rejected.Store(true)
 			}

@@ -63,6 +63,7 @@ type Catalog struct {
 	// serverID, protocol and digest head the snapshot; its entries are the
 	// tools' own records.
 	serverID, protocol, digest string
+	transport                  string       // the monitor's transport kind, for Events
 	tools                      []*boundTool // sorted by local name
 	monitor                    *CatalogMonitor
 	revision                   uint64
@@ -86,6 +87,7 @@ type boundTool struct {
 	limits      Limits
 	monitor     *CatalogMonitor
 	revision    uint64
+	propagator  TracePropagator // DiscoveryOptions.TracePropagator; nil when none
 }
 
 // catalog checks that every binding was listed and computes the digest,
@@ -93,7 +95,7 @@ type boundTool struct {
 // attempt makes, and builds the Catalog.
 func (d *discovery) catalog(serverID string) (*Catalog, error) {
 	if len(d.found) != len(d.bound) {
-		return nil, fail(CodeBindingMissing)
+		return nil, missingBinding(d.bound, d.found)
 	}
 	tools := slices.SortedFunc(maps.Values(d.found), func(a, b *boundTool) int {
 		return strings.Compare(a.binding.local, b.binding.local)
@@ -111,6 +113,7 @@ func (d *discovery) catalog(serverID string) (*Catalog, error) {
 	}
 	return &Catalog{
 		serverID: serverID, protocol: d.protocol, digest: digest, tools: tools, monitor: d.monitor, revision: d.revision, observer: d.opts.Observer,
+		transport: d.monitor.transport(),
 	}, nil
 }
 
@@ -190,4 +193,15 @@ func (c *Catalog) Registration(name string) (ToolDefinition, bool) {
 		return ToolDefinition{}, false
 	}
 	return c.definition(c.tools[i]), true
+}
+
+// missingBinding is the mcp_binding_missing failure naming the first bound
+// remote name, in sorted order, that the listing never had.
+func missingBinding(bound map[string]*binding, found map[string]*boundTool) error {
+	for _, name := range slices.Sorted(maps.Keys(bound)) {
+		if found[name] == nil {
+			return &DiscoveryError{Code: CodeBindingMissing, RemoteName: name}
+		}
+	}
+	return fail(CodeBindingMissing) // unreachable: found holds only bound names
 }

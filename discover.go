@@ -59,6 +59,15 @@ type DiscoveryOptions struct {
 	// attempt or the call has ended (the catalog or the result is then
 	// lost; nothing is left running). [SlogObserver] builds one.
 	Observer func(context.Context, Event)
+	// TracePropagator, when set, puts the trace context of each Run's ctx
+	// into the _meta of its tools/call request (SEP-414): the traceparent
+	// it writes, when well-formed (W3C Trace Context), and beside it a
+	// printable tracestate of at most 512 bytes; anything else it writes is
+	// dropped, and with nothing valid the request carries no _meta. nil, the
+	// default, sends no _meta at all, exactly as purra-mcp 1.0.0. It touches
+	// neither the arguments, their validation nor any digest, and is never
+	// used for tools/list.
+	TracePropagator TracePropagator
 }
 
 // DiscoverTools lists the session's tools page by page and binds the tools
@@ -96,7 +105,11 @@ type DiscoveryOptions struct {
 //     must still see no list change ([ErrCatalogStale]).
 //
 // It returns only [*Error] values or [ErrCanceled] (when ctx ends), never an
-// SDK error or remote text.
+// SDK error or remote text. A failure one bound tool caused (its schema, its
+// description or schema size, its name listed twice, a missing binding, a
+// missing read-only hint) is a [*DiscoveryError] naming the tool, schema,
+// path and keyword for the host; it has the same Error() text and code as
+// the *Error it unwraps to.
 //
 // With the purramcp options of DiscoveryOptions set it may also fail
 // [ErrCatalogUnapproved] (Approve) or [ErrAnnotationConflict]
@@ -111,7 +124,7 @@ func DiscoverTools(ctx context.Context, session *mcp.ClientSession, serverID str
 	start := time.Now()
 	d, err := newDiscovery(session, serverID, bindings, opts)
 	if err != nil {
-		observeRefusal(ctx, opts.Observer, serverID, err, start)
+		observeRefusal(ctx, opts.Observer, opts.Monitor, serverID, err, start)
 		return nil, err
 	}
 	for attempt := 1; ; attempt++ {
@@ -187,10 +200,16 @@ func (d *discovery) preflight() error {
 }
 
 // visit compiles a bound tool as it is listed; unbound tools are never
-// compiled and never widen anything.
-func (d *discovery) visit(tool *mcp.Tool, schemaSizes [2]int) error {
+// compiled and never widen anything. A repeated remote name fails
+// mcp_name_conflict, as a [*DiscoveryError] when the name is bound.
+func (d *discovery) visit(tool *mcp.Tool, schemaSizes [2]int, repeated bool) error {
 	b, ok := d.bound[tool.Name]
-	if !ok {
+	switch {
+	case repeated && ok:
+		return &DiscoveryError{Code: CodeNameConflict, RemoteName: tool.Name, Path: "$", Keyword: "name"}
+	case repeated:
+		return fail(CodeNameConflict)
+	case !ok:
 		return nil
 	}
 	t, err := d.bindTool(tool, b, schemaSizes)
@@ -198,7 +217,8 @@ func (d *discovery) visit(tool *mcp.Tool, schemaSizes [2]int) error {
 		return err
 	}
 	if d.opts.RequireReadOnlyHint && !readOnlyHinted(tool.Annotations) {
-		return fail(CodeAnnotationConflict) // after the schemas: their faults keep their code
+		// After the schemas: their faults keep their code.
+		return &DiscoveryError{Code: CodeAnnotationConflict, RemoteName: tool.Name, Path: "$", Keyword: "readOnlyHint"}
 	}
 	d.found[tool.Name] = t
 	return nil
@@ -209,12 +229,13 @@ func (d *discovery) visit(tool *mcp.Tool, schemaSizes [2]int) error {
 func (d *discovery) bindTool(tool *mcp.Tool, b *binding, schemaSizes [2]int) (*boundTool, error) {
 	c, fault := checkTool(tool, schemaSizes, d.limits, d.policy, &d.monitor.schemas)
 	if fault != nil {
-		return nil, fail(fault.code)
+		return nil, &DiscoveryError{Code: fault.code, RemoteName: tool.Name, Schema: fault.schema,
+			Path: fault.path, Keyword: fault.keyword}
 	}
 	return &boundTool{
 		binding: *b, description: tool.Description,
 		inputSnap: c.inputSnap, outputSnap: c.outputSnap,
 		input: c.input, output: c.output, envelope: d.envelope, session: d.session,
-		limits: d.limits, monitor: d.monitor, revision: d.revision,
+		limits: d.limits, monitor: d.monitor, revision: d.revision, propagator: d.opts.TracePropagator,
 	}, nil
 }

@@ -56,8 +56,10 @@
 // [CodeOf]), or [ErrCanceled] when the caller's context ends. Run reports
 // known failures as a [ToolResult] with ErrorCode set and the empty envelope
 // {"text":[],"structured":null}; it returns an error only for ErrCanceled or
-// a failing host [ScopeFunc]. No error, envelope or code ever holds remote
-// text.
+// a failing host [ScopeFunc]. No error text, envelope or code ever holds
+// remote text. A discovery failure that one bound tool caused is a
+// [*DiscoveryError]: the same text and code, plus the tool, schema, path
+// and keyword for the host's operators (errors.As).
 //
 // # Limits
 //

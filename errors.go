@@ -153,6 +153,58 @@ func (e *Error) Is(target error) bool {
 	return false
 }
 
+// A DiscoveryError is a discovery failure that one bound tool caused, for
+// the host to see which tool failed and why (never for a model): a schema
+// outside the profile ([ErrSchemaUnsupported]), a description or schema over
+// its limit ([ErrCatalogLimitExceeded]), a bound remote name listed twice
+// ([ErrNameConflict], Keyword "name"), a tool without the read-only hint
+// RequireReadOnlyHint asks for ([ErrAnnotationConflict], Keyword
+// "readOnlyHint") or a bound name never listed ([ErrBindingMissing], only
+// RemoteName set). Code, Schema, Path and Keyword are what [InspectTool]'s
+// [ToolReport] gives for the same tool, limits and policy. DiscoverTools
+// returns it as the error itself, so errors.As(err, &d) finds it.
+//
+// Error returns exactly the fixed text of an [*Error] with the same code, and
+// errors.Is, Unwrap and [CodeOf] treat it as that *Error, so code-based
+// handling is unchanged. RemoteName is the host's bound name, but Path holds
+// the server's property names: like a ToolReport it is for the host's logs
+// and its operators, and Error() shows none of it.
+type DiscoveryError struct {
+	// Code is the mcp_* code discovery failed with.
+	Code string
+	// RemoteName is the bound remote tool name.
+	RemoteName string
+	// Schema is "inputSchema" or "outputSchema" when a schema is the
+	// reason, else "".
+	Schema string
+	// Path is the JSON path of the failing node inside Schema ("$" for the
+	// root, "$.properties.q" below it); "$" for a limit, the name or the
+	// hint; "" for a missing binding.
+	Path string
+	// Keyword is the failing schema keyword, for a limit the name of the
+	// Limits field ("MaxDescriptionBytes"), "name" or "readOnlyHint".
+	Keyword string
+}
+
+// Error returns the fixed text of an [*Error] with the same code: no remote
+// text, no name, path or keyword.
+func (e *DiscoveryError) Error() string { return (&Error{Code: e.Code}).Error() }
+
+// Is reports whether target is an *Error or a sentinel with the same code,
+// as [Error.Is] does.
+func (e *DiscoveryError) Is(target error) bool {
+	return e != nil && (&Error{Code: e.Code}).Is(target)
+}
+
+// Unwrap returns a fresh [*Error] with the same code, so errors.As finds an
+// *Error in a DiscoveryError as before it existed.
+func (e *DiscoveryError) Unwrap() error {
+	if e == nil {
+		return nil
+	}
+	return &Error{Code: e.Code}
+}
+
 // sentinel is the type of the Err* code sentinels: a code and nothing else.
 type sentinel string
 

@@ -138,9 +138,9 @@ func ExampleSlogObserver() {
 		}
 	}
 	// Output:
-	// level=INFO msg=purramcp.discover kind=discover serverId=docs revisionDigest=d4f57cd13d95ad99a2cf973c82208d1bbf4df45371c294ec5f50b05703fd5f77 attempt=1 pages=1
-	// level=INFO msg=purramcp.call kind=call serverId=docs revisionDigest=d4f57cd13d95ad99a2cf973c82208d1bbf4df45371c294ec5f50b05703fd5f77 localName=search_docs remoteName=docs.search callId=c1 runId=r1 requests=1 argumentBytes=12 resultBytes=151
-	// level=WARN msg=purramcp.call kind=call serverId=docs revisionDigest=d4f57cd13d95ad99a2cf973c82208d1bbf4df45371c294ec5f50b05703fd5f77 localName=search_docs remoteName=docs.search callId=c1 runId=r1 code=mcp_invalid_arguments argumentBytes=7
+	// level=INFO msg=purramcp.discover kind=discover serverId=docs revisionDigest=d4f57cd13d95ad99a2cf973c82208d1bbf4df45371c294ec5f50b05703fd5f77 attempt=1 pages=1 protocolVersion=2026-07-28 transport=memory
+	// level=INFO msg=purramcp.call kind=call serverId=docs revisionDigest=d4f57cd13d95ad99a2cf973c82208d1bbf4df45371c294ec5f50b05703fd5f77 localName=search_docs remoteName=docs.search callId=c1 runId=r1 requests=1 argumentBytes=12 resultBytes=151 protocolVersion=2026-07-28 transport=memory
+	// level=WARN msg=purramcp.call kind=call serverId=docs revisionDigest=d4f57cd13d95ad99a2cf973c82208d1bbf4df45371c294ec5f50b05703fd5f77 localName=search_docs remoteName=docs.search callId=c1 runId=r1 code=mcp_invalid_arguments argumentBytes=7 protocolVersion=2026-07-28 transport=memory
 }
 
 // Tools from several servers in one registry: local names must be unique

@@ -201,7 +201,13 @@ func inspectCatalog(ctx context.Context, session *mcp.ClientSession, serverID st
 		sizes [2]int
 	}
 	var listing []listed // in listing order, as discovery visits them
-	collect := func(tool *mcp.Tool, sizes [2]int) error { listing = append(listing, listed{tool, sizes}); return nil }
+	collect := func(tool *mcp.Tool, sizes [2]int, repeated bool) error {
+		if repeated {
+			return fail(CodeNameConflict)
+		}
+		listing = append(listing, listed{tool, sizes})
+		return nil
+	}
 	if err := listPages(ctx, session, m, d.revision, lim, nil, collect); err != nil {
 		return nil, err
 	}
@@ -229,7 +235,7 @@ func inspectCatalog(ctx context.Context, session *mcp.ClientSession, serverID st
 		return nil, err
 	}
 	for _, l := range listing {
-		if err := d.visit(l.tool, l.sizes); err != nil {
+		if err := d.visit(l.tool, l.sizes, false); err != nil {
 			return nil, err
 		}
 	}

@@ -64,6 +64,8 @@ type CatalogMonitor struct {
 	// given to AcceptProtocolVersion, accepted or not.
 	legacy  bool
 	offered string
+	// kind is the transport kind Transport saw (telemetry.go), for Events.
+	kind string
 	// options records that ClientOptions wired a client to this monitor;
 	// bound is the bounding layer once Transport's transport connected;
 	// strict is set by RequireTransport.
@@ -343,6 +345,23 @@ func (m *CatalogMonitor) Check(revision uint64) error {
 		return fail(CodeCatalogStale)
 	}
 	return nil
+}
+
+// noteTransport records the kind of the transport Transport wraps, for
+// Events; a later call (a refused second connection) changes nothing.
+func (m *CatalogMonitor) noteTransport(t mcp.Transport) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.kind == "" {
+		m.kind = transportKind(t)
+	}
+}
+
+// transport returns the transport kind for Events ("" when unknown).
+func (m *CatalogMonitor) transport() string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.kind
 }
 
 // attachedElsewhere reports whether the monitor is attached to a session other than s.

@@ -9,14 +9,15 @@ import (
 // listPages pages tools/list for discovery and the
 // inspector alike. Before each page: the monitor check, then ctx (no request
 // once it has ended); after it: the monitor check again, the catalog byte and
-// tool totals, then each tool in order: a remote name seen before fails
-// mcp_name_conflict, else visit gets the tool and its schema sizes. An empty
+// tool totals, then each tool in order: visit gets the tool, its schema
+// sizes and whether its remote name was seen before (visit must then fail
+// mcp_name_conflict, adapter.md §3.6). An empty
 // cursor ends paging; an oversized or repeated one fails; so does running
 // out of pages. Pages may be shared with go-sdk's cache: read only.
 //
 // sent, when not nil, counts the tools/list requests sent.
 func listPages(ctx context.Context, session *mcp.ClientSession, m *CatalogMonitor, revision uint64,
-	lim Limits, sent *int, visit func(tool *mcp.Tool, schemaSizes [2]int) error) error {
+	lim Limits, sent *int, visit func(tool *mcp.Tool, schemaSizes [2]int, repeated bool) error) error {
 	seen, cursors := map[string]bool{}, map[string]bool{}
 	total, cursor := 0, ""
 	for range lim.MaxPages {
@@ -29,7 +30,7 @@ func listPages(ctx context.Context, session *mcp.ClientSession, m *CatalogMonito
 		if sent != nil {
 			*sent++
 		}
-		result, err := bounded(ctx, lim.Timeout, m, CodeCatalogLimitExceeded, lim.MaxCatalogBytes-total, func(ctx context.Context) (*mcp.ListToolsResult, error) {
+		result, err := bounded(ctx, lim.Timeout, m, toolsCap(lim.MaxCatalogBytes-total, lim.MaxTools-len(seen)), func(ctx context.Context) (*mcp.ListToolsResult, error) {
 			// Fresh params per request (go-sdk writes _meta into
 			// them); the first request carries none, so no cursor.
 			var params *mcp.ListToolsParams
@@ -53,11 +54,9 @@ func listPages(ctx context.Context, session *mcp.ClientSession, m *CatalogMonito
 			if tool == nil {
 				continue // unreachable: go-sdk drops null tools
 			}
-			if seen[tool.Name] {
-				return fail(CodeNameConflict)
-			}
+			repeated := seen[tool.Name]
 			seen[tool.Name] = true
-			if err := visit(tool, schemaSizes[i]); err != nil {
+			if err := visit(tool, schemaSizes[i], repeated); err != nil {
 				return err
 			}
 		}

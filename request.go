@@ -95,7 +95,7 @@ func (c *call[T]) result(ctx context.Context) (T, error) {
 		return c.value, nil
 	}
 	if ctx.Err() == nil && c.Context.Err() == nil {
-		if err := c.budget.outcome(); err != nil {
+		if err := c.budget.outcome(c.err); err != nil {
 			return zero, err
 		}
 	}
@@ -103,7 +103,7 @@ func (c *call[T]) result(ctx context.Context) (T, error) {
 }
 
 // bounded runs one request under timeout and returns its result or its error
-// mapped by mapCallError; the budget (code, limit) goes to the bounding
+// mapped by mapCallError; the budget (answer: code, counts) goes to the bounding
 // layer in the request's ctx. gosdk-notes §7: go-sdk checks ctx only before
 // writing, so a write to a peer that stopped reading would hold the request
 // past any deadline. Where that would hold the caller, the request runs on
@@ -114,11 +114,11 @@ func (c *call[T]) result(ctx context.Context) (T, error) {
 // request runs on the caller's goroutine, with no handoff: the call's timer
 // severs the session when the write is still in progress at the deadline,
 // which makes the write fail and the request return.
-func bounded[T any](ctx context.Context, timeout time.Duration, m *CatalogMonitor, code string, limit int,
+func bounded[T any](ctx context.Context, timeout time.Duration, m *CatalogMonitor, answer answerCap,
 	request func(context.Context) (T, error)) (T, error) {
 	inner, cancel := context.WithCancelCause(ctx)
 	c := &call[T]{Context: inner, cancel: cancel, monitor: m, request: request}
-	c.budget.code, c.budget.limit = code, limit
+	c.budget.answerCap = answer
 	c.budget.deadline = time.Now().Add(timeout) // the adapter's own, whatever ctx says
 	c.timer = time.AfterFunc(timeout, c.expire)
 	defer func() {

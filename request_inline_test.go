@@ -133,7 +133,7 @@ func TestBounded_InlineWhereTheLayerEndsWrites(t *testing.T) {
 				t.Fatalf("inlineRequests() = %v, want %v", got, tc.inline)
 			}
 			caller := goroutineID()
-			ran, err := bounded(ctx, time.Second, m, CodeResultTooLarge, 1<<20, func(context.Context) (string, error) {
+			ran, err := bounded(ctx, time.Second, m, resultCap(1<<20, 128), func(context.Context) (string, error) {
 				return goroutineID(), nil
 			})
 			if err != nil {
@@ -148,7 +148,7 @@ func TestBounded_InlineWhereTheLayerEndsWrites(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			if _, err := bounded(ctx, time.Millisecond, m, CodeResultTooLarge, 1<<20, func(ctx context.Context) (int, error) {
+			if _, err := bounded(ctx, time.Millisecond, m, resultCap(1<<20, 128), func(ctx context.Context) (int, error) {
 				<-ctx.Done()
 				return 0, ctx.Err()
 			}); CodeOf(err) != CodeTimeout {
@@ -197,7 +197,7 @@ func boundedSession(t *testing.T, server *mcp.Server) (*CatalogMonitor, *mcp.Cli
 // deadline.
 func TestBounded_InlineLateResultDropped(t *testing.T) {
 	m, _ := boundedSession(t, mcp.NewServer(&mcp.Implementation{Name: "s", Version: "1"}, nil))
-	_, err := bounded(t.Context(), 20*time.Millisecond, m, CodeResultTooLarge, 1<<20, func(ctx context.Context) (int, error) {
+	_, err := bounded(t.Context(), 20*time.Millisecond, m, resultCap(1<<20, 128), func(ctx context.Context) (int, error) {
 		<-ctx.Done()
 		time.Sleep(5 * time.Millisecond)
 		return 1, nil // ignores its ctx and answers late
@@ -309,7 +309,7 @@ func TestBounded_CallContext(t *testing.T) {
 	observe := func(ctx context.Context, timeout time.Duration) (seen, time.Time) {
 		start := time.Now()
 		var s seen
-		_, _ = bounded(ctx, timeout, m, CodeResultTooLarge, 1<<20, func(ctx context.Context) (int, error) {
+		_, _ = bounded(ctx, timeout, m, resultCap(1<<20, 128), func(ctx context.Context) (int, error) {
 			if ctx.Err() != nil {
 				t.Errorf("request ctx ended before the request: %v", ctx.Err())
 			}
@@ -396,7 +396,7 @@ func TestBounded_UnansweredRequestsLeaveNoPendingEntry(t *testing.T) {
 		if tc.cancel > 0 {
 			time.AfterFunc(tc.cancel, cancel)
 		}
-		_, err := bounded(ctx, tc.timeout, m, CodeResultTooLarge, 1<<20, tc.request)
+		_, err := bounded(ctx, tc.timeout, m, resultCap(1<<20, 128), tc.request)
 		cancel()
 		if !errors.Is(err, tc.want) {
 			t.Errorf("%s: %v, want %v", tc.name, err, tc.want)
@@ -465,7 +465,7 @@ func TestBounded_WedgedWorkerLeavesNoPendingEntry(t *testing.T) {
 	m.bound.conn.mu.Lock()
 	before := maps.Clone(m.bound.conn.pending)
 	m.bound.conn.mu.Unlock()
-	_, err = bounded(t.Context(), 30*time.Millisecond, m, CodeResultTooLarge, 1<<20, func(ctx context.Context) (*mcp.CallToolResult, error) {
+	_, err = bounded(t.Context(), 30*time.Millisecond, m, resultCap(1<<20, 128), func(ctx context.Context) (*mcp.CallToolResult, error) {
 		return cs.CallTool(ctx, &mcp.CallToolParams{Name: "any", Arguments: json.RawMessage(`{}`)})
 	})
 	if CodeOf(err) != CodeTimeout {

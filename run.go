@@ -48,8 +48,9 @@ func (t *boundTool) run(ctx context.Context, args json.RawMessage, call ToolCont
 		return ToolResult{}, ErrCanceled // adapter.md §4.4: no request sent
 	}
 	st.requests = 1
-	result, err := bounded(ctx, t.limits.Timeout, t.monitor, CodeResultTooLarge, t.limits.MaxResultBytes, func(ctx context.Context) (*mcp.CallToolResult, error) {
-		return t.session.CallTool(ctx, &mcp.CallToolParams{Name: t.binding.remote, Arguments: wire})
+	result, err := bounded(ctx, t.limits.Timeout, t.monitor, resultCap(t.limits.MaxResultBytes, t.limits.MaxContentBlocks), func(ctx context.Context) (*mcp.CallToolResult, error) {
+		return t.session.CallTool(ctx, &mcp.CallToolParams{Meta: traceMeta(ctx, t.propagator), Name: t.binding.remote,
+			Arguments: wire})
 	})
 	if err != nil {
 		return errorOutcome(err)

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -166,7 +167,11 @@ func TestStaleRetries_ServerEverythingPattern(t *testing.T) {
 	assert.Equal(t, 1, e.listCount())
 
 	var events []purramcp.Event
-	observe := func(_ context.Context, ev purramcp.Event) { ev.Duration = 0; events = append(events, ev) }
+	observe := func(_ context.Context, ev purramcp.Event) {
+		assert.False(t, ev.Start.IsZero())
+		ev.Duration, ev.Start = 0, time.Time{}
+		events = append(events, ev)
+	}
 	e = newEverythingServer(t, true)
 	catalog, err = purramcp.DiscoverTools(t.Context(), e.session, "everything", bindings,
 		purramcp.DiscoveryOptions{Monitor: e.monitor, StaleRetries: 2, Observer: observe})
@@ -180,8 +185,10 @@ func TestStaleRetries_ServerEverythingPattern(t *testing.T) {
 	assert.Empty(t, res.ErrorCode)
 	digest := catalog.Snapshot().RevisionDigest
 	assert.Equal(t, []purramcp.Event{
-		{Kind: "discover", ServerID: "everything", Code: purramcp.CodeCatalogStale, Attempt: 1, Pages: 1},
-		{Kind: "discover", ServerID: "everything", RevisionDigest: digest, Attempt: 2, Pages: 1},
+		{Kind: "discover", ServerID: "everything", Code: purramcp.CodeCatalogStale, Attempt: 1, Pages: 1,
+			ProtocolVersion: "2025-11-25"},
+		{Kind: "discover", ServerID: "everything", RevisionDigest: digest, Attempt: 2, Pages: 1,
+			ProtocolVersion: "2025-11-25"},
 	}, events[:2])
 
 	// Ungated, the race goes either way; with retries it always binds.

@@ -18,10 +18,13 @@ import (
 
 // unitsSnapshot discovers a two-tool catalog in memory as server id and
 // returns its snapshot.
-func unitsSnapshot(t *testing.T, id string) purramcp.Snapshot {
+func unitsSnapshot(t *testing.T, id string) purramcp.Snapshot { return prefixedSnapshot(t, id, "") }
+
+// prefixedSnapshot is unitsSnapshot with the local names prefixed.
+func prefixedSnapshot(t *testing.T, id, prefix string) purramcp.Snapshot {
 	t.Helper()
 	s := purramcptest.Start(t, purramcptest.Options{}, unitTools("")...)
-	catalog, err := purramcp.DiscoverTools(t.Context(), s.Session, id, unitBindings(), purramcp.DiscoveryOptions{Monitor: s.Monitor})
+	catalog, err := purramcp.DiscoverTools(t.Context(), s.Session, id, unitBindings(prefix), purramcp.DiscoveryOptions{Monitor: s.Monitor})
 	require.NoError(t, err)
 	return catalog.Snapshot()
 }
@@ -39,11 +42,11 @@ func unitTools(suffix string) []purramcptest.Tool {
 	}
 }
 
-// unitBindings binds both unit tools.
-func unitBindings() map[string]purramcp.ToolBinding {
+// unitBindings binds both unit tools, their local names prefixed.
+func unitBindings(prefix string) map[string]purramcp.ToolBinding {
 	return map[string]purramcp.ToolBinding{
-		"units.list":    purramcptest.Binding("list_units"),
-		"units.convert": purramcptest.Binding("convert_units"),
+		"units.list":    purramcptest.Binding(prefix + "list_units"),
+		"units.convert": purramcptest.Binding(prefix + "convert_units"),
 	}
 }
 

@@ -1,13 +1,14 @@
-// Command host is a minimal, complete purramcp host for an MCP server that
-// runs as a child process over stdio, or that it reaches over streamable
-// HTTP with -url. It binds units.list and units.convert (see
-// examples/stdio-server), calls each under timeouts and rediscovers whenever
-// the catalog goes stale.
+// Command host is a minimal, complete purramcp fleet host. It reads a
+// config file naming MCP servers and the tools bound from each (by default
+// examples/host/purramcp.json, which runs examples/stdio-server with go
+// run, so run it from the module root), and a lock file of the catalogs a
+// person approved. It starts a fleet, shows each server's state and, for an
+// unapproved one, what changed since its locked catalog; with -approve it
+// admits those catalogs and writes the lock file. Then it calls
+// list_units and convert_units through the fleet's registrations.
 //
-//	go run ./examples/host -- go run ./examples/stdio-server
-//
-//	go run ./examples/stdio-server -http 127.0.0.1:8080 &
-//	go run ./examples/host -url http://127.0.0.1:8080
+//	go run ./examples/host -approve   # first run: review, approve, lock
+//	go run ./examples/host            # later runs: only the locked catalog is admitted
 package main
 
 import (
@@ -19,78 +20,96 @@ import (
 	"io"
 	"log"
 	"os"
-	"os/exec"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"purra.dev/purramcp"
+	"purra.dev/purramcp/fleet"
 )
-
-// bindings is the allowlist: nothing else the server lists is exposed.
-var bindings = map[string]purramcp.ToolBinding{
-	"units.list":    {LocalName: "list_units", Scope: purramcp.Unscoped, Policy: purramcp.ToolPolicy{Mode: "read", Title: "List units"}},
-	"units.convert": {LocalName: "convert_units", Scope: purramcp.Unscoped, Policy: purramcp.ToolPolicy{Mode: "read", Title: "Convert units"}},
-}
 
 // calls stand in for what an agent core would ask for.
 var calls = []struct{ tool, args string }{{"list_units", `{}`}, {"convert_units", `{"value":10,"from":"km","to":"mi"}`}}
 
 func main() {
-	url := flag.String("url", "", "the server's streamable HTTP endpoint (else: -- COMMAND [ARG...] over stdio)")
+	config := flag.String("config", "examples/host/purramcp.json", "the fleet's config `file`")
+	lock := flag.String("lock", "purramcp-lock.json", "the lock `file` of approved catalogs")
+	approve := flag.Bool("approve", false, "admit every pending catalog and write the lock file")
 	flag.Parse()
-	var transport mcp.Transport
-	switch {
-	case *url != "":
-		transport = &mcp.StreamableClientTransport{Endpoint: *url}
-	case flag.NArg() > 0:
-		cmd := exec.Command(flag.Arg(0), flag.Args()[1:]...)
-		cmd.Stderr = os.Stderr // go-sdk leaves the child's standard error unwired
-		transport = &mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}
-	default:
-		log.Fatal("usage: host -url URL | host -- COMMAND [ARG...]")
-	}
-	if err := run(context.Background(), os.Stdout, transport); err != nil {
+	if err := run(context.Background(), os.Stdout, *config, *lock, *approve); err != nil {
 		log.Fatal(err)
 	}
 }
 
-// run connects, discovers and runs calls, and closes the session (over
-// stdio that stops the child, over HTTP it sends a DELETE). w must take
-// concurrent writes: the list-change handler uses it.
-func run(ctx context.Context, w io.Writer, transport mcp.Transport) error {
-	ctx, cancel := context.WithTimeout(ctx, time.Minute) // bounds the whole run
+// run starts the fleet of configPath under the lock at lockPath (a missing
+// file is an empty lock: every catalog is then pending), reports, approves
+// when asked, runs calls, and closes the fleet: every child process group
+// is ended.
+func run(ctx context.Context, w io.Writer, configPath, lockPath string, approve bool) error {
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute) // bounds the whole run
 	defer cancel()
-	monitor := purramcp.NewCatalogMonitor()
-	own := &mcp.ClientOptions{ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
-		fmt.Fprintln(w, "tool list changed: rediscovering before the next call") // after the monitor counted it
-	}}
-	client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, monitor.ClientOptions(own))
-	// Connect: the bounding layer (Transport), client.Connect and Attach in one call.
-	session, err := monitor.Connect(ctx, client, transport, nil)
+	cfg, err := fleet.LoadConfig(configPath)
+	if err != nil {
+		return err // a *fleet.ConfigError names the JSON path
+	}
+	lock, err := fleet.LoadLock(lockPath)
 	if err != nil {
 		return err
 	}
-	defer session.Close()
-	// StaleRetries: a discovery a list change interrupts starts over (never after it returns).
-	opts := purramcp.DiscoveryOptions{Monitor: monitor, Limits: purramcp.Limits{Timeout: 10 * time.Second}, StaleRetries: 2}
-	var catalog *purramcp.Catalog
+	f, err := fleet.New(cfg, fleet.Options{Lock: lock})
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if err := f.Start(ctx); err != nil {
+		return err
+	}
+	if err := review(w, f, lockPath, approve); err != nil {
+		return err
+	}
+	for _, st := range f.Status() {
+		fmt.Fprintf(w, "%s %s %s %s\n", st.ID, st.State, cmp.Or(st.Code, "-"), cmp.Or(st.Digest, "-"))
+	}
+	defs := map[string]purramcp.ToolDefinition{}
+	for _, d := range f.Registrations() { // only ready servers' tools
+		defs[d.Name] = d
+	}
 	for _, call := range calls {
-		if catalog == nil || catalog.Stale() { // first use, or a list change: swap catalogs
-			if catalog, err = purramcp.DiscoverTools(ctx, session, "units", bindings, opts); err != nil {
-				return err // purramcp.CodeOf(err) is the mcp_* code
-			}
-			fmt.Fprintf(w, "catalog %s (%s)\n", catalog.Snapshot().RevisionDigest, monitor.ProtocolVersion())
-		}
-		tool, ok := catalog.Registration(call.tool) // every binding is there
+		def, ok := defs[call.tool]
 		if !ok {
-			return fmt.Errorf("no registration %s", call.tool)
+			fmt.Fprintf(w, "%s: not registered\n", call.tool)
+			continue
 		}
-		res, err := tool.Run(ctx, json.RawMessage(call.args), purramcp.ToolContext{RunID: "run-1"})
+		res, err := def.Run(ctx, json.RawMessage(call.args), purramcp.ToolContext{RunID: "run-1"})
 		if err != nil {
 			return err // ErrCanceled
 		}
 		envelope, _ := json.Marshal(res.Content) // empty when ErrorCode is set
 		fmt.Fprintf(w, "%s %s -> %s %s\n", call.tool, call.args, cmp.Or(res.ErrorCode, "ok"), envelope)
+	}
+	return nil
+}
+
+// review prints what changed in every pending catalog and, with approve,
+// admits it and writes the fleet's lock to lockPath.
+func review(w io.Writer, f *fleet.Fleet, lockPath string, approve bool) error {
+	approved := false
+	for _, st := range f.Status() {
+		snapshot, changes, ok := f.Pending(st.ID)
+		if !ok {
+			continue
+		}
+		fmt.Fprintf(w, "%s pending %s\n", st.ID, snapshot.RevisionDigest)
+		for _, c := range changes {
+			fmt.Fprintf(w, "  %s %s %v\n", cmp.Or(c.LocalName, "(server)"), c.Kind, c.Fields)
+		}
+		if approve {
+			if err := f.Approve(st.ID, snapshot.RevisionDigest); err != nil {
+				return err
+			}
+			approved = true
+		}
+	}
+	if approved {
+		return f.Lock().WriteFile(lockPath)
 	}
 	return nil
 }

@@ -5,15 +5,19 @@
 //   - units.list: {} -> the length units, as text;
 //   - units.convert: {value, from, to} -> {value, unit}, structured.
 //
-// It exits when its input closes:
+// It exits when its input closes. examples/host/purramcp.json runs it with
+// go run:
 //
-//	go run ./examples/host -- go run ./examples/stdio-server
+//	go run ./examples/host -approve
 //
-// With -http it serves the same tools over streamable HTTP instead, for
-// examples/host -url, and prints its URL on standard error:
+// With -http it serves the same tools over streamable HTTP instead, for a
+// config entry with "url", and prints its URL on standard error:
 //
 //	go run ./examples/stdio-server -http 127.0.0.1:8080
-//	go run ./examples/host -url http://127.0.0.1:8080
+//
+// With -calls FILE it appends "start PID" to FILE when it starts and
+// "call ARGUMENTS" for every tools/call it receives, before answering, so
+// that tests can count what reached it.
 package main
 
 import (
@@ -38,8 +42,12 @@ const unitSchema = `{"type":"string","enum":["ft","km","m","mi"]}`
 
 func main() {
 	addr := flag.String("http", "", "serve streamable HTTP on `address` instead of stdio")
+	calls := flag.String("calls", "", "append the start and every tools/call to `file`")
 	flag.Parse()
 	server := mcp.NewServer(&mcp.Implementation{Name: "units", Version: "1"}, nil)
+	if *calls != "" {
+		record(server, *calls)
+	}
 	server.AddTool(&mcp.Tool{
 		Name:        "units.list",
 		Description: "List the length units",
@@ -69,6 +77,26 @@ func main() {
 	if err := server.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
 		log.Fatal(err) // standard error; standard output carries the protocol
 	}
+}
+
+// record appends "start PID" to path, and "call ARGUMENTS" for every
+// tools/call the server receives.
+func record(server *mcp.Server, path string) {
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Fprintf(f, "start %d\n", os.Getpid())
+	server.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if p, ok := req.GetParams().(*mcp.CallToolParamsRaw); ok && method == "tools/call" {
+				var args bytes.Buffer
+				_ = json.Compact(&args, p.Arguments)
+				fmt.Fprintf(f, "call %s\n", args.String())
+			}
+			return next(ctx, method, req)
+		}
+	})
 }
 
 func list(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {

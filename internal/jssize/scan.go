@@ -21,14 +21,24 @@ type Scanner struct {
 	high bool
 	// afterHigh is 1 after a '\\' that follows a pending high surrogate.
 	afterHigh bool
+
+	// Path, when set, names the array whose elements the Scanner counts
+	// (items.go); Write stops once they pass MaxItems.
+	Path     []string
+	MaxItems int
+	path     pathState
 }
 
 // Count returns the bytes counted so far.
 func (s *Scanner) Count() int { return s.n }
 
 // Write feeds p and returns the count so far; it stops feeding as soon as the
-// count passes limit, and then returns some n > limit.
+// count passes limit, and then returns some n > limit. With a Path it also
+// stops once the counted elements pass MaxItems (see Over).
 func (s *Scanner) Write(p []byte, limit int) int {
+	if s.Path != nil {
+		return s.writePath(p, limit)
+	}
 	for _, c := range p {
 		if s.n > limit {
 			return s.n
@@ -45,6 +55,31 @@ func (s *Scanner) Write(p []byte, limit int) int {
 			continue
 		}
 		s.str(c)
+	}
+	return s.n
+}
+
+// writePath is Write along a Path.
+func (s *Scanner) writePath(p []byte, limit int) int {
+	for _, c := range p {
+		if s.n > limit || s.path.items > s.MaxItems {
+			return s.n
+		}
+		if s.inString {
+			s.str(c)
+			if s.path.capturing {
+				s.keyByte(c)
+			}
+			continue
+		}
+		switch c {
+		case ' ', '\t', '\n', '\r':
+			continue
+		case '"':
+			s.inString = true
+		}
+		s.n++
+		s.structure(c)
 	}
 	return s.n
 }

@@ -1,0 +1,159 @@
+//go:build linux
+
+package fleet_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"purra.dev/purramcp"
+	"purra.dev/purramcp/fleet"
+)
+
+// childConfig is a config running examples/stdio-server under sh -c (so
+// the server is sh's child, the fleet's grandchild), recording its calls
+// in calls and printing the expanded secret to its stderr first.
+func childConfig(t *testing.T, calls string) *fleet.Config {
+	t.Helper()
+	t.Setenv("FLEET_TEST_SECRET", "hunter2-very-secret")
+	text, err := json.Marshal(map[string]any{"servers": map[string]any{"units": map[string]any{
+		"command": "sh",
+		"args":    []string{"-c", `echo "token=$TOKEN" >&2; "$0" -calls "$1"; exit $?`, stdioServer, calls},
+		"env":     map[string]string{"TOKEN": "${env:FLEET_TEST_SECRET}"},
+		"tools": map[string]any{
+			"units.convert": map[string]any{"as": "convert_units"},
+			"units.list":    map[string]any{"as": "list_units"},
+		},
+		"limits": map[string]any{"timeout": "400ms"},
+	}}})
+	require.NoError(t, err)
+	cfg, err := fleet.ParseConfig(text)
+	require.NoError(t, err)
+	return cfg
+}
+
+// callLog reads the calls file: the server pids in start order and the
+// arguments of every call received.
+func callLog(t *testing.T, path string) (pids []int, calls []string) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	require.NoError(t, err)
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		if pid, ok := strings.CutPrefix(line, "start "); ok {
+			n, err := strconv.Atoi(pid)
+			require.NoError(t, err)
+			pids = append(pids, n)
+		} else if args, ok := strings.CutPrefix(line, "call "); ok {
+			calls = append(calls, args)
+		}
+	}
+	return pids, calls
+}
+
+// alive reports whether pid is a live process (a zombie is not).
+func alive(pid int) bool {
+	if syscall.Kill(pid, 0) != nil {
+		return false
+	}
+	stat, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return false
+	}
+	fields := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
+	return len(fields) > 0 && fields[0] != "Z"
+}
+
+// convertWith returns units.convert arguments carrying n.
+func convertWith(n int) string {
+	return `{"from":"km","to":"m","value":` + strconv.Itoa(n) + `}`
+}
+
+func TestProcess_KilledThenStoppedNeverReplays(t *testing.T) {
+	calls := filepath.Join(t.TempDir(), "calls")
+	f := startFleet(t, childConfig(t, calls), fleet.Options{Backoff: fastBackoff, MaxConsecutiveTimeouts: 2})
+	st := statusOf(t, f, "units")
+	require.Equal(t, fleet.StateReady, st.State, "code %s", st.Code)
+	digest := st.Digest
+	assert.Contains(t, st.Stderr, "token=***")
+	assert.NotContains(t, st.Stderr, "hunter2")
+	convert := registration(t, f, "convert_units")
+	assert.Equal(t, "", run(t, convert, convertWith(1)))
+
+	pids, _ := callLog(t, calls)
+	require.Len(t, pids, 1)
+	server := pids[0]
+	group, err := syscall.Getpgid(server)
+	require.NoError(t, err)
+	assert.NotEqual(t, server, group, "the server is a grandchild: sh leads the group")
+
+	// Killed mid-call: the call in flight fails with a code, never again.
+	require.NoError(t, syscall.Kill(server, syscall.SIGSTOP))
+	inFlight := make(chan string, 1)
+	go func() {
+		res, err := convert.Run(context.Background(), json.RawMessage(convertWith(2)), purramcp.ToolContext{})
+		if err != nil {
+			inFlight <- err.Error()
+			return
+		}
+		inFlight <- res.ErrorCode
+	}()
+	time.Sleep(50 * time.Millisecond)
+	require.NoError(t, syscall.Kill(server, syscall.SIGKILL))
+	code := <-inFlight
+	assert.Contains(t, []string{purramcp.CodeConnectionClosed, purramcp.CodeTransportError}, code)
+
+	waitFor(t, "a second server", func() bool { p, _ := callLog(t, calls); return len(p) == 2 })
+	waitState(t, f, "units", fleet.StateReady, digest)
+	assert.Equal(t, "", run(t, convert, convertWith(3)), "same digest: the registration works again")
+
+	// Stopped: two timeouts in a row sever the session; the group is ended
+	// although stopped, and a third server comes up.
+	pids, _ = callLog(t, calls)
+	second := pids[1]
+	require.NoError(t, syscall.Kill(second, syscall.SIGSTOP))
+	assert.Equal(t, purramcp.CodeTimeout, run(t, convert, convertWith(4)))
+	assert.Equal(t, purramcp.CodeTimeout, run(t, convert, convertWith(5)))
+	waitFor(t, "a third server", func() bool { p, _ := callLog(t, calls); return len(p) == 3 })
+	waitState(t, f, "units", fleet.StateReady, digest)
+	assert.Equal(t, "", run(t, convert, convertWith(6)))
+	assert.False(t, alive(second), "the stopped server was ended")
+
+	start := time.Now()
+	require.NoError(t, f.Close())
+	assert.Less(t, time.Since(start), 1400*time.Millisecond, "Close within Timeout + 1s")
+	pids, got := callLog(t, calls)
+	for _, pid := range pids {
+		assert.False(t, alive(pid), "server %d left running", pid)
+	}
+	assert.False(t, alive(group), "sh left running")
+
+	seen := map[string]int{}
+	for _, c := range got {
+		seen[c]++
+	}
+	for c, n := range seen {
+		assert.Equal(t, 1, n, "call %s received %d times", c, n)
+	}
+	for _, n := range []int{1, 3, 6} {
+		assert.Equal(t, 1, seen[convertWith(n)], "call %d", n)
+	}
+	assert.Zero(t, seen[convertWith(2)], "the call in flight at the kill never reached the stopped server")
+	assert.LessOrEqual(t, len(got), 5, "at most the calls 1, 3, 4, 5 and 6")
+	for _, s := range f.Status() {
+		assert.Equal(t, fleet.StateClosed, s.State)
+	}
+}

@@ -1,0 +1,437 @@
+package fleet
+
+import (
+	"context"
+	"maps"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"purra.dev/purramcp"
+)
+
+// clientInfo is the implementation the fleet's clients announce.
+var clientInfo = mcp.Implementation{Name: "purramcp-fleet", Version: "1"}
+
+// server supervises one server of the fleet: one session at a time, each
+// with its own CatalogMonitor and mcp.Client, reconnected after a backoff.
+type server struct {
+	f        *Fleet
+	id       string
+	cfg      ServerConfig
+	bindings map[string]purramcp.ToolBinding
+	timeout  time.Duration // the resolved Limits.Timeout; also bounds connecting
+	stderr   *stderrRing   // nil unless stdio
+	settled  chan struct{} // closed when the server first settles
+	wake     chan struct{} // one pending rediscovery (a list change or an approval)
+
+	// mu guards every field below.
+	mu       sync.Mutex
+	state    State
+	code     string
+	attempts int
+	fresh    bool // the next attempt restarts Attempts (the server was ready or unapproved)
+	since    time.Time
+	digest   string
+	protocol string                             // of the last handshake
+	conn     *conn                              // the session of the admitted catalog
+	catalog  *purramcp.Catalog                  // admitted; nil unless ready
+	snapshot purramcp.Snapshot                  // of catalog, or the pending one
+	defs     map[string]purramcp.ToolDefinition // catalog's registrations by name
+	lineage  uint64                             // advances with every catalog whose digest differs from lineDigest
+	line     string                             // the digest of the current lineage
+	settle1  bool                               // settled was closed
+	waiters  []chan struct{}                    // Approve calls waiting for the next settle
+}
+
+// newServer copies sc and resolves the bindings (calling Options.Scope).
+func newServer(f *Fleet, id string, sc ServerConfig, secrets []string) (*server, error) {
+	sc.Args = slices.Clone(sc.Args)
+	sc.Env = maps.Clone(sc.Env)
+	sc.Headers = maps.Clone(sc.Headers)
+	sc.Tools = maps.Clone(sc.Tools)
+	sc.Policy = slices.Clone(sc.Policy)
+	s := &server{f: f, id: id, cfg: sc, bindings: map[string]purramcp.ToolBinding{},
+		timeout: cmpOr(sc.Limits.Timeout, purramcp.DefaultLimits().Timeout),
+		settled: make(chan struct{}), wake: make(chan struct{}, 1), state: StateConnecting, since: time.Now()}
+	if sc.Command != "" {
+		s.stderr = newStderrRing(secrets)
+	}
+	for _, remote := range slices.Sorted(maps.Keys(sc.Tools)) {
+		tc := sc.Tools[remote]
+		scope := purramcp.Unscoped
+		if f.opts.Scope != nil {
+			if scope = f.opts.Scope(id, tc.As); scope == nil {
+				return nil, errAt(path{"servers", id, "tools", remote}, "Options.Scope returned nil")
+			}
+		}
+		s.bindings[remote] = purramcp.ToolBinding{LocalName: tc.As, Scope: scope, ConcurrencySafe: tc.ConcurrencySafe,
+			Policy: purramcp.ToolPolicy{Mode: "read", Title: cmpOr(tc.Title, tc.As)}}
+	}
+	return s, nil
+}
+
+// conn is one session of a server and what it runs on.
+type conn struct {
+	session  *mcp.ClientSession
+	monitor  *purramcp.CatalogMonitor
+	proc     *process // nil unless stdio
+	release  func()   // frees what the transport holds besides the session
+	timeouts atomic.Int32
+	cut      chan struct{} // closed by sever
+	once     sync.Once
+	reason   string // the code sever was given; read after cut is closed
+}
+
+// sever asks the supervisor to end the session, with code as the reason.
+func (c *conn) sever(code string) {
+	c.once.Do(func() {
+		c.reason = code
+		close(c.cut)
+	})
+}
+
+// observe accounts for a call's outcome on the session: a transport
+// failure or a closed session severs it at once, MaxConsecutiveTimeouts
+// timeouts in a row sever it, and an answer resets the count.
+func (c *conn) observe(code string, maxTimeouts int) {
+	switch code {
+	case purramcp.CodeTimeout:
+		if int(c.timeouts.Add(1)) >= maxTimeouts {
+			c.sever(purramcp.CodeTimeout)
+		}
+	case purramcp.CodeTransportError, purramcp.CodeConnectionClosed:
+		c.sever(code)
+	case purramcp.CodeInvalidArguments, purramcp.CodeScopeDenied, purramcp.CodeCatalogStale:
+		// nothing was answered on the wire: the count stands
+	default:
+		c.timeouts.Store(0)
+	}
+}
+
+// close ends the session and its process group.
+func (c *conn) close() {
+	if c.proc != nil {
+		c.proc.stop() // closes stdin first: the graceful shutdown stdio asks for
+	}
+	_ = c.session.Close()
+	c.release()
+}
+
+// supervise runs the server until ctx ends: connect, serve, take out,
+// back off, and again.
+func (s *server) supervise(ctx context.Context) {
+	failures := 0
+	for ctx.Err() == nil {
+		s.connecting()
+		c, err := s.connect(ctx)
+		code := connectCode(err)
+		if err == nil {
+			var admitted bool
+			code, admitted = s.serve(ctx, c)
+			s.out(code)
+			c.close()
+			if admitted {
+				failures = 0
+			}
+		}
+		if ctx.Err() != nil {
+			return
+		}
+		failures++
+		s.backoff(code)
+		t := time.NewTimer(s.f.backoffWait(failures))
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// connectCode is the status code of a failed connection: the adapter's
+// code when it has one, else mcp_transport_error (a dial, spawn or
+// handshake failure, including the connection timeout).
+func connectCode(err error) string {
+	if err == nil {
+		return ""
+	}
+	if code := purramcp.CodeOf(err); code != "" {
+		return code
+	}
+	return purramcp.CodeTransportError
+}
+
+// connect sets up one session through the bounding layer, bounded by the
+// server's Timeout.
+func (s *server) connect(ctx context.Context) (*conn, error) {
+	ctx, cancel := context.WithTimeout(ctx, s.timeout)
+	defer cancel()
+	t, proc, release, err := s.transport(ctx)
+	if err != nil {
+		return nil, err
+	}
+	c := &conn{monitor: purramcp.NewCatalogMonitor(), proc: proc, release: release, cut: make(chan struct{})}
+	if s.cfg.LegacyProtocols {
+		c.monitor.AcceptLegacyProtocols()
+	}
+	client := mcp.NewClient(&clientInfo, c.monitor.ClientOptions(&mcp.ClientOptions{
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { s.rediscover() },
+	}))
+	session, err := c.monitor.Connect(ctx, client, t, nil)
+	s.mu.Lock()
+	s.protocol = c.monitor.OfferedVersion() // what the handshake produced, accepted or not
+	s.mu.Unlock()
+	if err != nil {
+		if proc != nil {
+			proc.stop()
+		}
+		release()
+		return nil, err
+	}
+	c.session = session
+	return c, nil
+}
+
+// rediscover asks the supervisor to rediscover on the live session.
+func (s *server) rediscover() {
+	select {
+	case s.wake <- struct{}{}:
+	default: // one is already pending
+	}
+}
+
+// serve discovers on c, and again after every list change or approval,
+// until the session ends, is severed, or ctx ends. It returns the code
+// that ended it and whether a catalog was ever ready or pending on it.
+func (s *server) serve(ctx context.Context, c *conn) (string, bool) {
+	ended := make(chan struct{})
+	go func() { // ends when the session does; supervise closes it after serve
+		_ = c.session.Wait()
+		close(ended)
+	}()
+	var exited <-chan struct{}
+	if c.proc != nil {
+		exited = c.proc.exited
+	}
+	settled := false
+	for {
+		code := s.discover(ctx, c)
+		if code != "" && code != purramcp.CodeCatalogUnapproved {
+			return code, settled
+		}
+		settled = true
+		select {
+		case <-ended:
+			return purramcp.CodeConnectionClosed, settled
+		case <-exited:
+			return purramcp.CodeConnectionClosed, settled
+		case <-c.cut:
+			return c.reason, settled
+		case <-ctx.Done():
+			return "", settled
+		case <-s.wake:
+		}
+	}
+}
+
+// discover runs one DiscoverTools on c and records its outcome: "" when
+// the catalog was admitted, mcp_catalog_unapproved when it is pending,
+// else the code of the failure.
+func (s *server) discover(ctx context.Context, c *conn) string {
+	opts := purramcp.DiscoveryOptions{Monitor: c.monitor, Limits: s.cfg.Limits, Policy: s.cfg.schemaPolicy(),
+		StaleRetries: s.cfg.StaleRetries, RequireReadOnlyHint: s.cfg.RequireReadOnlyHint, Observer: s.f.opts.Observer}
+	var candidate *purramcp.Snapshot
+	if s.f.currentLock() != nil {
+		opts.Approve = func(_ context.Context, snap purramcp.Snapshot) error {
+			candidate = &snap
+			if s.f.admitted(s.id, snap.RevisionDigest) {
+				return nil
+			}
+			return purramcp.ErrCatalogUnapproved
+		}
+	}
+	catalog, err := purramcp.DiscoverTools(ctx, c.session, s.id, s.bindings, opts)
+	switch code := purramcp.CodeOf(err); {
+	case err == nil:
+		s.admit(c, catalog)
+		return ""
+	case code == purramcp.CodeCatalogUnapproved && candidate != nil:
+		s.hold(*candidate)
+		return code
+	case code == "":
+		return purramcp.CodeConnectionClosed // ErrCanceled: the fleet is closing
+	default:
+		return code
+	}
+}
+
+// admit makes catalog the server's ready catalog.
+func (s *server) admit(c *conn, catalog *purramcp.Catalog) {
+	snap := catalog.Snapshot()
+	defs := map[string]purramcp.ToolDefinition{}
+	for _, d := range catalog.Registrations() {
+		defs[d.Name] = d
+	}
+	s.mu.Lock()
+	changed := s.state != StateReady || s.digest != snap.RevisionDigest
+	s.follow(snap.RevisionDigest)
+	s.conn, s.catalog, s.defs, s.snapshot = c, catalog, defs, snap
+	s.become(StateReady, snap.RevisionDigest, "")
+	s.settleLocked()
+	s.mu.Unlock()
+	if changed {
+		s.f.change()
+	}
+}
+
+// hold records snap as the server's pending, unapproved catalog.
+func (s *server) hold(snap purramcp.Snapshot) {
+	s.mu.Lock()
+	changed := s.state != StateUnapproved || s.digest != snap.RevisionDigest
+	s.follow(snap.RevisionDigest)
+	s.conn, s.catalog, s.defs, s.snapshot = nil, nil, nil, snap
+	s.become(StateUnapproved, snap.RevisionDigest, purramcp.CodeCatalogUnapproved)
+	s.settleLocked()
+	s.mu.Unlock()
+	if changed {
+		s.f.change()
+	}
+}
+
+// follow advances the lineage when digest differs from its digest: every
+// registration handed out before then answers mcp_catalog_stale for good.
+// s.mu is held.
+func (s *server) follow(digest string) {
+	if digest != s.line {
+		s.lineage++
+		s.line = digest
+	}
+}
+
+// become sets the state; s.mu is held.
+func (s *server) become(state State, digest, code string) {
+	if s.state != state {
+		s.since = time.Now()
+	}
+	s.state, s.digest, s.code = state, digest, code
+}
+
+// settleLocked records a settled attempt: Start's wait and Approve's wait
+// end, and the next attempt restarts Attempts. s.mu is held.
+func (s *server) settleLocked() {
+	if !s.settle1 {
+		s.settle1 = true
+		close(s.settled)
+	}
+	for _, w := range s.waiters {
+		close(w)
+	}
+	s.waiters = nil
+	if s.state != StateBackoff {
+		s.fresh = true
+	}
+}
+
+// connecting records the start of a connection attempt.
+func (s *server) connecting() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.fresh {
+		s.attempts, s.fresh = 0, false
+	}
+	s.attempts++
+	s.become(StateConnecting, "", s.code)
+}
+
+// out takes the server out at once: its registrations answer
+// mcp_connection_closed from now on, until it comes back.
+func (s *server) out(code string) {
+	s.mu.Lock()
+	wasSet := s.state == StateReady || s.state == StateUnapproved
+	s.conn, s.catalog, s.defs = nil, nil, nil
+	s.become(StateBackoff, "", code)
+	for _, w := range s.waiters {
+		close(w)
+	}
+	s.waiters = nil
+	s.mu.Unlock()
+	if wasSet {
+		s.f.change()
+	}
+}
+
+// backoff records a failed attempt and settles.
+func (s *server) backoff(code string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.conn, s.catalog, s.defs = nil, nil, nil
+	s.become(StateBackoff, "", code)
+	s.settleLocked()
+}
+
+// close marks the server closed; the supervisor has returned.
+func (s *server) close() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.conn, s.catalog, s.defs = nil, nil, nil
+	s.become(StateClosed, "", s.code)
+	for _, w := range s.waiters {
+		close(w)
+	}
+	s.waiters = nil
+}
+
+// status returns the server's status.
+func (s *server) status() ServerStatus {
+	s.mu.Lock()
+	st := ServerStatus{ID: s.id, State: s.state, Digest: s.digest, Code: s.code, Attempts: s.attempts, Since: s.since,
+		Protocol: s.protocol}
+	s.mu.Unlock()
+	if s.stderr != nil {
+		st.Stderr = s.stderr.String()
+	}
+	return st
+}
+
+// pendingSnapshot returns a copy of the pending snapshot of an unapproved
+// server.
+func (s *server) pendingSnapshot() (purramcp.Snapshot, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.state != StateUnapproved {
+		return purramcp.Snapshot{}, false
+	}
+	return copySnapshot(s.snapshot), true
+}
+
+// readySnapshot returns a copy of the admitted snapshot of a ready server.
+func (s *server) readySnapshot() (purramcp.Snapshot, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.state != StateReady {
+		return purramcp.Snapshot{}, false
+	}
+	return copySnapshot(s.snapshot), true
+}
+
+// approve admits the pending digest: it records it in the fleet's lock,
+// asks for a rediscovery and waits until it settled (or the fleet closed).
+func (s *server) approve(digest string) error {
+	s.mu.Lock()
+	if s.state != StateUnapproved || s.digest != digest {
+		s.mu.Unlock()
+		return &purramcp.Error{Code: purramcp.CodeCatalogUnapproved}
+	}
+	s.f.currentLock().Set(s.id, s.snapshot)
+	w := make(chan struct{})
+	s.waiters = append(s.waiters, w)
+	s.mu.Unlock()
+	s.rediscover()
+	<-w
+	return nil
+}

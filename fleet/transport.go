@@ -1,0 +1,70 @@
+package fleet
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"purra.dev/purramcp"
+)
+
+// transport returns a fresh transport for one session: the config's Dial,
+// a child process over stdio, or streamable HTTP. close releases what the
+// transport holds besides the session (an HTTP client's idle connections);
+// the process, when there is one, is returned to be stopped with the
+// session.
+func (s *server) transport(ctx context.Context) (mcp.Transport, *process, func(), error) {
+	switch {
+	case s.cfg.Dial != nil:
+		t, err := s.cfg.Dial(ctx)
+		if err == nil && t == nil {
+			err = &purramcp.Error{Code: purramcp.CodeBindingInvalid}
+		}
+		return t, nil, func() {}, err
+	case s.cfg.Command != "":
+		p, err := startProcess(s.cfg, s.stderr)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		return &mcp.IOTransport{Reader: p.stdout, Writer: p.stdin}, p, func() {}, nil
+	default:
+		base := http.DefaultTransport.(*http.Transport).Clone()
+		// Bounds every request's wait for an answer's headers, the
+		// DELETE that ends the session included; the notification stream
+		// stays open once its headers came.
+		base.ResponseHeaderTimeout = s.timeout
+		client := &http.Client{Transport: &headerTransport{base: base, headers: s.cfg.Headers}}
+		// MaxRetries -1: a lost stream ends the session at once; the fleet
+		// reconnects with a fresh session and rediscovers.
+		t := &mcp.StreamableClientTransport{Endpoint: s.cfg.URL, HTTPClient: client, MaxRetries: -1}
+		return t, nil, base.CloseIdleConnections, nil
+	}
+}
+
+// headerTransport adds the config's headers to every request.
+type headerTransport struct {
+	base    *http.Transport
+	headers map[string]string
+}
+
+// RoundTrip sends a clone of req with the headers set.
+func (h *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if len(h.headers) > 0 {
+		req = req.Clone(req.Context())
+		for k, v := range h.headers {
+			req.Header.Set(k, v)
+		}
+	}
+	return h.base.RoundTrip(req)
+}
+
+// Grace periods of stopping a child process group: after closing its
+// standard input, after SIGTERM, and after SIGKILL. Together they stay
+// under a second, so that Close keeps its bound.
+const (
+	closeGrace = 200 * time.Millisecond
+	termGrace  = 200 * time.Millisecond
+	killGrace  = 500 * time.Millisecond
+)

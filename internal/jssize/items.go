@@ -1,0 +1,179 @@
+package jssize
+
+// Counting the elements of one array before anything decodes the text. A
+// page of tens of thousands of one-letter tools, or a result of as many
+// empty content blocks, is small in bytes but costs a decoder per element
+// far more than its bytes: a Scanner given a Path counts the elements of the
+// array that Path names, as the text streams in, and stops once they pass
+// MaxItems.
+//
+// Path names the array by member keys from the top-level object:
+// {"result","tools"} is the array of {"result":{"tools":[…]}}. Keys compare
+// after their escapes are decoded and case-sensitively, as go-sdk's decoder
+// matches them; every array the path reaches counts (a duplicate key too),
+// and their elements add up. Text that is not shaped so counts nothing.
+
+// maxKeyRaw is the longest key spelling captured: every path key is at most
+// seven characters, each at most six bytes (\uXXXX) when escaped.
+const maxKeyRaw = 48
+
+// pathState is a Scanner's walk along its Path.
+type pathState struct {
+	depth  int // containers open
+	onPath int // the outermost onPath containers are on the path
+	// Inside the on-path object (depth == onPath <= len(Path)): expectKey
+	// before a member's key, keyOK from a key equal to the path's next
+	// one to its value, pending from the ':' to the value's first byte.
+	expectKey, keyOK, pending bool
+	// inItem is set inside an element of the counted array.
+	inItem bool
+	// Key capture: the raw bytes of the on-path object's current key.
+	capturing bool
+	keyLen    int // -1 once longer than maxKeyRaw
+	key       [maxKeyRaw]byte
+	items     int
+	first     bool // the top-level object had a member named Path[0]
+}
+
+// Items returns the elements of the Path's arrays counted so far.
+func (s *Scanner) Items() int { return s.path.items }
+
+// FirstKey reports whether the top-level object had a member named Path[0]
+// (for {"result",…}: the text answered with a result).
+func (s *Scanner) FirstKey() bool { return s.path.first }
+
+// Over reports whether the count passed limit or the elements MaxItems.
+func (s *Scanner) Over(limit int) bool {
+	return s.n > limit || s.Path != nil && s.path.items > s.MaxItems
+}
+
+// structure follows one byte outside strings (not whitespace) along Path.
+func (s *Scanner) structure(c byte) {
+	p := &s.path
+	target := len(s.Path) + 1
+	inObject := p.depth == p.onPath && p.onPath >= 1 && p.onPath < target
+	switch c {
+	case '}', ']':
+		if p.depth == p.onPath && p.onPath > 0 {
+			p.onPath--
+		}
+		if p.depth > 0 {
+			p.depth--
+		}
+		p.expectKey, p.pending, p.inItem = false, false, true
+		return
+	case ',':
+		if inObject {
+			p.expectKey = true
+		}
+		if p.depth == target && p.onPath == target {
+			p.inItem = false
+		}
+		return
+	case ':':
+		if inObject {
+			p.pending, p.keyOK = p.keyOK, false
+		}
+		return
+	}
+	// The first byte of a key or a value.
+	if p.depth == target && p.onPath == target && !p.inItem {
+		p.items++
+		p.inItem = true
+	}
+	if inObject && c == '"' && p.expectKey {
+		p.expectKey, p.capturing, p.keyLen = false, true, 0
+		return
+	}
+	enters := false
+	switch {
+	case p.depth == 0 && p.onPath == 0 && c == '{':
+		enters = true
+	case inObject && p.pending:
+		enters = c == '{' && p.onPath+1 < target || c == '[' && p.onPath+1 == target
+	}
+	if inObject {
+		p.pending = false
+	}
+	if c == '{' || c == '[' {
+		p.depth++
+		if enters {
+			p.onPath = p.depth
+			p.expectKey, p.inItem = c == '{', false
+		}
+	}
+}
+
+// keyByte captures one byte of the on-path object's key, its closing quote
+// included.
+func (s *Scanner) keyByte(c byte) {
+	p := &s.path
+	if !s.inString { // the closing quote ended it
+		p.capturing = false
+		p.keyOK = p.keyLen >= 0 && keyEquals(p.key[:p.keyLen], s.Path[p.onPath-1])
+		if p.keyOK && p.onPath == 1 {
+			p.first = true
+		}
+		return
+	}
+	if p.keyLen < 0 {
+		return
+	}
+	if p.keyLen == maxKeyRaw {
+		p.keyLen = -1
+		return
+	}
+	p.key[p.keyLen] = c
+	p.keyLen++
+}
+
+// keyEquals reports whether raw, a key's spelling between its quotes,
+// decodes to want (an ASCII name).
+func keyEquals(raw []byte, want string) bool {
+	i := 0
+	for j := 0; j < len(raw); j++ {
+		c := raw[j]
+		if c == '\\' {
+			if j+1 >= len(raw) {
+				return false
+			}
+			j++
+			switch raw[j] {
+			case 'u':
+				if j+4 >= len(raw) {
+					return false
+				}
+				var u rune
+				for _, h := range raw[j+1 : j+5] {
+					u = u<<4 | hexValue(h)
+				}
+				j += 4
+				if u >= 0x80 {
+					return false // want is ASCII
+				}
+				c = byte(u)
+			case '/', '"', '\\':
+				c = raw[j]
+			default:
+				return false // a control escape: not in any path key
+			}
+		}
+		if i >= len(want) || want[i] != c {
+			return false
+		}
+		i++
+	}
+	return i == len(want)
+}
+
+// RawOver reports whether JSON text b counts over limit (as a Scanner
+// counts it) or, when path is set, holds more than maxItems elements in the
+// arrays path names. Text too short for either is not scanned.
+func RawOver(b []byte, limit int, path []string, maxItems int) bool {
+	if len(b) <= limit && (path == nil || len(b) < 2*maxItems+3) {
+		return false // k elements take at least 2k+1 bytes
+	}
+	s := Scanner{Path: path, MaxItems: maxItems}
+	s.Write(b, limit)
+	return s.Over(limit)
+}

@@ -1,0 +1,68 @@
+package jssize
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestScannerItems: the elements of the arrays a Path names are counted,
+// whatever the key's spelling, and nothing else is.
+func TestScannerItems(t *testing.T) {
+	path := []string{"result", "tools"}
+	for _, tc := range []struct {
+		name, text string
+		items      int
+		first      bool
+	}{
+		{"three", `{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"a"},{"name":"b","x":[1,2,3]},{}]}}`, 3, true},
+		{"empty", `{"result":{"tools":[]}}`, 0, true},
+		{"spaced", "{ \"result\" : { \"tools\" : [ 1 , \"a,b\" , [ 2 , 3 ] , null ] } }", 4, true},
+		{"escaped key", `{"res\u0075lt":{"tool\u0073":[1,2]}}`, 2, true},
+		{"escaped slash is not a key char", `{"result":{"to\/ols":[1,2]}}`, 0, true},
+		{"duplicates add up", `{"result":{"tools":[1,2],"tools":[3]}}`, 3, true},
+		{"case matters", `{"result":{"Tools":[1,2]}}`, 0, true},
+		{"nested deeper", `{"result":{"x":{"tools":[1,2]}}}`, 0, true},
+		{"key as value", `{"result":{"a":"tools","b":[1]}}`, 0, true},
+		{"not a result", `{"error":{"tools":[1,2]}}`, 0, false},
+		{"top-level array", `[{"result":{"tools":[1,2]}}]`, 0, false},
+		{"tools not an array", `{"result":{"tools":{"a":[1,2]}}}`, 0, true},
+		{"strings with brackets", `{"result":{"t":"]}{","tools":["[",",","]"]}}`, 3, true},
+		{"escaped quote in key", `{"result":{"a\"":[1],"tools":[1]}}`, 1, true},
+		{"long key", `{"result":{"` + strings.Repeat("x", 100) + `":[1],"tools":[1,2]}}`, 2, true},
+	} {
+		s := Scanner{Path: path, MaxItems: 1 << 30}
+		s.Write([]byte(tc.text), 1<<30)
+		if s.Items() != tc.items || s.FirstKey() != tc.first {
+			t.Errorf("%s: items %d first %v, want %d %v", tc.name, s.Items(), s.FirstKey(), tc.items, tc.first)
+		}
+		// Byte by byte: the same.
+		c := Scanner{Path: path, MaxItems: 1 << 30}
+		for i := range len(tc.text) {
+			c.Write([]byte(tc.text[i:i+1]), 1<<30)
+		}
+		if c.Items() != tc.items || c.Count() != s.Count() {
+			t.Errorf("%s: byte by byte items %d count %d, want %d %d", tc.name, c.Items(), c.Count(), tc.items, s.Count())
+		}
+		// The count is the plain Scanner's.
+		var plain Scanner
+		if n := plain.Write([]byte(tc.text), 1<<30); n != s.Count() {
+			t.Errorf("%s: count %d, plain %d", tc.name, s.Count(), n)
+		}
+	}
+}
+
+// TestScannerItemsStop: Write stops once the elements pass MaxItems.
+func TestScannerItemsStop(t *testing.T) {
+	text := `{"tools":[` + strings.Repeat(`{},`, 1000) + `{}]}`
+	s := Scanner{Path: []string{"tools"}, MaxItems: 10}
+	n := s.Write([]byte(text), 1<<30)
+	if !s.Over(1<<30) || s.Items() != 11 || n > 50 {
+		t.Fatalf("items %d count %d over %v", s.Items(), n, s.Over(1<<30))
+	}
+	if !RawOver([]byte(text), 1<<30, []string{"tools"}, 10) || RawOver([]byte(text), 1<<30, []string{"tools"}, 1001) {
+		t.Fatal("RawOver")
+	}
+	if !RawOver([]byte(`{"tools":[1,2]}`), 100, []string{"tools"}, 1) || RawOver([]byte(`{"tools":[1,2]}`), 100, []string{"tools"}, 2) {
+		t.Fatal("RawOver: two elements against one and two")
+	}
+}

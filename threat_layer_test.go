@@ -1,0 +1,336 @@
+package purramcp_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"purra.dev/purramcp"
+)
+
+// The bounding layer on every path (landscape.md T6, T11): long SSE lines,
+// resumed streams, count-dense pages and results, dripped events. Each
+// hostile answer fails with the code of the limit it meets, within Timeout
+// + 50 ms, with the adapter's allocation at most 2 × that limit + 1 MiB and
+// no goroutine (no go-sdk decoder) left behind.
+
+// hostileSSEBytes is the size of one hostile SSE data line: far over every
+// default budget, well under go-sdk's 6 MiB event cap the layer sets.
+const hostileSSEBytes = 5<<20 + 150<<10
+
+// httpPeer is a scripted streamable HTTP MCP server that writes every
+// answer as the exact bytes a test gives it.
+type httpPeer struct {
+	list    string                                                  // the tools/list result
+	sseList bool                                                    // answer tools/list as one SSE event
+	call    func(w http.ResponseWriter, r *http.Request, id string) // writes the tools/call answer
+	// resume writes the answer to a GET that resumes a stream (it carries
+	// Last-Event-ID); nil refuses it.
+	resume func(w http.ResponseWriter, id string)
+
+	mu     sync.Mutex
+	callID string // the id of the last tools/call, for resume
+	gets   int    // resumed streams
+}
+
+func (p *httpPeer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	switch r.Method {
+	case http.MethodGet:
+		if r.Header.Get("Last-Event-ID") == "" || p.resume == nil {
+			w.WriteHeader(http.StatusMethodNotAllowed) // no standalone stream
+			return
+		}
+		p.mu.Lock()
+		p.gets++
+		id := p.callID
+		p.mu.Unlock()
+		p.resume(w, id)
+		return
+	case http.MethodDelete:
+		return
+	}
+	raw, _ := io.ReadAll(r.Body)
+	var req struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+	}
+	if json.Unmarshal(raw, &req) != nil || len(req.ID) == 0 {
+		w.WriteHeader(http.StatusAccepted) // notifications
+		return
+	}
+	result := `{}`
+	switch req.Method {
+	case "initialize":
+		result = `{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"peer","version":"1"}}`
+	case "tools/list":
+		if p.sseList {
+			writeSSEAnswer(w, string(req.ID), p.list)
+			return
+		}
+		result = p.list
+	case "tools/call":
+		p.mu.Lock()
+		p.callID = string(req.ID)
+		p.mu.Unlock()
+		p.call(w, r, string(req.ID))
+		return
+	}
+	writeJSONAnswer(w, string(req.ID), result)
+}
+
+func writeJSONAnswer(w http.ResponseWriter, id, result string) {
+	w.Header().Set("Content-Type", "application/json")
+	for _, piece := range []string{`{"jsonrpc":"2.0","id":` + id + `,"result":`, result, `}`} {
+		_, _ = io.WriteString(w, piece)
+	}
+}
+
+// writeSSE starts an SSE answer, if not yet started, and writes events,
+// flushing each.
+func writeSSE(w http.ResponseWriter, events ...string) {
+	if w.Header().Get("Content-Type") == "" {
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(http.StatusOK)
+	}
+	for _, e := range events {
+		_, _ = io.WriteString(w, e)
+		w.(http.Flusher).Flush()
+	}
+}
+
+// writeSSEAnswer starts an SSE answer (after the events before) and writes
+// one event answering id with result on one data line, in pieces, so that
+// the server copies no hostile result.
+func writeSSEAnswer(w http.ResponseWriter, id, result string, before ...string) {
+	writeSSE(w, before...)
+	writeSSE(w, "event: message\ndata: "+`{"jsonrpc":"2.0","id":`+id+`,"result":`, result, "}\n\n")
+}
+
+// start serves p and connects a bounded, attached session to it with
+// monitor.Connect; everything closes at t's cleanup.
+func (p *httpPeer) start(t *testing.T) sessionHarness {
+	t.Helper()
+	hs := httptest.NewServer(p)
+	transport := &http.Transport{}
+	t.Cleanup(func() { // after the session closes (cleanups run last first)
+		hs.CloseClientConnections()
+		hs.Close()
+		transport.CloseIdleConnections()
+	})
+	monitor := purramcp.NewCatalogMonitor()
+	client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, monitor.ClientOptions(nil))
+	cs, err := monitor.Connect(t.Context(), client, &mcp.StreamableClientTransport{Endpoint: hs.URL,
+		HTTPClient: &http.Client{Transport: transport}, MaxRetries: 2},
+		&mcp.ClientSessionOptions{ProtocolVersion: purramcp.ProtocolVersion20251125})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = cs.Close() })
+	return sessionHarness{session: cs, monitor: monitor, counts: func() (int, int) { return 0, 0 }}
+}
+
+// runHostile runs the bound tool once under limits and checks the outcome:
+// code want, within Timeout + 50 ms, allocating at most 2 × limit + 1 MiB.
+func runHostile(t *testing.T, h sessionHarness, limits purramcp.Limits, limit int, want, id string) {
+	t.Helper()
+	reg := discoverWith(t, h, limits, nil)
+	var res purramcp.ToolResult
+	var err error
+	var took time.Duration
+	alloc := allocated(func() {
+		start := time.Now()
+		res, err = reg.Run(t.Context(), argsA, purramcp.ToolContext{})
+		took = time.Since(start)
+	})
+	require.NoError(t, err, id)
+	assert.Equal(t, purramcp.ToolResult{Content: emptyEnvelope, EffectState: "not_started", ErrorCode: want}, res, id)
+	assert.Less(t, took, limits.Timeout+50*time.Millisecond, "%s: Run ends within Timeout + 50 ms", id)
+	assert.LessOrEqual(t, alloc, uint64(2*limit+1<<20), "%s: allocation", id)
+	t.Logf("%s: %s in %v, %.2f MiB allocated", id, res.ErrorCode, took, float64(alloc)/(1<<20))
+}
+
+// textTool is the fixture's tool without its output schema.
+func textTool(t *testing.T) string {
+	return string(withField(t, loadMCPFixture(t).Tool, "outputSchema", nil))
+}
+
+// TestThreatT6_BoundingLayerEveryPath: the hostile answers of issue 22's
+// review, over streamable HTTP and io, each rejected before go-sdk decodes
+// it.
+func TestThreatT6_BoundingLayerEveryPath(t *testing.T) {
+	t.Run("sse_data_line_longer_than_the_read_buffer", threatSSELongLine)
+	t.Run("resumed_stream_bounded_by_its_request", threatResumedStream)
+	t.Run("count_dense_page_and_result", threatCountDense)
+	t.Run("dripped_sse_event_rejected_at_the_budget", threatDrippedEvent)
+}
+
+// threatSSELongLine (T6): a tools/call answer of 5.15 MiB as one SSE data
+// line (every SSE server writes one line per event) is counted whole, not
+// just its first 64 KiB, and fails mcp_result_too_large; so does a
+// tools/list page of 1.14 MiB on one line (mcp_catalog_limit_exceeded). A
+// comment line of the same size is no data and costs nothing.
+func threatSSELongLine(t *testing.T) {
+	tool := textTool(t)
+	hostile := `{"content":[{"type":"text","text":"` + strings.Repeat("x", hostileSSEBytes) + `"}]}`
+	leakChecked(t, "call", func(t *testing.T) {
+		h := (&httpPeer{list: page("", tool), call: func(w http.ResponseWriter, _ *http.Request, id string) {
+			writeSSEAnswer(w, id, hostile)
+		}}).start(t)
+		lim := purramcp.Limits{Timeout: 5 * time.Second}
+		runHostile(t, h, lim, purramcp.DefaultLimits().MaxResultBytes, "mcp_result_too_large", "T6 long SSE line")
+		assert.NoError(t, h.monitor.Check(h.monitor.Revision()), "the session stays usable")
+	})
+	leakChecked(t, "comment", func(t *testing.T) {
+		comment := ":" + strings.Repeat("c", hostileSSEBytes) + "\n"
+		h := (&httpPeer{list: page("", tool), call: func(w http.ResponseWriter, _ *http.Request, id string) {
+			writeSSEAnswer(w, id, `{"content":[{"type":"text","text":"ok"}]}`, comment)
+		}}).start(t)
+		reg := discoverWith(t, h, purramcp.Limits{Timeout: 5 * time.Second}, nil)
+		res, err := reg.Run(t.Context(), argsA, purramcp.ToolContext{})
+		require.NoError(t, err)
+		assert.Equal(t, []string{"ok"}, res.Content.Text, "T6: a long comment is not the answer's data")
+	})
+	leakChecked(t, "page", func(t *testing.T) {
+		described := `{"name":"big","inputSchema":{"type":"object"},"description":"` + strings.Repeat("d", 1<<20+150<<10) + `"}`
+		h := (&httpPeer{list: page("", tool, described), sseList: true}).start(t)
+		var took time.Duration
+		alloc := allocated(func() {
+			start := time.Now()
+			catalog, err := purramcp.DiscoverTools(t.Context(), h.session, "fixture", searchBinding(),
+				purramcp.DiscoveryOptions{Monitor: h.monitor, Limits: purramcp.Limits{Timeout: 5 * time.Second}})
+			took = time.Since(start)
+			assert.Nil(t, catalog)
+			assert.Equal(t, "mcp_catalog_limit_exceeded", purramcp.CodeOf(err), "T6 long SSE page line")
+		})
+		assert.Less(t, took, 5*time.Second+50*time.Millisecond, "within Timeout + 50 ms")
+		assert.LessOrEqual(t, alloc, uint64(2*purramcp.DefaultLimits().MaxCatalogBytes+1<<20), "allocation")
+		t.Logf("T6 long SSE page line: %v, %.2f MiB allocated", took, float64(alloc)/(1<<20))
+	})
+}
+
+// threatResumedStream (T6): when a tools/call stream ends after a priming
+// event id, go-sdk fetches the answer with a GET carrying Last-Event-ID
+// under the call's ctx; that answer is bounded by the call's budget as a
+// POST's is. A fitting answer on the resumed stream still arrives.
+func threatResumedStream(t *testing.T) {
+	tool := textTool(t)
+	priming := func(w http.ResponseWriter, _ *http.Request, _ string) { writeSSE(w, "retry: 1\nid: 1\ndata:\n\n") }
+	for _, tc := range []struct{ id, result, want string }{
+		{"hostile", `{"content":[{"type":"text","text":"` + strings.Repeat("x", hostileSSEBytes) + `"}]}`, "mcp_result_too_large"},
+		{"dense", emptyBlocks(2000), "mcp_result_too_large"},
+		{"fits", `{"content":[{"type":"text","text":"ok"}]}`, ""},
+	} {
+		leakChecked(t, tc.id, func(t *testing.T) {
+			peer := &httpPeer{list: page("", tool), call: priming, resume: func(w http.ResponseWriter, id string) {
+				writeSSEAnswer(w, id, tc.result, "id: 2\n")
+			}}
+			h := peer.start(t)
+			if tc.want == "" {
+				res, err := discoverWith(t, h, purramcp.Limits{Timeout: 5 * time.Second}, nil).Run(t.Context(), argsA, purramcp.ToolContext{})
+				require.NoError(t, err)
+				assert.Equal(t, []string{"ok"}, res.Content.Text, "T6 resumed stream: a fitting answer")
+			} else {
+				runHostile(t, h, purramcp.Limits{Timeout: 5 * time.Second}, purramcp.DefaultLimits().MaxResultBytes, tc.want, "T6 resumed "+tc.id)
+			}
+			peer.mu.Lock()
+			defer peer.mu.Unlock()
+			assert.Equal(t, 1, peer.gets, "T6 %s: the answer came on the resumed stream", tc.id)
+		})
+	}
+}
+
+// oneLetterTools renders a page of n tools named "a", about 13 bytes each.
+func oneLetterTools(n int) string {
+	return `{"tools":[` + strings.TrimSuffix(strings.Repeat(`{"name":"a"},`, n), ",") + `]}`
+}
+
+// threatCountDense (T6): a page of 80,000 one-letter tools (1.04 MB, under
+// MaxCatalogBytes + 4 KiB) and a result of 20,000 empty blocks (60 KB,
+// under MaxResultBytes) are rejected by their element count before
+// go-sdk decodes them, over io (requests on workers) and over HTTP (JSON
+// and SSE): the code of the post-decode count, within Timeout + 50 ms,
+// and no decoder left running (goleak).
+func threatCountDense(t *testing.T) {
+	tool := textTool(t)
+	pageText := oneLetterTools(80_000)
+	resultText := `{"content":[` + strings.TrimSuffix(strings.Repeat(`{},`, 20_000), ",") + `]}`
+	// Over io go-sdk reads the whole line first (1 MB here: several seconds
+	// under -race on a loaded 2-core machine), which the layer cannot end;
+	// Timeout is generous there and the allocation bound adds that read
+	// (the server's frame and go-sdk's line buffers: at most 6 × the frame).
+	check := func(t *testing.T, h sessionHarness, wiring string, timeout time.Duration, read int) {
+		var took time.Duration
+		alloc := allocated(func() {
+			start := time.Now()
+			catalog, err := purramcp.DiscoverTools(t.Context(), h.session, "fixture", searchBinding(),
+				purramcp.DiscoveryOptions{Monitor: h.monitor, Limits: purramcp.Limits{Timeout: timeout}})
+			took = time.Since(start)
+			assert.Nil(t, catalog)
+			assert.Equal(t, "mcp_catalog_limit_exceeded", purramcp.CodeOf(err), "T6 dense page over %s", wiring)
+		})
+		assert.Less(t, took, timeout+50*time.Millisecond, "T6 dense page over %s: within Timeout + 50 ms", wiring)
+		assert.LessOrEqual(t, alloc, uint64(2*purramcp.DefaultLimits().MaxCatalogBytes+1<<20+read), "T6 dense page over %s: allocation", wiring)
+		t.Logf("T6 dense page over %s: %v, %.2f MiB allocated", wiring, took, float64(alloc)/(1<<20))
+	}
+	leakChecked(t, "io", func(t *testing.T) {
+		check(t, (&byteServer{page: pageText}).start(t), "io", 10*time.Second, 6*len(pageText))
+		h := (&byteServer{page: page("", tool), call: resultText}).start(t)
+		runHostile(t, h, purramcp.Limits{Timeout: 10 * time.Second}, purramcp.DefaultLimits().MaxResultBytes, "mcp_result_too_large", "T6 dense result over io")
+	})
+	for _, sse := range []bool{false, true} {
+		leakChecked(t, fmt.Sprintf("http_sse=%v", sse), func(t *testing.T) {
+			check(t, (&httpPeer{list: pageText, sseList: sse}).start(t), "HTTP", time.Second, 0)
+			h := (&httpPeer{list: page("", tool), call: func(w http.ResponseWriter, _ *http.Request, id string) {
+				if sse {
+					writeSSEAnswer(w, id, resultText)
+					return
+				}
+				writeJSONAnswer(w, id, resultText)
+			}}).start(t)
+			runHostile(t, h, purramcp.Limits{Timeout: time.Second}, purramcp.DefaultLimits().MaxResultBytes, "mcp_result_too_large", "T6 dense result over HTTP")
+		})
+	}
+}
+
+// threatDrippedEvent (T6): an SSE answer dripped 4 KiB at a time is
+// rejected as soon as its count passes the budget, with the code of the
+// same bytes as a JSON body (mcp_result_too_large), long before Timeout.
+func threatDrippedEvent(t *testing.T) {
+	tool := textTool(t)
+	leakChecked(t, "drip", func(t *testing.T) {
+		chunk := strings.Repeat("x", 4<<10)
+		h := (&httpPeer{list: page("", tool), call: func(w http.ResponseWriter, r *http.Request, id string) {
+			writeSSE(w, "event: message\ndata: "+`{"jsonrpc":"2.0","id":`+id+`,"result":{"content":[{"type":"text","text":"`)
+			tick := time.NewTicker(5 * time.Millisecond)
+			defer tick.Stop()
+			for {
+				select {
+				case <-r.Context().Done():
+					return
+				case <-tick.C:
+				}
+				if _, err := io.WriteString(w, chunk); err != nil {
+					return
+				}
+				w.(http.Flusher).Flush()
+			}
+		}}).start(t)
+		timeout := 3 * time.Second
+		reg := discoverWith(t, h, purramcp.Limits{Timeout: timeout}, nil)
+		start := time.Now()
+		res, err := reg.Run(t.Context(), argsA, purramcp.ToolContext{})
+		took := time.Since(start)
+		require.NoError(t, err)
+		assert.Equal(t, "mcp_result_too_large", res.ErrorCode, "T6 dripped SSE event")
+		assert.Less(t, took, timeout/2, "T6 dripped SSE event: rejected at the budget, not at Timeout")
+		t.Logf("T6 dripped SSE event: %s after %v (Timeout %v)", res.ErrorCode, took, timeout)
+	})
+}
