@@ -12,6 +12,9 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -480,4 +483,58 @@ func TestServe_SignalShutdown(t *testing.T) {
 			assertGone(t, pid)
 		})
 	}
+}
+
+// Two `serve --stateless` replicas on one config and lock, each with its
+// own child server, behind a round-robin proxy: one client's requests go
+// to each in turn and see the same tools. They share no store: the
+// approved digest is in the lock file.
+func TestServe_StatelessReplicas(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+	defer cancel()
+	dir := serveSetup(t, true)
+	t.Setenv("PURRAMCP_TEST_TOKEN", "r3plica")
+	serveCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	var replicas [2]*serving
+	var targets [2]*url.URL
+	for i := range replicas {
+		replicas[i] = startServe(t, serveCtx, dir, "--http", "127.0.0.1:0", "--stateless", "--token-env", "PURRAMCP_TEST_TOKEN")
+		u, err := url.Parse("http://" + listenAddr(t, replicas[i]))
+		require.NoError(t, err)
+		targets[i] = u
+	}
+	var next atomic.Int32
+	var served [2]atomic.Int32
+	front := httptest.NewServer(&httputil.ReverseProxy{Rewrite: func(r *httputil.ProxyRequest) {
+		i := int(next.Add(1)-1) % 2
+		served[i].Add(1)
+		r.SetURL(targets[i])
+	}})
+	defer front.Close()
+
+	client := mcp.NewClient(&mcp.Implementation{Name: "client", Version: "1"}, nil)
+	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: front.URL + "/mcp",
+		HTTPClient: &http.Client{Transport: bearerTransport{"r3plica"}}}, nil)
+	require.NoError(t, err)
+	require.Equal(t, "2026-07-28", cs.InitializeResult().ProtocolVersion)
+	for i := range 2 { // one list from each replica
+		assert.Equal(t, []string{"units_convert", "units_list"}, serveToolNames(t, ctx, cs), "list %d", i)
+	}
+	for i := range 4 { // then calls, alternately
+		assert.JSONEq(t, convertResult, serveCall(t, ctx, cs, "units_convert", `{"value":1,"from":"km","to":"m"}`), "call %d", i)
+	}
+	assert.InDelta(t, served[0].Load(), served[1].Load(), 1, "the requests alternate")
+	calls := [2]int{}
+	for i, r := range replicas {
+		calls[i] = strings.Count(r.stderr.String(), `"kind":"call"`)
+	}
+	assert.Equal(t, [2]int{2, 2}, calls, "each replica served half of the calls")
+	_ = cs.Close()
+	stop()
+	for _, r := range replicas {
+		assert.Equal(t, exitOK, r.wait(t))
+	}
+	front.CloseClientConnections()
+	http.DefaultTransport.(*http.Transport).CloseIdleConnections()
 }
