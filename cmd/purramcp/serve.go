@@ -1,7 +1,7 @@
 //go:build purramcp_serve
 
-// The build tag keeps this file out until the fleet (fleet.New) and the
-// command (main.go, flags.go) it builds on are merged; delete these lines then.
+// The build tag keeps this file out until the command it belongs to
+// (main.go, flags.go, output.go) is merged; delete these lines then.
 
 package main
 
