@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -153,7 +154,7 @@ func (g *Gateway) Refresh() []string {
 		slices.Sort(remove)
 		g.server.RemoveTools(remove...)
 	}
-	slices.SortFunc(add, func(a, b *mcp.Tool) int { return cmpString(a.Name, b.Name) })
+	slices.SortFunc(add, func(a, b *mcp.Tool) int { return strings.Compare(a.Name, b.Name) })
 	for _, tool := range add {
 		if err := addTool(g.server, tool, g.handle); err != nil {
 			refused = append(refused, tool.Name)
@@ -173,16 +174,6 @@ func (g *Gateway) Refresh() []string {
 	return refused
 }
 
-func cmpString(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
 // collect reads the source into the tools to list, keyed by name.
 func (g *Gateway) collect() map[string]listedTool {
 	regs := map[string]purramcp.ToolDefinition{}
@@ -190,7 +181,7 @@ func (g *Gateway) collect() map[string]listedTool {
 		regs[def.Name] = def
 	}
 	ups := g.src.Upstreams()
-	slices.SortFunc(ups, func(a, b Upstream) int { return cmpString(a.ID, b.ID) })
+	slices.SortFunc(ups, func(a, b Upstream) int { return strings.Compare(a.ID, b.ID) })
 	next := map[string]listedTool{}
 	for _, up := range ups {
 		switch up.State {

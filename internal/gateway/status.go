@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -40,6 +41,6 @@ func (g *Gateway) Status() Status {
 			Attempts: up.Attempts, Since: up.Since.UTC(),
 		}
 	}
-	slices.SortFunc(st.Upstreams, func(a, b UpstreamStatus) int { return cmpString(a.ID, b.ID) })
+	slices.SortFunc(st.Upstreams, func(a, b UpstreamStatus) int { return strings.Compare(a.ID, b.ID) })
 	return st
 }
