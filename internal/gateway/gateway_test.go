@@ -328,3 +328,36 @@ func TestGateway_HostileMessageEndsOnlyItsSession(t *testing.T) {
 	assert.JSONEq(t, `{"content":[{"type":"text","text":"found a"}],"structuredContent":{"count":1}}`,
 		call(t, ctx, other.session, "search", `{"q":"a"}`))
 }
+
+// An upstream session that ends while a call is in flight: the call
+// answers a code at once, never hangs, and is not replayed.
+func TestGateway_UpstreamLostMidCall(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	f := newFakeFleet(t)
+	u := newUpstream("Search documents")
+	f.connect(ctx, "docs", u, "", "")
+	g := newGateway(t, f, gateway.Options{})
+	g.Refresh()
+	d := connectDownstream(t, ctx, g)
+	done := make(chan string, 1)
+	go func() { done <- call(t, ctx, d.session, "block", `{}`) }()
+	<-u.entered
+	f.down("docs")
+	g.Refresh()
+	select {
+	case got := <-done:
+		// Which code depends on whether the monitor saw the session end
+		// before the call's read failed; both carry no upstream text.
+		code := purramcp.CodeTransportError
+		if strings.Contains(got, purramcp.CodeConnectionClosed) {
+			code = purramcp.CodeConnectionClosed
+		}
+		assert.JSONEq(t, codeResult(code), got)
+	case <-ctx.Done():
+		t.Fatal("the call in flight hung after its upstream session ended")
+	}
+	assert.Equal(t, int32(1), u.calls.Load(), "exactly one tools/call, never replayed")
+	assert.Equal(t, []string{"big", "block", "fail", "search"}, toolNames(t, ctx, d.session), "still listed while down")
+	close(u.release) // the dead server's handler may end now
+}

@@ -117,7 +117,33 @@ type fakeServer struct {
 	digest   string
 	catalog  *purramcp.Catalog
 	snapshot purramcp.Snapshot
-	close    func()
+	kill     func() // ends the server's connection at once, as a child's death does
+	close    func() // closes both sessions gracefully
+}
+
+// A killableTransport is a server transport whose connection a test can
+// end abruptly.
+type killableTransport struct {
+	mcp.Transport
+	mu   sync.Mutex // guards conn
+	conn mcp.Connection
+}
+
+func (k *killableTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	c, err := k.Transport.Connect(ctx)
+	k.mu.Lock()
+	k.conn = c
+	k.mu.Unlock()
+	return c, err
+}
+
+func (k *killableTransport) kill() {
+	k.mu.Lock()
+	c := k.conn
+	k.mu.Unlock()
+	if c != nil {
+		_ = c.Close()
+	}
 }
 
 func newFakeFleet(t testing.TB) *fakeFleet {
@@ -139,7 +165,8 @@ func newFakeFleet(t testing.TB) *fakeFleet {
 func (f *fakeFleet) connect(ctx context.Context, id string, u *upstream, prefix, locked string) string {
 	f.t.Helper()
 	serverT, clientT := mcp.NewInMemoryTransports()
-	ss, err := u.server.Connect(ctx, serverT, nil)
+	killable := &killableTransport{Transport: serverT}
+	ss, err := u.server.Connect(ctx, killable, nil)
 	require.NoError(f.t, err)
 	monitor := purramcp.NewCatalogMonitor()
 	client := mcp.NewClient(&mcp.Implementation{Name: "fleet", Version: "1"}, monitor.ClientOptions(nil))
@@ -151,7 +178,7 @@ func (f *fakeFleet) connect(ctx context.Context, id string, u *upstream, prefix,
 	require.NoError(f.t, err, "discover %s", id)
 	snap := catalog.Snapshot()
 	s := &fakeServer{id: id, digest: snap.RevisionDigest, catalog: catalog, snapshot: snap,
-		close: func() { _ = cs.Close(); _ = ss.Wait() }}
+		kill: killable.kill, close: func() { _ = cs.Close(); _ = ss.Wait() }}
 	s.state = gateway.StateReady
 	if locked != "" && locked != snap.RevisionDigest {
 		s.state = gateway.StateUnapproved
@@ -165,14 +192,14 @@ func (f *fakeFleet) connect(ctx context.Context, id string, u *upstream, prefix,
 	return snap.RevisionDigest
 }
 
-// down ends server id's session, as a child's death does, and puts it in
-// backoff: its catalog's registrations then answer mcp_connection_closed.
+// down ends server id's connection at once, as a child's death does, and
+// puts it in backoff: its catalog's registrations then answer
+// mcp_connection_closed.
 func (f *fakeFleet) down(id string) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	s := f.servers[id]
-	s.close()
-	s.close = nil
+	s.kill()
 	s.state = gateway.StateBackoff
 }
 
