@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"sync"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -82,7 +81,7 @@ func failure(code string) *mcp.CallToolResult {
 // refuse reports a call the gateway refused before any Run.
 func (g *Gateway) refuse(ctx context.Context, name, code string) {
 	if g.observer != nil {
-		g.observer(ctx, purramcp.Event{Kind: "call", LocalName: name, Code: code, Duration: time.Duration(0)})
+		g.observer(ctx, purramcp.Event{Kind: "call", LocalName: name, Code: code})
 	}
 }
 
