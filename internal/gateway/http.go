@@ -146,11 +146,11 @@ func (a *access) authorized(header string) bool {
 	if a.token == nil {
 		return true
 	}
-	got, ok := strings.CutPrefix(header, "Bearer ")
-	if !ok {
+	const scheme = "Bearer " // the scheme is case-insensitive (RFC 9110 §11.1)
+	if len(header) <= len(scheme) || !strings.EqualFold(header[:len(scheme)], scheme) {
 		return false
 	}
-	sum := sha256.Sum256([]byte(got))
+	sum := sha256.Sum256([]byte(header[len(scheme):]))
 	return subtle.ConstantTimeCompare(sum[:], a.token) == 1
 }
 
