@@ -1,6 +1,7 @@
 package purramcp_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -14,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
 
 	"purra.dev/purramcp"
 )
@@ -333,4 +335,79 @@ func threatDrippedEvent(t *testing.T) {
 		assert.Less(t, took, timeout/2, "T6 dripped SSE event: rejected at the budget, not at Timeout")
 		t.Logf("T6 dripped SSE event: %s after %v (Timeout %v)", res.ErrorCode, took, timeout)
 	})
+}
+
+// TestThreatT10_ClientBuiltWithOtherOptions: the wiring check is a property
+// of the session's client, not a record that ClientOptions was called. A
+// host that calls monitor.ClientOptions and builds its client with other
+// options (go-sdk would re-send tools/call for inputRequests and no list
+// change would make a catalog stale) fails mcp_binding_invalid, through
+// monitor.Connect (no session returned) and through Attach alike; so do
+// another monitor's options and this monitor's options with their handler
+// or retry setting changed.
+func TestThreatT10_ClientBuiltWithOtherOptions(t *testing.T) {
+	f := loadMCPFixture(t)
+	for _, tc := range []struct {
+		id   string
+		opts func(m *purramcp.CatalogMonitor) *mcp.ClientOptions
+		want string
+	}{
+		{"other_options", func(m *purramcp.CatalogMonitor) *mcp.ClientOptions {
+			_ = m.ClientOptions(nil) // called, then not used
+			return &mcp.ClientOptions{}
+		}, "mcp_binding_invalid"},
+		{"nil_options", func(m *purramcp.CatalogMonitor) *mcp.ClientOptions {
+			_ = m.ClientOptions(nil)
+			return nil
+		}, "mcp_binding_invalid"},
+		{"another_monitors_options", func(*purramcp.CatalogMonitor) *mcp.ClientOptions {
+			return purramcp.NewCatalogMonitor().ClientOptions(nil)
+		}, "mcp_binding_invalid"},
+		{"retries_enabled_again", func(m *purramcp.CatalogMonitor) *mcp.ClientOptions {
+			opts := m.ClientOptions(nil)
+			opts.MultiRoundTrip = nil
+			return opts
+		}, "mcp_binding_invalid"},
+		{"handler_replaced", func(m *purramcp.CatalogMonitor) *mcp.ClientOptions {
+			opts := m.ClientOptions(nil)
+			opts.ToolListChangedHandler = func(context.Context, *mcp.ToolListChangedRequest) {}
+			return opts
+		}, "mcp_binding_invalid"},
+		{"wired", func(m *purramcp.CatalogMonitor) *mcp.ClientOptions { return m.ClientOptions(nil) }, ""},
+		{"wired_second_options", func(m *purramcp.CatalogMonitor) *mcp.ClientOptions {
+			_ = m.ClientOptions(nil)
+			return m.ClientOptions(&mcp.ClientOptions{})
+		}, ""},
+	} {
+		t.Run(tc.id+"/Connect", func(t *testing.T) {
+			defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+			t.Run("session", func(t *testing.T) {
+				ct := serveInMemory(t, newSDKServer(t, nil, f.Tool))
+				monitor := purramcp.NewCatalogMonitor()
+				client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, tc.opts(monitor))
+				cs, err := monitor.Connect(t.Context(), client, ct, nil)
+				assert.Equal(t, tc.want, purramcp.CodeOf(err), "T10 %s: Connect", tc.id)
+				if tc.want != "" {
+					assert.Nil(t, cs, "T10 %s: no mis-wired session is returned", tc.id)
+					return
+				}
+				t.Cleanup(func() { _ = cs.Close() })
+			})
+		})
+		t.Run(tc.id+"/Attach", func(t *testing.T) {
+			defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+			t.Run("session", func(t *testing.T) {
+				ct := serveInMemory(t, newSDKServer(t, nil, f.Tool))
+				monitor := purramcp.NewCatalogMonitor()
+				client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, tc.opts(monitor))
+				cs, err := client.Connect(t.Context(), monitor.Transport(ct), nil)
+				require.NoError(t, err)
+				t.Cleanup(func() { _ = cs.Close() })
+				assert.Equal(t, tc.want, purramcp.CodeOf(monitor.Attach(cs)), "T10 %s: Attach", tc.id)
+				if tc.want != "" {
+					assert.Equal(t, "mcp_not_initialized", purramcp.CodeOf(monitor.Check(0)), "T10 %s: nothing accepted", tc.id)
+				}
+			})
+		})
+	}
 }
