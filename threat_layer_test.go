@@ -411,3 +411,41 @@ func TestThreatT10_ClientBuiltWithOtherOptions(t *testing.T) {
 		})
 	}
 }
+
+// TestThreatT11_HTTPConnectionFailsInFlight: a call in flight when go-sdk
+// fails the HTTP connection (an event or body it cannot decode, before any
+// result reached it) is mcp_transport_error: go-sdk retires the call with
+// an error that carries no sentinel. A result that reached go-sdk and does
+// not decode stays mcp_result_invalid.
+func TestThreatT11_HTTPConnectionFailsInFlight(t *testing.T) {
+	tool := textTool(t)
+	for _, tc := range []struct {
+		id   string
+		call func(w http.ResponseWriter, r *http.Request, id string)
+		want string
+	}{
+		{"undecodable_event", func(w http.ResponseWriter, _ *http.Request, _ string) {
+			writeSSE(w, "event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\"\n\n")
+		}, "mcp_transport_error"},
+		{"undecodable_event_after_a_wait", func(w http.ResponseWriter, _ *http.Request, _ string) {
+			writeSSE(w, ": waiting\n")
+			time.Sleep(50 * time.Millisecond)
+			writeSSE(w, "event: message\ndata: not json\n\n")
+		}, "mcp_transport_error"},
+		{"undecodable_body", func(w http.ResponseWriter, _ *http.Request, _ string) {
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = io.WriteString(w, `not json`)
+		}, "mcp_transport_error"},
+		{"undecodable_result", func(w http.ResponseWriter, _ *http.Request, id string) {
+			writeJSONAnswer(w, id, `{"content":[{"type":"text","text":1}]}`)
+		}, "mcp_result_invalid"},
+	} {
+		leakChecked(t, tc.id, func(t *testing.T) {
+			h := (&httpPeer{list: page("", tool), call: tc.call}).start(t)
+			reg := discoverWith(t, h, purramcp.Limits{Timeout: 5 * time.Second}, nil)
+			res, err := reg.Run(t.Context(), argsA, purramcp.ToolContext{})
+			require.NoError(t, err)
+			assert.Equal(t, purramcp.ToolResult{Content: emptyEnvelope, EffectState: "not_started", ErrorCode: tc.want}, res, "T11 %s", tc.id)
+		})
+	}
+}
