@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -448,4 +449,70 @@ func TestThreatT11_HTTPConnectionFailsInFlight(t *testing.T) {
 			assert.Equal(t, purramcp.ToolResult{Content: emptyEnvelope, EffectState: "not_started", ErrorCode: tc.want}, res, "T11 %s", tc.id)
 		})
 	}
+}
+
+// startReference connects s with purra-mcp 1.0.0's reference wiring (the
+// monitor's ClientOptions, client.Connect without the monitor's Transport,
+// Attach) in memory; everything closes at t's cleanup.
+func startReference(t *testing.T, s *rawServer) sessionHarness {
+	t.Helper()
+	st, ct := mcp.NewInMemoryTransports()
+	conn, err := st.Connect(context.Background())
+	require.NoError(t, err)
+	s.conn, s.done = conn, make(chan struct{})
+	s.ctx, s.cancel = context.WithCancel(context.Background())
+	go s.serve()
+	monitor := purramcp.NewCatalogMonitor()
+	client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, monitor.ClientOptions(nil))
+	cs, err := client.Connect(context.Background(), ct, nil)
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		s.cancel()
+		_ = s.conn.Close() // unblocks the stalled client write first
+		_ = cs.Close()
+		<-s.done
+	})
+	require.NoError(t, monitor.Attach(cs))
+	return sessionHarness{session: cs, monitor: monitor, counts: s.counts, lastArguments: s.lastArguments}
+}
+
+// TestThreatT11_ReferenceWiringKeepsOneAbandonedGoroutine: without the
+// bounding layer nothing can end a write to a peer that stopped reading.
+// The Run whose write blocks returns at its Timeout and leaves its worker
+// blocked; while that worker runs, every later request of the session is
+// refused at once with mcp_transport_error instead of queueing one more
+// goroutine behind go-sdk's write lock: 200 Runs leave at most that one
+// goroutine. Once the session closes, the write fails and nothing is left.
+func TestThreatT11_ReferenceWiringKeepsOneAbandonedGoroutine(t *testing.T) {
+	f := loadMCPFixture(t)
+	leakChecked(t, "reference", func(t *testing.T) {
+		h := startReference(t, &rawServer{stallCalls: true, pages: []string{page("", string(f.Tool))}})
+		timeout := 200 * time.Millisecond
+		catalog, err := purramcp.DiscoverTools(t.Context(), h.session, "fixture", searchBinding(),
+			purramcp.DiscoveryOptions{Monitor: h.monitor, Limits: purramcp.Limits{Timeout: timeout}})
+		require.NoError(t, err)
+		reg := catalog.Registrations()[0]
+		res, err := reg.Run(t.Context(), bigArgs, purramcp.ToolContext{})
+		require.NoError(t, err)
+		assert.Equal(t, "mcp_timeout", res.ErrorCode, "T11: written, never answered")
+		before := runtime.NumGoroutine()
+		start := time.Now()
+		res, err = reg.Run(t.Context(), bigArgs, purramcp.ToolContext{})
+		took := time.Since(start)
+		require.NoError(t, err)
+		assert.Equal(t, "mcp_timeout", res.ErrorCode, "T11: the write blocks")
+		assert.Less(t, took, timeout+150*time.Millisecond, "T11: Run returns at its Timeout")
+		start = time.Now()
+		for range 200 {
+			res, err = reg.Run(t.Context(), bigArgs, purramcp.ToolContext{})
+			require.NoError(t, err)
+			require.Equal(t, "mcp_transport_error", res.ErrorCode, "T11: later Runs are refused")
+		}
+		refused := time.Since(start)
+		after := runtime.NumGoroutine()
+		assert.LessOrEqual(t, after, before+1, "T11: one abandoned goroutine, none per later Run")
+		assert.False(t, catalog.Stale(), "T11: nothing severs the reference wiring")
+		t.Logf("T11 reference wiring: blocked Run returned after %v (Timeout %v); 200 later Runs refused in %v; goroutines %d before, %d after",
+			took, timeout, refused, before, after)
+	})
 }
