@@ -88,8 +88,11 @@
 // write fails. Over the monitor's Transport a write still blocked at the
 // timeout severs the session, which makes it fail at once (one goroutine
 // closes the transport); without it, at the latest when the session closes.
-// At most one abandoned goroutine exists per session. No other goroutine
-// outlives a call.
+// While an abandoned request still runs 20 ms after its caller gave up,
+// every new request of the session fails mcp_transport_error at once,
+// without a goroutine, so at most one abandoned goroutine exists per
+// session, with or without the Transport. No other goroutine outlives a
+// call.
 //
 // # Running it in production
 //
