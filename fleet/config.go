@@ -160,12 +160,13 @@ func readBounded(path string, max int64) ([]byte, error) {
 // as secrets: no error, status, event or lock ever shows them, and a
 // server's Stderr shows *** instead.
 //
-// Every failure is a [*ConfigError] naming the JSON path: malformed JSON,
+// Every failure is a [*ConfigError] naming the JSON path: data over 1 MiB,
+// malformed JSON,
 // a duplicate key, an unknown field, a wrong type, a server without tools,
 // an invalid or repeated local name (across servers too), both command and
 // url, an unknown policy word, a limit out of range.
 func ParseConfig(data []byte) (*Config, error) {
-	v, err := decodeJSON(data)
+	v, err := decodeJSON(data, maxConfigBytes)
 	if err != nil {
 		return nil, err
 	}

@@ -98,8 +98,12 @@ type object map[string]any
 // decodeJSON reads text as exactly one JSON value into nil, bool,
 // json.Number, string, []any and object, rejecting invalid UTF-8, duplicate
 // member names (naming the path of the repeated member), and trailing data.
-// Nesting is bounded by maxDepth.
-func decodeJSON(text []byte) (any, error) {
+// Text over maxBytes is rejected before it is read; nesting is bounded by
+// maxDepth.
+func decodeJSON(text []byte, maxBytes int) (any, error) {
+	if len(text) > maxBytes {
+		return nil, errAt(nil, "too large")
+	}
 	if !utf8.Valid(text) {
 		return nil, errAt(nil, "not valid UTF-8")
 	}
@@ -227,7 +231,7 @@ func integer(v any, p path, lo, hi int) (int, error) {
 	return i, nil
 }
 
-// strings returns the array of strings at p.
+// stringList returns the array of strings at p.
 func stringList(v any, p path) ([]string, error) {
 	arr, ok := v.([]any)
 	if !ok {

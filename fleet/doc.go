@@ -29,7 +29,8 @@
 // returns its code.
 //
 // A stdio server runs in its own process group; closing or restarting it
-// ends the whole group. Its standard error is kept, the last 4 KiB with
+// ends the whole group (where the platform has none, as on Windows and
+// Plan 9, only the child itself). Its standard error is kept, the last 4 KiB with
 // expanded secrets replaced by ***, in [ServerStatus].Stderr for the host
 // (never for a model).
 package fleet

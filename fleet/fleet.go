@@ -102,6 +102,10 @@ type ServerStatus struct {
 	// the negotiated one, or after mcp_protocol_unsupported the one the
 	// server offered (see ServerConfig.LegacyProtocols); "" before any.
 	Protocol string
+	// Failure names the bound tool that made the last discovery fail, and
+	// why, when one did (a copy; nil otherwise). Its Path may hold the
+	// server's property names: it is for the host's logs.
+	Failure *purramcp.DiscoveryError
 	// Stderr is the last 4 KiB of a stdio server's standard error, every
 	// value substituted for ${env:NAME} replaced by ***.
 	Stderr string
@@ -193,8 +197,8 @@ func (f *Fleet) Start(ctx context.Context) error {
 	}
 	f.started = true
 	f.ctx, f.cancel = context.WithCancel(context.Background())
+	f.wg.Add(1 + len(f.servers)) // before Close can Wait
 	f.mu.Unlock()
-	f.wg.Add(1 + len(f.servers))
 	go f.notify()
 	for _, s := range f.servers {
 		go func() {
@@ -206,6 +210,8 @@ func (f *Fleet) Start(ctx context.Context) error {
 		select {
 		case <-s.settled:
 		case <-ctx.Done():
+			return nil
+		case <-f.ctx.Done(): // closed meanwhile
 			return nil
 		}
 	}
@@ -242,8 +248,11 @@ func (f *Fleet) change() {
 // came back with a different digest (approved or not) it answers
 // mcp_catalog_stale for good (call Registrations again). Run also counts
 // timeouts toward MaxConsecutiveTimeouts and takes a server whose
-// transport failed out at once. Run never retries: a call in flight when
-// its session fails returns its code.
+// transport failed out at once. A call whose catalog a tool list change
+// made stale waits (at most the server's Limits.Timeout, nothing sent
+// meanwhile) for the rediscovery and runs on its catalog when the digest
+// stayed the same. Run never retries: a call in flight when its session
+// fails returns its code.
 func (f *Fleet) Registrations() []purramcp.ToolDefinition {
 	var defs []purramcp.ToolDefinition
 	for _, s := range f.servers {

@@ -2,17 +2,20 @@ package fleet_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"purra.dev/purramcp"
 	"purra.dev/purramcp/fleet"
+	"purra.dev/purramcp/purramcptest"
 )
 
 func TestFleet_StartRegistrationsRun(t *testing.T) {
@@ -118,15 +121,19 @@ func TestFleet_ListChangeSameCatalogKeepsRegistrations(t *testing.T) {
 		fleet.Options{Backoff: fastBackoff})
 	defs := f.Registrations()
 	require.Len(t, defs, 2)
-	dials := m.dials.Load()
+	dials, lists := m.dials.Load(), m.lists.Load()
+	gate := make(chan struct{})
+	m.mu.Lock()
+	m.gate = gate // the rediscovery waits until the test opens the gate
+	m.mu.Unlock()
 	m.addUnbound("extra")
-	// The rediscovery happens on the live session; once it is done every
-	// registration handed out before works again.
-	waitFor(t, "the rediscovery", func() bool {
-		res, err := defs[0].Run(context.Background(), []byte(convertArgs), purramcp.ToolContext{})
-		return err == nil && res.ErrorCode == ""
-	})
+	waitFor(t, "the rediscovery's tools/list", func() bool { return m.lists.Load() > lists })
+	// The catalog is stale now; a call waits for the rediscovery instead of
+	// failing, and runs on the new catalog, which has the same digest.
+	time.AfterFunc(50*time.Millisecond, func() { close(gate) })
+	assert.Equal(t, "", run(t, defs[0], convertArgs))
 	assert.Equal(t, "", run(t, defs[1], `{}`))
+	assert.Equal(t, int32(2), m.calls.Load())
 	assert.Equal(t, dials, m.dials.Load(), "no reconnection")
 	assert.Equal(t, fleet.StateReady, statusOf(t, f, "u").State)
 }
@@ -318,4 +325,97 @@ func TestFleet_LegacyProtocols(t *testing.T) {
 			assert.Equal(t, "", run(t, registration(t, f, "convert_units"), convertArgs))
 		})
 	}
+}
+
+func TestFleet_RegistrationsAreFresh(t *testing.T) {
+	m := newMemServer(t)
+	f := startFleet(t, &fleet.Config{Servers: map[string]fleet.ServerConfig{"u": memConfig(m, "", 0)}},
+		fleet.Options{})
+	first := f.Registrations()
+	first[0].InputSchema["type"] = "changed"
+	first[0].InputSchema["properties"].(map[string]any)["value"] = nil
+	second := f.Registrations()
+	assert.Equal(t, "object", second[0].InputSchema["type"])
+	assert.Equal(t, map[string]any{"type": "number", "maximum": 1e9, "minimum": 0.5},
+		second[0].InputSchema["properties"].(map[string]any)["value"])
+	assert.Equal(t, "", run(t, second[0], convertArgs))
+}
+
+func TestFleet_StatusNamesTheFailingTool(t *testing.T) {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "bad", Version: "1"}, nil)
+	srv.AddTool(&mcp.Tool{Name: "units.list", InputSchema: json.RawMessage(`{"type":"object","allOf":[{}]}`)},
+		purramcptest.Text(nil, "x"))
+	var sessions []*mcp.ServerSession
+	dial := func(ctx context.Context) (mcp.Transport, error) {
+		st, ct := mcp.NewInMemoryTransports()
+		ss, err := srv.Connect(ctx, st, nil)
+		sessions = append(sessions, ss)
+		return ct, err
+	}
+	defer func() {
+		for _, ss := range sessions {
+			_ = ss.Wait()
+		}
+	}()
+	f := startFleet(t, &fleet.Config{Servers: map[string]fleet.ServerConfig{"bad": {Dial: dial,
+		Tools: map[string]fleet.ToolConfig{"units.list": {As: "list_units"}}}}},
+		fleet.Options{Backoff: fleet.Backoff{Initial: time.Minute, Max: time.Minute}})
+	st := statusOf(t, f, "bad")
+	assert.Equal(t, fleet.StateBackoff, st.State)
+	assert.Equal(t, purramcp.CodeSchemaUnsupported, st.Code)
+	assert.Equal(t, &purramcp.DiscoveryError{Code: purramcp.CodeSchemaUnsupported, RemoteName: "units.list",
+		Schema: "inputSchema", Path: "$", Keyword: "allOf"}, st.Failure)
+	require.NoError(t, f.Close())
+}
+
+func TestFleet_ConcurrentRunsAcrossRestarts(t *testing.T) {
+	m := newMemServer(t)
+	f := startFleet(t, &fleet.Config{Servers: map[string]fleet.ServerConfig{"u": memConfig(m, "", 0)}},
+		fleet.Options{Backoff: fastBackoff})
+	convert := registration(t, f, "convert_units")
+	var ok, failed atomic.Int32
+	done := make(chan struct{})
+	for range 20 {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			for range 25 {
+				res, err := convert.Run(context.Background(), []byte(convertArgs), purramcp.ToolContext{})
+				switch {
+				case err != nil:
+					t.Errorf("run: %v", err)
+				case res.ErrorCode == "":
+					ok.Add(1)
+				case res.ErrorCode == purramcp.CodeConnectionClosed || res.ErrorCode == purramcp.CodeTransportError:
+					failed.Add(1)
+				default:
+					t.Errorf("unexpected code %s", res.ErrorCode)
+				}
+				_ = f.Status()
+				_ = f.Registrations()
+			}
+		}()
+	}
+	for range 3 {
+		time.Sleep(10 * time.Millisecond)
+		m.Kill()
+	}
+	for range 20 {
+		<-done
+	}
+	assert.Equal(t, int32(500), ok.Load()+failed.Load())
+	assert.GreaterOrEqual(t, m.calls.Load(), ok.Load(), "every success reached the server")
+	assert.LessOrEqual(t, m.calls.Load(), int32(500), "never more calls than Runs")
+}
+
+func TestFleet_CloseDuringStart(t *testing.T) {
+	cfg := memConfig(newMemServer(t), "", 0)
+	cfg.Dial = newWedged(t).dial
+	f, err := fleet.New(&fleet.Config{Servers: map[string]fleet.ServerConfig{"w": cfg}}, fleet.Options{})
+	require.NoError(t, err)
+	started := make(chan error, 1)
+	go func() { started <- f.Start(context.Background()) }()
+	waitFor(t, "the connection attempt", func() bool { return statusOf(t, f, "w").Attempts == 1 })
+	require.NoError(t, f.Close())
+	assert.NoError(t, <-started, "Start returns when the fleet closes")
+	assert.Equal(t, fleet.StateClosed, statusOf(t, f, "w").State)
 }

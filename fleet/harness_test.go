@@ -26,6 +26,7 @@ type memServer struct {
 	t     testing.TB
 	dials atomic.Int32
 	calls atomic.Int32 // tools/call requests received, over every session
+	lists atomic.Int32 // tools/list requests received, over every session
 
 	// mu guards the fields below.
 	mu           sync.Mutex
@@ -34,6 +35,7 @@ type memServer struct {
 	sessions     []*mcp.ServerSession
 	servers      []*mcp.Server
 	block        chan struct{} // when set, units.convert waits for it (or its ctx)
+	gate         chan struct{} // when set, tools/list waits for it (or its ctx)
 	versions     []string      // the protocol versions the server speaks; nil: go-sdk's
 	dieAfterInit bool          // the server's connection ends once the client is initialized
 }
@@ -63,6 +65,18 @@ func (m *memServer) dial(ctx context.Context) (mcp.Transport, error) {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			if method == "tools/call" {
 				m.calls.Add(1)
+			}
+			if method == "tools/list" {
+				m.lists.Add(1)
+				m.mu.Lock()
+				gate := m.gate
+				m.mu.Unlock()
+				if gate != nil {
+					select {
+					case <-gate:
+					case <-ctx.Done():
+					}
+				}
 			}
 			if dies && method != "initialize" && !strings.HasPrefix(method, "notifications/") {
 				_ = d.conn.Close() // the first request after the handshake finds the server gone

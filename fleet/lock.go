@@ -61,7 +61,7 @@ func LoadLock(path string) (*Lock, error) {
 
 // parseLock decodes and checks a lock file's text.
 func parseLock(data []byte) (*Lock, error) {
-	v, err := decodeJSON(data)
+	v, err := decodeJSON(data, maxLockBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -223,8 +223,11 @@ func schemaObject(v any, p path, nullable bool) (map[string]any, error) {
 }
 
 // Digest returns the approved revision digest of server id, and whether
-// the lock has one.
+// the lock has one. A nil Lock has none.
 func (l *Lock) Digest(id string) (string, bool) {
+	if l == nil {
+		return "", false
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	s, ok := l.servers[id]
@@ -234,6 +237,9 @@ func (l *Lock) Digest(id string) (string, bool) {
 // Snapshot returns a deep copy of the approved snapshot of server id, and
 // whether the lock has one.
 func (l *Lock) Snapshot(id string) (purramcp.Snapshot, bool) {
+	if l == nil {
+		return purramcp.Snapshot{}, false
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	s, ok := l.servers[id]
@@ -258,6 +264,9 @@ func (l *Lock) Set(id string, s purramcp.Snapshot) {
 
 // ids returns the server ids the lock holds, sorted.
 func (l *Lock) ids() []string {
+	if l == nil {
+		return nil
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return slices.Sorted(maps.Keys(l.servers))
@@ -366,15 +375,21 @@ func copySnapshot(s purramcp.Snapshot) purramcp.Snapshot {
 func copyValue(v any) any {
 	switch t := v.(type) {
 	case map[string]any:
-		m := make(map[string]any, len(t))
-		for k, e := range t {
-			m[k] = copyValue(e)
+		m := maps.Clone(t) // copies the table at once; only nested values are replaced
+		for k, e := range m {
+			switch e.(type) {
+			case map[string]any, []any:
+				m[k] = copyValue(e)
+			}
 		}
 		return m
 	case []any:
-		a := make([]any, len(t))
-		for i, e := range t {
-			a[i] = copyValue(e)
+		a := slices.Clone(t)
+		for i, e := range a {
+			switch e.(type) {
+			case map[string]any, []any:
+				a[i] = copyValue(e)
+			}
 		}
 		return a
 	default:

@@ -45,7 +45,7 @@ func childConfig(t *testing.T, calls string) *fleet.Config {
 
 // callLog reads the calls file: the server pids in start order and the
 // arguments of every call received.
-func callLog(t *testing.T, path string) (pids []int, calls []string) {
+func callLog(t testing.TB, path string) (pids []int, calls []string) {
 	t.Helper()
 	data, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
@@ -156,4 +156,34 @@ func TestProcess_KilledThenStoppedNeverReplays(t *testing.T) {
 	for _, s := range f.Status() {
 		assert.Equal(t, fleet.StateClosed, s.State)
 	}
+}
+
+// BenchmarkRecovery measures a recovery: from a stdio child's death
+// (SIGKILL) to its server being ready again with the same digest, under
+// the default backoff (250ms first wait, up to 20% jitter).
+func BenchmarkRecovery(b *testing.B) {
+	calls := filepath.Join(b.TempDir(), "calls")
+	cfg := &fleet.Config{Servers: map[string]fleet.ServerConfig{"units": {
+		Command: stdioServer, Args: []string{"-calls", calls},
+		Tools: map[string]fleet.ToolConfig{"units.list": {As: "list_units"}},
+	}}}
+	f := startFleet(b, cfg, fleet.Options{})
+	digest := statusOf(b, f, "units").Digest
+	list := registration(b, f, "list_units")
+	b.ResetTimer()
+	for i := range b.N {
+		pids, _ := callLog(b, calls)
+		if len(pids) != i+1 {
+			b.Fatalf("%d servers started, want %d", len(pids), i+1)
+		}
+		if err := syscall.Kill(pids[i], syscall.SIGKILL); err != nil {
+			b.Fatal(err)
+		}
+		waitFor(b, "the server out", func() bool { return statusOf(b, f, "units").State != fleet.StateReady })
+		waitState(b, f, "units", fleet.StateReady, digest)
+		if code := run(b, list, `{}`); code != "" {
+			b.Fatalf("after recovery: %s", code)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N), "ms/recovery")
 }

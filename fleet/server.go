@@ -2,6 +2,7 @@ package fleet
 
 import (
 	"context"
+	"errors"
 	"maps"
 	"slices"
 	"sync"
@@ -37,10 +38,13 @@ type server struct {
 	since    time.Time
 	digest   string
 	protocol string                             // of the last handshake
+	failure  *purramcp.DiscoveryError           // of the last discovery; nil when it had none
 	conn     *conn                              // the session of the admitted catalog
 	catalog  *purramcp.Catalog                  // admitted; nil unless ready
 	snapshot purramcp.Snapshot                  // of catalog, or the pending one
 	defs     map[string]purramcp.ToolDefinition // catalog's registrations by name
+	regs     []purramcp.ToolDefinition          // the fleet-level registrations of catalog (registration.go)
+	swap     chan struct{}                      // closed when catalog is replaced or dropped
 	lineage  uint64                             // advances with every catalog whose digest differs from lineDigest
 	line     string                             // the digest of the current lineage
 	settle1  bool                               // settled was closed
@@ -256,6 +260,14 @@ func (s *server) discover(ctx context.Context, c *conn) string {
 		}
 	}
 	catalog, err := purramcp.DiscoverTools(ctx, c.session, s.id, s.bindings, opts)
+	var failure *purramcp.DiscoveryError
+	if d := (*purramcp.DiscoveryError)(nil); errors.As(err, &d) && d != nil {
+		failure = &purramcp.DiscoveryError{Code: d.Code, RemoteName: d.RemoteName, Schema: d.Schema, Path: d.Path,
+			Keyword: d.Keyword}
+	}
+	s.mu.Lock()
+	s.failure = failure
+	s.mu.Unlock()
 	switch code := purramcp.CodeOf(err); {
 	case err == nil:
 		s.admit(c, catalog)
@@ -281,6 +293,8 @@ func (s *server) admit(c *conn, catalog *purramcp.Catalog) {
 	changed := s.state != StateReady || s.digest != snap.RevisionDigest
 	s.follow(snap.RevisionDigest)
 	s.conn, s.catalog, s.defs, s.snapshot = c, catalog, defs, snap
+	s.regs = s.wrap(catalog, s.lineage)
+	s.swapped()
 	s.become(StateReady, snap.RevisionDigest, "")
 	s.settleLocked()
 	s.mu.Unlock()
@@ -294,7 +308,8 @@ func (s *server) hold(snap purramcp.Snapshot) {
 	s.mu.Lock()
 	changed := s.state != StateUnapproved || s.digest != snap.RevisionDigest
 	s.follow(snap.RevisionDigest)
-	s.conn, s.catalog, s.defs, s.snapshot = nil, nil, nil, snap
+	s.conn, s.catalog, s.defs, s.regs, s.snapshot = nil, nil, nil, nil, snap
+	s.swapped()
 	s.become(StateUnapproved, snap.RevisionDigest, purramcp.CodeCatalogUnapproved)
 	s.settleLocked()
 	s.mu.Unlock()
@@ -311,6 +326,15 @@ func (s *server) follow(digest string) {
 		s.lineage++
 		s.line = digest
 	}
+}
+
+// swapped wakes the calls waiting for the catalog to be replaced; s.mu is
+// held.
+func (s *server) swapped() {
+	if s.swap != nil {
+		close(s.swap)
+	}
+	s.swap = make(chan struct{})
 }
 
 // become sets the state; s.mu is held.
@@ -345,6 +369,7 @@ func (s *server) connecting() {
 		s.attempts, s.fresh = 0, false
 	}
 	s.attempts++
+	s.failure = nil
 	s.become(StateConnecting, "", s.code)
 }
 
@@ -353,7 +378,8 @@ func (s *server) connecting() {
 func (s *server) out(code string) {
 	s.mu.Lock()
 	wasSet := s.state == StateReady || s.state == StateUnapproved
-	s.conn, s.catalog, s.defs = nil, nil, nil
+	s.conn, s.catalog, s.defs, s.regs = nil, nil, nil, nil
+	s.swapped()
 	s.become(StateBackoff, "", code)
 	for _, w := range s.waiters {
 		close(w)
@@ -369,7 +395,8 @@ func (s *server) out(code string) {
 func (s *server) backoff(code string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.conn, s.catalog, s.defs = nil, nil, nil
+	s.conn, s.catalog, s.defs, s.regs = nil, nil, nil, nil
+	s.swapped()
 	s.become(StateBackoff, "", code)
 	s.settleLocked()
 }
@@ -378,7 +405,8 @@ func (s *server) backoff(code string) {
 func (s *server) close() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.conn, s.catalog, s.defs = nil, nil, nil
+	s.conn, s.catalog, s.defs, s.regs = nil, nil, nil, nil
+	s.swapped()
 	s.become(StateClosed, "", s.code)
 	for _, w := range s.waiters {
 		close(w)
@@ -391,6 +419,10 @@ func (s *server) status() ServerStatus {
 	s.mu.Lock()
 	st := ServerStatus{ID: s.id, State: s.state, Digest: s.digest, Code: s.code, Attempts: s.attempts, Since: s.since,
 		Protocol: s.protocol}
+	if s.failure != nil {
+		f := *s.failure
+		st.Failure = &f
+	}
 	s.mu.Unlock()
 	if s.stderr != nil {
 		st.Stderr = s.stderr.String()

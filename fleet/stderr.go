@@ -67,9 +67,9 @@ func (r *stderrRing) String() string {
 	}
 	if len(s) > stderrBytes {
 		s = s[len(s)-stderrBytes:]
-		for len(s) > 0 && !utf8.RuneStart(s[0]) {
-			s = s[1:]
-		}
+	}
+	for len(s) > 0 && !utf8.RuneStart(s[0]) { // Write or the cut above may have split a rune
+		s = s[1:]
 	}
 	return s
 }
