@@ -3,12 +3,14 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -35,12 +37,21 @@ func TestMain(m *testing.M) {
 	}
 	stdioServer = filepath.Join(dir, "stdio-server")
 	purramcpBin = filepath.Join(dir, "purramcp")
-	for _, b := range []struct{ out, pkg string }{{stdioServer, "../../examples/stdio-server"}, {purramcpBin, "."}} {
-		if out, err := exec.Command("go", "build", "-o", b.out, b.pkg).CombinedOutput(); err != nil {
-			fmt.Fprintf(os.Stderr, "go build %s: %v\n%s", b.pkg, err, out)
-			_ = os.RemoveAll(dir)
-			os.Exit(1)
-		}
+	builds := []struct{ out, pkg string }{{stdioServer, "../../examples/stdio-server"}, {purramcpBin, "."}}
+	errs := make([]error, len(builds))
+	var wg sync.WaitGroup
+	for i, b := range builds {
+		wg.Go(func() {
+			if out, err := exec.Command("go", "build", "-o", b.out, b.pkg).CombinedOutput(); err != nil {
+				errs[i] = fmt.Errorf("go build %s: %v\n%s", b.pkg, err, out)
+			}
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		_ = os.RemoveAll(dir)
+		os.Exit(1)
 	}
 	code := m.Run()
 	_ = os.RemoveAll(dir)
