@@ -3,6 +3,7 @@ package purramcp_test
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -19,7 +20,11 @@ func assertDiscoveryError(t *testing.T, want purramcp.DiscoveryError, sentinel e
 	var d *purramcp.DiscoveryError
 	require.True(t, errors.As(err, &d), "%T %v", err, err)
 	assert.Equal(t, want, *d)
-	assert.Equal(t, "purramcp: MCP tool boundary rejected the operation: "+want.Code, err.Error(), "fixed text")
+	text := "purramcp: MCP tool boundary rejected the operation: " + want.Code
+	assert.Equal(t, text, err.Error(), "fixed text")
+	for _, verb := range []string{"%v", "%+v", "%#v", "%s", "%q"} {
+		assert.Equal(t, text, fmt.Sprintf(verb, err), "%s shows no field", verb)
+	}
 	assert.True(t, errors.Is(err, sentinel))
 	assert.True(t, errors.Is(err, &purramcp.Error{Code: want.Code}))
 	assert.False(t, errors.Is(err, purramcp.ErrTimeout))
@@ -146,4 +151,5 @@ func TestDiscoveryError_Nil(t *testing.T) {
 	var d *purramcp.DiscoveryError
 	assert.False(t, d.Is(purramcp.ErrSchemaUnsupported))
 	assert.Nil(t, d.Unwrap())
+	assert.Equal(t, "<nil>", fmt.Sprintf("%+v", d))
 }

@@ -3,6 +3,8 @@ package purramcp
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io"
 )
 
 // Error codes, one per failure the adapter reports. Each is the Code of the
@@ -166,9 +168,10 @@ func (e *Error) Is(target error) bool {
 //
 // Error returns exactly the fixed text of an [*Error] with the same code, and
 // errors.Is, Unwrap and [CodeOf] treat it as that *Error, so code-based
-// handling is unchanged. RemoteName is the host's bound name, but Path holds
-// the server's property names: like a ToolReport it is for the host's logs
-// and its operators, and Error() shows none of it.
+// handling is unchanged. RemoteName is the host's bound name, but Path and
+// Keyword may hold the server's own text (property and keyword names): like
+// a ToolReport they are for the host's operators, read through errors.As;
+// Error() and every fmt verb show none of it.
 type DiscoveryError struct {
 	// Code is the mcp_* code discovery failed with.
 	Code string
@@ -189,6 +192,18 @@ type DiscoveryError struct {
 // Error returns the fixed text of an [*Error] with the same code: no remote
 // text, no name, path or keyword.
 func (e *DiscoveryError) Error() string { return (&Error{Code: e.Code}).Error() }
+
+// Format writes Error()'s fixed text for every verb, %+v and %#v included,
+// so that formatting the error (a log line, a message that may reach a
+// model) never shows its fields: they are for the host's code, through
+// errors.As.
+func (e *DiscoveryError) Format(f fmt.State, _ rune) {
+	if e == nil {
+		_, _ = io.WriteString(f, "<nil>")
+		return
+	}
+	_, _ = io.WriteString(f, e.Error())
+}
 
 // Is reports whether target is an *Error or a sentinel with the same code,
 // as [Error.Is] does.

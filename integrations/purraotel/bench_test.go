@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"testing"
+	"time"
 
 	"purra.dev/purramcp"
 	"purra.dev/purramcp/integrations/purraotel"
@@ -39,5 +40,26 @@ func BenchmarkRun(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkObserverCall is the observer alone on one call event (span and
+// histogram point), the part of BenchmarkRun's difference that is
+// purraotel's own.
+func BenchmarkObserverCall(b *testing.B) {
+	tel := newTelemetry(b)
+	observe := purraotel.Observer(tel.tp, tel.mp, purraotel.Options{})
+	ctx, span := tel.tp.Tracer("host").Start(context.Background(), "turn")
+	defer span.End()
+	e := purramcp.Event{Kind: "call", ServerID: "docs", RevisionDigest: "d", LocalName: "search",
+		RemoteName: "remote.search", Requests: 1, ArgumentBytes: 9, ResultBytes: 40,
+		ProtocolVersion: purramcp.ProtocolVersion20251125, Transport: purramcp.TransportStdio, Start: time.Now()}
+	b.ReportAllocs()
+	for b.Loop() {
+		observe(ctx, e)
+		tel.spans.Reset()
+	}
+	if len(tel.spans.Ended()) != 0 {
+		b.Fatal("the recorder was not reset")
 	}
 }
