@@ -198,8 +198,9 @@ func TestFleet_ConsecutiveTimeoutsSever(t *testing.T) {
 	m.mu.Lock()
 	m.block = block
 	m.mu.Unlock()
-	f := startFleet(t, &fleet.Config{Servers: map[string]fleet.ServerConfig{"u": memConfig(m, "", 100*time.Millisecond)}},
+	f := startFleet(t, &fleet.Config{Servers: map[string]fleet.ServerConfig{"u": memConfig(m, "", 250*time.Millisecond)}},
 		fleet.Options{Backoff: fastBackoff, MaxConsecutiveTimeouts: 2})
+	waitState(t, f, "u", fleet.StateReady, "") // the Timeout also bounds connecting: a loaded machine may need a retry
 	convert := registration(t, f, "convert_units")
 	dials := m.dials.Load()
 	assert.Equal(t, purramcp.CodeTimeout, run(t, convert, convertArgs))
