@@ -88,8 +88,11 @@
 // write fails. Over the monitor's Transport a write still blocked at the
 // timeout severs the session, which makes it fail at once (one goroutine
 // closes the transport); without it, at the latest when the session closes.
-// At most one abandoned goroutine exists per session. No other goroutine
-// outlives a call.
+// While an abandoned request still runs 20 ms after its caller gave up,
+// every new request of the session fails mcp_transport_error at once,
+// without a goroutine, so at most one abandoned goroutine exists per
+// session, with or without the Transport. No other goroutine outlives a
+// call.
 //
 // # Running it in production
 //
@@ -102,7 +105,11 @@
 // it returns; nothing is rediscovered afterwards), RequireReadOnlyHint
 // (mcp_annotation_conflict for a bound tool that does not claim read-only),
 // and [Merge] for the registrations of many servers (mcp_name_conflict on a
-// shadowed local name).
+// shadowed local name). TracePropagator sends the caller's W3C trace
+// context in each tools/call's _meta; [CatalogMonitor.AcceptLegacyProtocols]
+// admits servers that negotiate 2024-11-05 or 2025-03-26; a
+// [*DiscoveryError] tells the host which bound tool failed discovery and
+// why.
 //
 // # Differences from purra-mcp 1.0.0
 //

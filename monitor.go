@@ -3,6 +3,7 @@ package purramcp
 import (
 	"context"
 	"sync"
+	"unsafe"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -66,12 +67,13 @@ type CatalogMonitor struct {
 	offered string
 	// kind is the transport kind Transport saw (telemetry.go), for Events.
 	kind string
-	// options records that ClientOptions wired a client to this monitor;
-	// bound is the bounding layer once Transport's transport connected;
-	// strict is set by RequireTransport.
-	options bool
-	bound   *bounding
-	strict  bool
+	// handlers are the ToolListChangedHandler identities ClientOptions
+	// returned, which a session's client must carry (wiring.go); bound is
+	// the bounding layer once Transport's transport connected; strict is
+	// set by RequireTransport.
+	handlers []unsafe.Pointer
+	bound    *bounding
+	strict   bool
 	// schemas caches discovery's compiled schemas (schemacache.go); it
 	// has its own lock and is emptied when the monitor closes.
 	schemas schemaCache
@@ -103,9 +105,6 @@ func NewCatalogMonitor() *CatalogMonitor { return &CatalogMonitor{} }
 // Every list change the client receives counts, from any of its sessions: use
 // one client (built with these options) per monitor. base is not modified.
 func (m *CatalogMonitor) ClientOptions(base *mcp.ClientOptions) *mcp.ClientOptions {
-	m.mu.Lock()
-	m.options = true
-	m.mu.Unlock()
 	var opts mcp.ClientOptions
 	if base != nil {
 		opts = *base
@@ -117,6 +116,9 @@ func (m *CatalogMonitor) ClientOptions(base *mcp.ClientOptions) *mcp.ClientOptio
 			host(ctx, req)
 		}
 	}
+	m.mu.Lock()
+	m.handlers = append(m.handlers, funcIdentity(&opts.ToolListChangedHandler))
+	m.mu.Unlock()
 	mrt := mcp.MultiRoundTripOptions{}
 	if opts.MultiRoundTrip != nil {
 		mrt = *opts.MultiRoundTrip
@@ -138,8 +140,9 @@ func (m *CatalogMonitor) ClientOptions(base *mcp.ClientOptions) *mcp.ClientOptio
 // closes the monitor. Attaching the same session again does nothing more.
 //
 // It fails [ErrBindingInvalid] for a nil session and for a mis-wired one:
-// when ClientOptions was never called on this monitor (go-sdk would then
-// re-send tools/call and miss list changes), or when the monitor's
+// when the session's client was not built with options this monitor's
+// ClientOptions returned, as they were returned (go-sdk would then re-send
+// tools/call and miss list changes; the check reads the client itself), or when the monitor's
 // Transport was used but did not connect this session. It fails
 // [ErrNotInitialized] when the session has no initialize result,
 // [ErrProtocolConflict] when another session is attached (the monitor stays
@@ -163,8 +166,13 @@ func (m *CatalogMonitor) Attach(session *mcp.ClientSession) error {
 	if init == nil {
 		return fail(CodeNotInitialized)
 	}
+	client, ok := clientOf(session)
 	m.mu.Lock()
-	if !m.options || m.bound != nil && !m.bound.connected.Load() || m.strict && m.bound == nil {
+	if m.session != nil && m.session != session {
+		m.mu.Unlock()
+		return fail(CodeProtocolConflict)
+	}
+	if !ok || !wiredBy(client, m.handlers) || m.bound != nil && !m.bound.connected.Load() || m.strict && m.bound == nil {
 		m.mu.Unlock()
 		return fail(CodeBindingInvalid)
 	}

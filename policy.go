@@ -45,7 +45,14 @@ type SchemaPolicy struct {
 	// with $ref pointers of the form "#/$defs/Name" (~0 and ~1 escapes)
 	// resolved by inlining. A cycle, a dangling or non-local reference, or an
 	// inlined schema beyond the schema node, depth or byte limit is rejected, as is
-	// a $ref with sibling keywords under a declared draft-07 root. The
+	// a $ref with sibling keywords under a declared draft-07 root (draft-07
+	// ignores them). Elsewhere (2020-12: no declared dialect, or a later
+	// one) the referenced schema and the siblings both apply: they are
+	// inlined as one node asserting exactly their intersection (the tighter
+	// bound, the union of required names, the common enum values and types,
+	// merged properties/additionalProperties and items), and a reference
+	// whose intersection one node cannot assert exactly (two patterns, two
+	// anyOf or oneOf, disjoint types or values) is rejected at the $ref. The
 	// snapshot and the digest keep the schema as the server sent it; the
 	// registration's InputSchema is the inlined schema, $defs removed.
 	// Everything else outside the profile (allOf, not, if, prefixItems,

@@ -32,7 +32,7 @@ type call[T any] struct {
 	request         func(context.Context) (T, error)
 	value           T
 	err             error
-	done            chan struct{} // buffered: an abandoned request never blocks
+	done            chan struct{} // closed once a worker's request returned
 }
 
 // Deadline is the adapter's deadline, or the caller's when that is earlier.
@@ -82,7 +82,7 @@ func (c *call[T]) expire() {
 func (c *call[T]) run() {
 	c.value, c.err = c.request(c)
 	c.budget.release()
-	c.done <- struct{}{}
+	close(c.done)
 }
 
 // result is the outcome of the finished request for a caller whose ctx is
@@ -133,12 +133,20 @@ func bounded[T any](ctx context.Context, timeout time.Duration, m *CatalogMonito
 		}
 		return c.result(ctx)
 	}
-	c.done = make(chan struct{}, 1)
+	if !m.workers.await(c) {
+		var zero T
+		if c.Err() != nil {
+			return zero, mapCallError(ctx, c, c.Err())
+		}
+		return zero, fail(CodeTransportError) // adapter.md §8: the session's write is wedged
+	}
+	c.done = make(chan struct{})
 	m.workers.start(c)
 	select {
 	case <-c.done:
 		return c.result(ctx)
 	case <-c.Done():
+		m.workers.abandon(c.done)
 		if c.budget.writing.Load() == 1 {
 			// Mid-write. At the deadline the session is severed before
 			// returning (expire may not have got there yet), so that a

@@ -1,6 +1,8 @@
 package purramcp
 
 import (
+	"context"
+	"slices"
 	"sync"
 	"time"
 )
@@ -20,6 +22,72 @@ type requestWorkers struct {
 	mu     sync.Mutex
 	idle   []*requestWorker
 	closed bool
+	// abandoned holds the requests whose callers gave up while they still
+	// ran (see await).
+	abandoned []abandonedRequest
+}
+
+// abandonedRequest is a request its caller gave up at since, still running
+// until done is closed.
+type abandonedRequest struct {
+	done  <-chan struct{}
+	since time.Time
+}
+
+// abandonedGrace is how long after its caller gave up an abandoned request
+// may still be running before the session's new requests are refused: a
+// request abandoned while it awaited its answer ends at once (its ctx
+// ended); one still running past this is blocked in its write.
+const abandonedGrace = 20 * time.Millisecond
+
+// abandon records that the caller of the request that closes done gave up
+// while it still ran.
+func (p *requestWorkers) abandon(done <-chan struct{}) {
+	p.mu.Lock()
+	p.abandoned = append(p.abandoned, abandonedRequest{done: done, since: time.Now()})
+	p.mu.Unlock()
+}
+
+// await lets a new request start only when no abandoned request of the
+// session still runs: it waits for one abandoned less than abandonedGrace
+// ago (or until ctx ends) and refuses at once (false) while an older one
+// runs. A write to a peer that stopped reading holds go-sdk's write lock,
+// so a new request would only queue behind it on one more goroutine
+// (adapter.md §8: at most one abandoned goroutine per session).
+func (p *requestWorkers) await(ctx context.Context) bool {
+	for {
+		p.mu.Lock()
+		p.abandoned = slices.DeleteFunc(p.abandoned, func(a abandonedRequest) bool {
+			select {
+			case <-a.done:
+				return true
+			default:
+				return false
+			}
+		})
+		var running abandonedRequest
+		if len(p.abandoned) > 0 {
+			running = p.abandoned[0]
+		}
+		p.mu.Unlock()
+		if running.done == nil {
+			return true
+		}
+		wait := abandonedGrace - time.Since(running.since)
+		if wait <= 0 {
+			return false
+		}
+		timer := time.NewTimer(wait)
+		select {
+		case <-running.done:
+			timer.Stop()
+		case <-timer.C:
+			return false
+		case <-ctx.Done():
+			timer.Stop()
+			return false
+		}
+	}
 }
 
 // requestWorker is one waiting worker's mailbox.

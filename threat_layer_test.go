@@ -1,11 +1,13 @@
 package purramcp_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -14,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
 
 	"purra.dev/purramcp"
 )
@@ -332,5 +335,184 @@ func threatDrippedEvent(t *testing.T) {
 		assert.Equal(t, "mcp_result_too_large", res.ErrorCode, "T6 dripped SSE event")
 		assert.Less(t, took, timeout/2, "T6 dripped SSE event: rejected at the budget, not at Timeout")
 		t.Logf("T6 dripped SSE event: %s after %v (Timeout %v)", res.ErrorCode, took, timeout)
+	})
+}
+
+// TestThreatT10_ClientBuiltWithOtherOptions: the wiring check is a property
+// of the session's client, not a record that ClientOptions was called. A
+// host that calls monitor.ClientOptions and builds its client with other
+// options (go-sdk would re-send tools/call for inputRequests and no list
+// change would make a catalog stale) fails mcp_binding_invalid, through
+// monitor.Connect (no session returned) and through Attach alike; so do
+// another monitor's options and this monitor's options with their handler
+// or retry setting changed.
+func TestThreatT10_ClientBuiltWithOtherOptions(t *testing.T) {
+	f := loadMCPFixture(t)
+	for _, tc := range []struct {
+		id   string
+		opts func(m *purramcp.CatalogMonitor) *mcp.ClientOptions
+		want string
+	}{
+		{"other_options", func(m *purramcp.CatalogMonitor) *mcp.ClientOptions {
+			_ = m.ClientOptions(nil) // called, then not used
+			return &mcp.ClientOptions{}
+		}, "mcp_binding_invalid"},
+		{"nil_options", func(m *purramcp.CatalogMonitor) *mcp.ClientOptions {
+			_ = m.ClientOptions(nil)
+			return nil
+		}, "mcp_binding_invalid"},
+		{"another_monitors_options", func(*purramcp.CatalogMonitor) *mcp.ClientOptions {
+			return purramcp.NewCatalogMonitor().ClientOptions(nil)
+		}, "mcp_binding_invalid"},
+		{"retries_enabled_again", func(m *purramcp.CatalogMonitor) *mcp.ClientOptions {
+			opts := m.ClientOptions(nil)
+			opts.MultiRoundTrip = nil
+			return opts
+		}, "mcp_binding_invalid"},
+		{"handler_replaced", func(m *purramcp.CatalogMonitor) *mcp.ClientOptions {
+			opts := m.ClientOptions(nil)
+			opts.ToolListChangedHandler = func(context.Context, *mcp.ToolListChangedRequest) {}
+			return opts
+		}, "mcp_binding_invalid"},
+		{"wired", func(m *purramcp.CatalogMonitor) *mcp.ClientOptions { return m.ClientOptions(nil) }, ""},
+		{"wired_second_options", func(m *purramcp.CatalogMonitor) *mcp.ClientOptions {
+			_ = m.ClientOptions(nil)
+			return m.ClientOptions(&mcp.ClientOptions{})
+		}, ""},
+	} {
+		t.Run(tc.id+"/Connect", func(t *testing.T) {
+			defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+			t.Run("session", func(t *testing.T) {
+				ct := serveInMemory(t, newSDKServer(t, nil, f.Tool))
+				monitor := purramcp.NewCatalogMonitor()
+				client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, tc.opts(monitor))
+				cs, err := monitor.Connect(t.Context(), client, ct, nil)
+				assert.Equal(t, tc.want, purramcp.CodeOf(err), "T10 %s: Connect", tc.id)
+				if tc.want != "" {
+					assert.Nil(t, cs, "T10 %s: no mis-wired session is returned", tc.id)
+					return
+				}
+				t.Cleanup(func() { _ = cs.Close() })
+			})
+		})
+		t.Run(tc.id+"/Attach", func(t *testing.T) {
+			defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+			t.Run("session", func(t *testing.T) {
+				ct := serveInMemory(t, newSDKServer(t, nil, f.Tool))
+				monitor := purramcp.NewCatalogMonitor()
+				client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, tc.opts(monitor))
+				cs, err := client.Connect(t.Context(), monitor.Transport(ct), nil)
+				require.NoError(t, err)
+				t.Cleanup(func() { _ = cs.Close() })
+				assert.Equal(t, tc.want, purramcp.CodeOf(monitor.Attach(cs)), "T10 %s: Attach", tc.id)
+				if tc.want != "" {
+					assert.Equal(t, "mcp_not_initialized", purramcp.CodeOf(monitor.Check(0)), "T10 %s: nothing accepted", tc.id)
+				}
+			})
+		})
+	}
+}
+
+// TestThreatT11_HTTPConnectionFailsInFlight: a call in flight when go-sdk
+// fails the HTTP connection (an event or body it cannot decode, before any
+// result reached it) is mcp_transport_error: go-sdk retires the call with
+// an error that carries no sentinel. A result that reached go-sdk and does
+// not decode stays mcp_result_invalid.
+func TestThreatT11_HTTPConnectionFailsInFlight(t *testing.T) {
+	tool := textTool(t)
+	for _, tc := range []struct {
+		id   string
+		call func(w http.ResponseWriter, r *http.Request, id string)
+		want string
+	}{
+		{"undecodable_event", func(w http.ResponseWriter, _ *http.Request, _ string) {
+			writeSSE(w, "event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\"\n\n")
+		}, "mcp_transport_error"},
+		{"undecodable_event_after_a_wait", func(w http.ResponseWriter, _ *http.Request, _ string) {
+			writeSSE(w, ": waiting\n")
+			time.Sleep(50 * time.Millisecond)
+			writeSSE(w, "event: message\ndata: not json\n\n")
+		}, "mcp_transport_error"},
+		{"undecodable_body", func(w http.ResponseWriter, _ *http.Request, _ string) {
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = io.WriteString(w, `not json`)
+		}, "mcp_transport_error"},
+		{"undecodable_result", func(w http.ResponseWriter, _ *http.Request, id string) {
+			writeJSONAnswer(w, id, `{"content":[{"type":"text","text":1}]}`)
+		}, "mcp_result_invalid"},
+	} {
+		leakChecked(t, tc.id, func(t *testing.T) {
+			h := (&httpPeer{list: page("", tool), call: tc.call}).start(t)
+			reg := discoverWith(t, h, purramcp.Limits{Timeout: 5 * time.Second}, nil)
+			res, err := reg.Run(t.Context(), argsA, purramcp.ToolContext{})
+			require.NoError(t, err)
+			assert.Equal(t, purramcp.ToolResult{Content: emptyEnvelope, EffectState: "not_started", ErrorCode: tc.want}, res, "T11 %s", tc.id)
+		})
+	}
+}
+
+// startReference connects s with purra-mcp 1.0.0's reference wiring (the
+// monitor's ClientOptions, client.Connect without the monitor's Transport,
+// Attach) in memory; everything closes at t's cleanup.
+func startReference(t *testing.T, s *rawServer) sessionHarness {
+	t.Helper()
+	st, ct := mcp.NewInMemoryTransports()
+	conn, err := st.Connect(context.Background())
+	require.NoError(t, err)
+	s.conn, s.done = conn, make(chan struct{})
+	s.ctx, s.cancel = context.WithCancel(context.Background())
+	go s.serve()
+	monitor := purramcp.NewCatalogMonitor()
+	client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, monitor.ClientOptions(nil))
+	cs, err := client.Connect(context.Background(), ct, nil)
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		s.cancel()
+		_ = s.conn.Close() // unblocks the stalled client write first
+		_ = cs.Close()
+		<-s.done
+	})
+	require.NoError(t, monitor.Attach(cs))
+	return sessionHarness{session: cs, monitor: monitor, counts: s.counts, lastArguments: s.lastArguments}
+}
+
+// TestThreatT11_ReferenceWiringKeepsOneAbandonedGoroutine: without the
+// bounding layer nothing can end a write to a peer that stopped reading.
+// The Run whose write blocks returns at its Timeout and leaves its worker
+// blocked; while that worker runs, every later request of the session is
+// refused at once with mcp_transport_error instead of queueing one more
+// goroutine behind go-sdk's write lock: 200 Runs leave at most that one
+// goroutine. Once the session closes, the write fails and nothing is left.
+func TestThreatT11_ReferenceWiringKeepsOneAbandonedGoroutine(t *testing.T) {
+	f := loadMCPFixture(t)
+	leakChecked(t, "reference", func(t *testing.T) {
+		h := startReference(t, &rawServer{stallCalls: true, pages: []string{page("", string(f.Tool))}})
+		timeout := 200 * time.Millisecond
+		catalog, err := purramcp.DiscoverTools(t.Context(), h.session, "fixture", searchBinding(),
+			purramcp.DiscoveryOptions{Monitor: h.monitor, Limits: purramcp.Limits{Timeout: timeout}})
+		require.NoError(t, err)
+		reg := catalog.Registrations()[0]
+		res, err := reg.Run(t.Context(), bigArgs, purramcp.ToolContext{})
+		require.NoError(t, err)
+		assert.Equal(t, "mcp_timeout", res.ErrorCode, "T11: written, never answered")
+		before := runtime.NumGoroutine()
+		start := time.Now()
+		res, err = reg.Run(t.Context(), bigArgs, purramcp.ToolContext{})
+		took := time.Since(start)
+		require.NoError(t, err)
+		assert.Equal(t, "mcp_timeout", res.ErrorCode, "T11: the write blocks")
+		assert.Less(t, took, timeout+150*time.Millisecond, "T11: Run returns at its Timeout")
+		start = time.Now()
+		for range 200 {
+			res, err = reg.Run(t.Context(), bigArgs, purramcp.ToolContext{})
+			require.NoError(t, err)
+			require.Equal(t, "mcp_transport_error", res.ErrorCode, "T11: later Runs are refused")
+		}
+		refused := time.Since(start)
+		after := runtime.NumGoroutine()
+		assert.LessOrEqual(t, after, before+1, "T11: one abandoned goroutine, none per later Run")
+		assert.False(t, catalog.Stale(), "T11: nothing severs the reference wiring")
+		t.Logf("T11 reference wiring: blocked Run returned after %v (Timeout %v); 200 later Runs refused in %v; goroutines %d before, %d after",
+			took, timeout, refused, before, after)
 	})
 }

@@ -9,8 +9,8 @@
 # (Node.js 20+, the npm registry), saves its tools/list exactly as sent to
 # testdata/catalogs/<name>.json (scripts/capture-tools.mjs) and stops it; no
 # tool is ever called. The table is then computed offline: the inspector
-# serves each saved catalog from memory (-catalog) and runs the same
-# InspectCatalog and DiscoverTools path as against a live server.
+# (purramcp inspect --catalog) serves each saved catalog from memory and
+# lists and inspects it over the same path as a live server.
 # TestReach_Catalogs pins the same figures, so a re-capture that changes
 # them fails the suite until reach_test.go, README.md and docs/reach.md are
 # updated.
@@ -19,7 +19,7 @@ cd "$(dirname "$0")/.."
 bin=$(mktemp -d)
 sandbox=$(mktemp -d)
 trap 'rm -rf "$bin" "$sandbox"' EXIT
-go build -o "$bin/inspect" ./examples/inspect
+go build -o "$bin/purramcp" ./cmd/purramcp
 
 # name|package@version|arguments ("$SANDBOX" is an empty directory)
 servers=(
@@ -60,7 +60,7 @@ if [ "${1:-}" = "-capture" ]; then
   done
 fi
 
-policies=("" "-dialect" "-annotations" "-dialect -annotations" "-extended" "-dialect -annotations -extended")
+policies=("" "dialect" "annotations" "dialect,annotations" "extended" "dialect,annotations,extended")
 echo "| server | tools | default | dialect | annotations | dialect+annotations | extended | all three |"
 echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
 total=(0 0 0 0 0 0 0)
@@ -70,10 +70,9 @@ for entry in "${servers[@]}"; do
   tools=0
   i=1
   for policy in "${policies[@]}"; do
-    # shellcheck disable=SC2086
-    line=$("$bin/inspect" $policy -catalog "testdata/catalogs/$name.json" | grep -E '^policy ')
-    bound=$(sed -E 's/.*: ([0-9]+) of ([0-9]+) tools bindable.*/\1/' <<<"$line")
-    tools=$(sed -E 's/.*: ([0-9]+) of ([0-9]+) tools bindable.*/\2/' <<<"$line")
+    line=$("$bin/purramcp" inspect ${policy:+--policy "$policy"} --catalog "testdata/catalogs/$name.json" | grep -E ' tools bind under ')
+    bound=$(sed -E 's/.*: ([0-9]+) of ([0-9]+) tools bind under.*/\1/' <<<"$line")
+    tools=$(sed -E 's/.*: ([0-9]+) of ([0-9]+) tools bind under.*/\2/' <<<"$line")
     [ "$i" = 1 ] && row+=" | $tools"
     row+=" | $bound"
     total[i]=$((total[i] + bound))

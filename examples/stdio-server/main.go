@@ -5,6 +5,9 @@
 //   - units.list: {} -> the length units, as text;
 //   - units.convert: {value, from, to} -> {value, unit}, structured.
 //
+// Both carry annotations saying they only read (readOnlyHint true,
+// destructiveHint false), so `purramcp inspect --suggest` proposes them.
+//
 // It exits when its input closes. examples/host/purramcp.json runs it with
 // go run:
 //
@@ -18,6 +21,10 @@
 // With -calls FILE it appends "start PID" to FILE when it starts and
 // "call ARGUMENTS" for every tools/call it receives, before answering, so
 // that tests can count what reached it.
+//
+// Two flags change the catalog, for tests of drift review (a lock check
+// must notice each): -list-description TEXT replaces the description of
+// units.list, and -omit NAME leaves the named tool out.
 package main
 
 import (
@@ -43,19 +50,28 @@ const unitSchema = `{"type":"string","enum":["ft","km","m","mi"]}`
 func main() {
 	addr := flag.String("http", "", "serve streamable HTTP on `address` instead of stdio")
 	calls := flag.String("calls", "", "append the start and every tools/call to `file`")
+	listDescription := flag.String("list-description", "List the length units", "the `text` units.list describes itself with")
+	omit := flag.String("omit", "", "leave the tool `name`d out of the catalog")
 	flag.Parse()
 	server := mcp.NewServer(&mcp.Implementation{Name: "units", Version: "1"}, nil)
 	if *calls != "" {
 		record(server, *calls)
 	}
-	server.AddTool(&mcp.Tool{
+	add := func(tool *mcp.Tool, handler mcp.ToolHandler) {
+		if tool.Name != *omit {
+			server.AddTool(tool, handler)
+		}
+	}
+	add(&mcp.Tool{
 		Name:        "units.list",
-		Description: "List the length units",
+		Description: *listDescription,
 		InputSchema: json.RawMessage(`{"type":"object","additionalProperties":false}`),
+		Annotations: readOnly(),
 	}, list)
-	server.AddTool(&mcp.Tool{
+	add(&mcp.Tool{
 		Name:        "units.convert",
 		Description: "Convert a length between units",
+		Annotations: readOnly(),
 		InputSchema: json.RawMessage(`{"type":"object","properties":{
 			"value":{"type":"number","minimum":-1e9,"maximum":1e9},
 			"from":` + unitSchema + `,"to":` + unitSchema + `},
@@ -77,6 +93,13 @@ func main() {
 	if err := server.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
 		log.Fatal(err) // standard error; standard output carries the protocol
 	}
+}
+
+// readOnly returns the annotations of a tool that only reads: readOnlyHint
+// true and destructiveHint false, both stated.
+func readOnly() *mcp.ToolAnnotations {
+	destructive := false
+	return &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: &destructive}
 }
 
 // record appends "start PID" to path, and "call ARGUMENTS" for every

@@ -1,0 +1,40 @@
+package main
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"purra.dev/purramcp"
+	"purra.dev/purramcp/fleet"
+)
+
+func TestBindings_AsTheConfigSays(t *testing.T) {
+	sc := fleet.ServerConfig{Tools: map[string]fleet.ToolConfig{
+		"a.b": {As: "ab"}, "c": {As: "c", Title: "See", ConcurrencySafe: true}}}
+	b := bindings(sc)
+	require.Len(t, b, 2)
+	assert.Equal(t, "ab", b["a.b"].LocalName)
+	assert.Equal(t, purramcp.ToolPolicy{Mode: "read", Title: "ab"}, b["a.b"].Policy)
+	assert.Equal(t, purramcp.ToolPolicy{Mode: "read", Title: "See"}, b["c"].Policy)
+	assert.True(t, b["c"].ConcurrencySafe)
+	assert.NotNil(t, b["c"].Scope)
+}
+
+func TestResolveLimits(t *testing.T) {
+	d := purramcp.DefaultLimits()
+	assert.Equal(t, d, resolveLimits(purramcp.Limits{}))
+	l := resolveLimits(purramcp.Limits{MaxTools: 3, Timeout: time.Second})
+	assert.Equal(t, 3, l.MaxTools)
+	assert.Equal(t, time.Second, l.Timeout)
+	assert.Equal(t, d.MaxPages, l.MaxPages)
+}
+
+func TestServerEndpoint_HidesTheQuery(t *testing.T) {
+	ep := serverEndpoint(fleet.ServerConfig{URL: "https://h/mcp?key=abc", Headers: map[string]string{"X-Key": "k-123"}, LegacyProtocols: true}, []string{"s-123"})
+	assert.Equal(t, "https://h/mcp?key=abc", ep.url)
+	assert.True(t, ep.legacy)
+	assert.ElementsMatch(t, []string{"s-123", "key=abc", "k-123"}, ep.secrets())
+}

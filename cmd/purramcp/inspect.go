@@ -1,0 +1,449 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"purra.dev/purramcp"
+)
+
+const inspectAbout = `Connect to one server through purramcp's bounding layer, list its tools once
+(no tool is called) and report, per tool, whether it binds under the policy
+and, if not, the code, schema, path and keyword, and the narrowest policy
+that binds it, in the config's words ("policy": ["dialect", "annotations"]).
+
+The server is one of: --server ID from the config (its policy, limits and
+bindings apply), --url URL (streamable HTTP), --catalog FILE (a saved
+tools/list capture, served from memory), or -- COMMAND [ARG...] (stdio).
+Without --server no policy is assumed unless --policy names one.
+
+--suggest prints {"tools": {...}} to merge into the server's config entry:
+every tool that binds and is annotated readOnlyHint true and not
+destructive; the other tools are listed on stderr as comments only.`
+
+// An inspectTarget is the server inspect connects to and what applies to
+// it: the policy, the limits, and with --server the config's bindings.
+type inspectTarget struct {
+	id       string // --server ID, else ""
+	ep       endpoint
+	policy   purramcp.SchemaPolicy
+	limits   purramcp.Limits // resolved: every field set
+	readOnly bool            // the server sets requireReadOnlyHint
+	// bound maps remote names to the config's local names (--server).
+	bound map[string]boundTool
+	// taken holds the local names other servers of the config use.
+	taken map[string]bool
+}
+
+// A boundTool is one tool a config binds, as a suggestion repeats it.
+type boundTool struct {
+	As              string `json:"as"`
+	Title           string `json:"title,omitempty"`
+	ConcurrencySafe bool   `json:"concurrencySafe,omitempty"`
+}
+
+// An inspectReport is what `purramcp inspect --json` prints.
+type inspectReport struct {
+	// Server is the --server id, or "" for a command, URL or catalog.
+	Server string `json:"server"`
+	// ProtocolVersion is the version the handshake negotiated.
+	ProtocolVersion string `json:"protocolVersion"`
+	// Policy is the policy applied, in the config's words ([] for none).
+	Policy []string `json:"policy"`
+	// Binds counts the tools that bind under Policy.
+	Binds int `json:"binds"`
+	// Tools has one report per listed tool, sorted by name.
+	Tools []toolReport `json:"tools"`
+	// Missing lists the remote names the config binds (--server) that the
+	// server does not list; [] without --server.
+	Missing []string `json:"missing"`
+}
+
+// A toolReport is one tool of an inspectReport.
+type toolReport struct {
+	// Name is the remote tool name, as the server sent it.
+	Name string `json:"name"`
+	// Binds reports whether the tool binds under the report's policy (and,
+	// when the server requires it, carries readOnlyHint true).
+	Binds bool `json:"binds"`
+	// As is the local name the config binds the tool to (--server), or "".
+	As string `json:"as,omitempty"`
+	// Code, Schema, Path and Keyword say why a tool does not bind: the
+	// mcp_* code discovery fails with, "inputSchema" or "outputSchema",
+	// the JSON path in it ("$" for the root) and the keyword, or for a
+	// limit the Limits field.
+	Code    string `json:"code,omitempty"`
+	Schema  string `json:"schema,omitempty"`
+	Path    string `json:"path,omitempty"`
+	Keyword string `json:"keyword,omitempty"`
+	// BindsWith is the narrowest policy under which a tool that does not
+	// bind would, in the config's words; absent when it binds or none does.
+	BindsWith []string `json:"bindsWith,omitempty"`
+	// ReadOnlyHint and DestructiveHint are the tool's annotations
+	// (DestructiveHint true only when the tool says so).
+	ReadOnlyHint    bool `json:"readOnlyHint"`
+	DestructiveHint bool `json:"destructiveHint"`
+	// The sizes the limits check: description UTF-8 bytes, compact JSON
+	// bytes of each schema (0 without an output schema).
+	DescriptionBytes  int `json:"descriptionBytes"`
+	InputSchemaBytes  int `json:"inputSchemaBytes"`
+	OutputSchemaBytes int `json:"outputSchemaBytes"`
+}
+
+// inspectOptions are the flags of inspect.
+type inspectOptions struct {
+	server, url, catalog, config, policy string
+	suggest, asJSON, legacy              bool
+	timeout                              time.Duration
+	command                              []string // after "--"
+}
+
+// parseInspect parses inspect's flags; when ok is false inspect ends with
+// code.
+func parseInspect(args []string, s *streams) (o inspectOptions, code int, ok bool) {
+	fs := newFlags("inspect", "[--server ID | --url URL | --catalog FILE | -- COMMAND [ARG...]]", inspectAbout, s)
+	fs.StringVar(&o.server, "server", "", "inspect the server with this `id` in the config")
+	fs.StringVar(&o.url, "url", "", "inspect the streamable HTTP server at `URL`")
+	fs.StringVar(&o.catalog, "catalog", "", "inspect a saved tools/list capture `file`, served from memory")
+	fs.StringVar(&o.config, "config", defaultConfig, "the config `file` --server reads")
+	fs.StringVar(&o.policy, "policy", "", "apply this comma-separated `list` of dialect, annotations, extended\n(default: the server's own with --server, else none)")
+	fs.BoolVar(&o.suggest, "suggest", false, "print the {\"tools\": ...} entry of every tool that binds and says it only reads")
+	fs.BoolVar(&o.asJSON, "json", false, "print the report as JSON (see README.md)")
+	fs.BoolVar(&o.legacy, "legacy-protocols", false, "also accept MCP 2024-11-05 and 2025-03-26 (a config's \"legacyProtocols\")")
+	timeout := connectTimeoutFlag(fs)
+	if code, ok := parseFlags(fs, args); !ok {
+		return o, code, false
+	}
+	o.timeout, o.command = *timeout, fs.Args()
+	sources := 0
+	for _, set := range []bool{o.server != "", o.url != "", o.catalog != "", len(o.command) > 0} {
+		if set {
+			sources++
+		}
+	}
+	if sources != 1 {
+		s.errorf("inspect", "name exactly one server: --server ID, --url URL, --catalog FILE or -- COMMAND [ARG...]")
+		return o, exitUsage, false
+	}
+	if err := checkTimeout(o.timeout); err != nil {
+		s.errorf("inspect", "%v", err)
+		return o, exitUsage, false
+	}
+	return o, exitOK, true
+}
+
+// target returns the server o names and what applies to it.
+func (o inspectOptions) target() (*inspectTarget, error) {
+	target := &inspectTarget{limits: purramcp.DefaultLimits()}
+	switch {
+	case o.server != "":
+		t, err := configTarget(o.config, o.server)
+		if err != nil {
+			return nil, err
+		}
+		target = t
+	case o.url != "":
+		target.ep.url = o.url
+	case o.catalog != "":
+		target.ep.dial = savedCatalog(o.catalog)
+	default:
+		target.ep.command, target.ep.args = o.command[0], o.command[1:]
+	}
+	target.ep.legacy = target.ep.legacy || o.legacy
+	if o.policy != "" {
+		p, err := parsePolicy(strings.Split(o.policy, ","))
+		if err != nil {
+			return nil, fmt.Errorf("--policy: %w", err)
+		}
+		target.policy = p
+	}
+	return target, nil
+}
+
+// runInspect is `purramcp inspect`.
+func runInspect(ctx context.Context, args []string, s *streams) int {
+	o, code, ok := parseInspect(args, s)
+	if !ok {
+		return code
+	}
+	target, err := o.target()
+	if err != nil {
+		s.errorf("inspect", "%v", err)
+		return exitUsage
+	}
+	report, tools, err := inspect(ctx, target, o.timeout)
+	switch {
+	case err != nil:
+		reportFailure(s, "inspect", target.id, err)
+		return exitFail
+	case o.suggest:
+		return printSuggestion(s, target, report, tools)
+	case o.asJSON:
+		err = writeJSON(s.out, report)
+	default:
+		err = writeInspectTable(s.out, target, report)
+	}
+	if err != nil {
+		return exitFail
+	}
+	return exitOK
+}
+
+// inspect connects to target, lists its tools once and reports on each.
+// It returns the listed tools, by name, for a suggestion.
+func inspect(ctx context.Context, target *inspectTarget, timeout time.Duration) (*inspectReport, map[string]*mcp.Tool, error) {
+	c, err := dial(ctx, target.ep, timeout)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer c.close()
+	tools, err := listTools(ctx, c, target.limits)
+	if err != nil {
+		return nil, nil, &listError{err: err, stderr: c.stderrLines()}
+	}
+	report := &inspectReport{Server: target.id, ProtocolVersion: c.monitor.ProtocolVersion(),
+		Policy: wordsOf(target.policy), Tools: []toolReport{}, Missing: []string{}}
+	byName := map[string]*mcp.Tool{}
+	for _, tool := range tools {
+		byName[tool.Name] = tool
+	}
+	for _, name := range slices.Sorted(maps.Keys(byName)) {
+		r, err := reportTool(byName[name], target)
+		if err != nil {
+			return nil, nil, err
+		}
+		if r.Binds {
+			report.Binds++
+		}
+		report.Tools = append(report.Tools, r)
+	}
+	for _, remote := range slices.Sorted(maps.Keys(target.bound)) {
+		if byName[remote] == nil {
+			report.Missing = append(report.Missing, remote)
+		}
+	}
+	return report, byName, nil
+}
+
+// reportTool inspects one tool with purramcp.InspectTool under target's
+// policy and limits, and adds its annotations and configured local name.
+func reportTool(tool *mcp.Tool, target *inspectTarget) (toolReport, error) {
+	ir, err := purramcp.InspectTool(tool, target.limits, target.policy)
+	if err != nil {
+		return toolReport{}, fmt.Errorf("tool %s: %w", shown(tool.Name), err) // unreachable: resolved limits, a listed tool
+	}
+	r := toolReport{Name: tool.Name, Binds: ir.Bindable, Code: ir.Code, Schema: ir.Schema, Path: ir.Path,
+		Keyword: ir.Keyword, As: target.bound[tool.Name].As, DescriptionBytes: ir.DescriptionBytes,
+		InputSchemaBytes: ir.InputSchemaBytes, OutputSchemaBytes: ir.OutputSchemaBytes}
+	if ir.BindsWith != "" {
+		r.BindsWith = strings.Split(ir.BindsWith, "+")
+	}
+	if a := tool.Annotations; a != nil {
+		r.ReadOnlyHint = a.ReadOnlyHint
+		r.DestructiveHint = a.DestructiveHint != nil && *a.DestructiveHint
+	}
+	// A server with requireReadOnlyHint fails discovery of a bound tool
+	// without the hint, after its schemas compile.
+	if r.Binds && target.readOnly && !r.readOnly() {
+		r.Binds, r.Code, r.Keyword = false, purramcp.CodeAnnotationConflict, "readOnlyHint"
+	}
+	return r, nil
+}
+
+// readOnly reports whether the tool says it only reads: readOnlyHint true
+// and destructiveHint not true, what RequireReadOnlyHint requires.
+func (r toolReport) readOnly() bool { return r.ReadOnlyHint && !r.DestructiveHint }
+
+// reason renders why a tool does not bind: "mcp_schema_unsupported
+// inputSchema $.properties.q pattern".
+func (r toolReport) reason() string {
+	parts := []string{r.Code}
+	for _, p := range []string{r.Schema, r.Path, r.Keyword} {
+		if p != "" {
+			parts = append(parts, shown(p))
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+// widerPolicy renders BindsWith for the table: `"policy": [...]`, or
+// "none" when no policy binds the tool.
+func (r toolReport) widerPolicy() string {
+	if r.Binds {
+		return "-"
+	}
+	if r.BindsWith == nil {
+		return "none"
+	}
+	p, _ := parsePolicy(r.BindsWith) // words purramcp itself named
+	return policyJSON(p)
+}
+
+// writeInspectTable prints the report as a table and a summary line.
+func writeInspectTable(w io.Writer, target *inspectTarget, report *inspectReport) error {
+	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
+	header := "TOOL\tBINDS\tREAD-ONLY\t"
+	if target.id != "" {
+		header += "AS\t"
+	}
+	fmt.Fprintln(tw, header+"WHY NOT\tBINDS WITH")
+	for _, r := range report.Tools {
+		row := shown(r.Name) + "\t" + yesNo(r.Binds) + "\t" + r.readOnlyCell() + "\t"
+		if target.id != "" {
+			row += orDash(r.As) + "\t"
+		}
+		why := "-"
+		if !r.Binds {
+			why = r.reason()
+		}
+		fmt.Fprintln(tw, row+why+"\t"+r.widerPolicy())
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	name := "the server"
+	if target.id != "" {
+		name = "server " + target.id
+	}
+	fmt.Fprintf(w, "\n%s, protocol %s: %d of %d tools bind under %s\n", name, report.ProtocolVersion,
+		report.Binds, len(report.Tools), policyJSON(target.policy))
+	for _, m := range report.Missing {
+		fmt.Fprintf(w, "configured but not listed: %s\n", shown(m))
+	}
+	return nil
+}
+
+// readOnlyCell renders what the tool says of itself: "yes" for
+// readOnlyHint true and not destructive, "no", or "no (destructive)" for a
+// tool that says both.
+func (r toolReport) readOnlyCell() string {
+	switch {
+	case r.readOnly():
+		return "yes"
+	case r.ReadOnlyHint:
+		return "no (destructive)"
+	}
+	return "no"
+}
+
+// yesNo renders a boolean cell.
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}
+
+// listStaleRetries is how many more times a listing starts over when a
+// tool list change arrives while it runs, as a config's default
+// staleRetries: some servers announce a change right after initializing.
+const listStaleRetries = 2
+
+// A listError is a listing that failed after the connection was made.
+type listError struct {
+	err    error
+	stderr []string
+}
+
+// Error says that the listing failed and why.
+func (e *listError) Error() string { return "listing tools: " + clean(e.err.Error()) }
+
+// Unwrap returns the listing's error.
+func (e *listError) Unwrap() error { return e.err }
+
+// listTools lists every tool of c's session once, page by page, under
+// lim: at most MaxPages requests, each bounded by Timeout, at most
+// MaxTools tools and MaxCatalogBytes of results, no cursor twice (the
+// bounding layer bounds each message). When the monitor sees a tool list change meanwhile, it starts
+// over, at most listStaleRetries more times.
+func listTools(ctx context.Context, c *conn, lim purramcp.Limits) ([]*mcp.Tool, error) {
+	for attempt := 0; ; attempt++ {
+		revision := c.monitor.Revision()
+		tools, err := listOnce(ctx, c.session, lim)
+		if err != nil || c.monitor.Revision() == revision {
+			return tools, err
+		}
+		if attempt == listStaleRetries {
+			return nil, errors.New("the tool list kept changing while it was listed")
+		}
+	}
+}
+
+// listOnce is one listing of listTools.
+func listOnce(ctx context.Context, session *mcp.ClientSession, lim purramcp.Limits) ([]*mcp.Tool, error) {
+	var tools []*mcp.Tool
+	seen := map[string]bool{}
+	cursor := ""
+	size := 0
+	for page := 1; ; page++ {
+		if page > lim.MaxPages {
+			return nil, fmt.Errorf("more than %d pages (limits.maxPages)", lim.MaxPages)
+		}
+		rctx, cancel := context.WithTimeout(ctx, lim.Timeout)
+		res, err := session.ListTools(rctx, &mcp.ListToolsParams{Cursor: cursor})
+		timedOut := ctx.Err() == nil && errors.Is(rctx.Err(), context.DeadlineExceeded)
+		cancel()
+		switch {
+		case timedOut:
+			return nil, fmt.Errorf("no answer to tools/list within %s (limits.timeout)", lim.Timeout)
+		case err != nil:
+			return nil, err
+		}
+		// The results' compact JSON sizes as go-sdk re-encodes them: close
+		// to what discovery counts, and a bound on what is kept.
+		if b, err := json.Marshal(res); err == nil {
+			size += len(b)
+		}
+		if size > lim.MaxCatalogBytes {
+			return nil, fmt.Errorf("more than %d bytes of tools/list results (limits.maxCatalogBytes)", lim.MaxCatalogBytes)
+		}
+		tools = append(tools, res.Tools...)
+		if len(tools) > lim.MaxTools {
+			return nil, fmt.Errorf("more than %d tools (limits.maxTools)", lim.MaxTools)
+		}
+		if res.NextCursor == "" {
+			return tools, nil
+		}
+		if seen[res.NextCursor] {
+			return nil, errors.New("the server repeated a cursor")
+		}
+		seen[res.NextCursor] = true
+		cursor = res.NextCursor
+	}
+}
+
+// reportFailure prints a failed connection or listing of server id (""
+// for one named on the command line) and the child's last stderr lines.
+func reportFailure(s *streams, cmd, id string, err error) {
+	who := "server"
+	if id != "" {
+		who = "server " + id
+	}
+	s.errorf(cmd, "%s: %s", who, paint(s.errColour, red, err.Error()))
+	for _, line := range stderrOf(err) {
+		fmt.Fprintf(s.err, "  | %s\n", line)
+	}
+}
+
+// stderrOf returns the child's stderr lines a failure carries.
+func stderrOf(err error) []string {
+	var ce *connectError
+	var le *listError
+	switch {
+	case errors.As(err, &ce):
+		return ce.stderr
+	case errors.As(err, &le):
+		return le.stderr
+	}
+	return nil
+}

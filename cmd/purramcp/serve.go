@@ -1,0 +1,244 @@
+//go:build purramcp_serve
+
+// The build tag keeps this file out until the command it belongs to
+// (main.go, flags.go, output.go) is merged; delete these lines then.
+
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net"
+	"os"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"purra.dev/purramcp"
+	"purra.dev/purramcp/fleet"
+	"purra.dev/purramcp/internal/gateway"
+)
+
+// serveAbout is the help text of `purramcp serve`.
+const serveAbout = `Serves the approved tools of every configured server to one MCP client,
+failing closed: only catalogs whose digest is in the lock file are served,
+a call's arguments are checked before anything reaches a server, and no
+server text reaches the client except a successful, validated result.
+Over stdio (the default, for Claude Desktop and the like) or streamable
+HTTP (--http). One JSON audit line per discovery and per call goes to
+standard error. SIGINT or SIGTERM closes every server and exits 0.`
+
+// serveFlags are the parsed flags of `purramcp serve`.
+type serveFlags struct {
+	config, lock, httpAddr, tokenEnv string
+	unlocked, stateless, status      bool
+	allowHosts, allowOrigins         stringList
+	maxBody                          int64
+	maxSessionCalls, maxCalls        int
+	connectTimeout                   time.Duration
+}
+
+// runServe runs `purramcp serve`: the gateway in front of the fleet of the
+// config and lock. It returns 0 after a shutdown by ctx (the signals) or by
+// the stdio client closing its end, 1 when serving fails, 2 on a usage,
+// config or lock-file error, and for --status 0 when every server is
+// ready, else 1.
+func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fl, code, ok := parseServeFlags(args, stdout, stderr)
+	if !ok {
+		return code
+	}
+	fail := func(format string, a ...any) int {
+		fmt.Fprintf(stderr, "purramcp serve: "+format+"\n", a...)
+		return exitUsage
+	}
+	var token string
+	if fl.httpAddr != "" { // stdio never reads the token
+		if fl.tokenEnv != "" {
+			if token = os.Getenv(fl.tokenEnv); token == "" {
+				return fail("--token-env %s: the variable is unset or empty", fl.tokenEnv)
+			}
+		}
+		if err := gateway.CheckListen(fl.httpAddr, token != ""); errors.Is(err, gateway.ErrNoToken) {
+			return fail("--http %s is not a loopback address: set --token-env NAME to require a bearer token", fl.httpAddr)
+		} else if err != nil {
+			return fail("--http %s: want host:port, like 127.0.0.1:8080", fl.httpAddr)
+		}
+	}
+	cfg, err := fleet.LoadConfig(fl.config)
+	if err != nil {
+		return fail("%v", err)
+	}
+	var lock *fleet.Lock
+	if fl.unlocked {
+		fmt.Fprintln(stderr, "purramcp serve: WARNING: --unlocked admits every catalog the servers list, unreviewed; use it for development only")
+	} else {
+		if _, err := os.Stat(fl.lock); errors.Is(err, fs.ErrNotExist) {
+			return fail("no lock file %s: run `purramcp lock` first to review and approve the servers' catalogs (or --lock FILE)", fl.lock)
+		}
+		if lock, err = fleet.LoadLock(fl.lock); err != nil {
+			return fail("%v", err)
+		}
+	}
+	return serve(ctx, cfg, lock, fl, token, stdin, stdout, stderr)
+}
+
+// parseServeFlags parses and checks the flags of `purramcp serve`. When it
+// returns false, serve ends with the returned status (0 after -h).
+func parseServeFlags(args []string, stdout, stderr io.Writer) (serveFlags, int, bool) {
+	var fl serveFlags
+	flags := newFlags("serve", "[--config FILE] [--lock FILE] [--unlocked] [--http ADDR [--stateless] [--token-env NAME]]",
+		serveAbout, &streams{out: stdout, err: stderr})
+	flags.StringVar(&fl.config, "config", defaultConfig, "the config `file`")
+	flags.StringVar(&fl.lock, "lock", defaultLock, "the lock `file` holding the approved catalogs (required unless --unlocked)")
+	flags.BoolVar(&fl.unlocked, "unlocked", false, "development only: admit whatever catalog each server lists, without a lock")
+	flags.StringVar(&fl.httpAddr, "http", "", "serve streamable HTTP on `host:port` (endpoint /mcp, status at GET /status) instead of stdio")
+	flags.BoolVar(&fl.stateless, "stateless", false, "with --http: keep no session (protocol 2026-07-28), so replicas need no shared store")
+	flags.StringVar(&fl.tokenEnv, "token-env", "", "with --http: the environment variable `NAME` holding the bearer token clients must send (required off loopback)")
+	flags.Var(&fl.allowHosts, "allow-host", "with --http: a host `name` the Host header may carry (repeatable; default the loopback names)")
+	flags.Var(&fl.allowOrigins, "allow-origin", "with --http: an `origin` (https://app.example) or host name a browser Origin may carry (repeatable; default the loopback names)")
+	flags.Int64Var(&fl.maxBody, "max-body-bytes", 1<<20, "with --http: the largest request body, in `bytes`")
+	flags.IntVar(&fl.maxSessionCalls, "max-session-calls", 8, "the most calls one client session runs at once")
+	flags.IntVar(&fl.maxCalls, "max-calls", 64, "the most calls the gateway runs at once")
+	flags.BoolVar(&fl.status, "status", false, "connect every server once, print the gateway's status as JSON and exit")
+	connectTimeout := connectTimeoutFlag(flags)
+	if code, ok := parseFlags(flags, args); !ok {
+		return fl, code, false
+	}
+	fl.connectTimeout = *connectTimeout
+	var problem string
+	switch {
+	case flags.NArg() > 0:
+		problem = fmt.Sprintf("unexpected argument %q", flags.Arg(0))
+	case checkTimeout(fl.connectTimeout) != nil:
+		problem = checkTimeout(fl.connectTimeout).Error()
+	case fl.httpAddr == "" && (fl.stateless || fl.tokenEnv != "" || len(fl.allowHosts)+len(fl.allowOrigins) > 0):
+		problem = "--stateless, --token-env, --allow-host and --allow-origin need --http"
+	case fl.maxBody <= 0 || fl.maxSessionCalls <= 0 || fl.maxCalls <= 0:
+		problem = "--max-body-bytes, --max-session-calls and --max-calls must be positive"
+	default:
+		return fl, exitOK, true
+	}
+	fmt.Fprintf(stderr, "purramcp serve: %s\n", problem)
+	return fl, exitUsage, false
+}
+
+// serve starts the fleet, puts the gateway in front of it and serves until
+// ctx ends or the stdio client leaves; it closes the fleet before returning.
+func serve(ctx context.Context, cfg *fleet.Config, lock *fleet.Lock, fl serveFlags, token string,
+	stdin io.Reader, stdout, stderr io.Writer) int {
+	audit := gateway.AuditLog(stderr)
+	var current atomic.Pointer[gateway.Gateway] // set once the gateway exists
+	f, err := fleet.New(cfg, fleet.Options{
+		Lock:     lock,
+		Observer: audit,
+		OnChange: func() {
+			if g := current.Load(); g != nil {
+				g.Refresh()
+			}
+		},
+	})
+	if err != nil {
+		fmt.Fprintf(stderr, "purramcp serve: %s: %v\n", fl.config, err)
+		return exitUsage
+	}
+	defer f.Close()
+	g, err := gateway.New(fleetSource{f}, gateway.Options{
+		Name: "purramcp", Version: buildVersions().Version,
+		MaxSessionCalls: fl.maxSessionCalls, MaxCalls: fl.maxCalls, Observer: audit,
+	})
+	if err != nil {
+		fmt.Fprintf(stderr, "purramcp serve: %v\n", err)
+		return exitUsage // unreachable: the flags were checked
+	}
+	startCtx, cancel := context.WithTimeout(ctx, fl.connectTimeout)
+	_ = f.Start(startCtx) // each server settles once or the timeout ends; status tells which
+	cancel()
+	current.Store(g)
+	for _, name := range g.Refresh() {
+		fmt.Fprintf(stderr, "purramcp serve: tool %s cannot be served (go-sdk refuses its input schema)\n", name)
+	}
+	st := g.Status()
+	if fl.status {
+		out, _ := json.MarshalIndent(st, "", "  ")
+		fmt.Fprintf(stdout, "%s\n", out)
+		for _, up := range st.Upstreams {
+			if up.State != gateway.StateReady {
+				return exitFail
+			}
+		}
+		return exitOK
+	}
+	for _, up := range st.Upstreams {
+		line := fmt.Sprintf("purramcp serve: server %s: %s", up.ID, up.State)
+		if up.Code != "" {
+			line += " (" + up.Code + ")"
+		}
+		if up.State == gateway.StateUnapproved {
+			line += ": its catalog is not the locked one; review it with `purramcp lock`"
+		}
+		fmt.Fprintln(stderr, line)
+	}
+	fmt.Fprintf(stderr, "purramcp serve: serving %d tools: %s\n", len(st.Tools), strings.Join(st.Tools, ", "))
+	if fl.httpAddr == "" {
+		err = g.ServeStdio(ctx, stdin, stdout)
+	} else {
+		err = serveHTTP(ctx, g, fl, token, stderr)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "purramcp serve: %v\n", err)
+		return exitFail
+	}
+	return exitOK
+}
+
+// serveHTTP listens on --http and serves the gateway's HTTP handler there.
+func serveHTTP(ctx context.Context, g *gateway.Gateway, fl serveFlags, token string, stderr io.Writer) error {
+	var lc net.ListenConfig
+	ln, err := lc.Listen(ctx, "tcp", fl.httpAddr)
+	if err != nil {
+		return err
+	}
+	mode := "stateful"
+	if fl.stateless {
+		mode = "stateless"
+	}
+	fmt.Fprintf(stderr, "purramcp serve: listening on http://%s/mcp (%s)\n", ln.Addr(), mode)
+	return g.ServeHTTP(ctx, ln, gateway.HTTPOptions{
+		Token:          token,
+		AllowedHosts:   fl.allowHosts,
+		AllowedOrigins: fl.allowOrigins,
+		MaxBodyBytes:   fl.maxBody,
+		Stateless:      fl.stateless,
+	})
+}
+
+// fleetSource shows a fleet to the gateway: its registrations, and for
+// each server its status with, when ready, the admitted snapshot, which
+// the fleet's lock holds (the locked one, or without a lock the one each
+// ready server was admitted with).
+type fleetSource struct{ f *fleet.Fleet }
+
+func (s fleetSource) Registrations() []purramcp.ToolDefinition { return s.f.Registrations() }
+
+func (s fleetSource) Upstreams() []gateway.Upstream {
+	statuses := s.f.Status()
+	lock := s.f.Lock()
+	ups := make([]gateway.Upstream, len(statuses))
+	for i, st := range statuses {
+		ups[i] = gateway.Upstream{
+			ID: st.ID, State: string(st.State), Digest: st.Digest, Code: st.Code,
+			Attempts: st.Attempts, Since: st.Since,
+		}
+		if st.State == fleet.StateReady {
+			if snap, ok := lock.Snapshot(st.ID); ok && snap.RevisionDigest == st.Digest {
+				ups[i].Snapshot = snap
+			}
+		}
+	}
+	return ups
+}

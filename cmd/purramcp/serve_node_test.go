@@ -1,0 +1,169 @@
+//go:build purramcp_serve
+
+// The build tag keeps this file out until the command it belongs to
+// (main.go, flags.go, output.go) is merged; delete these lines then.
+
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// serveProcess is `purramcp serve` with args on dir's config and lock, as
+// a child process: the test binary itself (see serveMainEnv).
+func serveProcess(ctx context.Context, dir string, args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, os.Args[0])
+	cmd.Env = append(os.Environ(), serveMainEnv+"="+serveArgsJSON(dir, args...))
+	return cmd
+}
+
+// serveArgsJSON is the argument list of serveProcess as JSON.
+func serveArgsJSON(dir string, args ...string) string {
+	all := append([]string{"--config", filepath.Join(dir, "purramcp.json"),
+		"--lock", filepath.Join(dir, "purramcp-lock.json")}, args...)
+	b, _ := json.Marshal(all)
+	return string(b)
+}
+
+// nodeClients returns the directory of the pinned Node clients
+// (.ci/ci-node after `npm ci`, or $PURRAMCP_NODE_CLIENTS). When they are
+// missing the test fails under CI=true and is skipped, saying how to
+// install them, otherwise.
+func nodeClients(t *testing.T) (dir, node string) {
+	t.Helper()
+	dir = os.Getenv("PURRAMCP_NODE_CLIENTS")
+	if dir == "" {
+		dir = filepath.Join("..", "..", ".ci", "ci-node")
+	}
+	dir, err := filepath.Abs(dir)
+	require.NoError(t, err)
+	node, nodeErr := exec.LookPath("node")
+	_, sdkErr := os.Stat(filepath.Join(dir, "node_modules", "@modelcontextprotocol", "sdk", "package.json"))
+	_, inspErr := os.Stat(filepath.Join(dir, "node_modules", "@modelcontextprotocol", "inspector", "package.json"))
+	if nodeErr != nil || sdkErr != nil || inspErr != nil {
+		msg := "the Node MCP clients are not installed in " + dir + ": run .ci/node-clients (npm ci --prefix .ci/ci-node)"
+		if os.Getenv("CI") == "true" {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+	}
+	return dir, node
+}
+
+// runNode runs node with args in dir, bounded by 60 s, and returns its
+// standard output; it must exit 0.
+func runNode(t *testing.T, ctx context.Context, dir, node string, args ...string) string {
+	t.Helper()
+	out, code := runNodeStatus(t, ctx, dir, node, args...)
+	require.Equal(t, 0, code, "node %s: exit status", strings.Join(args, " "))
+	return out
+}
+
+// runNodeStatus runs node with args in dir, bounded by 60 s, and returns
+// its standard output and exit status.
+func runNodeStatus(t *testing.T, ctx context.Context, dir, node string, args ...string) (string, int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, args...)
+	cmd.Dir = dir
+	var stderr syncBuffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	var exit *exec.ExitError
+	if err != nil && !errors.As(err, &exit) {
+		require.NoError(t, err, "node %s\nstderr: %s", strings.Join(args, " "), &stderr)
+	}
+	require.NoError(t, ctx.Err(), "node %s did not finish; stderr: %s", strings.Join(args, " "), &stderr)
+	return string(out), cmd.ProcessState.ExitCode()
+}
+
+// sdkPlanCalls are the calls the TypeScript SDK client makes: a success, a
+// refused argument, and an unknown tool.
+const sdkPlanCalls = `[{"name":"units_convert","arguments":{"value":1,"from":"km","to":"m"}},` +
+	`{"name":"units_convert","arguments":{"value":1,"from":"km","to":"parsec"}},{"name":"units_list"}]`
+
+const sdkWant = `{"tools":["units_convert","units_list"],"results":[` + convertResult + `,` +
+	`{"content":[{"type":"text","text":"mcp_invalid_arguments"}],"isError":true},` +
+	`{"content":[{"type":"text","text":"ft, km, m, mi"}]}]}`
+
+// The official TypeScript SDK client starts `purramcp serve` over stdio.
+func TestServeNode_SDKStdio(t *testing.T) {
+	clients, node := nodeClients(t)
+	dir := serveSetup(t, true)
+	plan := `{"transport":"stdio","command":"` + os.Args[0] + `","env":{"` + serveMainEnv + `":` +
+		mustJSON(t, serveArgsJSON(dir)) + `},"calls":` + sdkPlanCalls + `}`
+	got := runNode(t, t.Context(), clients, node, "sdk-client.mjs", plan)
+	assert.JSONEq(t, sdkWant, got)
+	assertGone(t, childPid(t, dir))
+}
+
+// The official TypeScript SDK client over streamable HTTP, with a token,
+// against both modes.
+func TestServeNode_SDKHTTP(t *testing.T) {
+	clients, node := nodeClients(t)
+	for _, mode := range [][]string{nil, {"--stateless"}} {
+		t.Run(strings.Join(append([]string{"http"}, mode...), " "), func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+			defer cancel()
+			dir := serveSetup(t, true)
+			t.Setenv("PURRAMCP_TEST_TOKEN", "n0de-t0ken")
+			serveCtx, stop := context.WithCancel(ctx)
+			defer stop()
+			s := startServe(t, serveCtx, dir, append([]string{"--http", "127.0.0.1:0", "--token-env", "PURRAMCP_TEST_TOKEN"}, mode...)...)
+			url := "http://" + listenAddr(t, s) + "/mcp"
+			plan := `{"transport":"http","url":"` + url + `","token":"n0de-t0ken","calls":` + sdkPlanCalls + `}`
+			assert.JSONEq(t, sdkWant, runNode(t, ctx, clients, node, "sdk-client.mjs", plan))
+			stop()
+			assert.Equal(t, exitOK, s.wait(t))
+		})
+	}
+}
+
+// The MCP Inspector CLI lists and calls the tools through `purramcp serve`
+// over stdio.
+func TestServeNode_InspectorCLI(t *testing.T) {
+	clients, node := nodeClients(t)
+	dir := serveSetup(t, true)
+	inspector := filepath.Join("node_modules", "@modelcontextprotocol", "inspector", "clients", "launcher", "build", "index.js")
+	base := []string{inspector, "--cli", os.Args[0], "-e", serveMainEnv + "=" + serveArgsJSON(dir)}
+
+	var listed struct {
+		Tools []struct{ Name string } `json:"tools"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(runNode(t, t.Context(), clients, node,
+		append(base, "--method", "tools/list")...)), &listed))
+	var names []string
+	for _, tool := range listed.Tools {
+		names = append(names, tool.Name)
+	}
+	assert.Equal(t, []string{"units_convert", "units_list"}, names)
+
+	got := runNode(t, t.Context(), clients, node, append(base, "--method", "tools/call", "--tool-name", "units_convert",
+		"--tool-arg", "value=1", "from=km", "to=m")...)
+	assert.JSONEq(t, convertResult, got)
+	// The Inspector prints an isError result and exits 5.
+	got, code := runNodeStatus(t, t.Context(), clients, node, append(base, "--method", "tools/call", "--tool-name",
+		"units_convert", "--tool-arg", "value=1", "from=km", "to=parsec")...)
+	assert.Equal(t, 5, code)
+	assert.JSONEq(t, `{"content":[{"type":"text","text":"mcp_invalid_arguments"}],"isError":true}`, got)
+	assertGone(t, childPid(t, dir))
+}
+
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	require.NoError(t, err)
+	return string(b)
+}
