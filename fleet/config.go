@@ -57,7 +57,9 @@ type ServerConfig struct {
 	Headers map[string]string
 	// Dial, set only from Go (it has no JSON form), returns a fresh
 	// transport for each session, so Go code can supply any transport (an
-	// in-memory one in tests). The fleet closes each session it connects.
+	// in-memory one in tests). It must return once ctx ends (ctx carries
+	// the connection's Timeout and ends when the fleet closes), or Close
+	// waits for it. The fleet closes each session it connects.
 	Dial func(context.Context) (mcp.Transport, error) `json:"-"`
 	// Tools binds remote tool names (^[A-Za-z0-9_.-]{1,128}$) to local
 	// ones; at least one is required, and only these are ever exposed.

@@ -179,12 +179,13 @@ func cmpOr[T comparable](v, def T) T {
 // Start connects every server concurrently, each through the bounding
 // layer (purramcp.CatalogMonitor.Connect), and discovers its tools. It
 // returns nil once each server has settled once (ready, unapproved or
-// backoff) or when ctx ends, whichever is first; servers that have not
-// settled go on connecting, and a wedged one never holds back the others
-// (each connection attempt is bounded by its Limits.Timeout). ctx bounds
-// only the wait: the servers live until Close. It fails with a fresh
-// purramcp.ErrBindingInvalid when called twice and
-// purramcp.ErrConnectionClosed after Close.
+// backoff), or ctx's error when ctx ends first; either way the servers go
+// on (those not settled keep connecting) until Close, and a wedged one never
+// holds back the others: each connection attempt is bounded by its
+// server's Limits.Timeout, and Status shows where each stands. ctx bounds
+// only the wait. It fails with a fresh purramcp.ErrBindingInvalid when
+// called twice and purramcp.ErrConnectionClosed after Close (or when Close
+// ends the wait).
 func (f *Fleet) Start(ctx context.Context) error {
 	f.mu.Lock()
 	switch {
@@ -210,9 +211,9 @@ func (f *Fleet) Start(ctx context.Context) error {
 		select {
 		case <-s.settled:
 		case <-ctx.Done():
-			return nil
+			return ctx.Err()
 		case <-f.ctx.Done(): // closed meanwhile
-			return nil
+			return &purramcp.Error{Code: purramcp.CodeConnectionClosed}
 		}
 	}
 	return nil

@@ -198,8 +198,9 @@ func TestFleet_ConsecutiveTimeoutsSever(t *testing.T) {
 	m.mu.Lock()
 	m.block = block
 	m.mu.Unlock()
-	f := startFleet(t, &fleet.Config{Servers: map[string]fleet.ServerConfig{"u": memConfig(m, "", 100*time.Millisecond)}},
+	f := startFleet(t, &fleet.Config{Servers: map[string]fleet.ServerConfig{"u": memConfig(m, "", 250*time.Millisecond)}},
 		fleet.Options{Backoff: fastBackoff, MaxConsecutiveTimeouts: 2})
+	waitState(t, f, "u", fleet.StateReady, "") // the Timeout also bounds connecting: a loaded machine may need a retry
 	convert := registration(t, f, "convert_units")
 	dials := m.dials.Load()
 	assert.Equal(t, purramcp.CodeTimeout, run(t, convert, convertArgs))
@@ -226,7 +227,7 @@ func TestFleet_SixteenServersOneWedged(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	start := time.Now()
-	require.NoError(t, f.Start(ctx))
+	assert.ErrorIs(t, f.Start(ctx), context.DeadlineExceeded, "the wedged server has not settled")
 	assert.Less(t, time.Since(start), 5*time.Second)
 	ready := 0
 	for _, s := range f.Status() {
@@ -240,6 +241,21 @@ func TestFleet_SixteenServersOneWedged(t *testing.T) {
 	closeStart := time.Now()
 	require.NoError(t, f.Close())
 	assert.Less(t, time.Since(closeStart), 31*time.Second, "Close within the largest Timeout + 1s")
+
+	// With a short Timeout the wedged server settles in backoff, and Start
+	// returns nil once it has.
+	cfg.Limits.Timeout = 300 * time.Millisecond
+	servers["wedged"] = cfg
+	f, err = fleet.New(&fleet.Config{Servers: servers}, fleet.Options{Backoff: fleet.Backoff{Initial: time.Minute, Max: time.Minute}})
+	require.NoError(t, err)
+	defer f.Close()
+	ctx2, cancel2 := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel2()
+	require.NoError(t, f.Start(ctx2))
+	st := statusOf(t, f, "wedged")
+	assert.Equal(t, fleet.StateBackoff, st.State)
+	assert.Equal(t, purramcp.CodeTimeout, st.Code)
+	assert.Len(t, f.Registrations(), 30)
 }
 
 func TestFleet_NewErrors(t *testing.T) {
@@ -416,6 +432,6 @@ func TestFleet_CloseDuringStart(t *testing.T) {
 	go func() { started <- f.Start(context.Background()) }()
 	waitFor(t, "the connection attempt", func() bool { return statusOf(t, f, "w").Attempts == 1 })
 	require.NoError(t, f.Close())
-	assert.NoError(t, <-started, "Start returns when the fleet closes")
+	assert.ErrorIs(t, <-started, purramcp.ErrConnectionClosed, "Start returns when the fleet closes")
 	assert.Equal(t, fleet.StateClosed, statusOf(t, f, "w").State)
 }

@@ -158,14 +158,17 @@ func (s *server) supervise(ctx context.Context) {
 }
 
 // connectCode is the status code of a failed connection: the adapter's
-// code when it has one, else mcp_transport_error (a dial, spawn or
-// handshake failure, including the connection timeout).
+// code when it has one, mcp_timeout when the server's Timeout passed, else
+// mcp_transport_error (a dial, spawn or handshake failure).
 func connectCode(err error) string {
 	if err == nil {
 		return ""
 	}
 	if code := purramcp.CodeOf(err); code != "" {
 		return code
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return purramcp.CodeTimeout
 	}
 	return purramcp.CodeTransportError
 }
