@@ -283,6 +283,10 @@ func (t *boundTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 		b.connected.Store(true)
 		return conn, nil
 	}
+	var filter *frameFilter
+	if it, ok := inner.(*mcp.IOTransport); ok && it.Reader != nil {
+		inner, filter = boundIOTransport(it) // frames counted before go-sdk's decoder (boundio.go)
+	}
 	conn, err := inner.Connect(ctx)
 	if err != nil {
 		return nil, err
@@ -290,6 +294,9 @@ func (t *boundTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	sever, cancel := context.WithCancel(context.Background())
 	bc := &boundConn{inner: conn, monitor: t.monitor, severCtx: sever, severNow: cancel, closed: make(chan struct{}),
 		pending: map[jsonrpc.ID]pendingCall{}}
+	if filter != nil {
+		filter.conn.Store(bc)
+	}
 	b.conn = bc
 	b.inline.Store(closeEndsWrites(inner) && !notifyBlocks)
 	b.connected.Store(true)
@@ -455,6 +462,14 @@ func (c *boundConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		err = &connBroken{err}
 	}
 	return err
+}
+
+// peek returns the pending call id, if any, leaving it pending.
+func (c *boundConn) peek(id jsonrpc.ID) (pendingCall, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	p, ok := c.pending[id]
+	return p, ok
 }
 
 // take removes and returns the pending call id, if any.
