@@ -1,5 +1,10 @@
 package jssize
 
+import (
+	"bytes"
+	"math"
+)
+
 // Counting the elements of one array before anything decodes the text. A
 // page of tens of thousands of one-letter tools, or a result of as many
 // empty content blocks, is small in bytes but costs a decoder per element
@@ -223,12 +228,59 @@ func keyEquals(raw []byte, want string) bool {
 
 // RawOver reports whether JSON text b counts over limit (as a Scanner
 // counts it) or, when path is set, holds more than maxItems elements in the
-// arrays path names. Text too short for either is not scanned.
+// arrays path names. Text too short for either is not scanned; text no
+// longer than limit is only walked for its elements, its strings skipped
+// whole.
 func RawOver(b []byte, limit int, path []string, maxItems int) bool {
-	if len(b) <= limit && (path == nil || len(b) < 2*maxItems+3) {
-		return false // k elements take at least 2k+1 bytes
+	if len(b) <= limit {
+		return path != nil && len(b) >= 2*maxItems+3 && itemsOver(b, path, maxItems) // k elements take 2k+1 bytes
 	}
 	s := Scanner{Path: path, MaxItems: maxItems}
 	s.Write(b, limit)
 	return s.Over(limit)
+}
+
+// itemsOver reports whether b holds more than maxItems elements in the
+// arrays path names, as a Scanner counts them, skipping every string but
+// the keys the path is matched against.
+func itemsOver(b []byte, path []string, maxItems int) bool {
+	s := Scanner{Path: path, MaxItems: maxItems}
+	for i := 0; i < len(b) && s.path.items <= maxItems; i++ {
+		c := b[i]
+		switch c {
+		case ' ', '\t', '\n', '\r':
+			continue
+		case '"':
+			end := stringEnd(b, i+1)
+			s.structure(c)
+			if s.path.capturing { // a key matched against the path
+				s.inString = true
+				s.writePath(b[i+1:end], math.MaxInt)
+			}
+			i = end - 1
+			continue
+		}
+		s.structure(c)
+	}
+	return s.path.items > maxItems
+}
+
+// stringEnd returns the index just past the closing quote of the string
+// whose contents start at b[from], or len(b).
+func stringEnd(b []byte, from int) int {
+	for i := from; ; {
+		k := bytes.IndexByte(b[i:], '"')
+		if k < 0 {
+			return len(b)
+		}
+		q := i + k
+		slashes := 0
+		for j := q - 1; j >= from && b[j] == '\\'; j-- {
+			slashes++
+		}
+		if slashes%2 == 0 {
+			return q + 1
+		}
+		i = q + 1
+	}
 }

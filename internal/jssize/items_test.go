@@ -89,3 +89,22 @@ func TestScannerID(t *testing.T) {
 		}
 	}
 }
+
+// TestItemsOverMatchesScanner: the walk that skips strings counts the
+// elements a Scanner counts.
+func TestItemsOverMatchesScanner(t *testing.T) {
+	for _, text := range []string{
+		`{"tools":[{"name":"a\"],[","x":"\\"},{"d":"{[\\\\"},3,"s"]}`,
+		`{"to\u006fls":["]",["]"],{"\"":1}],"tools":[1]}`,
+		`{"a":"tools","tools":[` + strings.Repeat(`{"k":"v\\\"]"},`, 50) + `1]}`,
+		`{"tools":["unterminated`,
+	} {
+		s := Scanner{Path: []string{"tools"}, MaxItems: 1 << 30}
+		s.Write([]byte(text), 1<<30)
+		for _, max := range []int{0, 1, 2, 3, 50, 51, 52, 1000} {
+			if got, want := itemsOver([]byte(text), []string{"tools"}, max), s.Items() > max; got != want {
+				t.Errorf("%s: itemsOver(%d) = %v, the scanner counts %d", text, max, got, s.Items())
+			}
+		}
+	}
+}
