@@ -210,13 +210,21 @@ var (
 // members count too) is over the request's limit plus 4 KiB never reaches
 // go-sdk's decoder: the request fails mcp_catalog_limit_exceeded (against
 // the MaxCatalogBytes still left in the discovery) or mcp_result_too_large
-// (MaxResultBytes), whatever the answer held. Answers to other requests are
-// checked against 1 MiB plus 4 KiB; params over 68 KiB of a request or
-// notification from the server are dropped (a tools/list_changed still
-// counts). Over streamable HTTP the session's HTTP client checks each answer
-// (a JSON body, or the SSE events of its POST) against the same budgets as
-// it streams in (go-sdk otherwise reads a JSON body whole); server-initiated
-// streams keep go-sdk's MaxEventSize, lowered to 6 MiB.
+// (MaxResultBytes), whatever the answer held; so does an answer whose page
+// holds more tools than MaxTools still allows, or whose result holds more
+// content blocks than MaxContentBlocks, each plus 64 (counted before
+// decoding too). Answers to other requests are checked against 1 MiB plus
+// 4 KiB; params over 68 KiB of a request or notification from the server
+// are dropped (a tools/list_changed still counts). Over streamable HTTP the
+// session's HTTP client checks each answer (a JSON body, the SSE events of
+// its POST and of the GET that resumes that stream) against the same
+// budgets as its bytes arrive, every byte of an SSE data line however long
+// or slow, and rejects it as soon as the count passes; an event of a stream
+// that answers no request is dropped past 1 MiB plus 4 KiB. Over an
+// mcp.IOTransport the host's Reader is read through the same count, one
+// JSON value at a time, before go-sdk's decoder reads it: an answer over
+// its cap is rejected whatever its bytes (invalid JSON, invalid UTF-8, NUL
+// included).
 //
 // Over go-sdk's in-memory and command transports and streamable HTTP
 // (through net/http's own transport, with no OAuthHandler), where the layer
@@ -240,9 +248,10 @@ var (
 //
 // The returned transport connects at most one session. An
 // *mcp.StreamableClientTransport is copied (its HTTP client wrapped), never
-// modified. Over io, stdio and in-memory transports go-sdk still reads each
-// line whole up to its own cap (mcp.DefaultMaxLineLength, 16 MiB; past it
-// go-sdk ends the session) before the layer sees it.
+// modified; so is an *mcp.IOTransport (its Reader wrapped). Over stdio and
+// in-memory transports go-sdk still reads each line whole up to its own cap
+// (mcp.DefaultMaxLineLength, 16 MiB; past it go-sdk ends the session)
+// before the layer sees it.
 func (m *CatalogMonitor) Transport(t mcp.Transport) mcp.Transport {
 	m.noteTransport(t)
 	return &boundTransport{inner: t, monitor: m}
@@ -284,6 +293,10 @@ func (t *boundTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 		b.connected.Store(true)
 		return conn, nil
 	}
+	var filter *frameFilter
+	if it, ok := inner.(*mcp.IOTransport); ok && it.Reader != nil {
+		inner, filter = boundIOTransport(it) // frames counted before go-sdk's decoder (boundio.go)
+	}
 	conn, err := inner.Connect(ctx)
 	if err != nil {
 		return nil, err
@@ -291,6 +304,9 @@ func (t *boundTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	sever, cancel := context.WithCancel(context.Background())
 	bc := &boundConn{inner: conn, monitor: t.monitor, severCtx: sever, severNow: cancel, closed: make(chan struct{}),
 		pending: map[jsonrpc.ID]pendingCall{}}
+	if filter != nil {
+		filter.conn.Store(bc)
+	}
 	b.conn = bc
 	b.inline.Store(closeEndsWrites(inner) && !notifyBlocks)
 	b.connected.Store(true)
@@ -456,6 +472,14 @@ func (c *boundConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		err = &connBroken{err}
 	}
 	return err
+}
+
+// peek returns the pending call id, if any, leaving it pending.
+func (c *boundConn) peek(id jsonrpc.ID) (pendingCall, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	p, ok := c.pending[id]
+	return p, ok
 }
 
 // take removes and returns the pending call id, if any.

@@ -3,6 +3,7 @@ package purramcp_test
 import (
 	"context"
 	"encoding/json"
+	"net/http"
 	"os/exec"
 	"strings"
 	"testing"
@@ -83,27 +84,53 @@ var knownCodes = map[string]bool{"": true, "mcp_result_too_large": true, "mcp_re
 	"mcp_result_unsupported": true, "mcp_tool_error": true, "mcp_timeout": true, "mcp_transport_error": true,
 	"mcp_protocol_error": true, "mcp_connection_closed": true}
 
+// Framings of FuzzBoundingLayer: the answer's frame over io, or over
+// streamable HTTP as a JSON body or as an SSE event, written so.
+const (
+	framingIO         = iota
+	framingJSONBody   // application/json
+	framingSSELine    // one data line
+	framingSSESplit   // CRLF, comments, the data on two data lines split at split
+	framingSSEChunked // one data line written in two flushed pieces split at split
+	framingSSEResumed // a priming event id, then the answer on the GET that resumes
+	framings
+)
+
 // FuzzBoundingLayer writes a fuzzed tools/call answer byte for byte through
-// the bounding layer under a fuzzed MaxResultBytes: Run never panics, ends
+// the bounding layer under a fuzzed MaxResultBytes, over io or over
+// streamable HTTP in one of the framings above (line splits, long lines,
+// CRLF, comments, multi-line data, resumed streams): Run never panics, ends
 // with a known code within Timeout, an answer whose counted JSON is over the
-// limit plus the layer's 4 KiB slack always fails mcp_result_too_large, and
-// no goroutine outlives the session.
+// limit plus the layer's 4 KiB slack always fails mcp_result_too_large
+// (over the cap first, whatever the bytes), and no goroutine outlives the
+// session.
 func FuzzBoundingLayer(f *testing.F) {
-	for _, s := range []string{`{"content":[{"type":"text","text":"ok"}]}`,
+	seeds := []string{`{"content":[{"type":"text","text":"ok"}]}`,
 		`{"content":[{"type":"text","text":"` + strings.Repeat("<", 5000) + `"}]}`,
 		`{"content":[` + strings.TrimSuffix(strings.Repeat(`{"type":"text","text":""},`, 300), ",") + `]}`,
 		`{"isError":true,"content":[]}`, `{"content":[{"type":"text","text":"\ud800\u003c"}],"structuredContent":{"a":1}}`,
-		`{"content":{"not":"an array"}}`, `{"content":[{"type":"image","data":"AA==","mimeType":"m"}]}`} {
-		f.Add(s, 256)
+		`{"content":{"not":"an array"}}`, `{"content":[{"type":"image","data":"AA==","mimeType":"m"}]}`,
+		// issue 22: invalid UTF-8 and a NUL past the cap fail the cap, not the decoding
+		`{"content":[{"type":"text","text":"` + strings.Repeat("<", 5000) + "\xff\xff\x80\x00" + `"}]}`}
+	for framing := range uint8(framings) {
+		for _, s := range seeds {
+			f.Add(s, 256, framing, uint16(len(s)/2))
+		}
 	}
 	tool := string(withField(f, loadMCPFixture(f).Tool, "outputSchema", nil))
-	f.Fuzz(func(t *testing.T, answer string, limit int) {
+	f.Fuzz(func(t *testing.T, answer string, limit int, framing uint8, split uint16) {
 		if limit < 1 || limit > 65536 || strings.ContainsAny(answer, "\n\r") || len(answer) > 1<<20 {
 			return
 		}
+		framing %= framings
 		defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 		t.Run("session", func(t *testing.T) {
-			h := (&byteServer{page: page("", tool), call: answer}).start(t)
+			var h sessionHarness
+			if framing == framingIO {
+				h = (&byteServer{page: page("", tool), call: answer}).start(t)
+			} else {
+				h = fuzzHTTPPeer(tool, answer, framing, int(split)).start(t)
+			}
 			timeout := 300 * time.Millisecond
 			catalog, err := purramcp.DiscoverTools(t.Context(), h.session, "fixture", searchBinding(),
 				purramcp.DiscoveryOptions{Monitor: h.monitor, Limits: purramcp.Limits{MaxResultBytes: limit, Timeout: timeout}})
@@ -116,10 +143,41 @@ func FuzzBoundingLayer(f *testing.F) {
 			assert.Less(t, time.Since(start), timeout+time.Second, "Run ends at its Timeout")
 			assert.True(t, knownCodes[res.ErrorCode], "code %q", res.ErrorCode)
 			if jssize.RawWithin([]byte(answer), limit+4096) > limit+4096 {
-				assert.Equal(t, "mcp_result_too_large", res.ErrorCode, "an answer over the cap")
+				assert.Equal(t, "mcp_result_too_large", res.ErrorCode, "an answer over the cap (framing %d)", framing)
 			}
 		})
 	})
+}
+
+// fuzzHTTPPeer is an HTTP peer that answers tools/call with answer in
+// framing, split at split (modulo the frame's length).
+func fuzzHTTPPeer(tool, answer string, framing uint8, split int) *httpPeer {
+	frame := func(id string) string { return `{"jsonrpc":"2.0","id":` + id + `,"result":` + answer + `}` }
+	at := func(s string) int { return split % (len(s) + 1) }
+	event := func(w http.ResponseWriter, id string) {
+		fr := frame(id)
+		switch framing {
+		case framingSSESplit:
+			k := at(fr)
+			writeSSE(w, ": a comment\r\n", "event: message\r\ndata: "+fr[:k]+"\r\n", "data:"+fr[k:]+"\r\n", "\r\n")
+		case framingSSEChunked:
+			k := at(fr)
+			writeSSE(w, "event: message\ndata: "+fr[:k], fr[k:]+"\n\n")
+		default:
+			writeSSE(w, "event: message\ndata: "+fr+"\n\n")
+		}
+	}
+	p := &httpPeer{list: page("", tool)}
+	switch framing {
+	case framingJSONBody:
+		p.call = func(w http.ResponseWriter, _ *http.Request, id string) { writeJSONAnswer(w, id, answer) }
+	case framingSSEResumed:
+		p.call = func(w http.ResponseWriter, _ *http.Request, _ string) { writeSSE(w, "retry: 1\nid: 1\ndata:\n\n") }
+		p.resume = func(w http.ResponseWriter, id string) { writeSSE(w, "id: 2\n"); event(w, id) }
+	default:
+		p.call = func(w http.ResponseWriter, _ *http.Request, id string) { event(w, id) }
+	}
+	return p
 }
 
 // serveInMemory connects srv to the server end of an in-memory pair and

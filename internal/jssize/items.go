@@ -1,5 +1,10 @@
 package jssize
 
+import (
+	"bytes"
+	"math"
+)
+
 // Counting the elements of one array before anything decodes the text. A
 // page of tens of thousands of one-letter tools, or a result of as many
 // empty content blocks, is small in bytes but costs a decoder per element
@@ -33,6 +38,46 @@ type pathState struct {
 	key       [maxKeyRaw]byte
 	items     int
 	first     bool // the top-level object had a member named Path[0]
+
+	// The top-level object's "id" (its raw scalar spelling, if short)
+	// and whether it had a "method".
+	method       bool
+	idNext, idOn bool // the key was "id"; its value is being captured
+	idLen        int  // -1 once not a short scalar
+	id           [maxIDRaw]byte
+}
+
+// maxIDRaw is the longest id spelling captured.
+const maxIDRaw = 64
+
+// ID returns the raw spelling of the top-level object's "id" member once
+// its value ended, if it was a scalar of at most 64 bytes (the last one, as
+// a decoder keeps it).
+func (s *Scanner) ID() []byte {
+	if s.path.idLen <= 0 || s.path.idOn {
+		return nil
+	}
+	return s.path.id[:s.path.idLen]
+}
+
+// Outside reports whether the text so far ends outside any string,
+// object or array (a top-level value, if any, is complete).
+func (s *Scanner) Outside() bool { return !s.inString && s.path.depth == 0 }
+
+// Method reports whether the top-level object had a "method" member.
+func (s *Scanner) Method() bool { return s.path.method }
+
+// idByte captures one byte of the top-level "id" value.
+func (p *pathState) idByte(c byte) {
+	if p.idLen < 0 {
+		return
+	}
+	if p.idLen == maxIDRaw {
+		p.idLen = -1
+		return
+	}
+	p.id[p.idLen] = c
+	p.idLen++
 }
 
 // Items returns the elements of the Path's arrays counted so far.
@@ -52,6 +97,9 @@ func (s *Scanner) structure(c byte) {
 	p := &s.path
 	target := len(s.Path) + 1
 	inObject := p.depth == p.onPath && p.onPath >= 1 && p.onPath < target
+	if p.idOn && p.depth == 1 && (c == ',' || c == '}') {
+		p.idOn = false
+	}
 	switch c {
 	case '}', ']':
 		if p.depth == p.onPath && p.onPath > 0 {
@@ -74,7 +122,17 @@ func (s *Scanner) structure(c byte) {
 		if inObject {
 			p.pending, p.keyOK = p.keyOK, false
 		}
+		if p.idNext && p.depth == 1 {
+			p.idNext, p.idOn, p.idLen = false, true, 0
+		}
 		return
+	}
+	if p.idOn && p.depth == 1 {
+		if c == '{' || c == '[' {
+			p.idOn, p.idLen = false, -1 // not a scalar
+		} else {
+			p.idByte(c)
+		}
 	}
 	// The first byte of a key or a value.
 	if p.depth == target && p.onPath == target && !p.inItem {
@@ -111,8 +169,10 @@ func (s *Scanner) keyByte(c byte) {
 	if !s.inString { // the closing quote ended it
 		p.capturing = false
 		p.keyOK = p.keyLen >= 0 && keyEquals(p.key[:p.keyLen], s.Path[p.onPath-1])
-		if p.keyOK && p.onPath == 1 {
-			p.first = true
+		if p.onPath == 1 && p.depth == 1 {
+			p.first = p.first || p.keyOK
+			p.idNext = p.keyLen >= 0 && keyEquals(p.key[:p.keyLen], "id")
+			p.method = p.method || p.keyLen >= 0 && keyEquals(p.key[:p.keyLen], "method")
 		}
 		return
 	}
@@ -168,12 +228,59 @@ func keyEquals(raw []byte, want string) bool {
 
 // RawOver reports whether JSON text b counts over limit (as a Scanner
 // counts it) or, when path is set, holds more than maxItems elements in the
-// arrays path names. Text too short for either is not scanned.
+// arrays path names. Text too short for either is not scanned; text no
+// longer than limit is only walked for its elements, its strings skipped
+// whole.
 func RawOver(b []byte, limit int, path []string, maxItems int) bool {
-	if len(b) <= limit && (path == nil || len(b) < 2*maxItems+3) {
-		return false // k elements take at least 2k+1 bytes
+	if len(b) <= limit {
+		return path != nil && len(b) >= 2*maxItems+3 && itemsOver(b, path, maxItems) // k elements take 2k+1 bytes
 	}
 	s := Scanner{Path: path, MaxItems: maxItems}
 	s.Write(b, limit)
 	return s.Over(limit)
+}
+
+// itemsOver reports whether b holds more than maxItems elements in the
+// arrays path names, as a Scanner counts them, skipping every string but
+// the keys the path is matched against.
+func itemsOver(b []byte, path []string, maxItems int) bool {
+	s := Scanner{Path: path, MaxItems: maxItems}
+	for i := 0; i < len(b) && s.path.items <= maxItems; i++ {
+		c := b[i]
+		switch c {
+		case ' ', '\t', '\n', '\r':
+			continue
+		case '"':
+			end := stringEnd(b, i+1)
+			s.structure(c)
+			if s.path.capturing { // a key matched against the path
+				s.inString = true
+				s.writePath(b[i+1:end], math.MaxInt)
+			}
+			i = end - 1
+			continue
+		}
+		s.structure(c)
+	}
+	return s.path.items > maxItems
+}
+
+// stringEnd returns the index just past the closing quote of the string
+// whose contents start at b[from], or len(b).
+func stringEnd(b []byte, from int) int {
+	for i := from; ; {
+		k := bytes.IndexByte(b[i:], '"')
+		if k < 0 {
+			return len(b)
+		}
+		q := i + k
+		slashes := 0
+		for j := q - 1; j >= from && b[j] == '\\'; j-- {
+			slashes++
+		}
+		if slashes%2 == 0 {
+			return q + 1
+		}
+		i = q + 1
+	}
 }

@@ -66,3 +66,45 @@ func TestScannerItemsStop(t *testing.T) {
 		t.Fatal("RawOver: two elements against one and two")
 	}
 }
+
+// TestScannerID: the top-level id is captured as spelled, whatever follows
+// it, and a method member is seen.
+func TestScannerID(t *testing.T) {
+	for _, tc := range []struct {
+		text, id string
+		method   bool
+	}{
+		{`{"jsonrpc":"2.0","id":12,"result":{}}`, `12`, false},
+		{`{"result":{"id":5},"id" : "a\"b" }`, `"a\"b"`, false},
+		{`{"id":{"x":1},"method":"m"}`, ``, true},
+		{"{\"id\":7,\"result\":{\"content\":[{\"text\":\"\xff\xff\x80\x00\"}]}}", `7`, false},
+		{`{"method":"notifications/x","params":{"id":3}}`, ``, true},
+		{`{"id":` + strings.Repeat("1", 100) + `}`, ``, false},
+		{`{"i\u0064":9}`, `9`, false},
+	} {
+		s := Scanner{Path: []string{"result"}, MaxItems: 1 << 30}
+		s.Write([]byte(tc.text), 1<<30)
+		if string(s.ID()) != tc.id || s.Method() != tc.method {
+			t.Errorf("%s: id %q method %v, want %q %v", tc.text, s.ID(), s.Method(), tc.id, tc.method)
+		}
+	}
+}
+
+// TestItemsOverMatchesScanner: the walk that skips strings counts the
+// elements a Scanner counts.
+func TestItemsOverMatchesScanner(t *testing.T) {
+	for _, text := range []string{
+		`{"tools":[{"name":"a\"],[","x":"\\"},{"d":"{[\\\\"},3,"s"]}`,
+		`{"to\u006fls":["]",["]"],{"\"":1}],"tools":[1]}`,
+		`{"a":"tools","tools":[` + strings.Repeat(`{"k":"v\\\"]"},`, 50) + `1]}`,
+		`{"tools":["unterminated`,
+	} {
+		s := Scanner{Path: []string{"tools"}, MaxItems: 1 << 30}
+		s.Write([]byte(text), 1<<30)
+		for _, max := range []int{0, 1, 2, 3, 50, 51, 52, 1000} {
+			if got, want := itemsOver([]byte(text), []string{"tools"}, max), s.Items() > max; got != want {
+				t.Errorf("%s: itemsOver(%d) = %v, the scanner counts %d", text, max, got, s.Items())
+			}
+		}
+	}
+}

@@ -69,6 +69,8 @@ func (s *Scanner) writePath(p []byte, limit int) int {
 			s.str(c)
 			if s.path.capturing {
 				s.keyByte(c)
+			} else if s.path.idOn {
+				s.path.idByte(c)
 			}
 			continue
 		}
