@@ -1,8 +1,3 @@
-//go:build purramcp_serve
-
-// The build tag keeps this file out until the command it belongs to
-// (main.go, flags.go, output.go) is merged; delete these lines then.
-
 package main
 
 import (
