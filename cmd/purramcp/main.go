@@ -1,12 +1,14 @@
 // Command purramcp reviews the MCP servers an agent host uses, the way
 // `go mod verify` reviews go.sum: it inspects what a server offers, writes
 // the approved catalogs to a lock file and checks in CI that the live
-// servers still match it.
+// servers still match it. serve puts a fail-closed MCP gateway in front
+// of those servers, for MCP clients purramcp's Go API does not reach.
 //
 //	purramcp inspect [--server ID | --url URL | --catalog FILE | -- COMMAND [ARG...]]
 //	purramcp lock [--server ID]...
 //	purramcp lock --check [--server ID]...
 //	purramcp diff OLD NEW
+//	purramcp serve [--http ADDR [--stateless] [--token-env NAME]] [--unlocked]
 //	purramcp version
 //
 // The servers come from a config file (purramcp.json by default, --config
@@ -51,6 +53,9 @@ func commands() []command {
 		{"inspect", "connect to one server and report which of its tools bind", runInspect},
 		{"lock", "record every configured server's catalog in the lock file, or --check it", runLock},
 		{"diff", "show the changes between two lock files or two snapshots", runDiff},
+		{"serve", "serve the approved tools of every configured server as one MCP server", func(ctx context.Context, args []string, s *streams) int {
+			return runServe(ctx, args, os.Stdin, s.out, s.err)
+		}},
 		{"version", "print the version of purramcp and of go-sdk it was built with", runVersion},
 	}
 }
