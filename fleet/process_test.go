@@ -215,3 +215,18 @@ func BenchmarkRecovery(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N), "ms/recovery")
 }
+
+func TestProcess_StderrOfAFailingChild(t *testing.T) {
+	t.Setenv("FLEET_TEST_SECRET", "hunter2-very-secret")
+	cfg, err := fleet.ParseConfig([]byte(`{"servers": {"bad": {"command": "sh",
+		"args": ["-c", "echo \"cannot start with ${env:FLEET_TEST_SECRET}\" >&2; exit 3"],
+		"tools": {"units.list": {"as": "list_units"}}}}}`))
+	require.NoError(t, err)
+	f := startFleet(t, cfg, fleet.Options{Backoff: fleet.Backoff{Initial: time.Minute, Max: time.Minute}})
+	st := statusOf(t, f, "bad")
+	assert.Equal(t, fleet.StateBackoff, st.State)
+	assert.Equal(t, purramcp.CodeTransportError, st.Code)
+	assert.Equal(t, "cannot start with ***\n", st.Stderr)
+	require.NoError(t, f.Close())
+	assert.Equal(t, "cannot start with ***\n", statusOf(t, f, "bad").Stderr, "kept after Close")
+}
