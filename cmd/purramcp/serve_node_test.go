@@ -47,7 +47,7 @@ func nodeClients(t *testing.T) (dir, node string) {
 	_, sdkErr := os.Stat(filepath.Join(dir, "node_modules", "@modelcontextprotocol", "sdk", "package.json"))
 	_, inspErr := os.Stat(filepath.Join(dir, "node_modules", "@modelcontextprotocol", "inspector", "package.json"))
 	if nodeErr != nil || sdkErr != nil || inspErr != nil {
-		msg := "the Node MCP clients are not installed in " + dir + ": run .ci/node-clients (npm ci --prefix .ci/ci-node)"
+		msg := "the Node MCP clients are not installed in " + dir + ": run npm ci --prefix .ci/ci-node"
 		if os.Getenv("CI") == "true" {
 			t.Fatal(msg)
 		}
