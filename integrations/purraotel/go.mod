@@ -2,7 +2,10 @@ module purra.dev/purramcp/integrations/purraotel
 
 go 1.26.5
 
-replace purra.dev/purramcp => ../..
+replace (
+	purra.dev/purramcp => ../..
+	purra.dev/purramcp/integrations/purraadk => ../purraadk
+)
 
 require (
 	github.com/modelcontextprotocol/go-sdk v1.8.0
@@ -20,6 +23,7 @@ require (
 	google.golang.org/genai v1.66.0
 	google.golang.org/protobuf v1.36.12
 	purra.dev/purramcp v0.0.0
+	purra.dev/purramcp/integrations/purraadk v0.0.0
 )
 
 require (
@@ -64,7 +68,4 @@ require (
 	google.golang.org/genproto/googleapis/api v0.0.0-20260928230214-8a89bd6388cc // indirect
 	google.golang.org/genproto/googleapis/rpc v0.0.0-20260928230214-8a89bd6388cc // indirect
 	google.golang.org/grpc v1.83.2 // indirect
-	purra.dev/purramcp/integrations/purraadk v0.0.0
 )
-
-replace purra.dev/purramcp/integrations/purraadk => ../purraadk
