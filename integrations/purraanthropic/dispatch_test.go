@@ -184,3 +184,12 @@ func TestDispatch_NoToolUses(t *testing.T) {
 		t.Fatal("a call was sent")
 	}
 }
+
+func TestNewToolbox_NilSource(t *testing.T) {
+	var none *purramcp.Catalog
+	for name, src := range map[string]purraanthropic.Source{"nil": nil, "nil catalog": none} {
+		if tb, err := purraanthropic.NewToolbox(src, purraanthropic.Options{}); err == nil || tb != nil {
+			t.Errorf("%s: NewToolbox = %v, %v; want an error", name, tb, err)
+		}
+	}
+}

@@ -337,3 +337,12 @@ func TestNew_RejectsDefinitions(t *testing.T) {
 		t.Fatalf("empty toolbox: %v", err)
 	}
 }
+
+func TestNewToolbox_NilSource(t *testing.T) {
+	var none *purramcp.Catalog
+	for name, src := range map[string]purraopenai.Source{"nil": nil, "nil catalog": none} {
+		if tb, err := purraopenai.NewToolbox(src, purraopenai.Options{}); err == nil || tb != nil {
+			t.Errorf("%s: NewToolbox = %v, %v; want an error", name, tb, err)
+		}
+	}
+}
