@@ -389,13 +389,7 @@ func conformStale(t *testing.T, newAdapter func(*testing.T, Source, Hooks) Adapt
 	k.expect(t, "search", `{"q":"a"}`, `{"structured":null,"text":["hits for a"]}`, 1)
 	old := k.src.current.Load()
 	k.srv.MCP.AddTool(&mcp.Tool{Name: "remote.added", InputSchema: kitSchema}, Text(nil, "added"))
-	deadline := time.Now().Add(waitLimit)
-	for !old.Stale() {
-		if time.Now().After(deadline) {
-			t.Fatal("the catalog never became stale after a list change")
-		}
-		time.Sleep(time.Millisecond)
-	}
+	WaitStale(t, old)
 	k.expect(t, "search", `{"q":"b"}`, `{"error":"`+purramcp.CodeCatalogStale+`"}`, 0)
 	k.src.current.Store(k.srv.Discover(t, k.bindings(true), purramcp.DiscoveryOptions{}))
 	if err := k.adapter.Refresh(); err != nil {

@@ -21,6 +21,7 @@ import (
 	"encoding/json"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -187,5 +188,19 @@ func Text(structured map[string]any, text ...string) mcp.ToolHandler {
 			res.StructuredContent = structured
 		}
 		return res, nil
+	}
+}
+
+// WaitStale waits until catalog is stale, as it becomes once the server's
+// notifications/tools/list_changed has arrived (asynchronously, after the
+// server's tool list changed), and fails tb after ten seconds.
+func WaitStale(tb testing.TB, catalog *purramcp.Catalog) {
+	tb.Helper()
+	deadline := time.Now().Add(waitLimit)
+	for !catalog.Stale() {
+		if time.Now().After(deadline) {
+			tb.Fatal("purramcptest: the catalog never became stale")
+		}
+		time.Sleep(time.Millisecond)
 	}
 }

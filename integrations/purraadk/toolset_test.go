@@ -225,7 +225,7 @@ func TestRunner_StaleThenSwap(t *testing.T) {
 	}
 
 	f.srv.MCP.AddTool(&mcp.Tool{Name: "remote.extra", InputSchema: json.RawMessage(searchSchema)}, purramcptest.Text(nil))
-	waitStale(t, f.catalog)
+	purramcptest.WaitStale(t, f.catalog)
 	if got := asJSON(t, step("c2")); got != `{"error":"mcp_catalog_stale"}` {
 		t.Fatalf("stale catalog: %s", got)
 	}

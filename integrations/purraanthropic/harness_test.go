@@ -11,7 +11,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
@@ -170,13 +169,7 @@ func newFixture(t *testing.T) *fixture {
 func makeStale(t *testing.T, srv *purramcptest.Server, catalog *purramcp.Catalog) {
 	t.Helper()
 	srv.MCP.AddTool(&mcp.Tool{Name: "remote.added", InputSchema: strictSchema}, purramcptest.Text(nil, "x"))
-	deadline := time.Now().Add(10 * time.Second)
-	for !catalog.Stale() {
-		if time.Now().After(deadline) {
-			t.Fatal("catalog never became stale")
-		}
-		time.Sleep(time.Millisecond)
-	}
+	purramcptest.WaitStale(t, catalog)
 }
 
 // noCanary fails t when any request body sent to the vendor holds the canary.
