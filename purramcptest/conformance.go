@@ -70,10 +70,6 @@ type ConformanceOptions struct {
 	UnknownTool bool
 }
 
-// canary is in every error text the fixture's server and host produce; it
-// must never reach a model.
-const canary = "CANARY-conformance-7f3a"
-
 // waitLimit bounds every wait of the kit, so a broken adapter fails instead
 // of hanging the test.
 const waitLimit = 10 * time.Second
@@ -117,10 +113,6 @@ func Conformance(t *testing.T, opts ConformanceOptions, newAdapter func(t *testi
 	}
 }
 
-// kitSchema is the input schema of every fixture tool: eligible for strict
-// at every vendor, so declarations are compared as they are.
-var kitSchema = json.RawMessage(`{"type":"object","properties":{"q":{"type":"string","description":"query"}},"required":["q"],"additionalProperties":false}`)
-
 // switchSource is the kit's Source: the catalog it hands out is replaced
 // as a fleet replaces a recovered server's.
 type switchSource struct {
@@ -156,16 +148,16 @@ type kit struct {
 // newKit starts the fixture's server, discovers it and builds the adapter.
 func newKit(t *testing.T, newAdapter func(*testing.T, Source, Hooks) Adapter) *kit {
 	t.Helper()
-	k := &kit{hostErr: errors.New("host " + canary), serialEntered: make(chan struct{}, 4),
+	k := &kit{hostErr: errors.New("host " + Canary), serialEntered: make(chan struct{}, 4),
 		serialRelease: make(chan struct{}), parallelBoth: make(chan struct{})}
 	k.srv = Start(t, Options{},
-		Tool{Tool: &mcp.Tool{Name: "remote.search", Description: "Search.", InputSchema: kitSchema}, Handler: echo},
-		Tool{Tool: &mcp.Tool{Name: "remote.fail", InputSchema: kitSchema}, Handler: failing},
-		Tool{Tool: &mcp.Tool{Name: "remote.deny", InputSchema: kitSchema}, Handler: echo},
-		Tool{Tool: &mcp.Tool{Name: "remote.host", InputSchema: kitSchema}, Handler: echo},
-		Tool{Tool: &mcp.Tool{Name: "remote.broken", InputSchema: kitSchema}, Handler: broken},
-		Tool{Tool: &mcp.Tool{Name: "remote.serial", InputSchema: kitSchema}, Handler: k.serial},
-		Tool{Tool: &mcp.Tool{Name: "remote.parallel", InputSchema: kitSchema}, Handler: k.parallel},
+		Tool{Tool: &mcp.Tool{Name: "remote.search", Description: "Search.", InputSchema: StrictSchema}, Handler: echo},
+		Tool{Tool: &mcp.Tool{Name: "remote.fail", InputSchema: StrictSchema}, Handler: failing},
+		Tool{Tool: &mcp.Tool{Name: "remote.deny", InputSchema: StrictSchema}, Handler: echo},
+		Tool{Tool: &mcp.Tool{Name: "remote.host", InputSchema: StrictSchema}, Handler: echo},
+		Tool{Tool: &mcp.Tool{Name: "remote.broken", InputSchema: StrictSchema}, Handler: broken},
+		Tool{Tool: &mcp.Tool{Name: "remote.serial", InputSchema: StrictSchema}, Handler: k.serial},
+		Tool{Tool: &mcp.Tool{Name: "remote.parallel", InputSchema: StrictSchema}, Handler: k.parallel},
 	)
 	k.src = &switchSource{}
 	k.src.current.Store(k.discover(t))
@@ -201,7 +193,7 @@ func (k *kit) bindings(added bool) map[string]purramcp.ToolBinding {
 		return nil
 	}
 	deny := Binding("deny")
-	deny.Scope = func(context.Context, map[string]any, purramcp.ToolContext) error { return purramcp.Deny(canary) }
+	deny.Scope = func(context.Context, map[string]any, purramcp.ToolContext) error { return purramcp.Deny(Canary) }
 	host := Binding("host")
 	host.Scope = func(context.Context, map[string]any, purramcp.ToolContext) error { return k.hostErr }
 	parallel := Binding("parallel")
@@ -228,14 +220,14 @@ func echo(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, err
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "hits for " + args.Q}}}, nil
 }
 
-// failing answers isError with the canary in its text.
+// failing answers isError with the Canary in its text.
 func failing(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "boom " + canary}}}, nil
+	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "boom " + Canary}}}, nil
 }
 
-// broken answers a JSON-RPC error with the canary in its message.
+// broken answers a JSON-RPC error with the Canary in its message.
 func broken(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	return nil, errors.New("broken " + canary)
+	return nil, errors.New("broken " + Canary)
 }
 
 // serial announces each call and answers once released.
@@ -266,11 +258,11 @@ func (k *kit) parallel(ctx context.Context, _ *mcp.CallToolRequest) (*mcp.CallTo
 }
 
 // invoke runs one call through the adapter and fails t when the model is
-// shown the canary.
+// shown the Canary.
 func (k *kit) invoke(t *testing.T, ctx context.Context, callID, name, args string) (string, error) {
 	t.Helper()
 	model, err := k.adapter.Invoke(ctx, callID, name, json.RawMessage(args))
-	if strings.Contains(model, canary) {
+	if strings.Contains(model, Canary) {
 		t.Errorf("%s(%s): the model is shown remote or host text: %s", name, args, model)
 	}
 	return model, err
@@ -388,7 +380,7 @@ func conformStale(t *testing.T, newAdapter func(*testing.T, Source, Hooks) Adapt
 	k := newKit(t, newAdapter)
 	k.expect(t, "search", `{"q":"a"}`, `{"structured":null,"text":["hits for a"]}`, 1)
 	old := k.src.current.Load()
-	k.srv.MCP.AddTool(&mcp.Tool{Name: "remote.added", InputSchema: kitSchema}, Text(nil, "added"))
+	k.srv.MCP.AddTool(&mcp.Tool{Name: "remote.added", InputSchema: StrictSchema}, Text(nil, "added"))
 	WaitStale(t, old)
 	k.expect(t, "search", `{"q":"b"}`, `{"error":"`+purramcp.CodeCatalogStale+`"}`, 0)
 	k.src.current.Store(k.srv.Discover(t, k.bindings(true), purramcp.DiscoveryOptions{}))

@@ -7,11 +7,12 @@ import (
 
 	"purra.dev/purramcp"
 	"purra.dev/purramcp/integrations/purraanthropic"
+	"purra.dev/purramcp/purramcptest"
 )
 
 func TestExecute_ToolErrorIsTheCode(t *testing.T) {
-	f := newFixture(t)
-	tools, err := purraanthropic.BetaTools(f.catalog.Registrations(), purraanthropic.Options{})
+	f := purramcptest.NewFixture(t)
+	tools, err := purraanthropic.BetaTools(f.Catalog.Registrations(), purraanthropic.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
