@@ -14,6 +14,23 @@
 //	catalog := srv.Discover(t, map[string]purramcp.ToolBinding{
 //		"remote.search": purramcptest.Binding("search"),
 //	}, purramcp.DiscoveryOptions{})
+//
+// [NewFixture] starts a server with one tool per outcome an integration
+// renders, and [Conformance] checks the rules every integration shares
+// (codes shown as {"error":"mcp_..."}, host failures, call ids,
+// cancellation, stale catalogs and a changing source, the ConcurrencySafe
+// gate) against an integration's [Adapter]:
+//
+//	func TestConformance(t *testing.T) {
+//		purramcptest.Conformance(t, purramcptest.ConformanceOptions{UnknownTool: true},
+//			func(t *testing.T, src purramcptest.Source, hooks purramcptest.Hooks) purramcptest.Adapter {
+//				tb, err := purraopenai.NewToolbox(src, purraopenai.Options{Call: hooks.Call, OnHostError: hooks.OnHostError})
+//				if err != nil {
+//					t.Fatal(err)
+//				}
+//				return myAdapter{tb} // Declared, Invoke and Refresh over tb
+//			})
+//	}
 package purramcptest
 
 import (
@@ -21,6 +38,7 @@ import (
 	"encoding/json"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -187,5 +205,19 @@ func Text(structured map[string]any, text ...string) mcp.ToolHandler {
 			res.StructuredContent = structured
 		}
 		return res, nil
+	}
+}
+
+// WaitStale waits until catalog is stale, as it becomes once the server's
+// notifications/tools/list_changed has arrived (asynchronously, after the
+// server's tool list changed), and fails tb after ten seconds.
+func WaitStale(tb testing.TB, catalog *purramcp.Catalog) {
+	tb.Helper()
+	deadline := time.Now().Add(waitLimit)
+	for !catalog.Stale() {
+		if time.Now().After(deadline) {
+			tb.Fatal("purramcptest: the catalog never became stale")
+		}
+		time.Sleep(time.Millisecond)
 	}
 }

@@ -16,6 +16,9 @@
 //		Toolsets: []tool.Toolset{tools}})
 //
 // and, after a rediscovery (the old catalog went stale), tools.Swap(fresh).
+// NewToolset also takes a fleet of servers (package purra.dev/purramcp/fleet):
+// [Toolset.Tools] reads its source before every model request, so the
+// fleet's changes need no wiring.
 //
 // Every model function call runs the registration's Run exactly once, so
 // exactly one tools/call reaches the server; nothing is retried or replayed.

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"google.golang.org/adk/v2/agent"
@@ -258,16 +257,4 @@ func newFixture(t *testing.T) *fixture {
 		"remote.slow": recording(purramcptest.Binding("slow"), purramcp.Unscoped),
 	}, purramcp.DiscoveryOptions{})
 	return f
-}
-
-// waitStale waits until catalog is stale (list_changed arrives asynchronously).
-func waitStale(t *testing.T, catalog *purramcp.Catalog) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !catalog.Stale() {
-		if time.Now().After(deadline) {
-			t.Fatal("catalog never went stale")
-		}
-		time.Sleep(time.Millisecond)
-	}
 }

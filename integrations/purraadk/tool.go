@@ -2,7 +2,6 @@ package purraadk
 
 import (
 	"encoding/json"
-	"errors"
 
 	"google.golang.org/adk/v2/agent"
 	"google.golang.org/adk/v2/model"
@@ -11,6 +10,7 @@ import (
 	"google.golang.org/genai"
 
 	"purra.dev/purramcp"
+	"purra.dev/purramcp/internal/hostcore"
 )
 
 // functionTool is one registration as an ADK function tool. ADK's flow runs
@@ -19,8 +19,7 @@ import (
 type functionTool struct {
 	def         purramcp.ToolDefinition
 	description string
-	opts        *Options
-	slot        chan struct{} // nil when the registration is concurrency-safe
+	ts          *Toolset // its gates and options
 }
 
 var (
@@ -65,27 +64,13 @@ func (t *functionTool) ProcessRequest(_ agent.Context, req *model.LLMRequest) er
 func (t *functionTool) Run(ctx agent.Context, args any) (map[string]any, error) {
 	raw, err := arguments(args)
 	if err != nil {
-		return failure(purramcp.CodeInvalidArguments), nil
+		return map[string]any{"error": purramcp.CodeInvalidArguments}, nil
 	}
-	if t.slot != nil {
-		select {
-		case t.slot <- struct{}{}:
-			defer func() { <-t.slot }()
-		case <-ctx.Done():
-			return nil, purramcp.ErrCanceled
-		}
+	out, err := hostcore.Call(ctx, t.ts.set.Gates(), t.ts.hooks(), t.def, ctx.FunctionCallID(), raw)
+	if err != nil {
+		return nil, err
 	}
-	res, err := t.def.Run(ctx, raw, t.call(ctx))
-	switch {
-	case errors.Is(err, purramcp.ErrCanceled):
-		return nil, purramcp.ErrCanceled
-	case err != nil:
-		if t.opts.OnHostError != nil {
-			t.opts.OnHostError(ctx, t.def.Name, err)
-		}
-		return failure(purramcp.CodeHostFailure), nil
-	}
-	return res.Model(), nil
+	return out.Model(), nil
 }
 
 // arguments encodes the decoded arguments ADK hands a tool. Absent
@@ -96,19 +81,3 @@ func arguments(args any) (json.RawMessage, error) {
 	}
 	return json.Marshal(args)
 }
-
-// call returns the ToolContext of one call.
-func (t *functionTool) call(ctx agent.Context) purramcp.ToolContext {
-	id := ctx.FunctionCallID()
-	var c purramcp.ToolContext
-	if t.opts.Call != nil {
-		c = t.opts.Call(ctx, id, t.def)
-	} else {
-		c = purramcp.ToolContext{RunID: ctx.InvocationID(), AgentID: ctx.AgentName()}
-	}
-	c.CallID, c.ToolName = id, t.def.Name
-	return c
-}
-
-// failure is what the model is shown for a failure with code.
-func failure(code string) map[string]any { return map[string]any{"error": code} }

@@ -3,14 +3,12 @@ package purraadk
 import (
 	"context"
 	"errors"
-	"slices"
-	"sync"
-	"sync/atomic"
 
 	"google.golang.org/adk/v2/agent"
 	"google.golang.org/adk/v2/tool"
 
 	"purra.dev/purramcp"
+	"purra.dev/purramcp/internal/hostcore"
 )
 
 // Options configures a [Toolset]. The zero value works: descriptions are the
@@ -20,8 +18,9 @@ import (
 type Options struct {
 	// Call returns the ToolContext for one call of def. ctx is the tool's
 	// agent.Context (a host may type-assert it) and callID its function call
-	// id. Whatever Call returns, CallID is set to callID and ToolName to
-	// def.Name. Nil uses RunID = InvocationID() and AgentID = AgentName().
+	// id. Whatever Call returns, ToolName is set to def.Name and CallID to
+	// callID when callID is not empty. Nil uses RunID = InvocationID() and
+	// AgentID = AgentName().
 	Call func(ctx context.Context, callID string, def purramcp.ToolDefinition) purramcp.ToolContext
 	// OnHostError is called with the host's own error whenever Run fails
 	// with one (a ScopeFunc failure, anything but purramcp.ErrCanceled),
@@ -34,91 +33,108 @@ type Options struct {
 	Describe func(def purramcp.ToolDefinition) string
 }
 
-// A Toolset is an ADK tool.Toolset serving one purramcp catalog: one tool per
-// registration, with the registration's name, description and input schema
-// unchanged. [Toolset.Swap] replaces the catalog; ADK reads the tools with
-// [Toolset.Tools] when an agent invocation starts, so a swap takes effect
-// from the next invocation while calls already made by the model finish on
-// the catalog they were declared from. Its methods are safe for concurrent
-// use.
-type Toolset struct {
-	name    string
-	opts    Options
-	current atomic.Pointer[served]
-
-	mu    sync.Mutex               // guards slots
-	slots map[string]chan struct{} // one per tool name that is not concurrency-safe
+// A Source hands out registrations: a *purramcp.Catalog, or a fleet of
+// servers (package purra.dev/purramcp/fleet), whose registrations change as
+// servers come, go and are approved.
+type Source interface {
+	Registrations() []purramcp.ToolDefinition
 }
 
-// served is one catalog's converted tools.
-type served struct {
-	tools  []tool.Tool
-	digest string
+// A Toolset is an ADK tool.Toolset serving one source's registrations: one
+// tool per registration, with the registration's name, description and
+// input schema unchanged. ADK reads the tools with [Toolset.Tools] before
+// every model request, and Tools reads the source each time, so a fleet's
+// changes reach the next request with no wiring, while calls the model
+// already made finish on the registrations they were declared from.
+// [Toolset.Swap] replaces the source. A registration that is not
+// ConcurrencySafe never runs concurrently with itself on one Toolset, across
+// every read and every swap: one gate per tool name, for the Toolset's
+// lifetime. Its methods are safe for concurrent use.
+type Toolset struct {
+	name string
+	opts Options
+	set  *hostcore.Set
 }
 
 var _ tool.Toolset = (*Toolset)(nil)
 
-// NewToolset returns a toolset named name serving catalog. It fails when
-// name is empty or catalog is nil.
-func NewToolset(name string, catalog *purramcp.Catalog, opts Options) (*Toolset, error) {
+// rules are what a Toolset needs of a registration: a unique non-empty name
+// (ADK finds the tool by it) and a Run to call.
+var rules = hostcore.Rules{Package: "purraadk"}
+
+// NewToolset returns a toolset named name serving src: a *purramcp.Catalog
+// or a fleet. It fails when name is empty, when src is nil (a nil
+// *purramcp.Catalog included), or when a registration has an empty or
+// repeated name or no Run.
+func NewToolset(name string, src Source, opts Options) (*Toolset, error) {
 	if name == "" {
 		return nil, errors.New("purraadk: empty toolset name")
 	}
-	ts := &Toolset{name: name, opts: opts, slots: map[string]chan struct{}{}}
-	if err := ts.Swap(catalog); err != nil {
+	set, err := hostcore.NewSet(src, rules)
+	if err != nil {
 		return nil, err
 	}
-	return ts, nil
+	return &Toolset{name: name, opts: opts, set: set}, nil
 }
 
 // Name returns the toolset's name.
 func (ts *Toolset) Name() string { return ts.name }
 
-// Tools returns the current catalog's tools, sorted by name, in a fresh
-// slice. It never fails and never contacts the server: a stale catalog's
-// tools answer every call with {"error":"mcp_catalog_stale"} until the host
-// swaps in a rediscovered catalog.
+// Tools reads the source and returns one tool per registration, in the
+// source's order, in a fresh slice. It never contacts a server: a stale
+// catalog's tools answer every call with {"error":"mcp_catalog_stale"} until
+// the host swaps in a rediscovered catalog (a fleet replaces them itself).
+// It fails only when the source's registrations break what [NewToolset]
+// checks.
 func (ts *Toolset) Tools(agent.ReadonlyContext) ([]tool.Tool, error) {
-	return slices.Clone(ts.current.Load().tools), nil
-}
-
-// Swap replaces the served catalog with catalog, typically one the host
-// rediscovered after the old one went stale. [Toolset.Tools] returns its
-// tools from the next call on. A tool that is not concurrency-safe is still
-// never run concurrently with a call of the same name on the old catalog.
-// It fails, changing nothing, when catalog is nil.
-func (ts *Toolset) Swap(catalog *purramcp.Catalog) error {
-	if catalog == nil {
-		return errors.New("purraadk: nil catalog")
+	l, err := ts.set.Read()
+	if err != nil {
+		return nil, err
 	}
-	defs := catalog.Registrations()
+	defs := l.Defs()
 	tools := make([]tool.Tool, len(defs))
 	for i, def := range defs {
-		t := &functionTool{def: def, opts: &ts.opts, description: def.Description}
+		t := &functionTool{def: def, ts: ts, description: def.Description}
 		if ts.opts.Describe != nil {
 			t.description = ts.opts.Describe(def)
 		}
-		if !def.ConcurrencySafe {
-			t.slot = ts.slot(def.Name)
-		}
 		tools[i] = t
 	}
-	ts.current.Store(&served{tools: tools, digest: catalog.Snapshot().RevisionDigest})
-	return nil
+	return tools, nil
 }
 
-// Digest returns the revision digest of the catalog currently served, for
-// audit logs.
-func (ts *Toolset) Digest() string { return ts.current.Load().digest }
+// Swap makes src the served source, typically a catalog the host
+// rediscovered after the old one went stale; [Toolset.Tools] reads it from
+// the next call on. It fails, changing nothing, when src is nil or its
+// registrations break what [NewToolset] checks.
+func (ts *Toolset) Swap(src Source) error { return ts.set.Replace(src) }
 
-// slot returns the one-call slot shared by every tool named name.
-func (ts *Toolset) slot(name string) chan struct{} {
-	ts.mu.Lock()
-	defer ts.mu.Unlock()
-	s, ok := ts.slots[name]
-	if !ok {
-		s = make(chan struct{}, 1)
-		ts.slots[name] = s
+// Digest returns the revision digest of the catalog served, for audit logs,
+// when the source is a *purramcp.Catalog; for any other source it is ""
+// (a fleet reports each server's digest in its status).
+func (ts *Toolset) Digest() string {
+	if c, ok := ts.set.Source().(*purramcp.Catalog); ok {
+		return c.Snapshot().RevisionDigest
 	}
-	return s
+	return ""
+}
+
+// hooks returns the options' hooks in the form the shared call path takes,
+// with the default ToolContext when Options.Call is nil.
+func (ts *Toolset) hooks() hostcore.Hooks {
+	call := ts.opts.Call
+	if call == nil {
+		call = invocationContext
+	}
+	return hostcore.Hooks{Call: call, OnHostError: ts.opts.OnHostError}
+}
+
+// invocationContext is the default ToolContext: the ADK invocation as the
+// run and the agent's name as the agent.
+func invocationContext(ctx context.Context, _ string, _ purramcp.ToolDefinition) purramcp.ToolContext {
+	c, ok := ctx.(agent.Context)
+	if !ok {
+		return purramcp.ToolContext{} // unreachable: Run passes its agent.Context
+	}
+	return purramcp.ToolContext{RunID: c.InvocationID(), AgentID: c.AgentName()}
 }

@@ -225,7 +225,7 @@ func TestRunner_StaleThenSwap(t *testing.T) {
 	}
 
 	f.srv.MCP.AddTool(&mcp.Tool{Name: "remote.extra", InputSchema: json.RawMessage(searchSchema)}, purramcptest.Text(nil))
-	waitStale(t, f.catalog)
+	purramcptest.WaitStale(t, f.catalog)
 	if got := asJSON(t, step("c2")); got != `{"error":"mcp_catalog_stale"}` {
 		t.Fatalf("stale catalog: %s", got)
 	}
@@ -364,6 +364,10 @@ func TestNewToolset_Errors(t *testing.T) {
 		t.Error("empty name accepted")
 	}
 	if _, err := purraadk.NewToolset("docs", nil, purraadk.Options{}); err == nil {
+		t.Error("nil source accepted")
+	}
+	var none *purramcp.Catalog
+	if _, err := purraadk.NewToolset("docs", none, purraadk.Options{}); err == nil {
 		t.Error("nil catalog accepted")
 	}
 	ts, err := purraadk.NewToolset("docs", f.catalog, purraadk.Options{})
@@ -403,4 +407,60 @@ func TestRunner_Confirmation(t *testing.T) {
 		t.Fatalf("model saw %d requests, want 1 (the invocation waits for the confirmation)", len(sent))
 	}
 	assertNoCanary(t, sent)
+}
+
+// sourceFunc is a Source other than a catalog, as a fleet is.
+type sourceFunc func() []purramcp.ToolDefinition
+
+func (f sourceFunc) Registrations() []purramcp.ToolDefinition { return f() }
+
+// TestToolset_ReadsItsSourceEachTime: Tools reads the source on every call,
+// so a fleet's new registrations reach the next model request; Digest is
+// the catalog's only for a catalog source; a bad read changes nothing.
+func TestToolset_ReadsItsSourceEachTime(t *testing.T) {
+	f := newFixture(t)
+	defs := f.catalog.Registrations()
+	var mu sync.Mutex
+	served := defs[:1]
+	src := sourceFunc(func() []purramcp.ToolDefinition {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(served)
+	})
+	ts, err := purraadk.NewToolset("fleet", src, purraadk.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ts.Digest() != "" {
+		t.Errorf("Digest of a non-catalog source %q, want empty", ts.Digest())
+	}
+	names := func() []string {
+		tools, err := ts.Tools(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, tl := range tools {
+			out = append(out, tl.Name())
+		}
+		return out
+	}
+	if got := names(); !slices.Equal(got, []string{defs[0].Name}) {
+		t.Fatalf("tools %v", got)
+	}
+	mu.Lock()
+	served = defs
+	mu.Unlock()
+	if got := names(); len(got) != len(defs) {
+		t.Fatalf("after the source changed, tools %v, want all %d", got, len(defs))
+	}
+	mu.Lock()
+	served = []purramcp.ToolDefinition{defs[0], defs[0]}
+	mu.Unlock()
+	if _, err := ts.Tools(nil); err == nil || !strings.Contains(err.Error(), "defined twice") {
+		t.Fatalf("a source with a repeated name: %v", err)
+	}
+	if err := ts.Swap(f.catalog); err != nil || ts.Digest() != f.catalog.Snapshot().RevisionDigest {
+		t.Fatalf("Swap to the catalog: %v, digest %q", err, ts.Digest())
+	}
 }

@@ -7,17 +7,31 @@ import (
 	"github.com/anthropics/anthropic-sdk-go/v2"
 
 	"purra.dev/purramcp"
+	"purra.dev/purramcp/internal/hostcore"
 )
 
-// BetaTools returns one [anthropic.BetaTool] per definition, in order, for
-// client.Beta.Messages.NewToolRunner. It fails, naming the tool, when a
-// definition has no name, a repeated name, no Run, or an input schema whose
-// root is not type "object"; defs itself is not kept.
+// ToolError is the error the tools of [Toolbox.BetaTools] return to the tool
+// runner for a failed call. The runner shows the model "Error: " + Error()
+// with is_error set, so Error() is exactly Code: an mcp_* code or
+// [purramcp.CodeHostFailure], never remote or host text.
+type ToolError struct {
+	// Code is the failure's code.
+	Code string
+}
+
+// Error returns the code and nothing else.
+func (e *ToolError) Error() string { return e.Code }
+
+// BetaTools returns one [anthropic.BetaTool] per registration read last, in
+// the source's order, for client.Beta.Messages.NewToolRunner.
 //
-// Each tool's Name, Description and InputSchema are the definition's,
-// unchanged. Execute calls Run once with the input the runner passes (the
-// runner re-encodes the decoded tool_use input, so duplicate keys are already
-// collapsed there) and returns:
+// Each tool's Name, Description and InputSchema are the registration's,
+// unchanged, and it keeps that registration: a runner fixes its tools when
+// it is created, so after a [Toolbox.Refresh] the host builds its next
+// runner from a new BetaTools (the old tools answer mcp_catalog_stale once
+// their catalog is stale). Execute calls Run once with the input the runner
+// passes (the runner re-encodes the decoded tool_use input, so duplicate
+// keys are already collapsed there) and returns:
 //
 //   - on success, one text block holding [purramcp.ToolResult.ModelJSON];
 //   - on a failure with an mcp_* code, a [*ToolError] with that code, which
@@ -28,33 +42,29 @@ import (
 //
 // The runner passes no tool_use id to Execute, so the call's
 // ToolContext.CallID is whatever Options.Call supplies ("" by default). The
-// runner runs a turn's tool calls in parallel; a tool whose binding is not
-// ConcurrencySafe runs one call at a time across every runner the returned
-// tools are given to.
+// runner runs a turn's tool calls in parallel; the Toolbox's gates keep a
+// tool that is not ConcurrencySafe to one call at a time across every runner
+// its tools are given to.
 //
 // The runner declares the tools without strict. To have strict set where
-// [StrictEligible] allows, also pass [BetaToolParams] of the same definitions
-// as the runner's Params.Tools: the runner keeps a declaration it is given
-// for a tool of the same name.
-func BetaTools(defs []purramcp.ToolDefinition, opts Options) ([]anthropic.BetaTool, error) {
-	if err := checkDefinitions(defs); err != nil {
-		return nil, err
-	}
+// [StrictEligible] allows, also pass [Toolbox.BetaToolParams] as the
+// runner's Params.Tools: the runner keeps a declaration it is given for a
+// tool of the same name.
+func (tb *Toolbox) BetaTools() []anthropic.BetaTool {
+	defs := tb.set.Current().Defs()
 	tools := make([]anthropic.BetaTool, len(defs))
 	for i, d := range defs {
-		tools[i] = &betaTool{callable: newCallable(d), opts: opts}
+		tools[i] = &betaTool{def: d, tb: tb}
 	}
-	return tools, nil
+	return tools
 }
 
-// BetaToolParams returns the declaration of each definition, in order, as a
-// [anthropic.BetaToolUnionParam]: name, description and input schema
-// unchanged, and Strict set to true exactly when [StrictEligible] holds for
-// the schema (else left unset). It fails as [BetaTools] does.
-func BetaToolParams(defs []purramcp.ToolDefinition) ([]anthropic.BetaToolUnionParam, error) {
-	if err := checkDefinitions(defs); err != nil {
-		return nil, err
-	}
+// BetaToolParams returns the declaration of each registration read last, in
+// the source's order, as a [anthropic.BetaToolUnionParam]: name, description
+// and input schema unchanged, and Strict set to true exactly when
+// [StrictEligible] holds for the schema (else left unset).
+func (tb *Toolbox) BetaToolParams() []anthropic.BetaToolUnionParam {
+	defs := tb.set.Current().Defs()
 	params := make([]anthropic.BetaToolUnionParam, len(defs))
 	for i, d := range defs {
 		p := &anthropic.BetaToolParam{
@@ -67,13 +77,34 @@ func BetaToolParams(defs []purramcp.ToolDefinition) ([]anthropic.BetaToolUnionPa
 		}
 		params[i] = anthropic.BetaToolUnionParam{OfTool: p}
 	}
-	return params, nil
+	return params
+}
+
+// BetaTools returns the runner tools of a fixed list of definitions, as
+// [Toolbox.BetaTools] does, sharing one Toolbox's gates. It fails as
+// [NewToolbox] does; defs itself is not kept.
+func BetaTools(defs []purramcp.ToolDefinition, opts Options) ([]anthropic.BetaTool, error) {
+	tb, err := NewToolbox(hostcore.Static(defs), opts)
+	if err != nil {
+		return nil, err
+	}
+	return tb.BetaTools(), nil
+}
+
+// BetaToolParams returns the declarations of a fixed list of definitions,
+// as [Toolbox.BetaToolParams] does. It fails as [NewToolbox] does.
+func BetaToolParams(defs []purramcp.ToolDefinition) ([]anthropic.BetaToolUnionParam, error) {
+	tb, err := NewToolbox(hostcore.Static(defs), Options{})
+	if err != nil {
+		return nil, err
+	}
+	return tb.BetaToolParams(), nil
 }
 
 // betaTool is one registration as an anthropic.BetaTool.
 type betaTool struct {
-	*callable
-	opts Options
+	def purramcp.ToolDefinition
+	tb  *Toolbox
 }
 
 // Name returns the registration's name.
@@ -88,14 +119,15 @@ func (t *betaTool) InputSchema() anthropic.BetaToolInputSchemaParam {
 	return anthropic.BetaToolInputSchemaParam{ExtraFields: schemaExtras(t.def.InputSchema)}
 }
 
-// Execute runs one call; see [BetaTools] for what each outcome becomes.
+// Execute runs one call; see [Toolbox.BetaTools] for what each outcome
+// becomes.
 func (t *betaTool) Execute(ctx context.Context, input json.RawMessage) ([]anthropic.BetaToolResultBlockParamContentUnion, error) {
-	out, err := t.call(ctx, "", input, t.opts)
+	out, err := hostcore.Call(ctx, t.tb.set.Gates(), t.tb.opts.hooks(), t.def, "", input)
 	if err != nil {
 		return nil, err
 	}
-	if out.code != "" {
-		return nil, &ToolError{Code: out.code}
+	if code := out.Code(); code != "" {
+		return nil, &ToolError{Code: code}
 	}
-	return []anthropic.BetaToolResultBlockParamContentUnion{{OfText: &anthropic.BetaTextBlockParam{Text: out.text}}}, nil
+	return []anthropic.BetaToolResultBlockParamContentUnion{{OfText: &anthropic.BetaTextBlockParam{Text: out.JSON()}}}, nil
 }

@@ -6,11 +6,12 @@ import (
 	"testing"
 
 	"purra.dev/purramcp/integrations/purraanthropic"
+	"purra.dev/purramcp/purramcptest"
 )
 
 func TestBetaTools_DeclarationsAreFreshCopies(t *testing.T) {
-	f := newFixture(t)
-	defs := f.catalog.Registrations()
+	f := purramcptest.NewFixture(t)
+	defs := f.Catalog.Registrations()
 	want := defs[0].InputSchema
 	tools, err := purraanthropic.BetaTools(defs, purraanthropic.Options{})
 	if err != nil {

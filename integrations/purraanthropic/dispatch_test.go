@@ -46,8 +46,8 @@ func hostLoop(t *testing.T, ctx context.Context, client anthropic.Client, defs [
 }
 
 func TestDispatch_DeclarationsAndOutcomes(t *testing.T) {
-	f := newFixture(t)
-	defs := f.catalog.Registrations()
+	f := purramcptest.NewFixture(t)
+	defs := f.Catalog.Registrations()
 	var hostErrs []string
 	api := newFakeAPI(t, toolUseReply(
 		use{"tu_ok", "search", `{"q":"cats"}`},
@@ -109,8 +109,8 @@ func TestDispatch_DeclarationsAndOutcomes(t *testing.T) {
 		t.Fatalf("result order %q", order)
 	}
 	noCanary(t, bodies)
-	if f.srv.Calls() != 4 {
-		t.Fatalf("tools/call %d, want 4 (search, lookup, fail, broken)", f.srv.Calls())
+	if f.Server.Calls() != 4 {
+		t.Fatalf("tools/call %d, want 4 (search, lookup, fail, broken)", f.Server.Calls())
 	}
 	if !slices.Equal(hostErrs, []string{"host: " + canary}) {
 		t.Fatalf("OnHostError calls %q", hostErrs)
@@ -122,29 +122,29 @@ func TestDispatch_DeclarationsAndOutcomes(t *testing.T) {
 }
 
 func TestDispatch_StaleCatalogUntilSwapped(t *testing.T) {
-	f := newFixture(t)
-	makeStale(t, f.srv, f.catalog)
+	f := purramcptest.NewFixture(t)
+	f.MakeStale(t)
 	api := newFakeAPI(t, toolUseReply(use{"tu_1", "search", `{"q":"a"}`}), endReply,
 		toolUseReply(use{"tu_2", "search", `{"q":"b"}`}), endReply)
 	client := api.client()
-	if err := hostLoop(t, t.Context(), client, f.catalog.Registrations(), purraanthropic.Options{}); err != nil {
+	if err := hostLoop(t, t.Context(), client, f.Catalog.Registrations(), purraanthropic.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	if r := lastToolResults(t, api.Bodies()[1])["tu_1"]; r != (toolResult{`{"error":"mcp_catalog_stale"}`, true}) {
 		t.Fatalf("stale result %+v", r)
 	}
-	if f.srv.Calls() != 0 {
-		t.Fatalf("tools/call %d on a stale catalog", f.srv.Calls())
+	if f.Server.Calls() != 0 {
+		t.Fatalf("tools/call %d on a stale catalog", f.Server.Calls())
 	}
-	fresh := f.srv.Discover(t, f.bindings(), purramcp.DiscoveryOptions{})
+	fresh := f.Server.Discover(t, f.Bindings(), purramcp.DiscoveryOptions{})
 	if err := hostLoop(t, t.Context(), client, fresh.Registrations(), purraanthropic.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	if r := lastToolResults(t, api.Bodies()[3])["tu_2"]; r != (toolResult{`{"structured":null,"text":["hits for b"]}`, false}) {
 		t.Fatalf("result after rediscovery %+v", r)
 	}
-	if f.srv.Calls() != 1 {
-		t.Fatalf("tools/call %d, want 1", f.srv.Calls())
+	if f.Server.Calls() != 1 {
+		t.Fatalf("tools/call %d, want 1", f.Server.Calls())
 	}
 }
 
@@ -175,12 +175,21 @@ func TestDispatch_CanceledIsReturned(t *testing.T) {
 }
 
 func TestDispatch_NoToolUses(t *testing.T) {
-	f := newFixture(t)
-	blocks, err := purraanthropic.Dispatch(t.Context(), f.catalog.Registrations(), nil, purraanthropic.Options{})
+	f := purramcptest.NewFixture(t)
+	blocks, err := purraanthropic.Dispatch(t.Context(), f.Catalog.Registrations(), nil, purraanthropic.Options{})
 	if err != nil || blocks != nil {
 		t.Fatalf("nil message: %v %v", blocks, err)
 	}
-	if f.srv.Calls() != 0 {
+	if f.Server.Calls() != 0 {
 		t.Fatal("a call was sent")
+	}
+}
+
+func TestNewToolbox_NilSource(t *testing.T) {
+	var none *purramcp.Catalog
+	for name, src := range map[string]purraanthropic.Source{"nil": nil, "nil catalog": none} {
+		if tb, err := purraanthropic.NewToolbox(src, purraanthropic.Options{}); err == nil || tb != nil {
+			t.Errorf("%s: NewToolbox = %v, %v; want an error", name, tb, err)
+		}
 	}
 }

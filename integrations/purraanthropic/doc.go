@@ -4,11 +4,15 @@
 //
 // Two ways in:
 //
-//   - [BetaTools] turns a catalog's registrations into [anthropic.BetaTool]
+//   - [Toolbox.BetaTools] turns the registrations into [anthropic.BetaTool]
 //     values for the SDK's own loop, client.Beta.Messages.NewToolRunner.
-//   - [ToolParams] declares the same tools on a Messages request, and
-//     [Dispatch] answers one assistant message's tool_use blocks with one
-//     tool_result block each, in order, for hosts that run their own loop.
+//   - [Toolbox.ToolParams] declares the same tools on a Messages request,
+//     and [Toolbox.Dispatch] answers one assistant message's tool_use blocks
+//     with one tool_result block each, in order, for hosts that run their
+//     own loop.
+//
+// The functions [BetaTools], [ToolParams] and [Dispatch] do the same over a
+// fixed list of definitions.
 //
 // On both paths the tool's name, description and input schema reach the API
 // exactly as purramcp bound them (never rewritten to please the provider).
@@ -21,7 +25,10 @@
 // [Options.OnHostError]). Only a cancellation ([purramcp.ErrCanceled]) is
 // returned as a Go error.
 //
-// The package never rediscovers: once the catalog is stale every call gets
-// mcp_catalog_stale until the host rediscovers and builds new tools (for the
-// runner, a new runner: it fixes its tools when it is created).
+// A [Toolbox] serves any source of registrations: a catalog, or a fleet of
+// servers (package purra.dev/purramcp/fleet), which it reads again at each
+// [Toolbox.Refresh] (the fleet's OnChange). The package never rediscovers:
+// once a catalog is stale every call gets mcp_catalog_stale until the host
+// rediscovers and builds new tools (for the runner, a new runner: it fixes
+// its tools when it is created).
 package purraanthropic

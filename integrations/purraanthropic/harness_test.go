@@ -1,9 +1,7 @@
 package purraanthropic_test
 
 import (
-	"context"
 	"encoding/json"
-	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -11,25 +9,19 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"purra.dev/purramcp"
 	"purra.dev/purramcp/purramcptest"
 )
 
-// canary is put in every error text the MCP server and the host produce; it
-// must never appear in a request sent to the vendor API.
-const canary = "CANARY-remote-secret-5d1e"
+// canary and the schemas are the shared fixture's.
+const canary = purramcptest.Canary
 
-// Schemas the MCP server declares. strictSchema is eligible for strict as it
-// is; looseSchema is not (an optional property and a numeric bound).
 var (
-	strictSchema = json.RawMessage(`{"type":"object","properties":{"q":{"type":"string","description":"query"}},"required":["q"],"additionalProperties":false}`)
-	looseSchema  = json.RawMessage(`{"type":"object","properties":{"id":{"type":"integer","minimum":1},"verbose":{"type":"boolean"}},"required":["id"],"additionalProperties":false}`)
+	strictSchema = purramcptest.StrictSchema
+	looseSchema  = purramcptest.LooseSchema
 )
 
 // fakeAPI plays the Anthropic Messages API on 127.0.0.1: it answers each
@@ -98,86 +90,6 @@ func toolUseReply(uses ...use) string {
 
 // endReply is a scripted final assistant message.
 const endReply = `{"id":"msg_end","type":"message","role":"assistant","model":"claude-test","content":[{"type":"text","text":"done"}],"stop_reason":"end_turn","stop_sequence":null,"usage":{"input_tokens":1,"output_tokens":1}}`
-
-// fixture is an MCP server with one tool per outcome, discovered.
-type fixture struct {
-	srv     *purramcptest.Server
-	catalog *purramcp.Catalog
-	mu      sync.Mutex
-	callIDs []string // ToolContext.CallID seen by the search tool's scope
-}
-
-// bindings returns the fixture's bindings: search records call ids, deny
-// denies, host fails with the canary in its error.
-func (f *fixture) bindings() map[string]purramcp.ToolBinding {
-	search := purramcptest.Binding("search")
-	search.Scope = func(_ context.Context, _ map[string]any, call purramcp.ToolContext) error {
-		f.mu.Lock()
-		f.callIDs = append(f.callIDs, call.CallID)
-		f.mu.Unlock()
-		return nil
-	}
-	deny := purramcptest.Binding("deny")
-	deny.Scope = func(context.Context, map[string]any, purramcp.ToolContext) error { return purramcp.Deny(canary) }
-	host := purramcptest.Binding("host")
-	host.Scope = func(context.Context, map[string]any, purramcp.ToolContext) error { return errors.New(canary) }
-	return map[string]purramcp.ToolBinding{
-		"remote.search": search,
-		"remote.lookup": purramcptest.Binding("lookup"),
-		"remote.fail":   purramcptest.Binding("fail"),
-		"remote.deny":   deny,
-		"remote.host":   host,
-		"remote.broken": purramcptest.Binding("broken"),
-	}
-}
-
-// CallIDs returns the call ids the search tool's scope saw.
-func (f *fixture) CallIDs() []string {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return append([]string(nil), f.callIDs...)
-}
-
-// newFixture starts the MCP server and discovers its tools.
-func newFixture(t *testing.T) *fixture {
-	t.Helper()
-	echo := func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		var args struct{ Q string }
-		_ = json.Unmarshal(req.Params.Arguments, &args)
-		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "hits for " + args.Q}}}, nil
-	}
-	failing := func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "boom " + canary}}}, nil
-	}
-	broken := func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		return nil, errors.New("broken " + canary) // a JSON-RPC error with the canary in its message
-	}
-	f := &fixture{}
-	f.srv = purramcptest.Start(t, purramcptest.Options{},
-		purramcptest.Tool{Tool: &mcp.Tool{Name: "remote.search", Description: "Search the index.", InputSchema: strictSchema}, Handler: echo},
-		purramcptest.Tool{Tool: &mcp.Tool{Name: "remote.lookup", Description: "Look up one record.", InputSchema: looseSchema},
-			Handler: purramcptest.Text(map[string]any{"id": 1.0}, "one")},
-		purramcptest.Tool{Tool: &mcp.Tool{Name: "remote.fail", Description: "Always fails.", InputSchema: strictSchema}, Handler: failing},
-		purramcptest.Tool{Tool: &mcp.Tool{Name: "remote.deny", Description: "Denied by the host.", InputSchema: strictSchema}, Handler: echo},
-		purramcptest.Tool{Tool: &mcp.Tool{Name: "remote.host", Description: "Host scope fails.", InputSchema: strictSchema}, Handler: echo},
-		purramcptest.Tool{Tool: &mcp.Tool{Name: "remote.broken", Description: "Answers an error.", InputSchema: strictSchema}, Handler: broken},
-	)
-	f.catalog = f.srv.Discover(t, f.bindings(), purramcp.DiscoveryOptions{})
-	return f
-}
-
-// makeStale changes the server's tool list and waits until catalog is stale.
-func makeStale(t *testing.T, srv *purramcptest.Server, catalog *purramcp.Catalog) {
-	t.Helper()
-	srv.MCP.AddTool(&mcp.Tool{Name: "remote.added", InputSchema: strictSchema}, purramcptest.Text(nil, "x"))
-	deadline := time.Now().Add(10 * time.Second)
-	for !catalog.Stale() {
-		if time.Now().After(deadline) {
-			t.Fatal("catalog never became stale")
-		}
-		time.Sleep(time.Millisecond)
-	}
-}
 
 // noCanary fails t when any request body sent to the vendor holds the canary.
 func noCanary(t *testing.T, bodies []string) {

@@ -44,8 +44,8 @@ func TestRunner_DeclarationsAndOutcomes(t *testing.T) {
 
 // runnerOutcomes drives one turn with every kind of call through the runner.
 func runnerOutcomes(t *testing.T, thread bool) {
-	f := newFixture(t)
-	defs := f.catalog.Registrations()
+	f := purramcptest.NewFixture(t)
+	defs := f.Catalog.Registrations()
 	var hostErrs []string
 	var mu sync.Mutex
 	tools, err := purraanthropic.BetaTools(defs, purraanthropic.Options{
@@ -134,11 +134,11 @@ func runnerOutcomes(t *testing.T, thread bool) {
 	noCanary(t, bodies)
 
 	// Exactly one tools/call per call that passed the boundary's checks.
-	if f.srv.Calls() != 4 {
-		t.Fatalf("tools/call %d, want 4 (search, lookup, fail, broken)", f.srv.Calls())
+	if f.Server.Calls() != 4 {
+		t.Fatalf("tools/call %d, want 4 (search, lookup, fail, broken)", f.Server.Calls())
 	}
 	var args []string
-	for _, a := range f.srv.Arguments() {
+	for _, a := range f.Server.Arguments() {
 		args = append(args, string(a))
 	}
 	sort.Strings(args)
@@ -155,8 +155,8 @@ func runnerOutcomes(t *testing.T, thread bool) {
 }
 
 func TestRunner_StrictDeclarationsThroughParamsTools(t *testing.T) {
-	f := newFixture(t)
-	defs := f.catalog.Registrations()
+	f := purramcptest.NewFixture(t)
+	defs := f.Catalog.Registrations()
 	tools, err := purraanthropic.BetaTools(defs, purraanthropic.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -193,14 +193,14 @@ func TestRunner_StrictDeclarationsThroughParamsTools(t *testing.T) {
 	if r := lastToolResults(t, bodies[1])["tu_1"]; r.text != `{"structured":null,"text":["hits for a"]}` || r.isError {
 		t.Fatalf("result %+v", r)
 	}
-	if f.srv.Calls() != 1 {
-		t.Fatalf("tools/call %d, want 1", f.srv.Calls())
+	if f.Server.Calls() != 1 {
+		t.Fatalf("tools/call %d, want 1", f.Server.Calls())
 	}
 }
 
 func TestRunner_CallIDFromOptions(t *testing.T) {
-	f := newFixture(t)
-	tools, err := purraanthropic.BetaTools(f.catalog.Registrations(), purraanthropic.Options{
+	f := purramcptest.NewFixture(t)
+	tools, err := purraanthropic.BetaTools(f.Catalog.Registrations(), purraanthropic.Options{
 		Call: func(_ context.Context, callID string, d purramcp.ToolDefinition) purramcp.ToolContext {
 			return purramcp.ToolContext{CallID: "host-" + d.Name + callID, RunID: "run-1", ToolName: "ignored"}
 		},
@@ -219,12 +219,12 @@ func TestRunner_CallIDFromOptions(t *testing.T) {
 }
 
 func TestRunner_StaleCatalogUntilSwapped(t *testing.T) {
-	f := newFixture(t)
-	tools, err := purraanthropic.BetaTools(f.catalog.Registrations(), purraanthropic.Options{})
+	f := purramcptest.NewFixture(t)
+	tools, err := purraanthropic.BetaTools(f.Catalog.Registrations(), purraanthropic.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	makeStale(t, f.srv, f.catalog)
+	f.MakeStale(t)
 	api := newFakeAPI(t, toolUseReply(use{"tu_1", "search", `{"q":"a"}`}), endReply,
 		toolUseReply(use{"tu_2", "search", `{"q":"b"}`}), endReply)
 	client := api.client()
@@ -234,11 +234,11 @@ func TestRunner_StaleCatalogUntilSwapped(t *testing.T) {
 	if r := lastToolResults(t, api.Bodies()[1])["tu_1"]; r.text != "Error: "+purramcp.CodeCatalogStale || !r.isError {
 		t.Fatalf("stale result %+v", r)
 	}
-	if f.srv.Calls() != 0 {
-		t.Fatalf("tools/call %d on a stale catalog", f.srv.Calls())
+	if f.Server.Calls() != 0 {
+		t.Fatalf("tools/call %d on a stale catalog", f.Server.Calls())
 	}
 	// The host rediscovers and builds a new runner over the new catalog.
-	fresh := f.srv.Discover(t, f.bindings(), purramcp.DiscoveryOptions{})
+	fresh := f.Server.Discover(t, f.Bindings(), purramcp.DiscoveryOptions{})
 	tools, err = purraanthropic.BetaTools(fresh.Registrations(), purraanthropic.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -249,8 +249,8 @@ func TestRunner_StaleCatalogUntilSwapped(t *testing.T) {
 	if r := lastToolResults(t, api.Bodies()[3])["tu_2"]; r.text != `{"structured":null,"text":["hits for b"]}` || r.isError {
 		t.Fatalf("result after rediscovery %+v", r)
 	}
-	if f.srv.Calls() != 1 {
-		t.Fatalf("tools/call %d, want 1", f.srv.Calls())
+	if f.Server.Calls() != 1 {
+		t.Fatalf("tools/call %d, want 1", f.Server.Calls())
 	}
 }
 

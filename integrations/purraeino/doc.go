@@ -17,7 +17,9 @@
 //
 // and, after a rediscovery (the old catalog went stale), passes the new
 // catalog's tools per call (react.WithTools, compose.WithToolList) or builds
-// a new agent.
+// a new agent. A host with many servers serves a fleet (package
+// purra.dev/purramcp/fleet) through [NewToolset] and passes
+// [Toolset.Tools], which reads the fleet each time, with each run.
 //
 // Every tool call runs the registration's Run exactly once with the model's
 // argument text unchanged, so exactly one tools/call reaches the server;

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/cloudwego/eino/components/model"
 	"github.com/cloudwego/eino/schema"
@@ -224,16 +223,4 @@ func newFixture(t *testing.T) *fixture {
 		"remote.slow": recording(purramcptest.Binding("slow"), purramcp.Unscoped),
 	}, purramcp.DiscoveryOptions{})
 	return f
-}
-
-// waitStale waits until catalog is stale (list_changed arrives asynchronously).
-func waitStale(t *testing.T, catalog *purramcp.Catalog) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !catalog.Stale() {
-		if time.Now().After(deadline) {
-			t.Fatal("catalog never went stale")
-		}
-		time.Sleep(time.Millisecond)
-	}
 }

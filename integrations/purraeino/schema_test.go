@@ -113,3 +113,12 @@ func TestTools_Errors(t *testing.T) {
 		t.Fatalf("no definitions: %v %v", tools, err)
 	}
 }
+
+func TestNewToolset_NilSource(t *testing.T) {
+	var none *purramcp.Catalog
+	for name, src := range map[string]purraeino.Source{"nil": nil, "nil catalog": none} {
+		if ts, err := purraeino.NewToolset(src, purraeino.Options{}); err == nil || ts != nil {
+			t.Errorf("%s: NewToolset = %v, %v; want an error", name, ts, err)
+		}
+	}
+}

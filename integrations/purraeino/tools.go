@@ -3,7 +3,6 @@ package purraeino
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 
 	"github.com/cloudwego/eino/components/tool"
@@ -12,15 +11,17 @@ import (
 	"github.com/eino-contrib/jsonschema"
 
 	"purra.dev/purramcp"
+	"purra.dev/purramcp/internal/hostcore"
 )
 
-// Options configures [Tools]. The zero value works: descriptions are the
+// Options configures a [Toolset] (and [Tools]). The zero value works: descriptions are the
 // registrations' own, host failures end the run without a report, and each
 // call's [purramcp.ToolContext] holds the call id and tool name.
 type Options struct {
 	// Call returns the ToolContext for one call of def; callID is Eino's
-	// tool call id (compose.GetToolCallID). Whatever Call returns, CallID is
-	// set to callID and ToolName to def.Name. Nil sets only those two.
+	// tool call id (compose.GetToolCallID). Whatever Call returns, ToolName
+	// is set to def.Name and CallID to callID when callID is not empty. Nil
+	// sets only those two.
 	Call func(ctx context.Context, callID string, def purramcp.ToolDefinition) purramcp.ToolContext
 	// OnHostError is called with the host's own error whenever Run fails
 	// with one (a ScopeFunc failure, anything but purramcp.ErrCanceled),
@@ -36,7 +37,7 @@ type Options struct {
 
 // UnknownToolMessage is the output [UnknownTool] gives a call of a name no
 // tool has.
-const UnknownToolMessage = `{"error":"unknown_tool"}`
+const UnknownToolMessage = `{"error":"` + hostcore.CodeUnknownTool + `"}`
 
 // UnknownTool is a compose.ToolsNodeConfig.UnknownToolsHandler that answers a
 // call of a name no tool has with {"error":"unknown_tool"}, a normal tool
@@ -45,52 +46,102 @@ func UnknownTool(context.Context, string, string) (string, error) {
 	return UnknownToolMessage, nil
 }
 
-// Tools returns one Eino tool per definition, in order; each is a
-// tool.InvokableTool named def.Name with def's description and input
-// schema. Tools whose registrations are not ConcurrencySafe never run
-// concurrently with themselves (Eino runs one message's tool calls in
-// parallel); the serialization covers the tools of one Tools call.
+// A Source hands out registrations: a *purramcp.Catalog, or a fleet of
+// servers (package purra.dev/purramcp/fleet), whose registrations change as
+// servers come, go and are approved.
+type Source interface {
+	Registrations() []purramcp.ToolDefinition
+}
+
+// A Toolset serves one source's registrations as Eino tools. Eino fixes a
+// ToolsNode's or an agent's tools when it is built and takes a fresh list
+// per run (react.WithTools, compose.WithToolList), so [Toolset.Tools] reads
+// the source each time it is called: a host serving a fleet passes
+// Tools' result with each run. A registration that is not ConcurrencySafe
+// never runs concurrently with itself on one Toolset (Eino runs one
+// message's tool calls in parallel), across every list Tools returned: one
+// gate per tool name, for the Toolset's lifetime. Its methods are safe for
+// concurrent use.
+type Toolset struct {
+	set  *hostcore.Set
+	opts Options
+}
+
+// rules are what a Toolset needs of a registration: a unique non-empty name
+// (Eino finds the tool by it) and a Run to call.
+var rules = hostcore.Rules{Package: "purraeino"}
+
+// NewToolset returns a Toolset over src: a *purramcp.Catalog or a fleet. It
+// fails when src is nil (a nil *purramcp.Catalog included) or as
+// [Toolset.Tools] does.
+func NewToolset(src Source, opts Options) (*Toolset, error) {
+	set, err := hostcore.NewSet(src, rules)
+	if err != nil {
+		return nil, err
+	}
+	ts := &Toolset{set: set, opts: opts}
+	if _, err := ts.tools(set.Current()); err != nil {
+		return nil, err
+	}
+	return ts, nil
+}
+
+// Tools reads the source and returns one Eino tool per registration, in
+// the source's order; each is a tool.InvokableTool named def.Name with def's
+// description and input schema. Calls already running, and the tools of
+// lists returned before, keep the registrations they were made from (they
+// answer mcp_catalog_stale once their catalog is stale).
 //
 // Tools fails, naming the tool, when a name is empty or repeated, a
 // definition has no Run, or Eino's schema type cannot hold the input schema
 // unchanged (it drops keywords it does not know and const: null); it never
 // rewrites a schema to fit.
-func Tools(defs []purramcp.ToolDefinition, opts Options) ([]tool.BaseTool, error) {
+func (ts *Toolset) Tools(context.Context) ([]tool.BaseTool, error) {
+	l, err := ts.set.Read()
+	if err != nil {
+		return nil, err
+	}
+	return ts.tools(l)
+}
+
+// tools converts one read of the source.
+func (ts *Toolset) tools(l *hostcore.List) ([]tool.BaseTool, error) {
+	defs := l.Defs()
 	out := make([]tool.BaseTool, len(defs))
-	seen := make(map[string]bool, len(defs))
 	for i, def := range defs {
-		switch {
-		case def.Name == "":
-			return nil, errors.New("purraeino: a tool has an empty name")
-		case seen[def.Name]:
-			return nil, fmt.Errorf("purraeino: tool %q is defined twice", def.Name)
-		case def.Run == nil:
-			return nil, fmt.Errorf("purraeino: tool %q has no Run", def.Name)
-		}
-		seen[def.Name] = true
 		params, err := paramsJSON(def.InputSchema)
 		if err != nil {
 			return nil, fmt.Errorf("purraeino: tool %q: %w", def.Name, err)
 		}
-		t := &invokable{def: def, opts: opts, description: def.Description, params: params}
-		if opts.Describe != nil {
-			t.description = opts.Describe(def)
-		}
-		if !def.ConcurrencySafe {
-			t.slot = make(chan struct{}, 1)
+		t := &invokable{def: def, ts: ts, description: def.Description, params: params}
+		if ts.opts.Describe != nil {
+			t.description = ts.opts.Describe(def)
 		}
 		out[i] = t
 	}
 	return out, nil
 }
 
+// Tools returns the Eino tools of a fixed list of definitions, as
+// [Toolset.Tools] does, sharing one Toolset's gates; it fails as
+// [Toolset.Tools] does. After a rediscovery a host passes the new catalog's
+// tools per call (react.WithTools, compose.WithToolList) or builds a new
+// agent; a host that refreshes uses one [Toolset], whose gates span every
+// list.
+func Tools(defs []purramcp.ToolDefinition, opts Options) ([]tool.BaseTool, error) {
+	ts, err := NewToolset(hostcore.Static(defs), opts)
+	if err != nil {
+		return nil, err
+	}
+	return ts.tools(ts.set.Current())
+}
+
 // invokable is one registration as an Eino tool.
 type invokable struct {
 	def         purramcp.ToolDefinition
-	opts        Options
+	ts          *Toolset // its gates and options
 	description string
-	params      []byte        // the input schema as JSON; nil for none
-	slot        chan struct{} // nil when the registration is concurrency-safe
+	params      []byte // the input schema as JSON; nil for none
 }
 
 var _ tool.InvokableTool = (*invokable)(nil)
@@ -111,31 +162,16 @@ func (t *invokable) Info(context.Context) (*schema.ToolInfo, error) {
 
 // InvokableRun runs the registration once with the model's argument text and
 // returns what the model is shown. Its errors are purramcp.ErrCanceled and
-// the host's own ScopeFunc failure, which end Eino's run.
+// the host's own ScopeFunc failure (after Options.OnHostError), which end
+// Eino's run.
 func (t *invokable) InvokableRun(ctx context.Context, arguments string, _ ...tool.Option) (string, error) {
-	if t.slot != nil {
-		select {
-		case t.slot <- struct{}{}:
-			defer func() { <-t.slot }()
-		case <-ctx.Done():
-			return "", purramcp.ErrCanceled
-		}
-	}
-	id := compose.GetToolCallID(ctx)
-	var call purramcp.ToolContext
-	if t.opts.Call != nil {
-		call = t.opts.Call(ctx, id, t.def)
-	}
-	call.CallID, call.ToolName = id, t.def.Name
-	res, err := t.def.Run(ctx, json.RawMessage(arguments), call)
-	switch {
-	case errors.Is(err, purramcp.ErrCanceled):
-		return "", purramcp.ErrCanceled
-	case err != nil:
-		if t.opts.OnHostError != nil {
-			t.opts.OnHostError(ctx, t.def.Name, err)
-		}
+	hooks := hostcore.Hooks{Call: t.ts.opts.Call, OnHostError: t.ts.opts.OnHostError}
+	out, err := hostcore.Call(ctx, t.ts.set.Gates(), hooks, t.def, compose.GetToolCallID(ctx), json.RawMessage(arguments))
+	if err != nil {
 		return "", err
 	}
-	return res.ModelJSON(), nil
+	if out.HostErr != nil {
+		return "", out.HostErr
+	}
+	return out.JSON(), nil
 }

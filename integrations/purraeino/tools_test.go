@@ -310,7 +310,7 @@ func TestReact_StaleThenSwap(t *testing.T) {
 		t.Fatalf("fresh catalog: %s", got)
 	}
 	f.srv.MCP.AddTool(&mcp.Tool{Name: "remote.extra", InputSchema: json.RawMessage(searchSchema)}, purramcptest.Text(nil))
-	waitStale(t, f.catalog)
+	purramcptest.WaitStale(t, f.catalog)
 	if got := generate("c2"); got != `{"error":"mcp_catalog_stale"}` {
 		t.Fatalf("stale catalog: %s", got)
 	}

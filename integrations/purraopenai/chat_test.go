@@ -47,8 +47,8 @@ func chatLoop(t *testing.T, ctx context.Context, client openai.Client, tb *purra
 }
 
 func TestChat_DeclarationsAndOutcomes(t *testing.T) {
-	f := newFixture(t)
-	defs := f.catalog.Registrations()
+	f := purramcptest.NewFixture(t)
+	defs := f.Catalog.Registrations()
 	var hostErrs []string
 	tb, err := purraopenai.New(defs, purraopenai.Options{
 		OnHostError: func(_ context.Context, tool string, err error) { hostErrs = append(hostErrs, tool+": "+err.Error()) },
@@ -105,11 +105,11 @@ func TestChat_DeclarationsAndOutcomes(t *testing.T) {
 		t.Fatalf("tool messages\n got %q\nwant %q", got, want)
 	}
 	noCanary(t, bodies)
-	if f.srv.Calls() != 4 {
-		t.Fatalf("tools/call %d, want 4 (search, lookup, fail, broken)", f.srv.Calls())
+	if f.Server.Calls() != 4 {
+		t.Fatalf("tools/call %d, want 4 (search, lookup, fail, broken)", f.Server.Calls())
 	}
 	var args []string
-	for _, a := range f.srv.Arguments() {
+	for _, a := range f.Server.Arguments() {
 		args = append(args, string(a))
 	}
 	if !slices.Equal(args, []string{`{"q":"cats"}`, `{"id":3}`, `{"q":"x"}`, `{"q":"x"}`}) {
@@ -124,12 +124,12 @@ func TestChat_DeclarationsAndOutcomes(t *testing.T) {
 }
 
 func TestChat_StaleCatalogUntilSwapped(t *testing.T) {
-	f := newFixture(t)
-	tb, err := purraopenai.New(f.catalog.Registrations(), purraopenai.Options{})
+	f := purramcptest.NewFixture(t)
+	tb, err := purraopenai.New(f.Catalog.Registrations(), purraopenai.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	makeStale(t, f.srv, f.catalog)
+	f.MakeStale(t)
 	api := newFakeAPI(t, chatToolCalls(call{"call_1", "search", `{"q":"a"}`}), chatEnd,
 		chatToolCalls(call{"call_2", "search", `{"q":"b"}`}), chatEnd)
 	client := api.client()
@@ -139,10 +139,10 @@ func TestChat_StaleCatalogUntilSwapped(t *testing.T) {
 	if got := chatToolMessages(t, api.Bodies()[1]); !slices.Equal(got, []string{`call_1: {"error":"mcp_catalog_stale"}`}) {
 		t.Fatalf("stale result %q", got)
 	}
-	if f.srv.Calls() != 0 {
-		t.Fatalf("tools/call %d on a stale catalog", f.srv.Calls())
+	if f.Server.Calls() != 0 {
+		t.Fatalf("tools/call %d on a stale catalog", f.Server.Calls())
 	}
-	fresh := f.srv.Discover(t, f.bindings(), purramcp.DiscoveryOptions{})
+	fresh := f.Server.Discover(t, f.Bindings(), purramcp.DiscoveryOptions{})
 	if tb, err = purraopenai.New(fresh.Registrations(), purraopenai.Options{}); err != nil {
 		t.Fatal(err)
 	}
@@ -152,8 +152,8 @@ func TestChat_StaleCatalogUntilSwapped(t *testing.T) {
 	if got := chatToolMessages(t, api.Bodies()[3]); !slices.Equal(got, []string{`call_2: {"structured":null,"text":["hits for b"]}`}) {
 		t.Fatalf("result after rediscovery %q", got)
 	}
-	if f.srv.Calls() != 1 {
-		t.Fatalf("tools/call %d, want 1", f.srv.Calls())
+	if f.Server.Calls() != 1 {
+		t.Fatalf("tools/call %d, want 1", f.Server.Calls())
 	}
 }
 
@@ -195,8 +195,8 @@ func TestChat_CanceledIsReturned(t *testing.T) {
 }
 
 func TestChat_CustomToolCallIsUnknown(t *testing.T) {
-	f := newFixture(t)
-	tb, err := purraopenai.New(f.catalog.Registrations(), purraopenai.Options{})
+	f := purramcptest.NewFixture(t)
+	tb, err := purraopenai.New(f.Catalog.Registrations(), purraopenai.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -214,7 +214,7 @@ func TestChat_CustomToolCallIsUnknown(t *testing.T) {
 	if got := decode(t, string(b)); !reflect.DeepEqual(got, want) {
 		t.Fatalf("tool message %s", b)
 	}
-	if f.srv.Calls() != 0 {
+	if f.Server.Calls() != 0 {
 		t.Fatal("a custom tool call reached the server")
 	}
 	if out, err := tb.ChatToolMessages(t.Context(), openai.ChatCompletionMessage{}); out != nil || err != nil {
@@ -292,8 +292,8 @@ func TestRunCall_NotConcurrencySafeRunsOneAtATime(t *testing.T) {
 }
 
 func TestRunCall_CallIDAndOptionsCall(t *testing.T) {
-	f := newFixture(t)
-	tb, err := purraopenai.New(f.catalog.Registrations(), purraopenai.Options{
+	f := purramcptest.NewFixture(t)
+	tb, err := purraopenai.New(f.Catalog.Registrations(), purraopenai.Options{
 		Call: func(_ context.Context, callID string, d purramcp.ToolDefinition) purramcp.ToolContext {
 			return purramcp.ToolContext{CallID: "host-" + d.Name, RunID: "run-" + callID}
 		},
@@ -335,5 +335,14 @@ func TestNew_RejectsDefinitions(t *testing.T) {
 	tb, err := purraopenai.New(nil, purraopenai.Options{})
 	if err != nil || len(tb.ChatTools()) != 0 || len(tb.ResponsesTools()) != 0 {
 		t.Fatalf("empty toolbox: %v", err)
+	}
+}
+
+func TestNewToolbox_NilSource(t *testing.T) {
+	var none *purramcp.Catalog
+	for name, src := range map[string]purraopenai.Source{"nil": nil, "nil catalog": none} {
+		if tb, err := purraopenai.NewToolbox(src, purraopenai.Options{}); err == nil || tb != nil {
+			t.Errorf("%s: NewToolbox = %v, %v; want an error", name, tb, err)
+		}
 	}
 }

@@ -5,11 +5,12 @@ import (
 	"testing"
 
 	"purra.dev/purramcp/integrations/purraopenai"
+	"purra.dev/purramcp/purramcptest"
 )
 
 func TestToolbox_DeclarationsAreFreshCopies(t *testing.T) {
-	f := newFixture(t)
-	defs := f.catalog.Registrations()
+	f := purramcptest.NewFixture(t)
+	defs := f.Catalog.Registrations()
 	want := defs[0].InputSchema
 	tb, err := purraopenai.New(defs, purraopenai.Options{})
 	if err != nil {

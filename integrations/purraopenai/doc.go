@@ -16,6 +16,9 @@
 // ([purramcp.CodeHostFailure] instead, reported to [Options.OnHostError]).
 // Only a cancellation ([purramcp.ErrCanceled]) is returned as a Go error.
 //
-// The package never rediscovers: once the catalog is stale every call gets
-// mcp_catalog_stale until the host rediscovers and builds a new Toolbox.
+// The package never rediscovers: once a catalog is stale every call gets
+// mcp_catalog_stale until the host rediscovers and builds a new Toolbox. A
+// host with many servers serves a fleet (package purra.dev/purramcp/fleet)
+// through [NewToolbox] and calls [Toolbox.Refresh] from the fleet's
+// OnChange.
 package purraopenai

@@ -4,10 +4,12 @@ import (
 	"context"
 
 	"purra.dev/purramcp"
+	"purra.dev/purramcp/internal/hostcore"
 )
 
-// Options configures [New]. The zero value works: no host-failure hook, and
-// a [purramcp.ToolContext] holding only the call id and the tool name.
+// Options configures a [Toolbox]. The zero value works: no host-failure
+// hook, and a [purramcp.ToolContext] holding only the call id and the tool
+// name.
 type Options struct {
 	// OnHostError, when set, is called with the tool's name and the error
 	// whenever the host's own ScopeFunc failed (Run returned an error other
@@ -22,15 +24,7 @@ type Options struct {
 	Call func(ctx context.Context, callID string, def purramcp.ToolDefinition) purramcp.ToolContext
 }
 
-// toolContext builds the ToolContext of one call.
-func (o Options) toolContext(ctx context.Context, callID string, def purramcp.ToolDefinition) purramcp.ToolContext {
-	var tc purramcp.ToolContext
-	if o.Call != nil {
-		tc = o.Call(ctx, callID, def)
-	}
-	if callID != "" {
-		tc.CallID = callID
-	}
-	tc.ToolName = def.Name
-	return tc
+// hooks returns the options' hooks in the form the shared call path takes.
+func (o Options) hooks() hostcore.Hooks {
+	return hostcore.Hooks{Call: o.Call, OnHostError: o.OnHostError}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/openai/openai-go/v3/responses"
 
 	"purra.dev/purramcp/integrations/purraopenai"
+	"purra.dev/purramcp/purramcptest"
 )
 
 // responsesTurn sends one Responses request with tb's tools, runs the
@@ -43,8 +44,8 @@ func responsesTurn(t *testing.T, ctx context.Context, client openai.Client, tb *
 }
 
 func TestResponses_DeclarationsAndOutputs(t *testing.T) {
-	f := newFixture(t)
-	defs := f.catalog.Registrations()
+	f := purramcptest.NewFixture(t)
+	defs := f.Catalog.Registrations()
 	tb, err := purraopenai.New(defs, purraopenai.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -90,8 +91,8 @@ func TestResponses_DeclarationsAndOutputs(t *testing.T) {
 		t.Fatalf("outputs\n got %q\nwant %q", got, want)
 	}
 	noCanary(t, bodies)
-	if f.srv.Calls() != 2 {
-		t.Fatalf("tools/call %d, want 2", f.srv.Calls())
+	if f.Server.Calls() != 2 {
+		t.Fatalf("tools/call %d, want 2", f.Server.Calls())
 	}
 	if ids := f.CallIDs(); !slices.Equal(ids, []string{"call_ok"}) {
 		t.Fatalf("call ids %q", ids)

@@ -3,67 +3,90 @@ package purraopenai
 import (
 	"context"
 	"encoding/json"
-	"errors"
+	"regexp"
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/responses"
 	"github.com/openai/openai-go/v3/shared"
 
 	"purra.dev/purramcp"
+	"purra.dev/purramcp/internal/hostcore"
 )
 
 // CodeUnknownTool is what the model is shown, as {"error":"unknown_tool"},
 // for a call naming no tool in the [Toolbox].
-const CodeUnknownTool = "unknown_tool"
+const CodeUnknownTool = hostcore.CodeUnknownTool
 
-// A Toolbox holds one catalog's registrations for an OpenAI host loop. Its
-// methods are safe for concurrent use; a registration whose binding is not
-// ConcurrencySafe runs one call at a time across all of them.
+// A Source hands out registrations: a *purramcp.Catalog, or a fleet of
+// servers (package purra.dev/purramcp/fleet), whose registrations change as
+// servers come, go and are approved.
+type Source interface {
+	Registrations() []purramcp.ToolDefinition
+}
+
+// A Toolbox serves one source's registrations to an OpenAI host loop. It
+// reads the source when it is made and at each [Toolbox.Refresh]; its
+// declarations and its calls use the registrations read last. Its methods
+// are safe for concurrent use. A registration whose binding is not
+// ConcurrencySafe never runs concurrently with itself on one Toolbox, across
+// every refresh: one gate per tool name, for the Toolbox's lifetime.
 type Toolbox struct {
-	defs   []purramcp.ToolDefinition
-	byName map[string]*callable
-	opts   Options
+	set  *hostcore.Set
+	opts Options
 }
 
-// callable is one registration and, when the binding is not
-// ConcurrencySafe, the gate that lets one call of it run at a time.
-type callable struct {
-	def  purramcp.ToolDefinition
-	gate chan struct{} // nil when def.ConcurrencySafe
-}
+// functionName is what the OpenAI API accepts as a function name; every
+// purramcp local name matches it.
+var functionName = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
 
-// New returns a Toolbox over defs (copied; typically
-// catalog.Registrations()). It fails, naming the tool, when a name is not a
-// valid OpenAI function name (^[A-Za-z0-9_-]{1,64}$; every purramcp local
-// name is) or is repeated, when Run is nil, or when an input schema's root is
-// not type "object". After a rediscovery the host builds a new Toolbox.
-func New(defs []purramcp.ToolDefinition, opts Options) (*Toolbox, error) {
-	if err := checkDefinitions(defs); err != nil {
+// rules are what the API requires of a definition: a valid, unique function
+// name and an object input schema; a nil Run could not be called.
+var rules = hostcore.Rules{Package: "purraopenai", ValidName: functionName.MatchString, ObjectRoot: true}
+
+// NewToolbox returns a Toolbox over src: a *purramcp.Catalog, or a fleet
+// whose Options.OnChange calls [Toolbox.Refresh]. It fails, naming the tool,
+// when src is nil or when a registration's name is not a valid OpenAI
+// function name (^[A-Za-z0-9_-]{1,64}$; every purramcp local name is) or is
+// repeated, has no Run, or has an input schema whose root is not type
+// "object".
+func NewToolbox(src Source, opts Options) (*Toolbox, error) {
+	set, err := hostcore.NewSet(src, rules)
+	if err != nil {
 		return nil, err
 	}
-	tb := &Toolbox{defs: append([]purramcp.ToolDefinition(nil), defs...),
-		byName: make(map[string]*callable, len(defs)), opts: opts}
-	for _, d := range tb.defs {
-		c := &callable{def: d}
-		if !d.ConcurrencySafe {
-			c.gate = make(chan struct{}, 1)
-		}
-		tb.byName[d.Name] = c
-	}
-	return tb, nil
+	return &Toolbox{set: set, opts: opts}, nil
+}
+
+// New returns a Toolbox over a fixed list of definitions (copied; typically
+// catalog.Registrations()), failing as [NewToolbox] does. [Toolbox.Refresh]
+// changes nothing on it: after a rediscovery the host builds a new Toolbox,
+// or uses NewToolbox with the catalog, or a fleet.
+func New(defs []purramcp.ToolDefinition, opts Options) (*Toolbox, error) {
+	return NewToolbox(hostcore.Static(defs), opts)
+}
+
+// Refresh reads the source again: the next declarations and calls use its
+// registrations. Calls already running finish on the registrations they
+// started with. A host serving a fleet calls it from the fleet's OnChange.
+// On an error (the registrations break what [NewToolbox] checks) the
+// Toolbox keeps serving what it read before.
+func (tb *Toolbox) Refresh() error {
+	_, err := tb.set.Read()
+	return err
 }
 
 // ChatTools returns the Chat Completions declaration of every tool, in the
-// order given to New: name, description and parameters (a fresh copy of the
+// source's order: name, description and parameters (a fresh copy of the
 // input schema) unchanged, and strict:true exactly when [StrictEligible]
 // holds for the schema (else strict is left out).
 func (tb *Toolbox) ChatTools() []openai.ChatCompletionToolUnionParam {
-	tools := make([]openai.ChatCompletionToolUnionParam, len(tb.defs))
-	for i, d := range tb.defs {
+	defs := tb.set.Current().Defs()
+	tools := make([]openai.ChatCompletionToolUnionParam, len(defs))
+	for i, d := range defs {
 		fn := shared.FunctionDefinitionParam{
 			Name:        d.Name,
 			Description: openai.String(d.Description),
-			Parameters:  shared.FunctionParameters(cloneSchema(d.InputSchema)),
+			Parameters:  shared.FunctionParameters(hostcore.CloneSchema(d.InputSchema)),
 		}
 		if StrictEligible(d.InputSchema) {
 			fn.Strict = openai.Bool(true)
@@ -74,14 +97,15 @@ func (tb *Toolbox) ChatTools() []openai.ChatCompletionToolUnionParam {
 }
 
 // ResponsesTools returns the Responses declaration of every tool, in the
-// order given to New: name, description and parameters (a fresh copy of the
+// source's order: name, description and parameters (a fresh copy of the
 // input schema) unchanged. The Responses API requires strict on every
 // function and treats it as true when absent, so it is always sent: true
 // exactly when [StrictEligible] holds, else false.
 func (tb *Toolbox) ResponsesTools() []responses.ToolUnionParam {
-	tools := make([]responses.ToolUnionParam, len(tb.defs))
-	for i, d := range tb.defs {
-		t := responses.ToolParamOfFunction(d.Name, cloneSchema(d.InputSchema), StrictEligible(d.InputSchema))
+	defs := tb.set.Current().Defs()
+	tools := make([]responses.ToolUnionParam, len(defs))
+	for i, d := range defs {
+		t := responses.ToolParamOfFunction(d.Name, hostcore.CloneSchema(d.InputSchema), StrictEligible(d.InputSchema))
 		t.OfFunction.Description = openai.String(d.Description)
 		tools[i] = t
 	}
@@ -101,7 +125,7 @@ func (tb *Toolbox) ChatToolMessages(ctx context.Context, msg openai.ChatCompleti
 	}
 	out := make([]openai.ChatCompletionMessageParamUnion, 0, len(msg.ToolCalls))
 	for _, call := range msg.ToolCalls {
-		output := errorJSON(CodeUnknownTool)
+		output := hostcore.ErrorJSON(CodeUnknownTool)
 		if call.Type == "function" {
 			var err error
 			if output, err = tb.RunCall(ctx, call.ID, call.Function.Name, call.Function.Arguments); err != nil {
@@ -113,12 +137,13 @@ func (tb *Toolbox) ChatToolMessages(ctx context.Context, msg openai.ChatCompleti
 	return out, nil
 }
 
-// RunCall runs one model tool call and returns the output to send back: on
-// Chat Completions as the tool message's content, on Responses as the
-// function_call_output's output (the host builds that item; its constructor
-// differs across openai-go v3 minor versions). arguments is passed to Run as
-// it is (the raw text the model sent; "" means {}), and callID becomes
-// ToolContext.CallID. The output is:
+// RunCall runs one model tool call on the registration of that name read
+// last, and returns the output to send back: on Chat Completions as the tool
+// message's content, on Responses as the function_call_output's output (the
+// host builds that item; its constructor differs across openai-go v3 minor
+// versions). arguments is passed to Run as it is (the raw text the model
+// sent; "" means {}), and callID becomes ToolContext.CallID. Run sends at
+// most one tools/call; nothing is retried. The output is:
 //
 //   - on success, [purramcp.ToolResult.ModelJSON];
 //   - on a failure, {"error":"mcp_..."};
@@ -128,35 +153,17 @@ func (tb *Toolbox) ChatToolMessages(ctx context.Context, msg openai.ChatCompleti
 //
 // The only error is [purramcp.ErrCanceled], when ctx ends.
 func (tb *Toolbox) RunCall(ctx context.Context, callID, name, arguments string) (string, error) {
-	c, ok := tb.byName[name]
+	def, ok := tb.set.Current().Lookup(name)
 	if !ok {
-		return errorJSON(CodeUnknownTool), nil
-	}
-	if c.gate != nil {
-		select {
-		case c.gate <- struct{}{}:
-			defer func() { <-c.gate }()
-		case <-ctx.Done():
-			return "", purramcp.ErrCanceled
-		}
+		return hostcore.ErrorJSON(CodeUnknownTool), nil
 	}
 	var args json.RawMessage
 	if arguments != "" {
 		args = json.RawMessage(arguments)
 	}
-	res, err := c.def.Run(ctx, args, tb.opts.toolContext(ctx, callID, c.def))
-	switch {
-	case err == nil:
-		return res.ModelJSON(), nil
-	case errors.Is(err, purramcp.ErrCanceled):
-		return "", purramcp.ErrCanceled
-	default:
-		if tb.opts.OnHostError != nil {
-			tb.opts.OnHostError(ctx, name, err)
-		}
-		return errorJSON(purramcp.CodeHostFailure), nil
+	out, err := hostcore.Call(ctx, tb.set.Gates(), tb.opts.hooks(), def, callID, args)
+	if err != nil {
+		return "", err
 	}
+	return out.JSON(), nil
 }
-
-// errorJSON is the model-visible text of a failure with code.
-func errorJSON(code string) string { return `{"error":"` + code + `"}` }

@@ -1,0 +1,112 @@
+package hostcore
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+
+	"purra.dev/purramcp"
+)
+
+// CodeUnknownTool is what an integration that dispatches by name shows the
+// model, as {"error":"unknown_tool"}, for a call naming no tool it serves.
+// Like [purramcp.CodeHostFailure] it is outside the mcp_* set: the boundary
+// never saw the call.
+const CodeUnknownTool = "unknown_tool"
+
+// ErrorJSON is the model-visible text of a failure with code:
+// {"error":"<code>"}. Every code is a fixed ASCII word, so nothing needs
+// escaping.
+func ErrorJSON(code string) string { return `{"error":"` + code + `"}` }
+
+// Hooks are the host's two hooks that every integration's Options carries.
+type Hooks struct {
+	// Call, when set, returns the ToolContext of one call of def; callID is
+	// the framework's call id, "" where it has none.
+	Call func(ctx context.Context, callID string, def purramcp.ToolDefinition) purramcp.ToolContext
+	// OnHostError, when set, is told the host's own error whenever Run
+	// fails with one (anything but [purramcp.ErrCanceled]); it may be called
+	// concurrently.
+	OnHostError func(ctx context.Context, tool string, err error)
+}
+
+// ToolContext returns the ToolContext of one call: what Call returns (the
+// zero value when Call is nil), with ToolName set to def.Name and CallID to
+// callID when callID is not empty.
+func (h Hooks) ToolContext(ctx context.Context, callID string, def purramcp.ToolDefinition) purramcp.ToolContext {
+	var tc purramcp.ToolContext
+	if h.Call != nil {
+		tc = h.Call(ctx, callID, def)
+	}
+	if callID != "" {
+		tc.CallID = callID
+	}
+	tc.ToolName = def.Name
+	return tc
+}
+
+// An Outcome is what one call produced, other than a cancellation: Run's
+// result, or the host's own failure.
+type Outcome struct {
+	// Result is Run's result when HostErr is nil: a success (ErrorCode "")
+	// or a known failure.
+	Result purramcp.ToolResult
+	// HostErr is the host's own error (a ScopeFunc failure), already
+	// reported to Hooks.OnHostError. Only an integration whose framework
+	// never shows a Go error's text to the model returns it.
+	HostErr error
+}
+
+// Code returns "" on success, the mcp_* code of a known failure, and
+// [purramcp.CodeHostFailure] for a host failure.
+func (o Outcome) Code() string {
+	if o.HostErr != nil {
+		return purramcp.CodeHostFailure
+	}
+	return o.Result.ErrorCode
+}
+
+// JSON returns what a model reads as text: [purramcp.ToolResult.ModelJSON]
+// for a result, {"error":"host_failure"} for a host failure.
+func (o Outcome) JSON() string {
+	if o.HostErr != nil {
+		return ErrorJSON(purramcp.CodeHostFailure)
+	}
+	return o.Result.ModelJSON()
+}
+
+// Model returns what a model reads as a value: [purramcp.ToolResult.Model]
+// for a result, {"error":"host_failure"} for a host failure.
+func (o Outcome) Model() map[string]any {
+	if o.HostErr != nil {
+		return map[string]any{"error": purramcp.CodeHostFailure}
+	}
+	return o.Result.Model()
+}
+
+// Call runs def once for one model tool call: it takes def's gate in g (see
+// [Gates]), builds the ToolContext with h, and calls Run with args as the
+// framework handed them (nil or empty means {}). Run sends at most one
+// tools/call and nothing is retried. The only error is
+// [purramcp.ErrCanceled] (ctx ended while waiting for the gate, or Run
+// reported it); a host failure is reported to h.OnHostError and returned in
+// the Outcome.
+func Call(ctx context.Context, g *Gates, h Hooks, def purramcp.ToolDefinition, callID string, args json.RawMessage) (Outcome, error) {
+	release, err := g.enter(ctx, def)
+	if err != nil {
+		return Outcome{}, err
+	}
+	defer release()
+	res, err := def.Run(ctx, args, h.ToolContext(ctx, callID, def))
+	switch {
+	case err == nil:
+		return Outcome{Result: res}, nil
+	case errors.Is(err, purramcp.ErrCanceled):
+		return Outcome{}, purramcp.ErrCanceled
+	default:
+		if h.OnHostError != nil {
+			h.OnHostError(ctx, def.Name, err)
+		}
+		return Outcome{HostErr: err}, nil
+	}
+}
