@@ -21,7 +21,7 @@ import (
 	"purra.dev/purramcp"
 )
 
-// The bounding layer on every path (landscape.md T6, T11): long SSE lines,
+// The bounding layer on every path (threats T6, floods, and T11, hangs): long SSE lines,
 // resumed streams, count-dense pages and results, dripped events. Each
 // hostile answer fails with the code of the limit it meets, within Timeout
 // + 50 ms, with the adapter's allocation at most 2 × that limit + 1 MiB and
@@ -287,6 +287,43 @@ func threatCountDense(t *testing.T) {
 		check(t, (&byteServer{page: pageText}).start(t), "io", 10*time.Second, 8*len(pageText))
 		h := (&byteServer{page: page("", tool), call: resultText}).start(t)
 		runHostile(t, h, purramcp.Limits{Timeout: 10 * time.Second}, purramcp.DefaultLimits().MaxResultBytes, "mcp_result_too_large", "T6 dense result over io")
+	})
+	leakChecked(t, "in_memory", func(t *testing.T) {
+		srv := newSDKServer(t, nil, withField(t, loadMCPFixture(t).Tool, "outputSchema", nil))
+		srv.server.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+			return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+				if method == "tools/call" {
+					return &rawResult{raw: json.RawMessage(resultText)}, nil
+				}
+				return next(ctx, method, req)
+			}
+		})
+		monitor := purramcp.NewCatalogMonitor()
+		client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, monitor.ClientOptions(nil))
+		cs, err := monitor.Connect(t.Context(), client, serveInMemory(t, srv), nil)
+		require.NoError(t, err)
+		t.Cleanup(func() { _ = cs.Close() })
+		h := sessionHarness{session: cs, monitor: monitor, counts: srv.counts}
+		runHostile(t, h, purramcp.Limits{Timeout: time.Second}, purramcp.DefaultLimits().MaxResultBytes, "mcp_result_too_large", "T6 dense result in memory")
+
+		dense := newSDKServer(t, nil)
+		dense.server.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+			return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+				if method == "tools/list" {
+					return &rawResult{raw: json.RawMessage(pageText)}, nil
+				}
+				return next(ctx, method, req)
+			}
+		})
+		denseMonitor := purramcp.NewCatalogMonitor()
+		denseClient := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, denseMonitor.ClientOptions(nil))
+		denseSession, err := denseMonitor.Connect(t.Context(), denseClient, serveInMemory(t, dense), nil)
+		require.NoError(t, err)
+		t.Cleanup(func() { _ = denseSession.Close() })
+		// The go-sdk server encodes the page in this process (its result, its
+		// frame and go-sdk's reading of it: several copies): the bound adds
+		// them.
+		check(t, sessionHarness{session: denseSession, monitor: denseMonitor, counts: dense.counts}, "in-memory", time.Second, 12*len(pageText))
 	})
 	for _, sse := range []bool{false, true} {
 		leakChecked(t, fmt.Sprintf("http_sse=%v", sse), func(t *testing.T) {
