@@ -138,7 +138,7 @@ func bounded[T any](ctx context.Context, timeout time.Duration, m *CatalogMonito
 		if c.Err() != nil {
 			return zero, mapCallError(ctx, c, c.Err())
 		}
-		return zero, fail(CodeTransportError) // adapter.md §8: the session's write is wedged
+		return zero, fail(CodeTransportError) // the session's write is wedged: one abandoned goroutine is the most a session keeps
 	}
 	c.done = make(chan struct{})
 	m.workers.start(c)

@@ -53,7 +53,7 @@ func (p *requestWorkers) abandon(done <-chan struct{}) {
 // ago (or until ctx ends) and refuses at once (false) while an older one
 // runs. A write to a peer that stopped reading holds go-sdk's write lock,
 // so a new request would only queue behind it on one more goroutine
-// (adapter.md §8: at most one abandoned goroutine per session).
+// (a session keeps at most one abandoned goroutine).
 func (p *requestWorkers) await(ctx context.Context) bool {
 	for {
 		p.mu.Lock()

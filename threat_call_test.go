@@ -334,6 +334,7 @@ func TestThreatT10_NoReplay(t *testing.T) {
 		assert.Equal(t, 1, calls, "T10 timeout: never re-sent")
 		assert.NoError(t, h.session.Ping(t.Context(), nil))
 	})
+	t.Run("client_built_with_other_options", threatClientBuiltWithOtherOptions)
 }
 
 // TestThreatT11_HangsEndAtTimeout: nothing a server does wedges the host
@@ -349,6 +350,8 @@ func TestThreatT11_HangsEndAtTimeout(t *testing.T) {
 	t.Run("wedged_stdio_child_stopped", threatWedgedStdio)
 	t.Run("canceled_mid_write_severs", threatCanceledMidWrite)
 	t.Run("http_failure_mid_call", threatHTTPMidCall)
+	t.Run("http_connection_failed_in_flight", threatHTTPConnectionFailsInFlight)
+	t.Run("reference_wiring_one_abandoned_goroutine", threatReferenceWiringOneAbandoned)
 	t.Run("list_never_answered", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			h := rawHarness(t, &rawServer{listFault: "silent", pages: []string{page("")}})

@@ -37,6 +37,7 @@ func TestThreatT6_FloodsHitLimits(t *testing.T) {
 	t.Run("hostile_sizing_costs_the_limit", threatSizingCost)
 	t.Run("float_overflow_fails_the_page", threatFloatOverflow)
 	t.Run("huge_notification_params_dropped", threatHugeNotification)
+	t.Run("bounding_layer_every_path", threatBoundingLayerEveryPath)
 }
 
 // minimalTools renders n minimal tools named prefix0, prefix1, ….

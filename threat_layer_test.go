@@ -21,7 +21,7 @@ import (
 	"purra.dev/purramcp"
 )
 
-// The bounding layer on every path (landscape.md T6, T11): long SSE lines,
+// The bounding layer on every path (threats T6, floods, and T11, hangs): long SSE lines,
 // resumed streams, count-dense pages and results, dripped events. Each
 // hostile answer fails with the code of the limit it meets, within Timeout
 // + 50 ms, with the adapter's allocation at most 2 × that limit + 1 MiB and
@@ -144,6 +144,13 @@ func (p *httpPeer) start(t *testing.T) sessionHarness {
 // code want, within Timeout + 50 ms, allocating at most 2 × limit + 1 MiB.
 func runHostile(t *testing.T, h sessionHarness, limits purramcp.Limits, limit int, want, id string) {
 	t.Helper()
+	runHostileReading(t, h, limits, limit, 0, want, id)
+}
+
+// runHostileReading is runHostile where the bound also allows read bytes:
+// what a server in this process allocates to send the answer.
+func runHostileReading(t *testing.T, h sessionHarness, limits purramcp.Limits, limit, read int, want, id string) {
+	t.Helper()
 	reg := discoverWith(t, h, limits, nil)
 	var res purramcp.ToolResult
 	var err error
@@ -156,7 +163,7 @@ func runHostile(t *testing.T, h sessionHarness, limits purramcp.Limits, limit in
 	require.NoError(t, err, id)
 	assert.Equal(t, purramcp.ToolResult{Content: emptyEnvelope, EffectState: "not_started", ErrorCode: want}, res, id)
 	assert.Less(t, took, limits.Timeout+50*time.Millisecond, "%s: Run ends within Timeout + 50 ms", id)
-	assert.LessOrEqual(t, alloc, uint64(2*limit+1<<20), "%s: allocation", id)
+	assert.LessOrEqual(t, alloc, uint64(2*limit+1<<20+read), "%s: allocation", id)
 	t.Logf("%s: %s in %v, %.2f MiB allocated", id, res.ErrorCode, took, float64(alloc)/(1<<20))
 }
 
@@ -165,10 +172,10 @@ func textTool(t *testing.T) string {
 	return string(withField(t, loadMCPFixture(t).Tool, "outputSchema", nil))
 }
 
-// TestThreatT6_BoundingLayerEveryPath: the hostile answers of issue 22's
-// review, over streamable HTTP and io, each rejected before go-sdk decodes
-// it.
-func TestThreatT6_BoundingLayerEveryPath(t *testing.T) {
+// threatBoundingLayerEveryPath (T6): the hostile answers of issue 22's
+// review, over streamable HTTP, io and in memory, each rejected before
+// go-sdk decodes it.
+func threatBoundingLayerEveryPath(t *testing.T) {
 	t.Run("sse_data_line_longer_than_the_read_buffer", threatSSELongLine)
 	t.Run("resumed_stream_bounded_by_its_request", threatResumedStream)
 	t.Run("count_dense_page_and_result", threatCountDense)
@@ -288,6 +295,46 @@ func threatCountDense(t *testing.T) {
 		h := (&byteServer{page: page("", tool), call: resultText}).start(t)
 		runHostile(t, h, purramcp.Limits{Timeout: 10 * time.Second}, purramcp.DefaultLimits().MaxResultBytes, "mcp_result_too_large", "T6 dense result over io")
 	})
+	leakChecked(t, "in_memory", func(t *testing.T) {
+		srv := newSDKServer(t, nil, withField(t, loadMCPFixture(t).Tool, "outputSchema", nil))
+		srv.server.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+			return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+				if method == "tools/call" {
+					return &rawResult{raw: json.RawMessage(resultText)}, nil
+				}
+				return next(ctx, method, req)
+			}
+		})
+		monitor := purramcp.NewCatalogMonitor()
+		client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, monitor.ClientOptions(nil))
+		cs, err := monitor.Connect(t.Context(), client, serveInMemory(t, srv), nil)
+		require.NoError(t, err)
+		t.Cleanup(func() { _ = cs.Close() })
+		h := sessionHarness{session: cs, monitor: monitor, counts: srv.counts}
+		// The go-sdk server encodes the result in this process: the bound adds
+		// those copies.
+		runHostileReading(t, h, purramcp.Limits{Timeout: time.Second}, purramcp.DefaultLimits().MaxResultBytes, 12*len(resultText),
+			"mcp_result_too_large", "T6 dense result in memory")
+
+		dense := newSDKServer(t, nil)
+		dense.server.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+			return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+				if method == "tools/list" {
+					return &rawResult{raw: json.RawMessage(pageText)}, nil
+				}
+				return next(ctx, method, req)
+			}
+		})
+		denseMonitor := purramcp.NewCatalogMonitor()
+		denseClient := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, denseMonitor.ClientOptions(nil))
+		denseSession, err := denseMonitor.Connect(t.Context(), denseClient, serveInMemory(t, dense), nil)
+		require.NoError(t, err)
+		t.Cleanup(func() { _ = denseSession.Close() })
+		// The go-sdk server encodes the page in this process (its result, its
+		// frame and go-sdk's reading of it: several copies): the bound adds
+		// them.
+		check(t, sessionHarness{session: denseSession, monitor: denseMonitor, counts: dense.counts}, "in-memory", time.Second, 16*len(pageText))
+	})
 	for _, sse := range []bool{false, true} {
 		leakChecked(t, fmt.Sprintf("http_sse=%v", sse), func(t *testing.T) {
 			check(t, (&httpPeer{list: pageText, sseList: sse}).start(t), "HTTP", time.Second, 0)
@@ -338,7 +385,7 @@ func threatDrippedEvent(t *testing.T) {
 	})
 }
 
-// TestThreatT10_ClientBuiltWithOtherOptions: the wiring check is a property
+// threatClientBuiltWithOtherOptions (T10): the wiring check is a property
 // of the session's client, not a record that ClientOptions was called. A
 // host that calls monitor.ClientOptions and builds its client with other
 // options (go-sdk would re-send tools/call for inputRequests and no list
@@ -346,7 +393,7 @@ func threatDrippedEvent(t *testing.T) {
 // monitor.Connect (no session returned) and through Attach alike; so do
 // another monitor's options and this monitor's options with their handler
 // or retry setting changed.
-func TestThreatT10_ClientBuiltWithOtherOptions(t *testing.T) {
+func threatClientBuiltWithOtherOptions(t *testing.T) {
 	f := loadMCPFixture(t)
 	for _, tc := range []struct {
 		id   string
@@ -413,12 +460,12 @@ func TestThreatT10_ClientBuiltWithOtherOptions(t *testing.T) {
 	}
 }
 
-// TestThreatT11_HTTPConnectionFailsInFlight: a call in flight when go-sdk
+// threatHTTPConnectionFailsInFlight (T11): a call in flight when go-sdk
 // fails the HTTP connection (an event or body it cannot decode, before any
 // result reached it) is mcp_transport_error: go-sdk retires the call with
 // an error that carries no sentinel. A result that reached go-sdk and does
 // not decode stays mcp_result_invalid.
-func TestThreatT11_HTTPConnectionFailsInFlight(t *testing.T) {
+func threatHTTPConnectionFailsInFlight(t *testing.T) {
 	tool := textTool(t)
 	for _, tc := range []struct {
 		id   string
@@ -476,14 +523,14 @@ func startReference(t *testing.T, s *rawServer) sessionHarness {
 	return sessionHarness{session: cs, monitor: monitor, counts: s.counts, lastArguments: s.lastArguments}
 }
 
-// TestThreatT11_ReferenceWiringKeepsOneAbandonedGoroutine: without the
+// threatReferenceWiringOneAbandoned (T11): without the
 // bounding layer nothing can end a write to a peer that stopped reading.
 // The Run whose write blocks returns at its Timeout and leaves its worker
 // blocked; while that worker runs, every later request of the session is
 // refused at once with mcp_transport_error instead of queueing one more
 // goroutine behind go-sdk's write lock: 200 Runs leave at most that one
 // goroutine. Once the session closes, the write fails and nothing is left.
-func TestThreatT11_ReferenceWiringKeepsOneAbandonedGoroutine(t *testing.T) {
+func threatReferenceWiringOneAbandoned(t *testing.T) {
 	f := loadMCPFixture(t)
 	leakChecked(t, "reference", func(t *testing.T) {
 		h := startReference(t, &rawServer{stallCalls: true, pages: []string{page("", string(f.Tool))}})
