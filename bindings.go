@@ -83,7 +83,7 @@ type binding struct {
 }
 
 // copyBindings validates and copies every binding in sorted remote-name order
-// (adapter.md §3.3), so map order never changes the outcome.
+// (the order purra-mcp 1.0.0 checks them in), so map order never changes the outcome.
 func copyBindings(bindings map[string]ToolBinding, maxTools int) (map[string]*binding, error) {
 	bound := make(map[string]*binding, len(bindings))
 	locals := make(map[string]bool, len(bindings))

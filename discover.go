@@ -135,7 +135,8 @@ func DiscoverTools(ctx context.Context, session *mcp.ClientSession, serverID str
 	}
 }
 
-// newDiscovery runs adapter.md §3.1–§3.3 (and checks the purramcp options):
+// newDiscovery runs steps 1 and 2 of DiscoverTools (and checks the purramcp
+// options):
 // everything that is decided before any request and never retried.
 func newDiscovery(session *mcp.ClientSession, serverID string, bindings map[string]ToolBinding,
 	opts DiscoveryOptions) (*discovery, error) {
@@ -173,7 +174,7 @@ type discovery struct {
 	pages    int // tools/list requests sent by the current attempt
 }
 
-// preflight runs adapter.md §3.4: monitor, version, tools capability and the
+// preflight runs step 3 of DiscoverTools: monitor, version, tools capability and the
 // envelope contract, all before any request.
 func (d *discovery) preflight() error {
 	d.revision = d.monitor.Revision()

@@ -125,7 +125,7 @@ func (m *CatalogMonitor) ClientOptions(base *mcp.ClientOptions) *mcp.ClientOptio
 	}
 	mrt.Disabled = true
 	opts.MultiRoundTrip = &mrt
-	// landscape.md T17: advertise no roots, sampling or elicitation
+	// Capability injection: advertise no roots, sampling or elicitation
 	// capability unless the host asks for one. go-sdk clones Capabilities
 	// and infers sampling and elicitation from their handlers on top.
 	if opts.Capabilities == nil {

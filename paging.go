@@ -11,7 +11,7 @@ import (
 // once it has ended); after it: the monitor check again, the catalog byte and
 // tool totals, then each tool in order: visit gets the tool, its schema
 // sizes and whether its remote name was seen before (visit must then fail
-// mcp_name_conflict, adapter.md §3.6). An empty
+// mcp_name_conflict). An empty
 // cursor ends paging; an oversized or repeated one fails; so does running
 // out of pages. Pages may be shared with go-sdk's cache: read only.
 //

@@ -5,16 +5,16 @@ import (
 )
 
 // convert turns a tools/call result into the envelope, in the order of
-// adapter.md §6. result is the one go-sdk decoded for this call, which
+// ToolDefinition.Run (step 7). result is the one go-sdk decoded for this call, which
 // nothing else reads once Run returns: the envelope may keep its structured
 // content when that is already in the decoded form the envelope promises
 // (validateWithMember).
 //
-// The size check (§6.2) comes before the block and envelope checks. For the
+// The size check comes before the block and envelope checks. For the
 // common result, text blocks and structured content only, the envelope's
 // walk runs first and its measure bounds the size (resultbound.go); the
 // exact count runs only when the bound does not settle it. Either way the
-// first failure in §6 order decides the outcome.
+// first failure in that order decides the outcome.
 func (t *boundTool) convert(result *mcp.CallToolResult) (Envelope, error) {
 	if result == nil {
 		return Envelope{}, fail(CodeResultInvalid) // unreachable: go-sdk returns a value
@@ -45,7 +45,7 @@ func (t *boundTool) convert(result *mcp.CallToolResult) (Envelope, error) {
 	if !allText {
 		return Envelope{}, fail(CodeResultUnsupported)
 	}
-	// adapter.md §6.3: a result asking for more input (multi-round-trip).
+	// A result asking for more input (multi-round-trip) is not a result.
 	if result.NeedsInput() || result.InputRequests != nil {
 		return Envelope{}, fail(CodeResultUnsupported)
 	}
@@ -89,8 +89,7 @@ func envelopeValue(text []any, structured any) (map[string]any, bool) {
 }
 
 // envelopeOf validates {text, structured} under the envelope contract and,
-// when the tool has one, structured under its output contract (adapter.md
-// §6.4).
+// when the tool has one, structured under its output contract.
 func (t *boundTool) envelopeOf(text []any, structured any) (Envelope, error) {
 	envelope, ok := envelopeValue(text, structured)
 	if !ok {

@@ -9,7 +9,7 @@ import (
 )
 
 // scope is the registration's Scope: the monitor, then ctx, then the host's
-// ScopeFunc with a copy of args (adapter.md §4.3).
+// ScopeFunc with a copy of args (see ScopeFunc).
 func (t *boundTool) scope(ctx context.Context, args map[string]any, call ToolContext) error {
 	return t.scopeOwned(ctx, cloneObject(args), call)
 }
@@ -26,7 +26,7 @@ func (t *boundTool) scopeOwned(ctx context.Context, args map[string]any, call To
 	return t.binding.scope(ctx, args, call)
 }
 
-// run is the registration's Run, in the order of adapter.md §4. Known
+// run is the registration's Run, in the order ToolDefinition.Run documents. Known
 // failures are results with an ErrorCode and the empty envelope; the error is
 // non-nil only for ErrCanceled or a host scope failure. st records the
 // request sent and the result received, for the call's Event.
@@ -45,7 +45,7 @@ func (t *boundTool) run(ctx context.Context, args json.RawMessage, call ToolCont
 		return failedResult(CodeOf(err)), nil
 	}
 	if ctx.Err() != nil {
-		return ToolResult{}, ErrCanceled // adapter.md §4.4: no request sent
+		return ToolResult{}, ErrCanceled // no request is sent once ctx has ended
 	}
 	st.requests = 1
 	result, err := bounded(ctx, t.limits.Timeout, t.monitor, resultCap(t.limits.MaxResultBytes, t.limits.MaxContentBlocks), func(ctx context.Context) (*mcp.CallToolResult, error) {
@@ -56,7 +56,7 @@ func (t *boundTool) run(ctx context.Context, args json.RawMessage, call ToolCont
 		return errorOutcome(err)
 	}
 	st.result = result
-	// adapter.md §4.6: a list change meanwhile discards the result.
+	// A list change meanwhile discards the result.
 	if err := t.monitor.Check(t.revision); err != nil {
 		return failedResult(CodeOf(err)), nil
 	}
@@ -67,8 +67,8 @@ func (t *boundTool) run(ctx context.Context, args json.RawMessage, call ToolCont
 	return ToolResult{Content: envelope, EffectState: effectNotStarted}, nil
 }
 
-// arguments parses args as strict JSON under the input contract (adapter.md
-// §4.2) and re-encodes the validated value compactly for the wire. Empty
+// arguments parses args as strict JSON under the input contract and
+// re-encodes the validated value compactly for the wire. Empty
 // (nil or zero-length) args mean {}.
 func (t *boundTool) arguments(args json.RawMessage) (map[string]any, json.RawMessage, error) {
 	text := string(args)
@@ -78,7 +78,7 @@ func (t *boundTool) arguments(args json.RawMessage) (map[string]any, json.RawMes
 	return t.input.parseArguments(text) // the wire form as json.Marshal(value) writes it
 }
 
-// scopeOutcome turns a scope error into Run's outcome (adapter.md §4.3). An
+// scopeOutcome turns a scope error into Run's outcome (see ScopeFunc). An
 // *Error in err's chain that is nil or has no code (a typed nil returned as
 // an error) fails mcp_scope_denied.
 func scopeOutcome(ctx context.Context, err error) (ToolResult, error) {

@@ -222,8 +222,9 @@ func newContract(opts ContractOptions, popts profile.Options) (*Contract, *contr
 
 func fresh(e *ContractError) *ContractError { c := *e; return &c }
 
-// identityDigest hashes the six-member contract identity of A10.2; the
-// limits are listed in the canonical order of A2.1.
+// identityDigest hashes the contract identity purra-mcp 1.0.0 defines: the
+// profile, schema id, schema version, mode, schema digest and the limits in
+// ContractLimits' field order.
 func (c *Contract) identityDigest() string {
 	l := c.limits
 	d, err := identity.DigestOf(map[string]any{
@@ -237,7 +238,8 @@ func (c *Contract) identityDigest() string {
 	return d
 }
 
-// validIdentityString applies A1.3 step 1 to a schema id or version.
+// validIdentityString checks a schema id or version: at most 128 bytes of
+// valid UTF-8 that is not blank under JavaScript's trim().
 func validIdentityString(s string) bool {
 	return len(s) <= 128 && utf8.ValidString(s) && strings.TrimFunc(s, isJSWhitespace) != ""
 }
@@ -282,7 +284,7 @@ func (c *Contract) compiledSchema() map[string]any {
 }
 
 // SchemaDigest returns the purra.json-identity/v1 digest of the normalized
-// schema (A10.1): equal for schemas that differ only in key order or number
+// schema: equal for schemas that differ only in key order or number
 // spelling.
 func (c *Contract) SchemaDigest() string {
 	c.computeDigests()
@@ -296,7 +298,7 @@ func (c *Contract) computeDigests() {
 	})
 }
 
-// ContractDigest returns the identity digest of the contract (A10.2): the
+// ContractDigest returns the identity digest of the contract: the
 // schema digest bound to the id, version, profile, mode and every limit.
 func (c *Contract) ContractDigest() string {
 	c.computeDigests()
@@ -320,7 +322,8 @@ func (c *Contract) Parse(text string) (map[string]any, error) {
 	return c.check(v)
 }
 
-// ValidateValue snapshots an already decoded value (A7.1) and validates it.
+// ValidateValue snapshots an already decoded value (a deep copy under the
+// output limits) and validates it.
 // A value outside the JSON domain or the output limits is CodeInvalidJSON
 // with keyword "value"; a spent work budget is CodeValidationLimitExceeded
 // (keyword "validation_steps"); a failed constraint is CodeSchemaMismatch
