@@ -58,22 +58,21 @@ func newServer(f *Fleet, id string, sc ServerConfig, secrets []string) (*server,
 	sc.Headers = maps.Clone(sc.Headers)
 	sc.Tools = maps.Clone(sc.Tools)
 	sc.Policy = slices.Clone(sc.Policy)
-	s := &server{f: f, id: id, cfg: sc, bindings: map[string]purramcp.ToolBinding{},
+	s := &server{f: f, id: id, cfg: sc, bindings: sc.Bindings(),
 		timeout: cmpOr(sc.Limits.Timeout, purramcp.DefaultLimits().Timeout),
 		settled: make(chan struct{}), wake: make(chan struct{}, 1), state: StateConnecting, since: time.Now()}
 	if sc.Command != "" {
 		s.stderr = newStderrRing(secrets)
 	}
-	for _, remote := range slices.Sorted(maps.Keys(sc.Tools)) {
-		tc := sc.Tools[remote]
-		scope := purramcp.Unscoped
-		if f.opts.Scope != nil {
-			if scope = f.opts.Scope(id, tc.As); scope == nil {
-				return nil, errAt(path{"servers", id, "tools", remote}, "Options.Scope returned nil")
-			}
+	for _, remote := range slices.Sorted(maps.Keys(s.bindings)) {
+		if f.opts.Scope == nil {
+			break
 		}
-		s.bindings[remote] = purramcp.ToolBinding{LocalName: tc.As, Scope: scope, ConcurrencySafe: tc.ConcurrencySafe,
-			Policy: purramcp.ToolPolicy{Mode: "read", Title: cmpOr(tc.Title, tc.As)}}
+		b := s.bindings[remote]
+		if b.Scope = f.opts.Scope(id, b.LocalName); b.Scope == nil {
+			return nil, errAt(path{"servers", id, "tools", remote}, "Options.Scope returned nil")
+		}
+		s.bindings[remote] = b
 	}
 	return s, nil
 }
@@ -250,8 +249,8 @@ func (s *server) serve(ctx context.Context, c *conn) (string, bool) {
 // the catalog was admitted, mcp_catalog_unapproved when it is pending,
 // else the code of the failure.
 func (s *server) discover(ctx context.Context, c *conn) string {
-	opts := purramcp.DiscoveryOptions{Monitor: c.monitor, Limits: s.cfg.Limits, Policy: s.cfg.schemaPolicy(),
-		StaleRetries: s.cfg.StaleRetries, RequireReadOnlyHint: s.cfg.RequireReadOnlyHint, Observer: s.f.opts.Observer}
+	opts := s.cfg.DiscoveryOptions()
+	opts.Monitor, opts.Observer = c.monitor, s.f.opts.Observer
 	var candidate *purramcp.Snapshot
 	if s.f.currentLock() != nil {
 		opts.Approve = func(_ context.Context, snap purramcp.Snapshot) error {
@@ -433,22 +432,12 @@ func (s *server) status() ServerStatus {
 	return st
 }
 
-// pendingSnapshot returns a copy of the pending snapshot of an unapproved
-// server.
-func (s *server) pendingSnapshot() (purramcp.Snapshot, bool) {
+// snapshotIn returns a copy of the server's snapshot while it is in state:
+// the pending one when unapproved, the admitted one when ready.
+func (s *server) snapshotIn(state State) (purramcp.Snapshot, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.state != StateUnapproved {
-		return purramcp.Snapshot{}, false
-	}
-	return copySnapshot(s.snapshot), true
-}
-
-// readySnapshot returns a copy of the admitted snapshot of a ready server.
-func (s *server) readySnapshot() (purramcp.Snapshot, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.state != StateReady {
+	if s.state != state {
 		return purramcp.Snapshot{}, false
 	}
 	return copySnapshot(s.snapshot), true
