@@ -521,13 +521,39 @@ func (sc *ServerConfig) validateOptions(p path) error {
 	return checkLimits(sc.Limits, p.with("limits"))
 }
 
-// schemaPolicy is the SchemaPolicy that sc.Policy names.
-func (sc *ServerConfig) schemaPolicy() purramcp.SchemaPolicy {
+// SchemaPolicy returns the purramcp.SchemaPolicy that sc.Policy names. A
+// word it does not know (a config [New] or [ParseConfig] would reject)
+// enables nothing.
+func (sc ServerConfig) SchemaPolicy() purramcp.SchemaPolicy {
 	var policy purramcp.SchemaPolicy
 	for _, word := range sc.Policy {
-		policyWords[word](&policy)
+		if enable, ok := policyWords[word]; ok {
+			enable(&policy)
+		}
 	}
 	return policy
+}
+
+// Bindings returns a fresh ToolBinding for each of sc.Tools, keyed by
+// remote name, as the fleet binds them: the local name As, read mode, the
+// title Title (As when ""), ConcurrencySafe as configured, and the scope
+// purramcp.Unscoped (the fleet replaces it with Options.Scope's when set).
+func (sc ServerConfig) Bindings() map[string]purramcp.ToolBinding {
+	b := make(map[string]purramcp.ToolBinding, len(sc.Tools))
+	for remote, tc := range sc.Tools {
+		b[remote] = purramcp.ToolBinding{LocalName: tc.As, Scope: purramcp.Unscoped, ConcurrencySafe: tc.ConcurrencySafe,
+			Policy: purramcp.ToolPolicy{Mode: "read", Title: cmpOr(tc.Title, tc.As)}}
+	}
+	return b
+}
+
+// DiscoveryOptions returns the purramcp.DiscoveryOptions the fleet
+// discovers sc's tools with: its Limits, SchemaPolicy, StaleRetries and
+// RequireReadOnlyHint. Monitor, Observer and Approve are left zero for
+// the caller to set.
+func (sc ServerConfig) DiscoveryOptions() purramcp.DiscoveryOptions {
+	return purramcp.DiscoveryOptions{Limits: sc.Limits, Policy: sc.SchemaPolicy(), StaleRetries: sc.StaleRetries,
+		RequireReadOnlyHint: sc.RequireReadOnlyHint}
 }
 
 // validServerID reports whether s matches ^[A-Za-z0-9_.-]{1,128}$, the

@@ -142,13 +142,6 @@ func serverEndpoint(sc fleet.ServerConfig, secrets []string) endpoint {
 	return ep
 }
 
-// serverPolicy returns the SchemaPolicy the server's "policy" names; the
-// config was checked, so its words are known.
-func serverPolicy(sc fleet.ServerConfig) purramcp.SchemaPolicy {
-	p, _ := parsePolicy(sc.Policy)
-	return p
-}
-
 // resolveLimits gives every zero field of l its default, as discovery does.
 func resolveLimits(l purramcp.Limits) purramcp.Limits {
 	d := purramcp.DefaultLimits()
@@ -171,22 +164,6 @@ func resolveLimits(l purramcp.Limits) purramcp.Limits {
 	return l
 }
 
-// bindings returns the ToolBindings of sc's tools: each local name, the
-// title (the local name when the config names none), read mode,
-// concurrencySafe, and Unscoped, since nothing is ever called through them.
-func bindings(sc fleet.ServerConfig) map[string]purramcp.ToolBinding {
-	b := make(map[string]purramcp.ToolBinding, len(sc.Tools))
-	for remote, tc := range sc.Tools {
-		title := tc.Title
-		if title == "" {
-			title = tc.As
-		}
-		b[remote] = purramcp.ToolBinding{LocalName: tc.As, Policy: purramcp.ToolPolicy{Mode: "read", Title: title},
-			Scope: purramcp.Unscoped, ConcurrencySafe: tc.ConcurrencySafe}
-	}
-	return b
-}
-
 // configTarget returns the inspect target of server id in the config at
 // path: its endpoint, policy, limits, requireReadOnlyHint and bindings, and
 // the local names its other servers use.
@@ -200,7 +177,7 @@ func configTarget(path, id string) (*inspectTarget, error) {
 		return nil, &fileError{file: path, path: "servers", reason: fmt.Sprintf("no server %q", id),
 			todo: "name one of " + strings.Join(sortedKeys(cfg.Servers), ", ")}
 	}
-	t := &inspectTarget{id: id, ep: serverEndpoint(sc, cfg.secrets), policy: serverPolicy(sc), limits: resolveLimits(sc.Limits),
+	t := &inspectTarget{id: id, ep: serverEndpoint(sc, cfg.secrets), policy: sc.SchemaPolicy(), limits: resolveLimits(sc.Limits),
 		readOnly: sc.RequireReadOnlyHint, bound: map[string]boundTool{}, taken: map[string]bool{}}
 	for remote, tc := range sc.Tools {
 		t.bound[remote] = boundTool{As: tc.As, Title: tc.Title, ConcurrencySafe: tc.ConcurrencySafe}
