@@ -521,6 +521,19 @@ func (sc *ServerConfig) validateOptions(p path) error {
 	return checkLimits(sc.Limits, p.with("limits"))
 }
 
+// Secrets returns every value ParseConfig substituted for ${env:NAME} in
+// any server, sorted, each once: what no output may show (the fleet hides
+// them in each server's Stderr; give them to [ConnectOptions].Secrets).
+// A Config built in Go has none.
+func (c *Config) Secrets() []string {
+	var all []string
+	for _, found := range c.secrets {
+		all = append(all, found...)
+	}
+	slices.Sort(all)
+	return slices.Compact(all)
+}
+
 // SchemaPolicy returns the purramcp.SchemaPolicy that sc.Policy names. A
 // word it does not know (a config [New] or [ParseConfig] would reject)
 // enables nothing.

@@ -177,30 +177,25 @@ func connectCode(err error) string {
 func (s *server) connect(ctx context.Context) (*conn, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
-	t, proc, release, err := s.transport(ctx)
-	if err != nil {
-		return nil, err
-	}
-	c := &conn{monitor: purramcp.NewCatalogMonitor(), proc: proc, release: release, cut: make(chan struct{})}
-	if s.cfg.LegacyProtocols {
-		c.monitor.AcceptLegacyProtocols()
-	}
-	client := mcp.NewClient(&clientInfo, c.monitor.ClientOptions(&mcp.ClientOptions{
+	c, err := dial(ctx, s.cfg, s.stderr, s.timeout, &clientInfo, &mcp.ClientOptions{
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { s.rediscover() },
-	}))
-	session, err := c.monitor.Connect(ctx, client, t, nil)
-	s.mu.Lock()
-	s.protocol = c.monitor.OfferedVersion() // what the handshake produced, accepted or not
-	s.mu.Unlock()
-	if err != nil {
-		if proc != nil {
-			proc.stop()
-		}
-		release()
-		return nil, err
+	})
+	var de *dialError
+	switch {
+	case err == nil:
+		s.handshook(c.monitor.OfferedVersion())
+	case errors.As(err, &de):
+		s.handshook(de.offered)
 	}
-	c.session = session
-	return c, nil
+	return c, err
+}
+
+// handshook records the protocol version of the last handshake, accepted
+// or not.
+func (s *server) handshook(protocol string) {
+	s.mu.Lock()
+	s.protocol = protocol
+	s.mu.Unlock()
 }
 
 // rediscover asks the supervisor to rediscover on the live session.
