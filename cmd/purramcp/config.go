@@ -2,12 +2,10 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"net/url"
-	"os"
 	"slices"
 	"strings"
 
@@ -70,47 +68,7 @@ func loadConfig(path string) (*config, error) {
 	case err != nil:
 		return nil, asFileError(path, err, "fix that entry (the README describes every field)")
 	}
-	return &config{Config: cfg, secrets: envSecrets(path)}, nil
-}
-
-// envSecrets returns the value of every environment variable a
-// ${env:NAME} names anywhere in the config file at path (which
-// fleet.LoadConfig has read and checked): the values the fleet substitutes
-// and treats as secrets.
-func envSecrets(path string) []string {
-	data, err := os.ReadFile(path)
-	var doc any
-	if err != nil || json.Unmarshal(data, &doc) != nil {
-		return nil // unreachable: the file was just loaded
-	}
-	var secrets []string
-	var walk func(v any)
-	walk = func(v any) {
-		switch v := v.(type) {
-		case map[string]any:
-			for _, e := range v {
-				walk(e)
-			}
-		case []any:
-			for _, e := range v {
-				walk(e)
-			}
-		case string:
-			for rest := v; ; {
-				_, after, ok := strings.Cut(rest, "${env:")
-				name, tail, closed := strings.Cut(after, "}")
-				if !ok || !closed {
-					break
-				}
-				if value := os.Getenv(name); value != "" {
-					secrets = append(secrets, value)
-				}
-				rest = tail
-			}
-		}
-	}
-	walk(doc)
-	return secrets
+	return &config{Config: cfg, secrets: cfg.Secrets()}, nil
 }
 
 // loadLock reads the lock file at path; a missing file is an empty lock.
