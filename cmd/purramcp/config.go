@@ -1,15 +1,12 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io/fs"
 	"net/url"
 	"slices"
 	"strings"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"purra.dev/purramcp"
 	"purra.dev/purramcp/fleet"
@@ -86,16 +83,9 @@ func loadLock(path string) (*fleet.Lock, error) {
 // serverEndpoint returns how to reach the server sc describes; secrets are
 // never shown.
 func serverEndpoint(sc fleet.ServerConfig, secrets []string) endpoint {
-	ep := endpoint{command: sc.Command, args: sc.Args, env: sc.Env, cwd: sc.Cwd, url: sc.URL, headers: sc.Headers,
-		legacy: sc.LegacyProtocols, hidden: slices.Clone(secrets)}
+	ep := endpoint{sc: sc, hidden: slices.Clone(secrets)}
 	if u, err := url.Parse(sc.URL); err == nil && u.RawQuery != "" {
 		ep.hidden = append(ep.hidden, u.RawQuery) // a query may carry a key
-	}
-	if sc.Dial != nil {
-		ep.dial = func(ctx context.Context) (mcp.Transport, func(), error) {
-			t, err := sc.Dial(ctx)
-			return t, nil, err
-		}
 	}
 	return ep
 }

@@ -21,7 +21,7 @@ func TestResolveLimits(t *testing.T) {
 
 func TestServerEndpoint_HidesTheQuery(t *testing.T) {
 	ep := serverEndpoint(fleet.ServerConfig{URL: "https://h/mcp?key=abc", Headers: map[string]string{"X-Key": "k-123"}, LegacyProtocols: true}, []string{"s-123"})
-	assert.Equal(t, "https://h/mcp?key=abc", ep.url)
-	assert.True(t, ep.legacy)
+	assert.Equal(t, "https://h/mcp?key=abc", ep.sc.URL)
+	assert.True(t, ep.sc.LegacyProtocols)
 	assert.ElementsMatch(t, []string{"s-123", "key=abc", "k-123"}, ep.secrets())
 }

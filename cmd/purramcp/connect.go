@@ -16,17 +16,12 @@ import (
 // An endpoint is how to reach one server: exactly one of command, url and
 // dial is set.
 type endpoint struct {
-	command string            // a stdio server's program
-	args    []string          // its arguments
-	env     map[string]string // added to this process's environment
-	cwd     string            // its working directory; "" is ours
-	url     string            // a streamable HTTP server's endpoint
-	headers map[string]string // sent with every HTTP request
-	// dial returns an in-memory transport (a saved catalog, or a server
-	// built in Go) and a function that stops its server.
+	// sc is the server as a config entry gives it: Command, URL or Dial,
+	// and what reaching it takes.
+	sc fleet.ServerConfig
+	// dial, when set, is used instead of sc's own: an in-memory transport
+	// (a saved catalog) and a function that stops its server.
 	dial func(context.Context) (mcp.Transport, func(), error)
-	// legacy also accepts MCP 2024-11-05 and 2025-03-26 (legacyProtocols).
-	legacy bool
 	// hidden are more values no output may show, such as a URL's query.
 	hidden []string
 }
@@ -44,7 +39,7 @@ func (ep endpoint) secrets() []string {
 	for _, v := range ep.hidden {
 		add(v)
 	}
-	for _, m := range []map[string]string{ep.env, ep.headers} {
+	for _, m := range []map[string]string{ep.sc.Env, ep.sc.Headers} {
 		for _, v := range m {
 			add(v)
 		}
@@ -98,8 +93,7 @@ func (e *connectError) Unwrap() error { return e.err }
 // timeout for the handshake. The caller closes the returned conn.
 func dial(ctx context.Context, ep endpoint, timeout time.Duration) (*conn, error) {
 	c := &conn{}
-	sc := fleet.ServerConfig{Command: ep.command, Args: ep.args, Env: ep.env, Cwd: ep.cwd, URL: ep.url,
-		Headers: ep.headers, LegacyProtocols: ep.legacy}
+	sc := ep.sc
 	if ep.dial != nil {
 		sc.Dial = func(ctx context.Context) (mcp.Transport, error) {
 			t, stop, err := ep.dial(ctx)

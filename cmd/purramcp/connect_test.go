@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"purra.dev/purramcp"
+	"purra.dev/purramcp/fleet"
 )
 
 func TestTailLines_LastNonEmptyLinesCleaned(t *testing.T) {
@@ -28,8 +29,8 @@ func TestTailLines_LastNonEmptyLinesCleaned(t *testing.T) {
 // is reported by its exit status, its stderr lines kept with the config's
 // values hidden, and its process group is gone once dial returns.
 func TestDial_ChildExitsWithStatus(t *testing.T) {
-	ep := endpoint{command: "sh", args: []string{"-c", `echo "bad token $TOKEN" >&2; exit 3`},
-		env: map[string]string{"TOKEN": "tok-1234"}}
+	ep := endpoint{sc: fleet.ServerConfig{Command: "sh", Args: []string{"-c", `echo "bad token $TOKEN" >&2; exit 3`},
+		Env: map[string]string{"TOKEN": "tok-1234"}}}
 	_, err := dial(t.Context(), ep, 5*time.Second)
 	require.Error(t, err)
 	assert.EqualError(t, err, "the server exited with status 3 before it answered the handshake")
@@ -51,7 +52,7 @@ func TestConnectError_Messages(t *testing.T) {
 }
 
 func TestEndpoint_Secrets(t *testing.T) {
-	ep := endpoint{env: map[string]string{"TOKEN": "tok-123", "N": "1"}, headers: map[string]string{"Authorization": "Bearer xyz"},
+	ep := endpoint{sc: fleet.ServerConfig{Env: map[string]string{"TOKEN": "tok-123", "N": "1"}, Headers: map[string]string{"Authorization": "Bearer xyz"}},
 		hidden: []string{"key=v"}}
 	got := ep.secrets()
 	assert.ElementsMatch(t, []string{"key=v", "tok-123", "Bearer xyz"}, got)
@@ -152,7 +153,7 @@ func TestDial_LegacyProtocols(t *testing.T) {
 	_, err := dial(t.Context(), ep, 5*time.Second)
 	require.Error(t, err)
 	assert.EqualError(t, err, `the server negotiated MCP 2025-03-26, which purramcp accepts only with "legacyProtocols": true in its config entry (or inspect --legacy-protocols)`)
-	ep.legacy = true
+	ep.sc.LegacyProtocols = true
 	c, err := dial(t.Context(), ep, 5*time.Second)
 	require.NoError(t, err)
 	defer c.close()

@@ -153,13 +153,13 @@ func (o inspectOptions) target() (*inspectTarget, error) {
 		}
 		target = t
 	case o.url != "":
-		target.ep.url = o.url
+		target.ep.sc.URL = o.url
 	case o.catalog != "":
 		target.ep.dial = savedCatalog(o.catalog)
 	default:
-		target.ep.command, target.ep.args = o.command[0], o.command[1:]
+		target.ep.sc.Command, target.ep.sc.Args = o.command[0], o.command[1:]
 	}
-	target.ep.legacy = target.ep.legacy || o.legacy
+	target.ep.sc.LegacyProtocols = target.ep.sc.LegacyProtocols || o.legacy
 	if o.policy != "" {
 		p, err := parsePolicy(strings.Split(o.policy, ","))
 		if err != nil {
