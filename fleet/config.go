@@ -534,6 +534,13 @@ func (c *Config) Secrets() []string {
 	return slices.Compact(all)
 }
 
+// clone returns sc with its own copies of every slice and map.
+func (sc ServerConfig) clone() ServerConfig {
+	sc.Args, sc.Env, sc.Headers = slices.Clone(sc.Args), maps.Clone(sc.Env), maps.Clone(sc.Headers)
+	sc.Tools, sc.Policy = maps.Clone(sc.Tools), slices.Clone(sc.Policy)
+	return sc
+}
+
 // SchemaPolicy returns the purramcp.SchemaPolicy that sc.Policy names. A
 // word it does not know (a config [New] or [ParseConfig] would reject)
 // enables nothing.

@@ -34,6 +34,7 @@ type ConnectOptions struct {
 // (purramcp.CatalogMonitor.Connect). Its methods are safe for concurrent
 // use; the caller closes it.
 type Session struct {
+	sc     ServerConfig // as Connect was given it
 	c      *conn
 	stderr *stderrRing // nil unless stdio
 }
@@ -45,6 +46,23 @@ func (s *Session) ClientSession() *mcp.ClientSession { return s.c.session }
 // Monitor returns the session's CatalogMonitor, to give to
 // purramcp.DiscoveryOptions.Monitor.
 func (s *Session) Monitor() *purramcp.CatalogMonitor { return s.c.monitor }
+
+// Discover discovers the tools of the ServerConfig the session was
+// connected with, as the fleet does: [ServerConfig.Bindings] (every scope
+// purramcp.Unscoped, since a one-shot discovery never calls a tool) and
+// [ServerConfig.DiscoveryOptions], with the session's monitor and observer
+// (which may be nil). It returns the catalog's snapshot, which the caller
+// owns, or purramcp.DiscoverTools' error (the server's own text never in
+// it; see [Session.Stderr] for a child's). It may be called more than once.
+func (s *Session) Discover(ctx context.Context, id string, observer func(context.Context, purramcp.Event)) (purramcp.Snapshot, error) {
+	opts := s.sc.DiscoveryOptions()
+	opts.Monitor, opts.Observer = s.c.monitor, observer
+	catalog, err := purramcp.DiscoverTools(ctx, s.c.session, id, s.sc.Bindings(), opts)
+	if err != nil {
+		return purramcp.Snapshot{}, err
+	}
+	return catalog.Snapshot(), nil
+}
 
 // Stderr returns the last 4 KiB of a stdio child's standard error, every
 // secret replaced by ***; "" for other transports.
@@ -82,8 +100,8 @@ func (e *ConnectError) Unwrap() error { return e.Err }
 
 // Connect starts or reaches the server sc describes and sets up one
 // session through the bounding layer, as the fleet does for each of its
-// sessions, bounded by opts.Timeout. sc is checked as [New] checks it
-// (not its tools); a bad sc fails with a [*ConfigError], a failed
+// sessions, bounded by opts.Timeout. sc is copied and checked as [New]
+// checks it (not its tools); a bad sc fails with a [*ConfigError], a failed
 // connection with a [*ConnectError]. The caller closes the Session.
 func Connect(ctx context.Context, sc ServerConfig, opts ConnectOptions) (*Session, error) {
 	if err := sc.validateReach(path{}); err != nil {
@@ -94,7 +112,8 @@ func Connect(ctx context.Context, sc ServerConfig, opts ConnectOptions) (*Sessio
 	}
 	info := cmpOr(opts.Client, &clientInfo)
 	timeout := cmpOr(opts.Timeout, cmpOr(sc.Limits.Timeout, purramcp.DefaultLimits().Timeout))
-	s := &Session{}
+	sc = sc.clone()
+	s := &Session{sc: sc}
 	if sc.Command != "" {
 		s.stderr = newStderrRing(opts.Secrets)
 	}

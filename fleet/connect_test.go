@@ -27,6 +27,15 @@ func TestConnect_DiscoversAsTheFleetDoes(t *testing.T) {
 	catalog, err := purramcp.DiscoverTools(t.Context(), s.ClientSession(), "units", sc.Bindings(), opts)
 	require.NoError(t, err)
 	assert.Equal(t, unitsSnapshot(t, "units"), catalog.Snapshot())
+	var pages int
+	snap, err := s.Discover(t.Context(), "units", func(_ context.Context, e purramcp.Event) { pages += e.Pages })
+	require.NoError(t, err)
+	assert.Equal(t, catalog.Snapshot(), snap, "Discover binds as the config says")
+	assert.Equal(t, 1, pages)
+	sc.Tools["units.list"] = fleet.ToolConfig{As: "changed"} // Connect copied sc
+	again, err := s.Discover(t.Context(), "units", nil)
+	require.NoError(t, err)
+	assert.Equal(t, snap, again)
 	s.Close()
 	s.Close() // idempotent
 	_, err = s.ClientSession().ListTools(t.Context(), nil)

@@ -53,11 +53,7 @@ type server struct {
 
 // newServer copies sc and resolves the bindings (calling Options.Scope).
 func newServer(f *Fleet, id string, sc ServerConfig, secrets []string) (*server, error) {
-	sc.Args = slices.Clone(sc.Args)
-	sc.Env = maps.Clone(sc.Env)
-	sc.Headers = maps.Clone(sc.Headers)
-	sc.Tools = maps.Clone(sc.Tools)
-	sc.Policy = slices.Clone(sc.Policy)
+	sc = sc.clone()
 	s := &server{f: f, id: id, cfg: sc, bindings: sc.Bindings(),
 		timeout: cmpOr(sc.Limits.Timeout, purramcp.DefaultLimits().Timeout),
 		settled: make(chan struct{}), wake: make(chan struct{}, 1), state: StateConnecting, since: time.Now()}

@@ -206,7 +206,7 @@ func discoverAll(ctx context.Context, cfg *config, ids []string, timeout time.Du
 	var wg sync.WaitGroup
 	for _, id := range ids {
 		wg.Go(func() {
-			d := discoverServer(ctx, id, serverEndpoint(cfg.Servers[id], cfg.secrets), cfg.Servers[id], timeout, p)
+			d := discoverServer(ctx, id, serverEndpoint(cfg.Servers[id], cfg.secrets), timeout, p)
 			mu.Lock()
 			out[id] = d
 			mu.Unlock()
@@ -219,7 +219,7 @@ func discoverAll(ctx context.Context, cfg *config, ids []string, timeout time.Du
 // discoverServer connects to server id and discovers its configured tools
 // with the options its config gives, as the fleet does, then closes the
 // connection and ends the child.
-func discoverServer(ctx context.Context, id string, ep endpoint, sc fleet.ServerConfig, timeout time.Duration, p *progress) discovered {
+func discoverServer(ctx context.Context, id string, ep endpoint, timeout time.Duration, p *progress) discovered {
 	p.step(id, "connecting")
 	c, err := dial(ctx, ep, timeout)
 	if err != nil {
@@ -230,15 +230,12 @@ func discoverServer(ctx context.Context, id string, ep endpoint, sc fleet.Server
 	defer c.close()
 	p.step(id, "connected, protocol "+c.monitor.ProtocolVersion())
 	pages := 0
-	opts := sc.DiscoveryOptions()
-	opts.Monitor, opts.Observer = c.monitor, func(_ context.Context, e purramcp.Event) { pages += e.Pages }
-	catalog, err := purramcp.DiscoverTools(ctx, c.session, id, sc.Bindings(), opts)
+	snap, err := c.fs.Discover(ctx, id, func(_ context.Context, e purramcp.Event) { pages += e.Pages })
 	if err != nil {
 		d := discovered{err: discoveryFailure(id, err), code: purramcp.CodeOf(err), tool: failedTool(err), stderr: c.stderrLines()}
 		p.fail(id, d)
 		return d
 	}
-	snap := catalog.Snapshot()
 	p.step(id, fmt.Sprintf("listed %d page(s), bound %d tools, digest %s", pages, len(snap.Entries), snap.RevisionDigest))
 	return discovered{snapshot: &snap}
 }
