@@ -358,13 +358,8 @@ func TestFleet_RegistrationsAreFresh(t *testing.T) {
 }
 
 func TestFleet_SnapshotOfReadyServersOnly(t *testing.T) {
-	m := newMemServer(t)
-	locked := unitsSnapshot(t, "u")
-	lock := &fleet.Lock{}
-	lock.Set("u", locked)
-	m.set(" v2", false)
-	f := startFleet(t, &fleet.Config{Servers: map[string]fleet.ServerConfig{"u": memConfig(m, "", 0)}},
-		fleet.Options{Lock: lock, Backoff: fastBackoff})
+	f := startFleet(t, &fleet.Config{Servers: map[string]fleet.ServerConfig{"u": memConfig(newMemServer(t), "", 0)}},
+		fleet.Options{Lock: &fleet.Lock{}, Backoff: fastBackoff}) // u is not in the lock: unapproved
 	st := statusOf(t, f, "u")
 	require.Equal(t, fleet.StateUnapproved, st.State)
 	_, ok := f.Snapshot("u")
