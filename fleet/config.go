@@ -109,12 +109,39 @@ const (
 	typeStreamableHTTP = "streamable-http"
 )
 
-// policyWords maps each word of ServerConfig.Policy to the SchemaPolicy
-// field it enables.
-var policyWords = map[string]func(*purramcp.SchemaPolicy){
-	"dialect":     func(p *purramcp.SchemaPolicy) { p.DialectEquivalence = true },
-	"annotations": func(p *purramcp.SchemaPolicy) { p.Annotations = true },
-	"extended":    func(p *purramcp.SchemaPolicy) { p.ExtendedKeywords = true },
+// policyWords are the words of ServerConfig.Policy, in the order
+// purramcp.SchemaPolicy.String names them, each with the field it enables.
+var policyWords = [...]struct {
+	word string
+	flag func(*purramcp.SchemaPolicy) *bool
+}{
+	{"dialect", func(p *purramcp.SchemaPolicy) *bool { return &p.DialectEquivalence }},
+	{"annotations", func(p *purramcp.SchemaPolicy) *bool { return &p.Annotations }},
+	{"extended", func(p *purramcp.SchemaPolicy) *bool { return &p.ExtendedKeywords }},
+}
+
+// policyFlag returns the field of p that word enables, nil for a word
+// that is not a policy.
+func policyFlag(p *purramcp.SchemaPolicy, word string) *bool {
+	for _, pw := range policyWords {
+		if pw.word == word {
+			return pw.flag(p)
+		}
+	}
+	return nil
+}
+
+// PolicyWords returns the words of ServerConfig.Policy that enable
+// exactly p, in the order purramcp.SchemaPolicy.String names them; never
+// nil (a config writes "policy": [] for the default).
+func PolicyWords(p purramcp.SchemaPolicy) []string {
+	words := []string{}
+	for _, pw := range policyWords {
+		if *pw.flag(&p) {
+			words = append(words, pw.word)
+		}
+	}
+	return words
 }
 
 // LoadConfig reads the config file at path (at most 1 MiB) and parses it
@@ -510,7 +537,7 @@ func (sc *ServerConfig) validateTools(p path, owner map[string]bool) error {
 func (sc *ServerConfig) validateOptions(p path) error {
 	seen := map[string]bool{}
 	for i, word := range sc.Policy {
-		if policyWords[word] == nil || seen[word] {
+		if policyFlag(&purramcp.SchemaPolicy{}, word) == nil || seen[word] {
 			return errAt(p.with("policy").with(i), "unknown or repeated policy")
 		}
 		seen[word] = true
@@ -547,8 +574,8 @@ func (sc ServerConfig) clone() ServerConfig {
 func (sc ServerConfig) SchemaPolicy() purramcp.SchemaPolicy {
 	var policy purramcp.SchemaPolicy
 	for _, word := range sc.Policy {
-		if enable, ok := policyWords[word]; ok {
-			enable(&policy)
+		if flag := policyFlag(&policy, word); flag != nil {
+			*flag = true
 		}
 	}
 	return policy

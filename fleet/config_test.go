@@ -179,3 +179,13 @@ func TestServerConfig_BindingsAndDiscoveryOptions(t *testing.T) {
 	assert.Equal(t, purramcp.SchemaPolicy{}, fleet.ServerConfig{Policy: []string{"strict"}}.SchemaPolicy(),
 		"an unknown word enables nothing")
 }
+
+func TestPolicyWords_InverseOfSchemaPolicy(t *testing.T) {
+	assert.Equal(t, []string{}, fleet.PolicyWords(purramcp.SchemaPolicy{}))
+	all := purramcp.SchemaPolicy{DialectEquivalence: true, Annotations: true, ExtendedKeywords: true}
+	assert.Equal(t, []string{"dialect", "annotations", "extended"}, fleet.PolicyWords(all))
+	for _, words := range [][]string{{"annotations"}, {"dialect", "extended"}, {"dialect", "annotations", "extended"}} {
+		p := fleet.ServerConfig{Policy: words}.SchemaPolicy()
+		assert.Equal(t, words, fleet.PolicyWords(p))
+	}
+}

@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"purra.dev/purramcp"
+	"purra.dev/purramcp/fleet"
 )
 
 const inspectAbout = `Connect to one server through purramcp's bounding layer, list its tools once
@@ -212,7 +213,7 @@ func inspect(ctx context.Context, target *inspectTarget, timeout time.Duration) 
 		return nil, nil, &listError{err: err, stderr: c.stderrLines()}
 	}
 	report := &inspectReport{Server: target.id, ProtocolVersion: c.monitor.ProtocolVersion(),
-		Policy: wordsOf(target.policy), Tools: []toolReport{}, Missing: []string{}}
+		Policy: fleet.PolicyWords(target.policy), Tools: []toolReport{}, Missing: []string{}}
 	byName := map[string]*mcp.Tool{}
 	for _, tool := range tools {
 		byName[tool.Name] = tool
