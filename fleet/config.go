@@ -109,12 +109,39 @@ const (
 	typeStreamableHTTP = "streamable-http"
 )
 
-// policyWords maps each word of ServerConfig.Policy to the SchemaPolicy
-// field it enables.
-var policyWords = map[string]func(*purramcp.SchemaPolicy){
-	"dialect":     func(p *purramcp.SchemaPolicy) { p.DialectEquivalence = true },
-	"annotations": func(p *purramcp.SchemaPolicy) { p.Annotations = true },
-	"extended":    func(p *purramcp.SchemaPolicy) { p.ExtendedKeywords = true },
+// policyWords are the words of ServerConfig.Policy, in the order
+// purramcp.SchemaPolicy.String names them, each with the field it enables.
+var policyWords = [...]struct {
+	word string
+	flag func(*purramcp.SchemaPolicy) *bool
+}{
+	{"dialect", func(p *purramcp.SchemaPolicy) *bool { return &p.DialectEquivalence }},
+	{"annotations", func(p *purramcp.SchemaPolicy) *bool { return &p.Annotations }},
+	{"extended", func(p *purramcp.SchemaPolicy) *bool { return &p.ExtendedKeywords }},
+}
+
+// policyFlag returns the field of p that word enables, nil for a word
+// that is not a policy.
+func policyFlag(p *purramcp.SchemaPolicy, word string) *bool {
+	for _, pw := range policyWords {
+		if pw.word == word {
+			return pw.flag(p)
+		}
+	}
+	return nil
+}
+
+// PolicyWords returns the words of ServerConfig.Policy that enable
+// exactly p, in the order purramcp.SchemaPolicy.String names them; never
+// nil (a config writes "policy": [] for the default).
+func PolicyWords(p purramcp.SchemaPolicy) []string {
+	words := []string{}
+	for _, pw := range policyWords {
+		if *pw.flag(&p) {
+			words = append(words, pw.word)
+		}
+	}
+	return words
 }
 
 // LoadConfig reads the config file at path (at most 1 MiB) and parses it
@@ -510,7 +537,7 @@ func (sc *ServerConfig) validateTools(p path, owner map[string]bool) error {
 func (sc *ServerConfig) validateOptions(p path) error {
 	seen := map[string]bool{}
 	for i, word := range sc.Policy {
-		if policyWords[word] == nil || seen[word] {
+		if policyFlag(&purramcp.SchemaPolicy{}, word) == nil || seen[word] {
 			return errAt(p.with("policy").with(i), "unknown or repeated policy")
 		}
 		seen[word] = true
@@ -521,13 +548,59 @@ func (sc *ServerConfig) validateOptions(p path) error {
 	return checkLimits(sc.Limits, p.with("limits"))
 }
 
-// schemaPolicy is the SchemaPolicy that sc.Policy names.
-func (sc *ServerConfig) schemaPolicy() purramcp.SchemaPolicy {
+// Secrets returns every value ParseConfig substituted for ${env:NAME} in
+// any server, sorted, each once: what no output may show (the fleet hides
+// them in each server's Stderr; give them to [ConnectOptions].Secrets).
+// A Config built in Go has none.
+func (c *Config) Secrets() []string {
+	var all []string
+	for _, found := range c.secrets {
+		all = append(all, found...)
+	}
+	slices.Sort(all)
+	return slices.Compact(all)
+}
+
+// clone returns sc with its own copies of every slice and map.
+func (sc ServerConfig) clone() ServerConfig {
+	sc.Args, sc.Env, sc.Headers = slices.Clone(sc.Args), maps.Clone(sc.Env), maps.Clone(sc.Headers)
+	sc.Tools, sc.Policy = maps.Clone(sc.Tools), slices.Clone(sc.Policy)
+	return sc
+}
+
+// SchemaPolicy returns the purramcp.SchemaPolicy that sc.Policy names. A
+// word it does not know (a config [New] or [ParseConfig] would reject)
+// enables nothing.
+func (sc ServerConfig) SchemaPolicy() purramcp.SchemaPolicy {
 	var policy purramcp.SchemaPolicy
 	for _, word := range sc.Policy {
-		policyWords[word](&policy)
+		if flag := policyFlag(&policy, word); flag != nil {
+			*flag = true
+		}
 	}
 	return policy
+}
+
+// Bindings returns a fresh ToolBinding for each of sc.Tools, keyed by
+// remote name, as the fleet binds them: the local name As, read mode, the
+// title Title (As when ""), ConcurrencySafe as configured, and the scope
+// purramcp.Unscoped (the fleet replaces it with Options.Scope's when set).
+func (sc ServerConfig) Bindings() map[string]purramcp.ToolBinding {
+	b := make(map[string]purramcp.ToolBinding, len(sc.Tools))
+	for remote, tc := range sc.Tools {
+		b[remote] = purramcp.ToolBinding{LocalName: tc.As, Scope: purramcp.Unscoped, ConcurrencySafe: tc.ConcurrencySafe,
+			Policy: purramcp.ToolPolicy{Mode: "read", Title: cmpOr(tc.Title, tc.As)}}
+	}
+	return b
+}
+
+// DiscoveryOptions returns the purramcp.DiscoveryOptions the fleet
+// discovers sc's tools with: its Limits, SchemaPolicy, StaleRetries and
+// RequireReadOnlyHint. Monitor, Observer and Approve are left zero for
+// the caller to set.
+func (sc ServerConfig) DiscoveryOptions() purramcp.DiscoveryOptions {
+	return purramcp.DiscoveryOptions{Limits: sc.Limits, Policy: sc.SchemaPolicy(), StaleRetries: sc.StaleRetries,
+		RequireReadOnlyHint: sc.RequireReadOnlyHint}
 }
 
 // validServerID reports whether s matches ^[A-Za-z0-9_.-]{1,128}$, the

@@ -157,3 +157,35 @@ func TestLoadConfig_File(t *testing.T) {
 	var ce *fleet.ConfigError
 	require.ErrorAs(t, err, &ce, "a file over 1 MiB is rejected before parsing")
 }
+
+func TestServerConfig_BindingsAndDiscoveryOptions(t *testing.T) {
+	sc := fleet.ServerConfig{Tools: map[string]fleet.ToolConfig{
+		"a.b": {As: "ab"}, "c": {As: "c", Title: "See", ConcurrencySafe: true}},
+		Policy: []string{"extended", "dialect"}, StaleRetries: 2, RequireReadOnlyHint: true,
+		Limits: purramcp.Limits{MaxTools: 3}}
+	b := sc.Bindings()
+	require.Len(t, b, 2)
+	assert.Equal(t, "ab", b["a.b"].LocalName)
+	assert.Equal(t, purramcp.ToolPolicy{Mode: "read", Title: "ab"}, b["a.b"].Policy)
+	assert.Equal(t, purramcp.ToolPolicy{Mode: "read", Title: "See"}, b["c"].Policy)
+	assert.False(t, b["a.b"].ConcurrencySafe)
+	assert.True(t, b["c"].ConcurrencySafe)
+	assert.NotNil(t, b["c"].Scope)
+
+	want := purramcp.SchemaPolicy{DialectEquivalence: true, ExtendedKeywords: true}
+	assert.Equal(t, want, sc.SchemaPolicy())
+	assert.Equal(t, purramcp.DiscoveryOptions{Limits: sc.Limits, Policy: want, StaleRetries: 2, RequireReadOnlyHint: true},
+		sc.DiscoveryOptions())
+	assert.Equal(t, purramcp.SchemaPolicy{}, fleet.ServerConfig{Policy: []string{"strict"}}.SchemaPolicy(),
+		"an unknown word enables nothing")
+}
+
+func TestPolicyWords_InverseOfSchemaPolicy(t *testing.T) {
+	assert.Equal(t, []string{}, fleet.PolicyWords(purramcp.SchemaPolicy{}))
+	all := purramcp.SchemaPolicy{DialectEquivalence: true, Annotations: true, ExtendedKeywords: true}
+	assert.Equal(t, []string{"dialect", "annotations", "extended"}, fleet.PolicyWords(all))
+	for _, words := range [][]string{{"annotations"}, {"dialect", "extended"}, {"dialect", "annotations", "extended"}} {
+		p := fleet.ServerConfig{Policy: words}.SchemaPolicy()
+		assert.Equal(t, words, fleet.PolicyWords(p))
+	}
+}

@@ -32,5 +32,14 @@
 // ends the whole group (where the platform has none, as on Windows and
 // Plan 9, only the child itself). Its standard error is kept, the last 4 KiB with
 // expanded secrets replaced by ***, in [ServerStatus].Stderr for the host
-// (never for a model).
+// (never for a model). [Fleet.Snapshot] returns a ready server's admitted
+// snapshot.
+//
+// # One session
+//
+// [Connect] sets up a single session with one configured server outside
+// any Fleet, over the same transport and handshake (for a command-line
+// check, or a first look before approving); [ServerConfig.Bindings] and
+// [ServerConfig.DiscoveryOptions] give what the fleet discovers it with,
+// and [ParseSnapshot] reads one snapshot back, its digest checked.
 package fleet

@@ -272,6 +272,22 @@ func (f *Fleet) Status() []ServerStatus {
 	return out
 }
 
+// Snapshot returns the snapshot of the catalog server id was admitted
+// with while it is ready: the one whose tools Registrations lists and
+// whose RevisionDigest its status reports, read together under the
+// server's lock, so the two always agree. ok is false for an unknown id
+// or a server that is not ready (connecting, unapproved, in backoff or
+// closed). The snapshot is a fresh deep copy the caller owns; it is safe
+// to call concurrently with everything else, before Start and after Close
+// (it then reports false).
+func (f *Fleet) Snapshot(id string) (purramcp.Snapshot, bool) {
+	s := f.byID[id]
+	if s == nil {
+		return purramcp.Snapshot{}, false
+	}
+	return s.snapshotIn(StateReady)
+}
+
 // Pending returns, for an unapproved server, the snapshot of its pending
 // catalog and what changed from its locked snapshot (from an empty
 // snapshot when the lock has none), as purramcp.DiffSnapshots reports it;
@@ -282,7 +298,7 @@ func (f *Fleet) Pending(id string) (purramcp.Snapshot, []purramcp.Change, bool) 
 	if s == nil {
 		return purramcp.Snapshot{}, nil, false
 	}
-	pending, ok := s.pendingSnapshot()
+	pending, ok := s.snapshotIn(StateUnapproved)
 	if !ok {
 		return purramcp.Snapshot{}, nil, false
 	}
@@ -337,7 +353,7 @@ func (f *Fleet) Lock() *Lock {
 	}
 	l := &Lock{}
 	for _, s := range f.servers {
-		if snap, ok := s.readySnapshot(); ok {
+		if snap, ok := s.snapshotIn(StateReady); ok {
 			l.Set(s.id, snap)
 		}
 	}

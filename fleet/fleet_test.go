@@ -357,6 +357,32 @@ func TestFleet_RegistrationsAreFresh(t *testing.T) {
 	assert.Equal(t, "", run(t, second[0], convertArgs))
 }
 
+func TestFleet_SnapshotOfReadyServersOnly(t *testing.T) {
+	f := startFleet(t, &fleet.Config{Servers: map[string]fleet.ServerConfig{"u": memConfig(newMemServer(t), "", 0)}},
+		fleet.Options{Lock: &fleet.Lock{}, Backoff: fastBackoff}) // u is not in the lock: unapproved
+	st := statusOf(t, f, "u")
+	require.Equal(t, fleet.StateUnapproved, st.State)
+	_, ok := f.Snapshot("u")
+	assert.False(t, ok, "an unapproved server has no admitted snapshot")
+	_, ok = f.Snapshot("nope")
+	assert.False(t, ok)
+
+	require.NoError(t, f.Approve("u", st.Digest))
+	snap, ok := f.Snapshot("u")
+	require.True(t, ok)
+	assert.Equal(t, st.Digest, snap.RevisionDigest)
+	assert.Equal(t, statusOf(t, f, "u").Digest, snap.RevisionDigest)
+	pending, _ := f.Lock().Snapshot("u")
+	assert.Equal(t, pending, snap, "the admitted snapshot is the approved one")
+	snap.Entries[0].InputSchema["type"] = "changed"
+	again, _ := f.Snapshot("u")
+	assert.Equal(t, "object", again.Entries[0].InputSchema["type"], "each call returns a fresh copy")
+
+	require.NoError(t, f.Close())
+	_, ok = f.Snapshot("u")
+	assert.False(t, ok, "a closed server is not ready")
+}
+
 func TestFleet_StatusNamesTheFailingTool(t *testing.T) {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "bad", Version: "1"}, nil)
 	srv.AddTool(&mcp.Tool{Name: "units.list", InputSchema: json.RawMessage(`{"type":"object","allOf":[{}]}`)},

@@ -105,20 +105,52 @@ func parseLock(data []byte) (*Lock, error) {
 	return l, nil
 }
 
-// checkDigest checks that the snapshot's own revisionDigest and digest
-// both equal the digest of its identity.
-func checkDigest(s purramcp.Snapshot, digest string, p path) error {
-	sum, err := snapshotDigest(s)
+// ParseSnapshot decodes and checks the text of one snapshot, as
+// purramcp.Catalog.Snapshot marshals it: strictly (no unknown or
+// duplicate field, exact numbers, valid UTF-8, no larger than a lock
+// file may be) and with its
+// revisionDigest recomputed from the rest. Every failure is a
+// [*ConfigError] whose Path is inside the snapshot ("" for the whole).
+// The returned snapshot is the caller's.
+func ParseSnapshot(data []byte) (purramcp.Snapshot, error) {
+	v, err := decodeJSON(data, maxLockBytes)
 	if err != nil {
-		return errAt(p.with("snapshot"), "outside the identity domain")
+		return purramcp.Snapshot{}, err
 	}
-	if s.RevisionDigest != sum {
-		return errAt(p.with("snapshot").with("revisionDigest"), "does not match the snapshot")
+	s, err := parseSnapshot(v, nil)
+	if err != nil {
+		return purramcp.Snapshot{}, err
+	}
+	if _, err := verifiedDigest(s, nil); err != nil {
+		return purramcp.Snapshot{}, err
+	}
+	return s, nil
+}
+
+// checkDigest checks that the snapshot's own revisionDigest and digest,
+// the lock entry's at p, both equal the digest of its identity.
+func checkDigest(s purramcp.Snapshot, digest string, p path) error {
+	sum, err := verifiedDigest(s, p.with("snapshot"))
+	if err != nil {
+		return err
 	}
 	if digest != sum {
 		return errAt(p.with("revisionDigest"), "does not match the snapshot")
 	}
 	return nil
+}
+
+// verifiedDigest returns the digest of the identity of the snapshot at p,
+// failing when the snapshot's own revisionDigest is not it.
+func verifiedDigest(s purramcp.Snapshot, p path) (string, error) {
+	sum, err := snapshotDigest(s)
+	if err != nil {
+		return "", errAt(p, "outside the identity domain")
+	}
+	if s.RevisionDigest != sum {
+		return "", errAt(p.with("revisionDigest"), "does not match the snapshot")
+	}
+	return sum, nil
 }
 
 // snapshotDigest recomputes a snapshot's revision digest. The identity a
@@ -262,8 +294,9 @@ func (l *Lock) Set(id string, s purramcp.Snapshot) {
 	l.servers[id] = s
 }
 
-// ids returns the server ids the lock holds, sorted.
-func (l *Lock) ids() []string {
+// IDs returns the server ids the lock holds, sorted; none for a nil lock.
+// It is safe for concurrent use.
+func (l *Lock) IDs() []string {
 	if l == nil {
 		return nil
 	}
@@ -278,7 +311,7 @@ func (l *Lock) clone() *Lock {
 		return nil
 	}
 	c := &Lock{servers: map[string]purramcp.Snapshot{}}
-	for _, id := range l.ids() {
+	for _, id := range l.IDs() {
 		if s, ok := l.Snapshot(id); ok {
 			c.servers[id] = s
 		}
@@ -291,7 +324,7 @@ func (l *Lock) clone() *Lock {
 // digest does not match it or its serverId is not its key.
 func (l *Lock) MarshalJSON() ([]byte, error) {
 	servers := map[string]any{}
-	for _, id := range l.ids() {
+	for _, id := range l.IDs() {
 		s, _ := l.Snapshot(id)
 		p := path{"servers", id}
 		if s.ServerID != id {

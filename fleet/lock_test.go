@@ -140,3 +140,45 @@ func TestLock_WriteRefusesMismatchedDigest(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "{\n  \"lockVersion\": 1,\n  \"servers\": {}\n}\n", string(text))
 }
+
+func TestParseSnapshot_ChecksTheDigest(t *testing.T) {
+	snap := unitsSnapshot(t, "units")
+	text, err := json.Marshal(snap)
+	require.NoError(t, err)
+	got, err := fleet.ParseSnapshot(text)
+	require.NoError(t, err)
+	assert.Equal(t, snap, got)
+
+	replace := func(old, new string) string {
+		require.Contains(t, string(text), old)
+		return strings.Replace(string(text), old, new, 1)
+	}
+	cases := []struct{ name, text, path string }{
+		{"malformed", `{"schemaVersion": 1,`, ""},
+		{"tampered description", replace(`"List units"`, `"List all units"`), "revisionDigest"},
+		{"unknown field", replace(`"schemaVersion":1`, `"schemaVersion":1,"x":1`), "x"},
+		{"duplicate key", replace(`"localName":"list_units"`, `"localName":"list_units","localName":"y"`), "entries[1].localName"},
+		{"schema not object", replace(`"outputSchema":null`, `"outputSchema":1`), "entries[1].outputSchema"},
+		{"unsafe integer", replace(`"maximum":1000000000`, `"maximum":90071992547409930`), "entries[0].inputSchema.properties.value.maximum"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := fleet.ParseSnapshot([]byte(tc.text))
+			assert.Equal(t, purramcp.Snapshot{}, s)
+			var ce *fleet.ConfigError
+			require.ErrorAs(t, err, &ce)
+			assert.Equal(t, tc.path, ce.Path)
+			assert.ErrorIs(t, err, purramcp.ErrBindingInvalid)
+		})
+	}
+}
+
+func TestLock_IDs(t *testing.T) {
+	var none *fleet.Lock
+	assert.Empty(t, none.IDs())
+	lock := &fleet.Lock{}
+	assert.Empty(t, lock.IDs())
+	lock.Set("b", unitsSnapshot(t, "b"))
+	lock.Set("a", unitsSnapshot(t, "a"))
+	assert.Equal(t, []string{"a", "b"}, lock.IDs())
+}

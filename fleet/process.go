@@ -105,3 +105,14 @@ func (p *process) wait(d time.Duration) bool {
 		return false
 	}
 }
+
+// exitCode returns the leader's exit status once it has exited and been
+// reaped, -1 before or when a signal ended it.
+func (p *process) exitCode() int {
+	select {
+	case <-p.exited:
+		return p.cmd.ProcessState.ExitCode()
+	default:
+		return -1
+	}
+}

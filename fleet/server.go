@@ -53,27 +53,22 @@ type server struct {
 
 // newServer copies sc and resolves the bindings (calling Options.Scope).
 func newServer(f *Fleet, id string, sc ServerConfig, secrets []string) (*server, error) {
-	sc.Args = slices.Clone(sc.Args)
-	sc.Env = maps.Clone(sc.Env)
-	sc.Headers = maps.Clone(sc.Headers)
-	sc.Tools = maps.Clone(sc.Tools)
-	sc.Policy = slices.Clone(sc.Policy)
-	s := &server{f: f, id: id, cfg: sc, bindings: map[string]purramcp.ToolBinding{},
+	sc = sc.clone()
+	s := &server{f: f, id: id, cfg: sc, bindings: sc.Bindings(),
 		timeout: cmpOr(sc.Limits.Timeout, purramcp.DefaultLimits().Timeout),
 		settled: make(chan struct{}), wake: make(chan struct{}, 1), state: StateConnecting, since: time.Now()}
 	if sc.Command != "" {
 		s.stderr = newStderrRing(secrets)
 	}
-	for _, remote := range slices.Sorted(maps.Keys(sc.Tools)) {
-		tc := sc.Tools[remote]
-		scope := purramcp.Unscoped
-		if f.opts.Scope != nil {
-			if scope = f.opts.Scope(id, tc.As); scope == nil {
-				return nil, errAt(path{"servers", id, "tools", remote}, "Options.Scope returned nil")
-			}
+	for _, remote := range slices.Sorted(maps.Keys(s.bindings)) {
+		if f.opts.Scope == nil {
+			break
 		}
-		s.bindings[remote] = purramcp.ToolBinding{LocalName: tc.As, Scope: scope, ConcurrencySafe: tc.ConcurrencySafe,
-			Policy: purramcp.ToolPolicy{Mode: "read", Title: cmpOr(tc.Title, tc.As)}}
+		b := s.bindings[remote]
+		if b.Scope = f.opts.Scope(id, b.LocalName); b.Scope == nil {
+			return nil, errAt(path{"servers", id, "tools", remote}, "Options.Scope returned nil")
+		}
+		s.bindings[remote] = b
 	}
 	return s, nil
 }
@@ -178,30 +173,25 @@ func connectCode(err error) string {
 func (s *server) connect(ctx context.Context) (*conn, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
-	t, proc, release, err := s.transport(ctx)
-	if err != nil {
-		return nil, err
-	}
-	c := &conn{monitor: purramcp.NewCatalogMonitor(), proc: proc, release: release, cut: make(chan struct{})}
-	if s.cfg.LegacyProtocols {
-		c.monitor.AcceptLegacyProtocols()
-	}
-	client := mcp.NewClient(&clientInfo, c.monitor.ClientOptions(&mcp.ClientOptions{
+	c, err := dial(ctx, s.cfg, s.stderr, s.timeout, &clientInfo, &mcp.ClientOptions{
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { s.rediscover() },
-	}))
-	session, err := c.monitor.Connect(ctx, client, t, nil)
-	s.mu.Lock()
-	s.protocol = c.monitor.OfferedVersion() // what the handshake produced, accepted or not
-	s.mu.Unlock()
-	if err != nil {
-		if proc != nil {
-			proc.stop()
-		}
-		release()
-		return nil, err
+	})
+	var de *dialError
+	switch {
+	case err == nil:
+		s.handshook(c.monitor.OfferedVersion())
+	case errors.As(err, &de):
+		s.handshook(de.offered)
 	}
-	c.session = session
-	return c, nil
+	return c, err
+}
+
+// handshook records the protocol version of the last handshake, accepted
+// or not.
+func (s *server) handshook(protocol string) {
+	s.mu.Lock()
+	s.protocol = protocol
+	s.mu.Unlock()
 }
 
 // rediscover asks the supervisor to rediscover on the live session.
@@ -250,8 +240,8 @@ func (s *server) serve(ctx context.Context, c *conn) (string, bool) {
 // the catalog was admitted, mcp_catalog_unapproved when it is pending,
 // else the code of the failure.
 func (s *server) discover(ctx context.Context, c *conn) string {
-	opts := purramcp.DiscoveryOptions{Monitor: c.monitor, Limits: s.cfg.Limits, Policy: s.cfg.schemaPolicy(),
-		StaleRetries: s.cfg.StaleRetries, RequireReadOnlyHint: s.cfg.RequireReadOnlyHint, Observer: s.f.opts.Observer}
+	opts := s.cfg.DiscoveryOptions()
+	opts.Monitor, opts.Observer = c.monitor, s.f.opts.Observer
 	var candidate *purramcp.Snapshot
 	if s.f.currentLock() != nil {
 		opts.Approve = func(_ context.Context, snap purramcp.Snapshot) error {
@@ -433,22 +423,12 @@ func (s *server) status() ServerStatus {
 	return st
 }
 
-// pendingSnapshot returns a copy of the pending snapshot of an unapproved
-// server.
-func (s *server) pendingSnapshot() (purramcp.Snapshot, bool) {
+// snapshotIn returns a copy of the server's snapshot while it is in state:
+// the pending one when unapproved, the admitted one when ready.
+func (s *server) snapshotIn(state State) (purramcp.Snapshot, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.state != StateUnapproved {
-		return purramcp.Snapshot{}, false
-	}
-	return copySnapshot(s.snapshot), true
-}
-
-// readySnapshot returns a copy of the admitted snapshot of a ready server.
-func (s *server) readySnapshot() (purramcp.Snapshot, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.state != StateReady {
+	if s.state != state {
 		return purramcp.Snapshot{}, false
 	}
 	return copySnapshot(s.snapshot), true

@@ -73,3 +73,12 @@ func (r *stderrRing) String() string {
 	}
 	return s
 }
+
+// text is String for a ring that may be nil (a server without a child):
+// "" then.
+func (r *stderrRing) text() string {
+	if r == nil {
+		return ""
+	}
+	return r.String()
+}

@@ -10,21 +10,23 @@ import (
 	"purra.dev/purramcp"
 )
 
-// transport returns a fresh transport for one session: the config's Dial,
-// a child process over stdio, or streamable HTTP. close releases what the
+// newTransport returns a fresh transport for one session with the server
+// sc describes: its Dial, a child process over stdio (its standard error
+// copied into ring), or streamable HTTP whose every wait for an answer's
+// headers is bounded by timeout. The returned func releases what the
 // transport holds besides the session (an HTTP client's idle connections);
 // the process, when there is one, is returned to be stopped with the
 // session.
-func (s *server) transport(ctx context.Context) (mcp.Transport, *process, func(), error) {
+func newTransport(ctx context.Context, sc ServerConfig, ring *stderrRing, timeout time.Duration) (mcp.Transport, *process, func(), error) {
 	switch {
-	case s.cfg.Dial != nil:
-		t, err := s.cfg.Dial(ctx)
+	case sc.Dial != nil:
+		t, err := sc.Dial(ctx)
 		if err == nil && t == nil {
 			err = &purramcp.Error{Code: purramcp.CodeBindingInvalid}
 		}
 		return t, nil, func() {}, err
-	case s.cfg.Command != "":
-		p, err := startProcess(s.cfg, s.stderr)
+	case sc.Command != "":
+		p, err := startProcess(sc, ring)
 		if err != nil {
 			return nil, nil, nil, err
 		}
@@ -34,11 +36,11 @@ func (s *server) transport(ctx context.Context) (mcp.Transport, *process, func()
 		// Bounds every request's wait for an answer's headers, the
 		// DELETE that ends the session included; the notification stream
 		// stays open once its headers came.
-		base.ResponseHeaderTimeout = s.timeout
-		client := &http.Client{Transport: &headerTransport{base: base, headers: s.cfg.Headers}}
+		base.ResponseHeaderTimeout = timeout
+		client := &http.Client{Transport: &headerTransport{base: base, headers: sc.Headers}}
 		// MaxRetries -1: a lost stream ends the session at once; the fleet
 		// reconnects with a fresh session and rediscovers.
-		t := &mcp.StreamableClientTransport{Endpoint: s.cfg.URL, HTTPClient: client, MaxRetries: -1}
+		t := &mcp.StreamableClientTransport{Endpoint: sc.URL, HTTPClient: client, MaxRetries: -1}
 		return t, nil, base.CloseIdleConnections, nil
 	}
 }

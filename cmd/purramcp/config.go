@@ -1,17 +1,12 @@
 package main
 
 import (
-	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"net/url"
-	"os"
 	"slices"
 	"strings"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"purra.dev/purramcp"
 	"purra.dev/purramcp/fleet"
@@ -70,47 +65,7 @@ func loadConfig(path string) (*config, error) {
 	case err != nil:
 		return nil, asFileError(path, err, "fix that entry (the README describes every field)")
 	}
-	return &config{Config: cfg, secrets: envSecrets(path)}, nil
-}
-
-// envSecrets returns the value of every environment variable a
-// ${env:NAME} names anywhere in the config file at path (which
-// fleet.LoadConfig has read and checked): the values the fleet substitutes
-// and treats as secrets.
-func envSecrets(path string) []string {
-	data, err := os.ReadFile(path)
-	var doc any
-	if err != nil || json.Unmarshal(data, &doc) != nil {
-		return nil // unreachable: the file was just loaded
-	}
-	var secrets []string
-	var walk func(v any)
-	walk = func(v any) {
-		switch v := v.(type) {
-		case map[string]any:
-			for _, e := range v {
-				walk(e)
-			}
-		case []any:
-			for _, e := range v {
-				walk(e)
-			}
-		case string:
-			for rest := v; ; {
-				_, after, ok := strings.Cut(rest, "${env:")
-				name, tail, closed := strings.Cut(after, "}")
-				if !ok || !closed {
-					break
-				}
-				if value := os.Getenv(name); value != "" {
-					secrets = append(secrets, value)
-				}
-				rest = tail
-			}
-		}
-	}
-	walk(doc)
-	return secrets
+	return &config{Config: cfg, secrets: cfg.Secrets()}, nil
 }
 
 // loadLock reads the lock file at path; a missing file is an empty lock.
@@ -128,25 +83,11 @@ func loadLock(path string) (*fleet.Lock, error) {
 // serverEndpoint returns how to reach the server sc describes; secrets are
 // never shown.
 func serverEndpoint(sc fleet.ServerConfig, secrets []string) endpoint {
-	ep := endpoint{command: sc.Command, args: sc.Args, env: sc.Env, cwd: sc.Cwd, url: sc.URL, headers: sc.Headers,
-		legacy: sc.LegacyProtocols, hidden: slices.Clone(secrets)}
+	ep := endpoint{sc: sc, hidden: slices.Clone(secrets)}
 	if u, err := url.Parse(sc.URL); err == nil && u.RawQuery != "" {
 		ep.hidden = append(ep.hidden, u.RawQuery) // a query may carry a key
 	}
-	if sc.Dial != nil {
-		ep.dial = func(ctx context.Context) (mcp.Transport, func(), error) {
-			t, err := sc.Dial(ctx)
-			return t, nil, err
-		}
-	}
 	return ep
-}
-
-// serverPolicy returns the SchemaPolicy the server's "policy" names; the
-// config was checked, so its words are known.
-func serverPolicy(sc fleet.ServerConfig) purramcp.SchemaPolicy {
-	p, _ := parsePolicy(sc.Policy)
-	return p
 }
 
 // resolveLimits gives every zero field of l its default, as discovery does.
@@ -171,22 +112,6 @@ func resolveLimits(l purramcp.Limits) purramcp.Limits {
 	return l
 }
 
-// bindings returns the ToolBindings of sc's tools: each local name, the
-// title (the local name when the config names none), read mode,
-// concurrencySafe, and Unscoped, since nothing is ever called through them.
-func bindings(sc fleet.ServerConfig) map[string]purramcp.ToolBinding {
-	b := make(map[string]purramcp.ToolBinding, len(sc.Tools))
-	for remote, tc := range sc.Tools {
-		title := tc.Title
-		if title == "" {
-			title = tc.As
-		}
-		b[remote] = purramcp.ToolBinding{LocalName: tc.As, Policy: purramcp.ToolPolicy{Mode: "read", Title: title},
-			Scope: purramcp.Unscoped, ConcurrencySafe: tc.ConcurrencySafe}
-	}
-	return b
-}
-
 // configTarget returns the inspect target of server id in the config at
 // path: its endpoint, policy, limits, requireReadOnlyHint and bindings, and
 // the local names its other servers use.
@@ -200,7 +125,7 @@ func configTarget(path, id string) (*inspectTarget, error) {
 		return nil, &fileError{file: path, path: "servers", reason: fmt.Sprintf("no server %q", id),
 			todo: "name one of " + strings.Join(sortedKeys(cfg.Servers), ", ")}
 	}
-	t := &inspectTarget{id: id, ep: serverEndpoint(sc, cfg.secrets), policy: serverPolicy(sc), limits: resolveLimits(sc.Limits),
+	t := &inspectTarget{id: id, ep: serverEndpoint(sc, cfg.secrets), policy: sc.SchemaPolicy(), limits: resolveLimits(sc.Limits),
 		readOnly: sc.RequireReadOnlyHint, bound: map[string]boundTool{}, taken: map[string]bool{}}
 	for remote, tc := range sc.Tools {
 		t.bound[remote] = boundTool{As: tc.As, Title: tc.Title, ConcurrencySafe: tc.ConcurrencySafe}

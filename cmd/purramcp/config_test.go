@@ -5,23 +5,10 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 
 	"purra.dev/purramcp"
 	"purra.dev/purramcp/fleet"
 )
-
-func TestBindings_AsTheConfigSays(t *testing.T) {
-	sc := fleet.ServerConfig{Tools: map[string]fleet.ToolConfig{
-		"a.b": {As: "ab"}, "c": {As: "c", Title: "See", ConcurrencySafe: true}}}
-	b := bindings(sc)
-	require.Len(t, b, 2)
-	assert.Equal(t, "ab", b["a.b"].LocalName)
-	assert.Equal(t, purramcp.ToolPolicy{Mode: "read", Title: "ab"}, b["a.b"].Policy)
-	assert.Equal(t, purramcp.ToolPolicy{Mode: "read", Title: "See"}, b["c"].Policy)
-	assert.True(t, b["c"].ConcurrencySafe)
-	assert.NotNil(t, b["c"].Scope)
-}
 
 func TestResolveLimits(t *testing.T) {
 	d := purramcp.DefaultLimits()
@@ -34,7 +21,7 @@ func TestResolveLimits(t *testing.T) {
 
 func TestServerEndpoint_HidesTheQuery(t *testing.T) {
 	ep := serverEndpoint(fleet.ServerConfig{URL: "https://h/mcp?key=abc", Headers: map[string]string{"X-Key": "k-123"}, LegacyProtocols: true}, []string{"s-123"})
-	assert.Equal(t, "https://h/mcp?key=abc", ep.url)
-	assert.True(t, ep.legacy)
+	assert.Equal(t, "https://h/mcp?key=abc", ep.sc.URL)
+	assert.True(t, ep.sc.LegacyProtocols)
 	assert.ElementsMatch(t, []string{"s-123", "key=abc", "k-123"}, ep.secrets())
 }

@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -16,19 +15,26 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"purra.dev/purramcp"
+	"purra.dev/purramcp/fleet"
 )
 
-func TestTail_KeepsTheLastLinesWithoutSecrets(t *testing.T) {
-	tl := newTail(64, []string{"s3cr3t-token"})
-	var wg sync.WaitGroup
-	for range 8 {
-		wg.Go(func() { _, _ = tl.Write([]byte("noise line\n")) })
-	}
-	wg.Wait()
-	_, _ = tl.Write([]byte("auth with s3cr3t-token failed\r\n\x1b[31mred\x1b[0m\n\n"))
-	assert.Equal(t, []string{"auth with *** failed", "?[31mred?[0m"}, tl.lines(2))
-	assert.LessOrEqual(t, len(tl.buf), 64)
-	assert.Empty(t, newTail(10, nil).lines(5))
+func TestTailLines_LastNonEmptyLinesCleaned(t *testing.T) {
+	text := "noise\nauth with *** failed\r\n\x1b[31mred\x1b[0m\n\n"
+	assert.Equal(t, []string{"auth with *** failed", "?[31mred?[0m"}, tailLines(text, 2))
+	assert.Equal(t, []string{"noise", "auth with *** failed", "?[31mred?[0m"}, tailLines(text, 10))
+	assert.Empty(t, tailLines("", 5))
+}
+
+// TestDial_ChildExitsWithStatus: a child that fails before the handshake
+// is reported by its exit status, its stderr lines kept with the config's
+// values hidden, and its process group is gone once dial returns.
+func TestDial_ChildExitsWithStatus(t *testing.T) {
+	ep := endpoint{sc: fleet.ServerConfig{Command: "sh", Args: []string{"-c", `echo "bad token $TOKEN" >&2; exit 3`},
+		Env: map[string]string{"TOKEN": "tok-1234"}}}
+	_, err := dial(t.Context(), ep, 5*time.Second)
+	require.Error(t, err)
+	assert.EqualError(t, err, "the server exited with status 3 before it answered the handshake")
+	assert.Equal(t, []string{"bad token ***"}, stderrOf(err))
 }
 
 func TestClean(t *testing.T) {
@@ -46,7 +52,7 @@ func TestConnectError_Messages(t *testing.T) {
 }
 
 func TestEndpoint_Secrets(t *testing.T) {
-	ep := endpoint{env: map[string]string{"TOKEN": "tok-123", "N": "1"}, headers: map[string]string{"Authorization": "Bearer xyz"},
+	ep := endpoint{sc: fleet.ServerConfig{Env: map[string]string{"TOKEN": "tok-123", "N": "1"}, Headers: map[string]string{"Authorization": "Bearer xyz"}},
 		hidden: []string{"key=v"}}
 	got := ep.secrets()
 	assert.ElementsMatch(t, []string{"key=v", "tok-123", "Bearer xyz"}, got)
@@ -147,7 +153,7 @@ func TestDial_LegacyProtocols(t *testing.T) {
 	_, err := dial(t.Context(), ep, 5*time.Second)
 	require.Error(t, err)
 	assert.EqualError(t, err, `the server negotiated MCP 2025-03-26, which purramcp accepts only with "legacyProtocols": true in its config entry (or inspect --legacy-protocols)`)
-	ep.legacy = true
+	ep.sc.LegacyProtocols = true
 	c, err := dial(t.Context(), ep, 5*time.Second)
 	require.NoError(t, err)
 	defer c.close()

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -9,9 +8,7 @@ import (
 	"io"
 	"maps"
 	"os"
-	"path/filepath"
 	"slices"
-	"strings"
 
 	"purra.dev/purramcp"
 	"purra.dev/purramcp/fleet"
@@ -107,29 +104,28 @@ func readSnapshots(path string) (map[string]purramcp.Snapshot, error) {
 	if err := json.Unmarshal(data, &top); err != nil {
 		return nil, &fileError{file: path, reason: "not a JSON object", todo: "give a lock file or a snapshot JSON file"}
 	}
-	var lock *fleet.Lock
 	switch {
 	case top["lockVersion"] != nil:
-		lock, err = fleet.LoadLock(path)
+		lock, err := fleet.LoadLock(path)
 		if err != nil {
 			return nil, asFileError(path, err, "restore the lock file from version control")
 		}
+		out := map[string]purramcp.Snapshot{}
+		for _, id := range lock.IDs() {
+			if snap, ok := lock.Snapshot(id); ok {
+				out[id] = snap
+			}
+		}
+		return out, nil
 	case top["revisionDigest"] != nil && top["entries"] != nil:
-		lock, err = snapshotLock(data)
+		snap, err := readSnapshot(data)
 		if err != nil {
 			return nil, snapshotError(path, err)
 		}
-	default:
-		return nil, &fileError{file: path, reason: "neither a lock file (lockVersion) nor a snapshot (revisionDigest, entries)",
-			todo: "give a lock file or a snapshot JSON file"}
+		return map[string]purramcp.Snapshot{snap.ServerID: snap}, nil
 	}
-	out := map[string]purramcp.Snapshot{}
-	for _, id := range lockIDs(lock) {
-		if snap, ok := lock.Snapshot(id); ok {
-			out[id] = snap
-		}
-	}
-	return out, nil
+	return nil, &fileError{file: path, reason: "neither a lock file (lockVersion) nor a snapshot (revisionDigest, entries)",
+		todo: "give a lock file or a snapshot JSON file"}
 }
 
 // readFile reads at most maxDiffFileBytes of the file at path.
@@ -149,50 +145,26 @@ func readFile(path string) ([]byte, error) {
 	return data, err
 }
 
-// snapshotLock checks a snapshot file's text with the fleet's own lock
-// parser (strict JSON, exact numbers, the digest recomputed) by wrapping it
-// in a one-server lock file: the snapshot's serverId maps to its
-// revisionDigest and the snapshot as written.
-func snapshotLock(data []byte) (*fleet.Lock, error) {
+// readSnapshot checks a snapshot file's text with the fleet's own parser
+// (strict JSON, exact numbers, the digest recomputed), once its serverId
+// is known to be a non-empty string.
+func readSnapshot(data []byte) (purramcp.Snapshot, error) {
 	var head struct {
-		ServerID       string `json:"serverId"`
-		RevisionDigest string `json:"revisionDigest"`
+		ServerID string `json:"serverId"`
 	}
 	if err := json.Unmarshal(data, &head); err != nil || head.ServerID == "" {
-		return nil, &fleet.ConfigError{Path: "serverId", Reason: "not a server id"}
+		return purramcp.Snapshot{}, &fleet.ConfigError{Path: "serverId", Reason: "not a server id"}
 	}
-	id, _ := json.Marshal(head.ServerID)
-	digest, _ := json.Marshal(head.RevisionDigest)
-	var b bytes.Buffer
-	fmt.Fprintf(&b, `{"lockVersion":1,"servers":{%s:{"revisionDigest":%s,"snapshot":%s}}}`, id, digest, bytes.TrimSpace(data))
-	dir, err := os.MkdirTemp("", "purramcp-diff")
-	if err != nil {
-		return nil, err
-	}
-	defer os.RemoveAll(dir)
-	file := filepath.Join(dir, "lock.json")
-	if err := os.WriteFile(file, b.Bytes(), 0o600); err != nil {
-		return nil, err
-	}
-	return fleet.LoadLock(file)
+	return fleet.ParseSnapshot(data)
 }
 
-// snapshotError describes a snapshot file's fault with a path inside the
-// snapshot, not inside the lock file snapshotLock wrapped it in.
+// snapshotError describes a snapshot file's fault by its path inside the
+// snapshot.
 func snapshotError(path string, err error) error {
 	var ce *fleet.ConfigError
 	if !errors.As(err, &ce) {
 		return asFileError(path, err, "")
 	}
-	p := ce.Path
-	switch {
-	case strings.Contains(p, ".snapshot"):
-		p = strings.TrimPrefix(p[strings.Index(p, ".snapshot")+len(".snapshot"):], ".")
-	case strings.HasSuffix(p, ".revisionDigest"):
-		p = "revisionDigest"
-	case strings.HasPrefix(p, "servers"):
-		p = "serverId"
-	}
-	return &fileError{file: path, path: p, reason: ce.Reason,
+	return &fileError{file: path, path: ce.Path, reason: ce.Reason,
 		todo: "the snapshot was edited or damaged: take it again from the server or from version control"}
 }

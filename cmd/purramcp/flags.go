@@ -4,10 +4,12 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
 	"purra.dev/purramcp"
+	"purra.dev/purramcp/fleet"
 )
 
 // Defaults of the flags several subcommands share.
@@ -89,57 +91,22 @@ func (l *stringList) String() string { return strings.Join(*l, ",") }
 // Set adds one value.
 func (l *stringList) Set(v string) error { *l = append(*l, v); return nil }
 
-// policyWords are the words of a config's "policy" array, in the order
-// purramcp.SchemaPolicy.String names them, each with the field it enables.
-var policyWords = [...]struct {
-	word string
-	set  func(*purramcp.SchemaPolicy)
-	is   func(purramcp.SchemaPolicy) bool
-}{
-	{"dialect", func(p *purramcp.SchemaPolicy) { p.DialectEquivalence = true },
-		func(p purramcp.SchemaPolicy) bool { return p.DialectEquivalence }},
-	{"annotations", func(p *purramcp.SchemaPolicy) { p.Annotations = true },
-		func(p purramcp.SchemaPolicy) bool { return p.Annotations }},
-	{"extended", func(p *purramcp.SchemaPolicy) { p.ExtendedKeywords = true },
-		func(p purramcp.SchemaPolicy) bool { return p.ExtendedKeywords }},
-}
-
 // parsePolicy turns policy words ("dialect", "annotations", "extended",
-// each at most once) into the SchemaPolicy they enable.
+// each at most once) into the SchemaPolicy they enable, as a config's
+// "policy" does.
 func parsePolicy(words []string) (purramcp.SchemaPolicy, error) {
-	var p purramcp.SchemaPolicy
-	seen := map[string]bool{}
-	for _, w := range words {
-		found := false
-		for _, pw := range policyWords {
-			if pw.word == w {
-				pw.set(&p)
-				found = true
-			}
-		}
-		if !found || seen[w] {
+	known := fleet.PolicyWords(purramcp.SchemaPolicy{DialectEquivalence: true, Annotations: true, ExtendedKeywords: true})
+	for i, w := range words {
+		if !slices.Contains(known, w) || slices.Contains(words[:i], w) {
 			return purramcp.SchemaPolicy{}, fmt.Errorf("policy %q: want each of dialect, annotations, extended at most once", w)
 		}
-		seen[w] = true
 	}
-	return p, nil
-}
-
-// wordsOf returns the config's words for p, in canonical order; never nil,
-// so that JSON shows [] for the default policy.
-func wordsOf(p purramcp.SchemaPolicy) []string {
-	words := []string{}
-	for _, pw := range policyWords {
-		if pw.is(p) {
-			words = append(words, pw.word)
-		}
-	}
-	return words
+	return fleet.ServerConfig{Policy: words}.SchemaPolicy(), nil
 }
 
 // policyJSON renders p as the config writes it: "policy": ["dialect"].
 func policyJSON(p purramcp.SchemaPolicy) string {
-	words := wordsOf(p)
+	words := fleet.PolicyWords(p)
 	for i, w := range words {
 		words[i] = `"` + w + `"`
 	}

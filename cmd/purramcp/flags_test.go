@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"purra.dev/purramcp"
+	"purra.dev/purramcp/fleet"
 )
 
 func TestParseMixed(t *testing.T) {
@@ -42,7 +43,7 @@ func TestParsePolicy(t *testing.T) {
 	p, err := parsePolicy([]string{"extended", "dialect"})
 	require.NoError(t, err)
 	assert.Equal(t, purramcp.SchemaPolicy{DialectEquivalence: true, ExtendedKeywords: true}, p)
-	assert.Equal(t, []string{"dialect", "extended"}, wordsOf(p))
+	assert.Equal(t, []string{"dialect", "extended"}, fleet.PolicyWords(p))
 	assert.Equal(t, `"policy": ["dialect", "extended"]`, policyJSON(p))
 	assert.Equal(t, `"policy": []`, policyJSON(purramcp.SchemaPolicy{}))
 	for _, bad := range [][]string{{"x"}, {"annotations", "annotations"}, {""}} {

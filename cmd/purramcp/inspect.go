@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"purra.dev/purramcp"
+	"purra.dev/purramcp/fleet"
 )
 
 const inspectAbout = `Connect to one server through purramcp's bounding layer, list its tools once
@@ -153,13 +154,13 @@ func (o inspectOptions) target() (*inspectTarget, error) {
 		}
 		target = t
 	case o.url != "":
-		target.ep.url = o.url
+		target.ep.sc.URL = o.url
 	case o.catalog != "":
 		target.ep.dial = savedCatalog(o.catalog)
 	default:
-		target.ep.command, target.ep.args = o.command[0], o.command[1:]
+		target.ep.sc.Command, target.ep.sc.Args = o.command[0], o.command[1:]
 	}
-	target.ep.legacy = target.ep.legacy || o.legacy
+	target.ep.sc.LegacyProtocols = target.ep.sc.LegacyProtocols || o.legacy
 	if o.policy != "" {
 		p, err := parsePolicy(strings.Split(o.policy, ","))
 		if err != nil {
@@ -212,7 +213,7 @@ func inspect(ctx context.Context, target *inspectTarget, timeout time.Duration) 
 		return nil, nil, &listError{err: err, stderr: c.stderrLines()}
 	}
 	report := &inspectReport{Server: target.id, ProtocolVersion: c.monitor.ProtocolVersion(),
-		Policy: wordsOf(target.policy), Tools: []toolReport{}, Missing: []string{}}
+		Policy: fleet.PolicyWords(target.policy), Tools: []toolReport{}, Missing: []string{}}
 	byName := map[string]*mcp.Tool{}
 	for _, tool := range tools {
 		byName[tool.Name] = tool

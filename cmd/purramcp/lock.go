@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -145,7 +144,7 @@ func runLock(ctx context.Context, args []string, s *streams) int {
 // cfg no longer has.
 func unconfigured(cfg *config, lock *fleet.Lock) []serverDiff {
 	var diffs []serverDiff
-	for _, id := range lockIDs(lock) {
+	for _, id := range lock.IDs() {
 		if _, ok := cfg.Servers[id]; !ok {
 			old, _ := lock.Snapshot(id)
 			diffs = append(diffs, diffServer(id, &old, nil))
@@ -207,7 +206,7 @@ func discoverAll(ctx context.Context, cfg *config, ids []string, timeout time.Du
 	var wg sync.WaitGroup
 	for _, id := range ids {
 		wg.Go(func() {
-			d := discoverServer(ctx, id, serverEndpoint(cfg.Servers[id], cfg.secrets), cfg.Servers[id], timeout, p)
+			d := discoverServer(ctx, id, serverEndpoint(cfg.Servers[id], cfg.secrets), timeout, p)
 			mu.Lock()
 			out[id] = d
 			mu.Unlock()
@@ -220,7 +219,7 @@ func discoverAll(ctx context.Context, cfg *config, ids []string, timeout time.Du
 // discoverServer connects to server id and discovers its configured tools
 // with the options its config gives, as the fleet does, then closes the
 // connection and ends the child.
-func discoverServer(ctx context.Context, id string, ep endpoint, sc fleet.ServerConfig, timeout time.Duration, p *progress) discovered {
+func discoverServer(ctx context.Context, id string, ep endpoint, timeout time.Duration, p *progress) discovered {
 	p.step(id, "connecting")
 	c, err := dial(ctx, ep, timeout)
 	if err != nil {
@@ -231,16 +230,12 @@ func discoverServer(ctx context.Context, id string, ep endpoint, sc fleet.Server
 	defer c.close()
 	p.step(id, "connected, protocol "+c.monitor.ProtocolVersion())
 	pages := 0
-	opts := purramcp.DiscoveryOptions{Monitor: c.monitor, Limits: sc.Limits, Policy: serverPolicy(sc),
-		StaleRetries: sc.StaleRetries, RequireReadOnlyHint: sc.RequireReadOnlyHint,
-		Observer: func(_ context.Context, e purramcp.Event) { pages += e.Pages }}
-	catalog, err := purramcp.DiscoverTools(ctx, c.session, id, bindings(sc), opts)
+	snap, err := c.fs.Discover(ctx, id, func(_ context.Context, e purramcp.Event) { pages += e.Pages })
 	if err != nil {
 		d := discovered{err: discoveryFailure(id, err), code: purramcp.CodeOf(err), tool: failedTool(err), stderr: c.stderrLines()}
 		p.fail(id, d)
 		return d
 	}
-	snap := catalog.Snapshot()
 	p.step(id, fmt.Sprintf("listed %d page(s), bound %d tools, digest %s", pages, len(snap.Entries), snap.RevisionDigest))
 	return discovered{snapshot: &snap}
 }
@@ -316,7 +311,7 @@ func compare(lock *fleet.Lock, ids []string, live map[string]discovered) []serve
 func updatedLock(lock *fleet.Lock, ids []string, live map[string]discovered, all bool) *fleet.Lock {
 	next := &fleet.Lock{}
 	if !all {
-		for _, id := range lockIDs(lock) {
+		for _, id := range lock.IDs() {
 			if snap, ok := lock.Snapshot(id); ok {
 				next.Set(id, snap)
 			}
@@ -330,22 +325,6 @@ func updatedLock(lock *fleet.Lock, ids []string, live map[string]discovered, all
 		}
 	}
 	return next
-}
-
-// lockIDs returns the server ids lock holds, sorted, read back from its
-// file form (fleet.Lock has no accessor for them).
-func lockIDs(lock *fleet.Lock) []string {
-	text, err := lock.MarshalJSON()
-	if err != nil {
-		return nil // unreachable: LoadLock checked every digest
-	}
-	var file struct {
-		Servers map[string]json.RawMessage `json:"servers"`
-	}
-	if json.Unmarshal(text, &file) != nil {
-		return nil // unreachable: MarshalJSON wrote it
-	}
-	return slices.Sorted(maps.Keys(file.Servers))
 }
 
 // progress writes the per-server progress lines on stderr, a server's

@@ -213,16 +213,17 @@ func serveHTTP(ctx context.Context, g *gateway.Gateway, fl serveFlags, token str
 }
 
 // fleetSource shows a fleet to the gateway: its registrations, and for
-// each server its status with, when ready, the admitted snapshot, which
-// the fleet's lock holds (the locked one, or without a lock the one each
-// ready server was admitted with).
+// each server its status with, when ready, the snapshot it was admitted
+// with. The status and the snapshot are two reads: a server that left
+// ready between them is shown without a snapshot (so none of its tools is
+// listed; the fleet's OnChange brings the next refresh), and a ready one
+// takes its digest from the snapshot, so the two always agree.
 type fleetSource struct{ f *fleet.Fleet }
 
 func (s fleetSource) Registrations() []purramcp.ToolDefinition { return s.f.Registrations() }
 
 func (s fleetSource) Upstreams() []gateway.Upstream {
 	statuses := s.f.Status()
-	lock := s.f.Lock()
 	ups := make([]gateway.Upstream, len(statuses))
 	for i, st := range statuses {
 		ups[i] = gateway.Upstream{
@@ -230,8 +231,8 @@ func (s fleetSource) Upstreams() []gateway.Upstream {
 			Attempts: st.Attempts, Since: st.Since,
 		}
 		if st.State == fleet.StateReady {
-			if snap, ok := lock.Snapshot(st.ID); ok && snap.RevisionDigest == st.Digest {
-				ups[i].Snapshot = snap
+			if snap, ok := s.f.Snapshot(st.ID); ok {
+				ups[i].Snapshot, ups[i].Digest = snap, snap.RevisionDigest
 			}
 		}
 	}

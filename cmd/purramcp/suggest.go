@@ -7,6 +7,8 @@ import (
 	"strconv"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"purra.dev/purramcp/fleet"
 )
 
 // A suggestion is what `purramcp inspect --suggest` prints: the "tools"
@@ -26,7 +28,7 @@ type suggestion struct {
 // local name derived from its remote name that no other binding of the
 // config uses.
 func printSuggestion(s *streams, target *inspectTarget, report *inspectReport, tools map[string]*mcp.Tool) int {
-	sug := suggestion{Tools: map[string]boundTool{}, Policy: wordsOf(target.policy)}
+	sug := suggestion{Tools: map[string]boundTool{}, Policy: fleet.PolicyWords(target.policy)}
 	used := maps.Clone(target.taken)
 	if used == nil {
 		used = map[string]bool{}
