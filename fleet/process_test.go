@@ -77,6 +77,28 @@ func alive(pid int) bool {
 	return len(fields) > 0 && fields[0] != "Z"
 }
 
+// stopped reports whether every thread of pid is in the stopped state.
+// kill(SIGSTOP) returns before the kernel has stopped the target's
+// threads, and a thread woken in read() may still take bytes written
+// meanwhile, so a test that writes to a stopped server waits for this.
+func stopped(pid int) bool {
+	tasks, err := os.ReadDir(filepath.Join("/proc", strconv.Itoa(pid), "task"))
+	if err != nil || len(tasks) == 0 {
+		return false
+	}
+	for _, task := range tasks {
+		stat, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "task", task.Name(), "stat"))
+		if err != nil {
+			return false
+		}
+		fields := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
+		if len(fields) == 0 || fields[0] != "T" {
+			return false
+		}
+	}
+	return true
+}
+
 // currentServer returns the pid of the server that started last, and its
 // process group.
 func currentServer(t *testing.T, calls string) (int, int) {
@@ -126,6 +148,7 @@ func TestProcess_KilledThenStoppedNeverReplays(t *testing.T) {
 
 	// Killed mid-call: the call in flight fails with a code, never again.
 	require.NoError(t, syscall.Kill(server, syscall.SIGSTOP))
+	waitFor(t, "the server stopped", func() bool { return stopped(server) })
 	inFlight := make(chan string, 1)
 	go func() {
 		res, err := convert.Run(context.Background(), json.RawMessage(convertWith(2)), purramcp.ToolContext{})
