@@ -59,13 +59,7 @@ func TestGateway_ListsExactlyTheReadyRegistrations(t *testing.T) {
 }
 
 func TestGateway_CallOutcomes(t *testing.T) {
-	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
-	defer cancel()
-	f := newFakeFleet(t)
-	u := newUpstream("Search documents")
-	f.connect(ctx, "docs", u, "", "")
-	g := newGateway(t, f, gateway.Options{})
-	g.Refresh()
+	ctx, _, u, g := docsGateway(t)
 	d := connectDownstream(t, ctx, g)
 
 	cases := []struct {
@@ -312,13 +306,7 @@ func TestGateway_RefusedAndUnnamedRegistrations(t *testing.T) {
 // A message nested deeper than go-sdk decodes ends the session that sent
 // it, and only that one: the gateway keeps serving the others.
 func TestGateway_HostileMessageEndsOnlyItsSession(t *testing.T) {
-	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
-	defer cancel()
-	f := newFakeFleet(t)
-	u := newUpstream("Search documents")
-	f.connect(ctx, "docs", u, "", "")
-	g := newGateway(t, f, gateway.Options{})
-	g.Refresh()
+	ctx, _, u, g := docsGateway(t)
 	hostile := connectDownstream(t, ctx, g)
 	other := connectDownstream(t, ctx, g)
 	deep := `{"q":` + strings.Repeat("[", 5000) + strings.Repeat("]", 5000) + `}`
@@ -332,13 +320,7 @@ func TestGateway_HostileMessageEndsOnlyItsSession(t *testing.T) {
 // An upstream session that ends while a call is in flight: the call
 // answers a code at once, never hangs, and is not replayed.
 func TestGateway_UpstreamLostMidCall(t *testing.T) {
-	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
-	defer cancel()
-	f := newFakeFleet(t)
-	u := newUpstream("Search documents")
-	f.connect(ctx, "docs", u, "", "")
-	g := newGateway(t, f, gateway.Options{})
-	g.Refresh()
+	ctx, f, u, g := docsGateway(t)
 	d := connectDownstream(t, ctx, g)
 	done := make(chan string, 1)
 	go func() { done <- call(t, ctx, d.session, "block", `{}`) }()

@@ -300,3 +300,18 @@ func resultJSON(t testing.TB, res *mcp.CallToolResult) string {
 func codeResult(code string) string {
 	return `{"content":[{"type":"text","text":"` + code + `"}],"isError":true}`
 }
+
+// docsGateway is the setup most gateway tests share: a fake fleet with one
+// ready server "docs" serving a search upstream, and a refreshed gateway
+// over it with default options. ctx ends after 10 s or with the test.
+func docsGateway(t *testing.T) (context.Context, *fakeFleet, *upstream, *gateway.Gateway) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	t.Cleanup(cancel)
+	f := newFakeFleet(t)
+	u := newUpstream("Search documents")
+	f.connect(ctx, "docs", u, "", "")
+	g := newGateway(t, f, gateway.Options{})
+	g.Refresh()
+	return ctx, f, u, g
+}

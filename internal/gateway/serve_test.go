@@ -33,13 +33,7 @@ func pipeClient(t testing.TB, ctx context.Context, g *gateway.Gateway) (*mcp.Cli
 }
 
 func TestServeStdio(t *testing.T) {
-	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
-	defer cancel()
-	f := newFakeFleet(t)
-	u := newUpstream("Search documents")
-	f.connect(ctx, "docs", u, "", "")
-	g := newGateway(t, f, gateway.Options{})
-	g.Refresh()
+	ctx, _, _, g := docsGateway(t)
 	cs, served := pipeClient(t, ctx, g)
 	assert.Equal(t, "2026-07-28", cs.InitializeResult().ProtocolVersion)
 	assert.Equal(t, []string{"big", "block", "fail", "search"}, toolNames(t, ctx, cs))
