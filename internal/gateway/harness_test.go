@@ -301,7 +301,7 @@ func codeResult(code string) string {
 	return `{"content":[{"type":"text","text":"` + code + `"}],"isError":true}`
 }
 
-// docsGateway is the setup most gateway tests share: a fake fleet with one
+// docsGateway is the setup several gateway tests share: a fake fleet with one
 // ready server "docs" serving a search upstream, and a refreshed gateway
 // over it with default options. ctx ends after 10 s or with the test.
 func docsGateway(t *testing.T) (context.Context, *fakeFleet, *upstream, *gateway.Gateway) {
