@@ -95,8 +95,11 @@ type ToolDefinition struct {
 	Description string
 	// InputSchema is the compiled input schema (a root $schema removed; under
 	// SchemaPolicy.ExtendedKeywords every $ref inlined and $defs removed, while
-	// the snapshot keeps the schema as sent), a fresh copy for this
-	// registration.
+	// the snapshot keeps the schema as sent). Catalog.Registrations and
+	// Catalog.Registration give each registration a fresh copy; a source
+	// that hands out one copy to many callers (a fleet) documents that it
+	// must not be modified. Arguments are validated by ArgumentContract,
+	// never by this map.
 	InputSchema map[string]any
 	// ArgumentContract is the compiled input contract; it is immutable.
 	ArgumentContract *Contract

@@ -118,6 +118,7 @@ type Fleet struct {
 	byID    map[string]*server
 	opts    Options
 	backoff Backoff
+	tools   int // how many tools the config binds: Registrations' capacity
 
 	ctx    context.Context // ends when the fleet closes; supervisors run under it
 	cancel context.CancelFunc
@@ -163,6 +164,7 @@ func New(cfg *Config, opts Options) (*Fleet, error) {
 		}
 		f.servers = append(f.servers, s)
 		f.byID[id] = s
+		f.tools += len(cfg.Servers[id].Tools)
 	}
 	return f, nil
 }
@@ -243,7 +245,12 @@ func (f *Fleet) change() {
 }
 
 // Registrations returns the tools of every ready server, merged and sorted
-// by name, as fresh values. Each keeps working across a recovery that
+// by name, in a fresh slice. It is cheap enough to call before every model
+// turn: the definitions of one admitted catalog are made once, and their
+// InputSchema maps are shared by every caller, so they must not be
+// modified (ArgumentContract.Schema returns a copy the caller owns, and
+// every integration copies before it adapts a schema). Arguments are
+// validated by ArgumentContract, never by InputSchema. Each keeps working across a recovery that
 // brings its server back with the same digest; while its server is down it
 // answers mcp_connection_closed without sending anything; once its server
 // came back with a different digest (approved or not) it answers
@@ -255,7 +262,7 @@ func (f *Fleet) change() {
 // stayed the same. Run never retries: a call in flight when its session
 // fails returns its code.
 func (f *Fleet) Registrations() []purramcp.ToolDefinition {
-	var defs []purramcp.ToolDefinition
+	defs := make([]purramcp.ToolDefinition, 0, f.tools)
 	for _, s := range f.servers {
 		defs = s.registrations(defs)
 	}

@@ -343,18 +343,27 @@ func TestFleet_LegacyProtocols(t *testing.T) {
 	}
 }
 
-func TestFleet_RegistrationsAreFresh(t *testing.T) {
+func TestFleet_RegistrationsShareReadOnlySchemas(t *testing.T) {
 	m := newMemServer(t)
 	f := startFleet(t, &fleet.Config{Servers: map[string]fleet.ServerConfig{"u": memConfig(m, "", 0)}},
 		fleet.Options{})
 	first := f.Registrations()
-	first[0].InputSchema["type"] = "changed"
-	first[0].InputSchema["properties"].(map[string]any)["value"] = nil
+	first[0].Name, first[0].Description = "renamed", "changed"
 	second := f.Registrations()
-	assert.Equal(t, "object", second[0].InputSchema["type"])
-	assert.Equal(t, map[string]any{"type": "number", "maximum": 1e9, "minimum": 0.5},
-		second[0].InputSchema["properties"].(map[string]any)["value"])
+	assert.Equal(t, "convert_units", second[0].Name, "the slice and its values are the caller's")
+	assert.Equal(t, "Convert <units> & more", second[0].Description)
+	assert.Equal(t, second[0].ArgumentContract.Schema(), second[0].InputSchema)
+
+	// The schema map is shared among callers and must not be modified. A
+	// host that does so anyway changes only what later callers are shown:
+	// arguments are still validated by the contract, and the snapshot and
+	// the lock keep their own copies.
+	before, _ := f.Snapshot("u")
+	second[0].InputSchema["properties"].(map[string]any)["value"] = map[string]any{"type": "string"}
+	assert.Equal(t, purramcp.CodeInvalidArguments, run(t, second[0], `{"value":"x"}`))
 	assert.Equal(t, "", run(t, second[0], convertArgs))
+	after, _ := f.Snapshot("u")
+	assert.Equal(t, before, after)
 }
 
 func TestFleet_SnapshotOfReadyServersOnly(t *testing.T) {

@@ -8,17 +8,13 @@ import (
 	"purra.dev/purramcp"
 )
 
-// registrations appends fresh copies of the server's fleet-level
-// registrations to defs (none unless ready).
+// registrations appends the server's fleet-level registrations to defs
+// (none unless ready). Their InputSchema maps are the ones made once for
+// the admitted catalog, shared by every caller (see Fleet.Registrations).
 func (s *server) registrations(defs []purramcp.ToolDefinition) []purramcp.ToolDefinition {
 	s.mu.Lock()
-	regs := s.regs
-	s.mu.Unlock()
-	for _, d := range regs {
-		d.InputSchema = copyValue(d.InputSchema).(map[string]any)
-		defs = append(defs, d)
-	}
-	return defs
+	defer s.mu.Unlock()
+	return append(defs, s.regs...)
 }
 
 // wrap returns the fleet-level registrations of the catalog's tools, made
