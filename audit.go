@@ -12,27 +12,26 @@ import (
 )
 
 // An Event is one audit record given to [DiscoveryOptions.Observer]: one per
-// discovery attempt (Kind "discover") and one per Run of a catalog's
-// registrations (Kind "call"). It never carries payloads or remote text: no
+// discovery attempt (Kind [EventDiscover]) and one per Run of a catalog's
+// registrations (Kind [EventCall]). It never carries payloads or remote text: no
 // arguments, results, descriptions, schemas, error messages or denial
 // reasons. ServerID is the server id given to DiscoverTools ("" when it is
 // not a valid one); RemoteName is the bound remote name; "host_failure" is
 // [CodeHostFailure]; Duration is the wall time of the attempt or of the Run.
 // Fields that do not apply to the Kind are zero.
 //
-// ProtocolVersion, Transport and Start were added after the others, for
-// tracing: the version the monitor accepted ("" before one), the transport
-// kind ([TransportStdio], [TransportHTTP], [TransportMemory], or "" when
+// ProtocolVersion, Transport and Start serve tracing: the version the
+// monitor accepted ("" before one), the transport kind ([TransportStdio], [TransportHTTP], [TransportMemory], or "" when
 // unknown) and the wall-clock start of the attempt or the Run (Start plus
 // Duration is its end).
 type Event struct {
-	Kind           string        // "discover" or "call"
+	Kind           string        // EventDiscover or EventCall
 	ServerID       string        // the serverID given to DiscoverTools
 	RevisionDigest string        // "" when a discovery failed before its digest (an unapproved one carries it)
 	LocalName      string        // calls
 	RemoteName     string        // calls
 	CallID, RunID  string        // calls, from the ToolContext
-	Code           string        // "" on success, else the mcp_* code, "canceled", or "host_failure" (a ScopeFunc's own error)
+	Code           string        // "" on success, else the mcp_* code, EventCodeCanceled, or CodeHostFailure (a ScopeFunc's own error)
 	Attempt        int           // discovery: 1, 2, ... (see StaleRetries); calls: 0
 	Pages          int           // discovery: tools/list requests sent
 	Requests       int           // calls: tools/call requests sent (0 or 1)
@@ -45,11 +44,13 @@ type Event struct {
 	Start           time.Time // when the attempt or the Run started
 }
 
-// Event kinds and the codes an Event uses besides the mcp_* codes.
+// The values of [Event.Kind], and the one [Event.Code] that is not an
+// mcp_* code. Both fields stay plain strings (an event compares equal to
+// its logged text); compare them with these.
 const (
-	eventDiscover = "discover"
-	eventCall     = "call"
-	eventCanceled = "canceled"
+	EventDiscover     = "discover" // one discovery attempt
+	EventCall         = "call"     // one Run of a registration
+	EventCodeCanceled = "canceled" // the caller's ctx ended the operation
 )
 
 // eventCode is the Event code of an outcome: "" for nil, "canceled" for
@@ -59,7 +60,7 @@ func eventCode(err error) string {
 	case err == nil:
 		return ""
 	case errors.Is(err, ErrCanceled):
-		return eventCanceled
+		return EventCodeCanceled
 	}
 	if code := CodeOf(err); code != "" {
 		return code
@@ -77,7 +78,7 @@ func observeRefusal(ctx context.Context, observer func(context.Context, Event), 
 	if !remoteNamePattern.MatchString(serverID) {
 		serverID = ""
 	}
-	e := Event{Kind: eventDiscover, ServerID: serverID, Code: eventCode(err), Attempt: 1,
+	e := Event{Kind: EventDiscover, ServerID: serverID, Code: eventCode(err), Attempt: 1,
 		Duration: time.Since(start), Start: start}
 	if m != nil {
 		e.ProtocolVersion, e.Transport = m.ProtocolVersion(), m.transport()
@@ -114,7 +115,7 @@ func (c *Catalog) runner(t *boundTool) func(context.Context, json.RawMessage, To
 			// MarshalJSON: the answer already passed the bounding layer's cap).
 			resultBytes, _ = resultSize(st.result, math.MaxInt)
 		}
-		c.observer(ctx, Event{Kind: eventCall, ServerID: c.serverID, RevisionDigest: c.digest,
+		c.observer(ctx, Event{Kind: EventCall, ServerID: c.serverID, RevisionDigest: c.digest,
 			LocalName: t.binding.local, RemoteName: t.binding.remote, CallID: call.CallID, RunID: call.RunID,
 			Code: code, Requests: st.requests, ArgumentBytes: len(args), ResultBytes: resultBytes,
 			Duration: time.Since(start), ProtocolVersion: c.protocol, Transport: c.transport, Start: start})

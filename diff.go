@@ -9,11 +9,12 @@ import (
 	"strconv"
 )
 
-// Change kinds of [DiffSnapshots].
+// The values of [Change.Kind]. Kind stays a plain string (a stored or
+// logged change compares equal to its JSON text); compare it with these.
 const (
-	changeAdded   = "added"
-	changeRemoved = "removed"
-	changeChanged = "changed"
+	ChangeAdded   = "added"   // the local name is only in the new snapshot
+	ChangeRemoved = "removed" // the local name is only in the old snapshot
+	ChangeChanged = "changed" // in both, with the Fields that differ
 )
 
 // A Change is one difference [DiffSnapshots] found between two snapshots.
@@ -21,7 +22,7 @@ type Change struct {
 	// LocalName is the entry's local name, or "" for the snapshot's own
 	// serverId and protocolVersion.
 	LocalName string
-	// Kind is "added", "removed" or "changed".
+	// Kind is ChangeAdded, ChangeRemoved or ChangeChanged.
 	Kind string
 	// Fields names, for "changed", the snapshot JSON fields that differ,
 	// sorted: of an entry remoteName, description, inputSchema,
@@ -53,7 +54,7 @@ func DiffSnapshots(old, new Snapshot) []Change {
 		header = append(header, "serverId")
 	}
 	if header != nil {
-		changes = append(changes, Change{Kind: changeChanged, Fields: header})
+		changes = append(changes, Change{Kind: ChangeChanged, Fields: header})
 	}
 	before, after := entriesByName(old.Entries), entriesByName(new.Entries)
 	names := make([]string, 0, len(before)+len(after))
@@ -71,12 +72,12 @@ func DiffSnapshots(old, new Snapshot) []Change {
 		is, hasIt := after[name]
 		switch {
 		case !hadIt:
-			changes = append(changes, Change{LocalName: name, Kind: changeAdded})
+			changes = append(changes, Change{LocalName: name, Kind: ChangeAdded})
 		case !hasIt:
-			changes = append(changes, Change{LocalName: name, Kind: changeRemoved})
+			changes = append(changes, Change{LocalName: name, Kind: ChangeRemoved})
 		default:
 			if fields := entryFields(was, is); fields != nil {
-				changes = append(changes, Change{LocalName: name, Kind: changeChanged, Fields: fields})
+				changes = append(changes, Change{LocalName: name, Kind: ChangeChanged, Fields: fields})
 			}
 		}
 	}

@@ -149,9 +149,9 @@ func (c toolChange) text(colour bool) string {
 		name = c.Tool + " (" + shown(c.RemoteName) + ")"
 	}
 	switch c.Kind {
-	case "added":
+	case purramcp.ChangeAdded:
 		return paint(colour, green, "+ "+name)
-	case "removed":
+	case purramcp.ChangeRemoved:
 		return paint(colour, red, "- "+name)
 	}
 	return paint(colour, yellow, "~ "+name+": "+strings.Join(c.Fields, ", "))

@@ -52,7 +52,7 @@ func changes(before, after purramcp.Snapshot) []string {
 	var out []string
 	for _, c := range purramcp.DiffSnapshots(before, after) {
 		name := cmp.Or(c.LocalName, "snapshot")
-		if c.Kind == "changed" {
+		if c.Kind == purramcp.ChangeChanged {
 			out = append(out, name+": "+strings.Join(c.Fields, ", "))
 		} else {
 			out = append(out, name+" "+c.Kind)

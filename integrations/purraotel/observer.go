@@ -114,9 +114,9 @@ type observer struct {
 
 func (o *observer) observe(ctx context.Context, e purramcp.Event) {
 	switch e.Kind {
-	case "call":
+	case purramcp.EventCall:
 		o.call(ctx, e)
-	case "discover":
+	case purramcp.EventDiscover:
 		o.discover(ctx, e)
 	}
 }

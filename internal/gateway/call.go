@@ -16,7 +16,7 @@ const (
 	// as many calls as its cap allows; nothing was sent upstream.
 	CodeBusy = "gateway_busy"
 	// CodeCanceled is a call whose downstream request ended first.
-	CodeCanceled = "canceled"
+	CodeCanceled = purramcp.EventCodeCanceled
 )
 
 // handle serves one tools/call: the registration listed under the name runs
@@ -81,7 +81,7 @@ func failure(code string) *mcp.CallToolResult {
 // refuse reports a call the gateway refused before any Run.
 func (g *Gateway) refuse(ctx context.Context, name, code string) {
 	if g.observer != nil {
-		g.observer(ctx, purramcp.Event{Kind: "call", LocalName: name, Code: code})
+		g.observer(ctx, purramcp.Event{Kind: purramcp.EventCall, LocalName: name, Code: code})
 	}
 }
 
