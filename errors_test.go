@@ -2,6 +2,7 @@ package purramcp_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -133,4 +134,146 @@ func TestErrors_DenyIsNotRemote(t *testing.T) {
 	err := purramcp.Deny("needs admin")
 	require.Error(t, err)
 	assert.NotErrorIs(t, err, purramcp.ErrScopeDenied, "a denial is the host's decision, not an adapter code")
+}
+
+// assertDiscoveryError checks err is exactly want as a *DiscoveryError and
+// still behaves as the plain *Error of its code: same fixed text, errors.Is
+// with the sentinel, errors.As to *Error and CodeOf.
+func assertDiscoveryError(t *testing.T, want purramcp.DiscoveryError, sentinel error, err error) {
+	t.Helper()
+	var d *purramcp.DiscoveryError
+	require.True(t, errors.As(err, &d), "%T %v", err, err)
+	assert.Equal(t, want, *d)
+	text := "purramcp: MCP tool boundary rejected the operation: " + want.Code
+	assert.Equal(t, text, err.Error(), "fixed text")
+	for _, verb := range []string{"%v", "%+v", "%#v", "%s", "%q"} {
+		assert.Equal(t, text, fmt.Sprintf(verb, err), "%s shows no field", verb)
+	}
+	assert.True(t, errors.Is(err, sentinel))
+	assert.True(t, errors.Is(err, &purramcp.Error{Code: want.Code}))
+	assert.False(t, errors.Is(err, purramcp.ErrTimeout))
+	var e *purramcp.Error
+	require.True(t, errors.As(err, &e))
+	assert.Equal(t, &purramcp.Error{Code: want.Code}, e)
+	assert.Equal(t, want.Code, purramcp.CodeOf(err))
+}
+
+// TestDiscoveryError_Schema: every shared schema case fails with a
+// DiscoveryError carrying what InspectTool reports for the same tool.
+func TestDiscoveryError_Schema(t *testing.T) {
+	f := loadMCPFixture(t)
+	want := map[string]purramcp.DiscoveryError{
+		"unknown-default-annotation": {Code: "mcp_schema_unsupported", RemoteName: "remote.search",
+			Schema: "inputSchema", Path: "$.properties.query", Keyword: "default"},
+		"unknown-vendor-output-annotation": {Code: "mcp_schema_unsupported", RemoteName: "remote.search",
+			Schema: "outputSchema", Path: "$", Keyword: "x-fastmcp-wrap-result"},
+	}
+	for _, sc := range f.SchemaCases {
+		t.Run(sc.ID, func(t *testing.T) {
+			h := sdkHarness(t, newSDKServer(t, nil, sc.Tool), "")
+			catalog, err := discoverDefault(t, h, purramcp.Limits{})
+			assert.Nil(t, catalog)
+			report, rerr := purramcp.InspectTool(sdkTool(t, sc.Tool), purramcp.Limits{}, purramcp.SchemaPolicy{})
+			require.NoError(t, rerr)
+			require.False(t, report.Bindable)
+			fromReport := purramcp.DiscoveryError{Code: report.Code, RemoteName: report.Name, Schema: report.Schema,
+				Path: report.Path, Keyword: report.Keyword}
+			assertDiscoveryError(t, fromReport, purramcp.ErrSchemaUnsupported, err)
+			assert.Equal(t, sc.ErrorCode, fromReport.Code)
+			if w, ok := want[sc.ID]; ok {
+				assert.Equal(t, w, fromReport)
+			}
+		})
+	}
+}
+
+// TestDiscoveryError_Limits: a description over its limit
+// (mcp_catalog_limit_exceeded) or a schema over its limit
+// (mcp_schema_unsupported) names the Limits field, as InspectTool does.
+func TestDiscoveryError_Limits(t *testing.T) {
+	f := loadMCPFixture(t)
+	for _, tc := range []struct {
+		name     string
+		limits   purramcp.Limits
+		want     purramcp.DiscoveryError
+		sentinel error
+	}{
+		{"description", purramcp.Limits{MaxDescriptionBytes: 3}, purramcp.DiscoveryError{Code: "mcp_catalog_limit_exceeded",
+			RemoteName: "remote.search", Path: "$", Keyword: "MaxDescriptionBytes"}, purramcp.ErrCatalogLimitExceeded},
+		{"schema", purramcp.Limits{MaxSchemaBytes: 20}, purramcp.DiscoveryError{Code: "mcp_schema_unsupported",
+			RemoteName: "remote.search", Schema: "inputSchema", Path: "$", Keyword: "MaxSchemaBytes"}, purramcp.ErrSchemaUnsupported},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := sdkHarness(t, newSDKServer(t, nil, f.Tool), "")
+			_, err := discoverDefault(t, h, tc.limits)
+			assertDiscoveryError(t, tc.want, tc.sentinel, err)
+			report, rerr := purramcp.InspectTool(sdkTool(t, f.Tool), tc.limits, purramcp.SchemaPolicy{})
+			require.NoError(t, rerr)
+			assert.Equal(t, tc.want, purramcp.DiscoveryError{Code: report.Code, RemoteName: report.Name,
+				Schema: report.Schema, Path: report.Path, Keyword: report.Keyword})
+		})
+	}
+}
+
+// TestDiscoveryError_Hint: RequireReadOnlyHint names the tool without the
+// hint.
+func TestDiscoveryError_Hint(t *testing.T) {
+	f := loadMCPFixture(t)
+	h := sdkHarness(t, newSDKServer(t, nil, withField(t, f.Tool, "annotations", nil)), "")
+	_, err := purramcp.DiscoverTools(t.Context(), h.session, "fixture", searchBinding(),
+		purramcp.DiscoveryOptions{Monitor: h.monitor, RequireReadOnlyHint: true})
+	assertDiscoveryError(t, purramcp.DiscoveryError{Code: "mcp_annotation_conflict", RemoteName: "remote.search",
+		Path: "$", Keyword: "readOnlyHint"}, purramcp.ErrAnnotationConflict, err)
+}
+
+// TestDiscoveryError_Missing: the first missing bound name in sorted order.
+func TestDiscoveryError_Missing(t *testing.T) {
+	f := loadMCPFixture(t)
+	h := sdkHarness(t, newSDKServer(t, nil, f.Tool), "")
+	bindings := searchBinding()
+	for _, name := range []string{"zz.gone", "aa.gone"} {
+		bindings[name] = purramcp.ToolBinding{LocalName: name[:2], Policy: purramcp.ToolPolicy{Mode: "read", Title: "T"},
+			Scope: purramcp.Unscoped}
+	}
+	_, err := purramcp.DiscoverTools(t.Context(), h.session, "fixture", bindings, purramcp.DiscoveryOptions{Monitor: h.monitor})
+	assertDiscoveryError(t, purramcp.DiscoveryError{Code: "mcp_binding_missing", RemoteName: "aa.gone"},
+		purramcp.ErrBindingMissing, err)
+}
+
+// TestDiscoveryError_RepeatedName: a bound remote name listed twice is a
+// DiscoveryError; an unbound one stays a plain *Error.
+func TestDiscoveryError_RepeatedName(t *testing.T) {
+	f := loadMCPFixture(t)
+	other := withField(t, f.Tool, "name", "remote.other")
+	for _, tc := range []struct {
+		name  string
+		tools []json.RawMessage
+		bound bool
+	}{{"bound", []json.RawMessage{f.Tool}, true}, {"unbound", []json.RawMessage{f.Tool, other, other}, false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			raw := &rawServer{pages: []string{toolsPage(t, "c1", tc.tools...), toolsPage(t, "", f.Tool)}}
+			if !tc.bound {
+				raw.pages = raw.pages[:1]
+				raw.pages[0] = toolsPage(t, "", tc.tools...)
+			}
+			h := rawHarness(t, raw)
+			_, err := discoverDefault(t, h, purramcp.Limits{})
+			if tc.bound {
+				assertDiscoveryError(t, purramcp.DiscoveryError{Code: "mcp_name_conflict", RemoteName: "remote.search",
+					Path: "$", Keyword: "name"}, purramcp.ErrNameConflict, err)
+				return
+			}
+			var d *purramcp.DiscoveryError
+			assert.False(t, errors.As(err, &d))
+			assert.Equal(t, &purramcp.Error{Code: purramcp.CodeNameConflict}, err)
+		})
+	}
+}
+
+// TestDiscoveryError_Nil: a nil *DiscoveryError matches nothing.
+func TestDiscoveryError_Nil(t *testing.T) {
+	var d *purramcp.DiscoveryError
+	assert.False(t, d.Is(purramcp.ErrSchemaUnsupported))
+	assert.Nil(t, d.Unwrap())
+	assert.Equal(t, "<nil>", fmt.Sprintf("%+v", d))
 }

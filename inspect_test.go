@@ -2,6 +2,8 @@ package purramcp_test
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -110,4 +112,133 @@ func TestInspect_ToolReasons(t *testing.T) {
 	assert.ErrorIs(t, err, purramcp.ErrBindingInvalid)
 	_, err = purramcp.InspectTool(&mcp.Tool{Name: "a"}, purramcp.Limits{MaxPages: -1}, purramcp.SchemaPolicy{})
 	assert.ErrorIs(t, err, purramcp.ErrBindingInvalid)
+}
+
+// TestInspect_OneListing: a server that shows the first listing a 6-byte
+// description and every later one a 6,000-byte one cannot make the report
+// and the digest disagree: InspectCatalog lists once, and its digest is the
+// one DiscoverTools gives for that first listing.
+func TestInspect_OneListing(t *testing.T) {
+	f := loadMCPFixture(t)
+	short := string(withField(t, f.Tool, "description", "short!"))
+	long := string(withField(t, f.Tool, "description", strings.Repeat("L", 6000)))
+	raw := &rawServer{pages: []string{page("", short), page("", long)}}
+	h := rawHarness(t, raw)
+	report, err := purramcp.InspectCatalog(t.Context(), h.session, "fixture", purramcp.DiscoveryOptions{Monitor: h.monitor})
+	require.NoError(t, err)
+	lists, calls := h.counts()
+	assert.Equal(t, 1, lists, "one listing")
+	assert.Zero(t, calls)
+	require.Len(t, report.Tools, 1)
+	assert.Equal(t, 6, report.Tools[0].DescriptionBytes)
+
+	// The same bindings over a server that only ever shows the short listing.
+	ref := rawHarness(t, &rawServer{pages: []string{page("", short)}})
+	catalog, err := purramcp.DiscoverTools(t.Context(), ref.session, "fixture", report.Bindings, purramcp.DiscoveryOptions{Monitor: ref.monitor})
+	require.NoError(t, err)
+	assert.Equal(t, catalog.Snapshot().RevisionDigest, report.RevisionDigest, "digest of the reported listing")
+}
+
+// TestInspect_SuggestedTitleBounded: a remote title longer than
+// MaxDescriptionBytes (202,499 bytes, as a hostile server sent) never reaches
+// a suggested binding's Policy.Title or the model-visible description; the
+// remote name stands in. A title that fits is kept.
+func TestInspect_SuggestedTitleBounded(t *testing.T) {
+	f := loadMCPFixture(t)
+	huge := strings.Repeat("T", 202_499)
+	for _, tc := range []struct {
+		id, title, want string
+		lim             purramcp.Limits
+	}{
+		{"huge_title", huge, "remote.search", purramcp.Limits{}},
+		{"title_over_limit", strings.Repeat("t", 101), "remote.sea", purramcp.Limits{MaxDescriptionBytes: 10}},
+		{"title_fits", "  Search things ", "Search things", purramcp.Limits{}},
+	} {
+		tool := withField(t, withField(t, f.Tool, "title", tc.title), "description", "")
+		h := rawHarness(t, &rawServer{pages: []string{page("", string(tool))}})
+		report, err := purramcp.InspectCatalog(t.Context(), h.session, "fixture", purramcp.DiscoveryOptions{Monitor: h.monitor, Limits: tc.lim})
+		require.NoError(t, err, tc.id)
+		b, ok := report.Bindings["remote.search"]
+		require.True(t, ok, tc.id)
+		assert.Equal(t, tc.want, b.Policy.Title, tc.id)
+		catalog, err := purramcp.DiscoverTools(t.Context(), h.session, "fixture", report.Bindings, purramcp.DiscoveryOptions{Monitor: h.monitor, Limits: tc.lim})
+		require.NoError(t, err, tc.id)
+		assert.Equal(t, tc.want, catalog.Registrations()[0].Description, "%s: model-visible description", tc.id)
+	}
+}
+
+// reachPolicies are the columns of the reach table (README, docs/reach.md).
+var reachPolicies = []purramcp.SchemaPolicy{
+	{},
+	{DialectEquivalence: true},
+	{Annotations: true},
+	{DialectEquivalence: true, Annotations: true},
+	{ExtendedKeywords: true},
+	{DialectEquivalence: true, Annotations: true, ExtendedKeywords: true},
+}
+
+// reachWant is, per captured catalog (testdata/catalogs, written by
+// scripts/reach.sh), its tool count and its bindable tools under each of
+// reachPolicies, as InspectTool measures them.
+var reachWant = map[string][7]int{
+	"agentdeskai__browser-tools-mcp":                   {14, 9, 14, 9, 14, 9, 14},
+	"antv__mcp-server-chart":                           {27, 0, 0, 0, 26, 0, 27},
+	"browsermcp__mcp":                                  {12, 0, 12, 0, 12, 0, 12},
+	"chrome-devtools-mcp":                              {32, 25, 25, 28, 28, 26, 32},
+	"circleci__mcp-server-circleci":                    {13, 0, 10, 0, 12, 0, 13},
+	"cyanheads__git-mcp-server":                        {28, 2, 2, 21, 21, 2, 28},
+	"exa-mcp-server":                                   {2, 0, 2, 0, 2, 0, 2},
+	"executeautomation__playwright-mcp-server":         {33, 28, 28, 28, 28, 33, 33},
+	"kimtaeyoon83__mcp-server-youtube-transcript":      {1, 0, 0, 1, 1, 0, 1},
+	"mastra__mcp-docs-server":                          {9, 0, 8, 0, 9, 0, 9},
+	"mcp-server-kubernetes":                            {23, 5, 5, 23, 23, 5, 23},
+	"modelcontextprotocol__server-everything":          {13, 0, 7, 0, 13, 0, 13},
+	"modelcontextprotocol__server-filesystem":          {14, 0, 10, 0, 14, 0, 14},
+	"modelcontextprotocol__server-github":              {26, 0, 26, 0, 26, 0, 26},
+	"modelcontextprotocol__server-memory":              {9, 0, 9, 0, 9, 0, 9},
+	"modelcontextprotocol__server-postgres":            {1, 1, 1, 1, 1, 1, 1},
+	"modelcontextprotocol__server-sequential-thinking": {1, 0, 1, 0, 1, 0, 1},
+	"mongodb-mcp-server":                               {27, 11, 11, 14, 14, 17, 27},
+	"notionhq__notion-mcp-server":                      {24, 0, 0, 0, 0, 0, 24},
+	"openbnb__mcp-server-airbnb":                       {2, 2, 2, 2, 2, 2, 2},
+	"pinecone-database__mcp":                           {9, 0, 5, 0, 6, 0, 9},
+	"playwright__mcp":                                  {25, 21, 21, 24, 24, 22, 25},
+	"shopify__dev-mcp":                                 {5, 0, 2, 0, 2, 0, 4},
+	"task-master-ai":                                   {7, 0, 5, 0, 7, 0, 7},
+	"upstash__context7-mcp":                            {2, 2, 2, 2, 2, 2, 2},
+}
+
+// TestReach_Catalogs: the bindable tools of the captured real-server
+// catalogs, per policy, exactly; and the total under all three policies.
+func TestReach_Catalogs(t *testing.T) {
+	files, err := filepath.Glob("testdata/catalogs/*.json")
+	require.NoError(t, err)
+	require.Len(t, files, len(reachWant), "one row per captured catalog")
+	var total [7]int
+	for _, f := range files {
+		raw, err := os.ReadFile(f)
+		require.NoError(t, err)
+		var saved struct {
+			Tools []*mcp.Tool `json:"tools"` // decoded as a go-sdk client decodes tools/list
+		}
+		require.NoError(t, json.Unmarshal(raw, &saved), f)
+		var got [7]int
+		got[0] = len(saved.Tools)
+		for i, policy := range reachPolicies {
+			for _, tool := range saved.Tools {
+				r, err := purramcp.InspectTool(tool, purramcp.Limits{}, policy)
+				require.NoError(t, err)
+				if r.Bindable {
+					got[i+1]++
+				}
+			}
+		}
+		name := strings.TrimSuffix(filepath.Base(f), ".json")
+		assert.Equal(t, reachWant[name], got, name)
+		for i := range got {
+			total[i] += got[i]
+		}
+	}
+	t.Logf("reach: %v", total)
+	assert.GreaterOrEqual(t, total[6]*100, total[0]*95, "at least 95%% of all tools bind with all three policies")
 }

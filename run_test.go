@@ -433,3 +433,28 @@ func TestRun_ArgumentBytes(t *testing.T) {
 		}
 	}
 }
+
+// TestRun_ScopeTypedNilErrorDenies: a ScopeFunc returning a typed-nil
+// *purramcp.Error (non-nil as an error, but carrying no code), bare or
+// wrapped, or an *Error with an empty code, denies: mcp_scope_denied, no
+// panic, nothing sent.
+func TestRun_ScopeTypedNilErrorDenies(t *testing.T) {
+	f := loadMCPFixture(t)
+	h := sdkHarness(t, newSDKServer(t, nil, f.Tool), "")
+	for id, scopeErr := range map[string]func() error{
+		"typed_nil":         func() error { var e *purramcp.Error; return e },
+		"wrapped_typed_nil": func() error { var e *purramcp.Error; return fmt.Errorf("host: %w", e) },
+		"empty_code":        func() error { return &purramcp.Error{} },
+	} {
+		reg := discoverWith(t, h, purramcp.Limits{}, func(b *purramcp.ToolBinding) {
+			b.Scope = func(context.Context, map[string]any, purramcp.ToolContext) error { return scopeErr() }
+		})
+		var res purramcp.ToolResult
+		var err error
+		require.NotPanics(t, func() { res, err = reg.Run(t.Context(), argsA, purramcp.ToolContext{}) }, id)
+		require.NoError(t, err, id)
+		assert.Equal(t, purramcp.ToolResult{Content: emptyEnvelope, EffectState: "not_started", ErrorCode: "mcp_scope_denied"}, res, id)
+	}
+	_, calls := h.counts()
+	assert.Zero(t, calls, "nothing sent")
+}

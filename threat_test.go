@@ -25,7 +25,7 @@ import (
 // test drives real go-sdk sessions over in-memory transports; the raw
 // scripted server sends the bytes a go-sdk server never would.
 //
-// not applicable: T15 Local server compromise and supply chain are the host's: the core never builds a transport or starts a process (the host constructs mcp.CommandTransport or any other transport), and package fleet starts only the commands the host's own config names; what they run is the host's choice, and a changed catalog is still refused until approved.
+// not applicable: Threat T15 Local server compromise and supply chain are the host's: the core never builds a transport or starts a process (the host constructs mcp.CommandTransport or any other transport), and package fleet starts only the commands the host's own config names; what they run is the host's choice, and a changed catalog is still refused until approved.
 
 var threatIDs = strings.Fields(`T1 T2 T3 T4 T5 T6 T7 T8 T9 T10 T11 T12 T13 T14 T15 T16 T17 T18`)
 
