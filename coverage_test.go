@@ -1,6 +1,10 @@
 package purramcp_test
 
 import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"go/ast"
 	"go/parser"
@@ -181,4 +185,31 @@ func topLevelTests(t *testing.T, prefix string) []testFunc {
 		}
 	}
 	return tests
+}
+
+// TestVectorsPinned checks testdata/ against its SHA256SUMS and against
+// ../shared/conformance, so neither copy can drift.
+func TestVectorsPinned(t *testing.T) {
+	sums := readVector(t, "SHA256SUMS")
+	sc := bufio.NewScanner(bytes.NewReader(sums))
+	n := 0
+	for sc.Scan() {
+		sum, name, ok := strings.Cut(sc.Text(), "  ")
+		require.True(t, ok, "SHA256SUMS line %q", sc.Text())
+		got := sha256.Sum256(readVector(t, name))
+		assert.Equal(t, sum, hex.EncodeToString(got[:]), "testdata/%s drifted from SHA256SUMS", name)
+		n++
+
+		shared, err := os.ReadFile(filepath.Join(sharedConformance, name))
+		if os.IsNotExist(err) {
+			if os.Getenv("CI") == "true" {
+				t.Fatalf("%s is missing under CI; CI must lay ../shared beside the clone", sharedConformance)
+			}
+			t.Logf("skipping the comparison of %s: %s is absent", name, sharedConformance)
+			continue
+		}
+		require.NoError(t, err)
+		assert.Equal(t, shared, readVector(t, name), "testdata/%s differs from %s", name, sharedConformance)
+	}
+	assert.Equal(t, 4, n, "SHA256SUMS lists the three vector files and NOTICE.md")
 }

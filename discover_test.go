@@ -9,6 +9,7 @@ import (
 	"sync"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
@@ -629,4 +630,43 @@ func TestSchemaSharing_ConcurrentDiscoveries(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestBehaviorJ1_CanceledDiscovery: a done ctx sends nothing.
+func TestBehaviorJ1_CanceledDiscovery(t *testing.T) {
+	f := loadMCPFixture(t)
+	forEachVersion(t, func(t *testing.T, version string) {
+		h := sdkHarness(t, newSDKServer(t, nil, f.Tool), version)
+		ctx, cancel := contextWithCancel(t)
+		cancel()
+		catalog, err := purramcp.DiscoverTools(ctx, h.session, "fixture", searchBinding(), purramcp.DiscoveryOptions{Monitor: h.monitor})
+		assert.Nil(t, catalog)
+		assert.ErrorIs(t, err, purramcp.ErrCanceled, "J1 at %s", version)
+		assert.ErrorIs(t, err, errContextCanceled, "J1 at %s", version)
+		lists, _ := h.counts()
+		assert.Zero(t, lists, "J1 at %s", version)
+	})
+}
+
+// TestDiscover_RequestFailures: a tools/list answer that never comes fails
+// mcp_timeout at Limits.Timeout; a connection closed instead of an answer
+// fails mcp_transport_error. Discovery returns only *Error values.
+func TestDiscover_RequestFailures(t *testing.T) {
+	for _, tc := range []struct{ fault, want string }{{"silent", "mcp_timeout"}, {"close", "mcp_transport_error"}} {
+		synctest.Test(t, func(t *testing.T) {
+			raw := &rawServer{listFault: tc.fault, pages: []string{toolsPage(t, "")}}
+			h := rawHarness(t, raw)
+			start := time.Now()
+			catalog, err := discoverDefault(t, h, purramcp.Limits{Timeout: time.Second})
+			assert.Nil(t, catalog)
+			assert.Equal(t, tc.want, purramcp.CodeOf(err), tc.fault)
+			var e *purramcp.Error
+			assert.ErrorAs(t, err, &e, tc.fault)
+			if tc.fault == "silent" {
+				assert.Equal(t, time.Second, time.Since(start))
+			}
+			lists, _ := h.counts()
+			assert.Equal(t, 1, lists, tc.fault)
+		})
+	}
 }

@@ -1,8 +1,16 @@
 package purramcp_test
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"hash"
 	"math"
+	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -209,4 +217,133 @@ func TestProfileA9_NewContractErrorType(t *testing.T) {
 		Schema: map[string]any{"type": "object"}, Mode: "auto"})
 	_, ok := err.(*purramcp.ContractError)
 	assert.True(t, ok, "%T", err)
+}
+
+func TestIdentityC3_ApprovalIntentDigest(t *testing.T) {
+	var v struct {
+		Intent       json.RawMessage `json:"intent"`
+		IntentDigest string          `json:"intentDigest"`
+		CreatedAtMs  int             `json:"createdAtMs"`
+		ExpiresAtMs  int             `json:"expiresAtMs"`
+		States       []string        `json:"states"`
+	}
+	decodeStrict(t, readVector(t, "approval_records.json"), &v)
+	var intent map[string]any
+	require.NoError(t, json.Unmarshal(v.Intent, &intent))
+	for name, value := range map[string]any{"decoded": intent, "raw": v.Intent} {
+		got, err := purramcp.IdentityDigest(map[string]any{"profile": "purra.approval-intent/v1", "intent": value})
+		require.NoError(t, err, name)
+		assert.Equal(t, v.IntentDigest, got, "intentDigest from the %s intent", name)
+	}
+	assert.Equal(t, "e460edcc054e5f195af062e471dbc2fe077438f8f886a9f1dbadb4186c1aba28", v.IntentDigest)
+}
+
+var fuzzDigestPattern = regexp.MustCompile(`^[0-9a-f]{64}$`)
+
+// fuzzIdentitySeeds returns every vector text and schema, and the approval
+// and MCP vector files whole and in their identity-bearing parts.
+func fuzzIdentitySeeds(t testing.TB) []string {
+	t.Helper()
+	var seeds []string
+	for _, tc := range loadOutputVectors(t).Cases {
+		seeds = append(seeds, tc.Text, string(tc.Schema))
+	}
+	f := loadMCPFixture(t)
+	seeds = append(seeds, string(f.Tool), string(f.DeclaredDialectTool), string(f.TestModelCapabilities))
+	for _, tc := range f.Cases {
+		seeds = append(seeds, string(tc.Arguments), string(tc.Result))
+	}
+	for _, sc := range f.SchemaCases {
+		seeds = append(seeds, string(sc.Tool))
+	}
+	for _, name := range []string{"approval_records.json", "mcp_tools.json", "structured_output.json"} {
+		seeds = append(seeds, string(readVector(t, name)))
+	}
+	return seeds
+}
+
+// FuzzIdentityDigest checks IdentityDigest on raw JSON text (B1–B4): it is
+// deterministic; it fails with one fixed plain error and no digest, or
+// returns 64 lowercase hex that equals both IdentityDigest of the
+// encoding/json decoding (json.Number kept) of the same text and an
+// independent implementation of the B2 encoding over that decoding.
+func FuzzIdentityDigest(f *testing.F) {
+	seeds := fuzzIdentitySeeds(f)
+	require.Len(f, seeds, 2*62+3+2*14+6+3, "seed count")
+	for _, s := range seeds {
+		f.Add(s)
+	}
+	_, fixed := purramcp.IdentityDigest(json.RawMessage("{"))
+	require.Error(f, fixed, "IdentityDigest of a broken document")
+	f.Fuzz(func(t *testing.T, text string) {
+		digest, err := purramcp.IdentityDigest(json.RawMessage(text))
+		again, errAgain := purramcp.IdentityDigest(json.RawMessage(text))
+		require.Equal(t, digest, again, "IdentityDigest(%q) is not deterministic", text)
+		require.Equal(t, err, errAgain, "IdentityDigest(%q) is not deterministic", text)
+		if err != nil {
+			require.Empty(t, digest, "IdentityDigest(%q) failed but returned a digest", text)
+			require.Equal(t, fixed.Error(), err.Error(), "IdentityDigest(%q) error text", text)
+			var ce *purramcp.ContractError
+			require.False(t, errors.As(err, &ce), "IdentityDigest(%q) returned a coded error", text)
+			return
+		}
+		require.Regexp(t, fuzzDigestPattern, digest, "IdentityDigest(%q)", text)
+
+		dec := json.NewDecoder(strings.NewReader(text))
+		dec.UseNumber()
+		var std any
+		require.NoError(t, dec.Decode(&std), "encoding/json decode of %q, accepted by IdentityDigest", text)
+		viaStd, err := purramcp.IdentityDigest(std)
+		require.NoError(t, err, "IdentityDigest of the encoding/json value of %q", text)
+		assert.Equal(t, digest, viaStd, "IdentityDigest of %q as text and as the encoding/json value", text)
+		assert.Equal(t, digest, fuzzReferenceDigest(std), "IdentityDigest(%q) vs the reference encoding", text)
+	})
+}
+
+// fuzzReferenceDigest is a second, deliberately plain implementation of
+// purra.json-identity/v1 over encoding/json values: keys sorted as code
+// point sequences (B3), numbers as binary64 bits with −0 as +0 (B2.2).
+func fuzzReferenceDigest(v any) string {
+	h := sha256.New()
+	h.Write([]byte("purra.json-identity/v1\n"))
+	fuzzReferenceEncode(h, v)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+func fuzzReferenceEncode(h hash.Hash, v any) {
+	switch x := v.(type) {
+	case nil:
+		h.Write([]byte("n"))
+	case bool:
+		h.Write([]byte(map[bool]string{true: "t", false: "f"}[x]))
+	case json.Number:
+		f, err := strconv.ParseFloat(string(x), 64)
+		if err != nil {
+			panic(err) // accepted numbers are finite
+		}
+		if f == 0 {
+			f = 0
+		}
+		fmt.Fprintf(h, "d%016x", math.Float64bits(f))
+	case string:
+		fmt.Fprintf(h, "s%d:%x", len(x), x)
+	case []any:
+		fmt.Fprintf(h, "a%d:", len(x))
+		for _, item := range x {
+			fuzzReferenceEncode(h, item)
+		}
+	case map[string]any:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		slices.SortFunc(keys, func(a, b string) int { return slices.Compare([]rune(a), []rune(b)) })
+		fmt.Fprintf(h, "o%d:", len(keys))
+		for _, k := range keys {
+			fuzzReferenceEncode(h, k)
+			fuzzReferenceEncode(h, x[k])
+		}
+	default:
+		panic(fmt.Sprintf("fuzz: unexpected %T", v))
+	}
 }

@@ -1,14 +1,20 @@
 package purramcp_test
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 	"testing"
 
+	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"purra.dev/purramcp"
+	"purra.dev/purramcp/internal/profile"
 )
 
 // TestContractError_NilTargetMatchesNothing: errors.Is with a typed-nil
@@ -24,4 +30,736 @@ func TestContractError_NilTargetMatchesNothing(t *testing.T) {
 		assert.False(t, errors.Is(fmt.Errorf("w: %w", nilTarget), &purramcp.ContractError{Code: purramcp.CodeSchemaInvalid}))
 	})
 	assert.True(t, errors.Is(err, &purramcp.ContractError{Code: purramcp.CodeSchemaInvalid}), "a real target still matches")
+}
+
+// This file is a second opinion on schema-profile.md A7: random schemas
+// inside purra.output-schema/v1 and random values are checked by the
+// profile engine and by github.com/santhosh-tekuri/jsonschema/v6 (draft
+// 2020-12), which must agree on accept or reject. What only the profile
+// checks (work budget, lone surrogates, unsafe integers, resource limits)
+// is kept out of the generated data instead.
+
+// diffPair is one side-by-side verdict.
+type diffPair struct {
+	profile   error // nil or *purramcp.ContractError
+	reference error // nil or the jsonschema validation error
+}
+
+// diffCompile builds both validators for schema text and fails the test if
+// either rejects it: every generated schema is inside the profile and valid
+// under the 2020-12 meta-schema.
+func diffCompile(t *testing.T, label, schema string) (*purramcp.Contract, *jsonschema.Schema) {
+	t.Helper()
+	contract, err := purramcp.NewContract(purramcp.ContractOptions{
+		SchemaID: "differential", SchemaVersion: "1", Schema: json.RawMessage(schema),
+		Limits: purramcp.ContractLimits{ValidationSteps: 100000},
+	})
+	require.NoError(t, err, "%s: NewContract rejected a schema inside the profile: %s", label, schema)
+	doc, err := jsonschema.UnmarshalJSON(strings.NewReader(schema))
+	require.NoError(t, err, "%s: decode schema %s", label, schema)
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft2020)
+	const url = "https://purra.invalid/differential.json"
+	require.NoError(t, c.AddResource(url, doc), "%s: AddResource %s", label, schema)
+	reference, err := c.Compile(url)
+	require.NoError(t, err, "%s: jsonschema rejected schema %s", label, schema)
+	return contract, reference
+}
+
+// diffCheck runs one value through both validators and asserts they agree.
+// It also checks that the profile reaches the same verdict through
+// ValidateValue on the decoded value as through Parse on the text.
+func diffCheck(t *testing.T, label string, contract *purramcp.Contract, reference *jsonschema.Schema, schema, value string) diffPair {
+	t.Helper()
+	var pair diffPair
+	_, pair.profile = contract.Parse(value)
+	var ce *purramcp.ContractError
+	if pair.profile != nil {
+		require.ErrorAs(t, pair.profile, &ce, "%s: Parse(%s)", label, value)
+		require.NotEqual(t, purramcp.CodeValidationLimitExceeded, ce.Code,
+			"%s: the generator must stay inside the work budget; schema %s value %s", label, schema, value)
+		require.Equal(t, purramcp.CodeSchemaMismatch, ce.Code, "%s: Parse(%s) code", label, value)
+	}
+	inst, err := jsonschema.UnmarshalJSON(strings.NewReader(value))
+	require.NoError(t, err, "%s: decode value %s", label, value)
+	_, viaValue := contract.ValidateValue(inst)
+	assert.Equal(t, pair.profile == nil, viaValue == nil,
+		"%s: Parse and ValidateValue disagree on %s: %v vs %v", label, value, pair.profile, viaValue)
+	pair.reference = reference.Validate(inst)
+	if pair.reference != nil {
+		var ve *jsonschema.ValidationError
+		require.ErrorAs(t, pair.reference, &ve, "%s: jsonschema failed on %s for another reason", label, value)
+	}
+	assert.Equal(t, pair.reference == nil, pair.profile == nil,
+		"%s: disagreement\nschema:    %s\nvalue:     %s\npurramcp:  %+v\njsonschema: %v",
+		label, schema, value, ce, pair.reference)
+	return pair
+}
+
+// TestProfileA7_DifferentialJSONSchema2020 compares accept/reject verdicts
+// of the profile and of jsonschema/v6 over deterministic random schemas and
+// values: 800 schemas, 12 values each.
+func TestProfileA7_DifferentialJSONSchema2020(t *testing.T) {
+	const schemas, valuesPerSchema = 800, 12
+	var accepted, rejected int
+	keywords := map[string]int{}
+	for i := range schemas {
+		g := newDiffGen(uint64(i))
+		root := g.schema(3)
+		root["type"] = "object"
+		// A root const, enum or branch list masks every other violation,
+		// so keep them rarer at the root than below it.
+		for _, kw := range []string{"const", "enum", "anyOf", "oneOf"} {
+			if g.chance(0.7) {
+				delete(root, kw)
+			}
+		}
+		if _, ok := root["properties"]; !ok && g.chance(0.6) {
+			g.children(root, 3)
+		}
+		schema := string(g.encode(nil, root))
+		label := "schema #" + strconv.Itoa(i)
+		contract, reference := diffCompile(t, label, schema)
+		for j := range valuesPerSchema {
+			var v any
+			switch p := g.r.Float64(); {
+			case j == 0 || p < 0.8:
+				v = g.objectFor(root, 4)
+			case p < 0.95:
+				v = g.valueFor(root, 4) // through const, enum or a branch
+			default:
+				v = g.value(2) // often not an object at all
+			}
+			pair := diffCheck(t, label+" value #"+strconv.Itoa(j), contract, reference, schema, string(g.encode(nil, v)))
+			var ce *purramcp.ContractError
+			if errors.As(pair.profile, &ce) {
+				keywords[ce.Keyword]++
+				rejected++
+			} else {
+				accepted++
+			}
+		}
+		if t.Failed() {
+			t.FailNow() // the first schema with a disagreement is the reproducer
+		}
+	}
+	total := accepted + rejected
+	t.Logf("%d pairs: %d accepted, %d rejected by both", total, accepted, rejected)
+	assert.Greater(t, accepted, total/5, "too few accepted pairs for a meaningful comparison")
+	assert.Greater(t, rejected, total/5, "too few rejected pairs for a meaningful comparison")
+	t.Logf("violations by keyword: %v", keywords)
+	for _, kw := range []string{"type", "enum", "const", "minLength", "maxLength", "minItems", "maxItems",
+		"uniqueItems", "required", "additionalProperties", "minimum", "maximum", "anyOf", "oneOf"} {
+		assert.Positive(t, keywords[kw], "no generated value was rejected for %s", kw)
+	}
+}
+
+// TestProfileA7_DifferentialSemanticPoints pins the places where JSON
+// Schema 2020-12 and the profile must agree and a careless port would not:
+// integer is an integral number, equality is numeric and structural, and
+// string lengths count code points.
+func TestProfileA7_DifferentialSemanticPoints(t *testing.T) {
+	prop := func(v string) string {
+		return `{"type":"object","properties":{"v":` + v + `},"required":["v"]}`
+	}
+	cases := []struct {
+		name, schema, value string
+		accept              bool
+	}{
+		{"integer_decimal", prop(`{"type":"integer"}`), `{"v":1.0}`, true},
+		{"integer_exponent", prop(`{"type":"integer"}`), `{"v":10e-1}`, true},
+		{"integer_negative_zero", prop(`{"type":"integer"}`), `{"v":-0.0}`, true},
+		{"integer_fraction", prop(`{"type":"integer"}`), `{"v":1.5}`, false},
+		{"integer_bool", prop(`{"type":"integer"}`), `{"v":true}`, false},
+		{"unique_numeric", prop(`{"uniqueItems":true}`), `{"v":[1,1.0]}`, false},
+		{"unique_nested_numeric", prop(`{"uniqueItems":true}`), `{"v":[[1,{"a":2}],[1e0,{"a":2.0}]]}`, false},
+		{"unique_object_order", prop(`{"uniqueItems":true}`), `{"v":[{"a":1,"b":2},{"b":2,"a":1}]}`, false},
+		{"unique_bool_number", prop(`{"uniqueItems":true}`), `{"v":[true,1,"1",null,0,false]}`, true},
+		{"unique_zero_signs", prop(`{"uniqueItems":true}`), `{"v":[0,-0]}`, false},
+		{"const_structural", prop(`{"const":{"a":[1,2],"b":null}}`), `{"v":{"b":null,"a":[1.0,2e0]}}`, true},
+		{"const_array_order", prop(`{"const":[1,2]}`), `{"v":[2,1]}`, false},
+		{"const_extra_key", prop(`{"const":{"a":1}}`), `{"v":{"a":1,"b":1}}`, false},
+		{"const_null", prop(`{"const":null}`), `{"v":null}`, true},
+		{"const_null_false", prop(`{"const":null}`), `{"v":false}`, false},
+		{"enum_bool_number", prop(`{"enum":[1,"true"]}`), `{"v":true}`, false},
+		{"enum_numeric", prop(`{"enum":["a",2.50]}`), `{"v":25e-1}`, true},
+		{"minLength_astral", prop(`{"minLength":2}`), `{"v":"😀"}`, false},
+		{"maxLength_astral", prop(`{"maxLength":1}`), `{"v":"\ud83d\ude00"}`, true},
+		{"maxLength_combining", prop(`{"maxLength":1}`), `{"v":"e\u0301"}`, false},
+		{"maxLength_multibyte", prop(`{"maxLength":3}`), `{"v":"日本語"}`, true},
+		{"oneOf_ambiguous", prop(`{"oneOf":[{"type":"integer"},{"type":"number"}]}`), `{"v":1}`, false},
+		{"oneOf_fraction", prop(`{"oneOf":[{"type":"integer"},{"type":"number"}]}`), `{"v":1.5}`, true},
+		{"bounds_inclusive", prop(`{"minimum":-0.5,"maximum":2.5}`), `{"v":25e-1}`, true},
+		{"required_proto", `{"type":"object","required":["__proto__","toString"]}`, `{"__proto__":1,"toString":2}`, true},
+		{"closed_ref_name", `{"type":"object","properties":{"$ref":{"type":"string"}},"additionalProperties":false}`, `{"$ref":"#"}`, true},
+		{"root_array", `{"type":"object"}`, `[]`, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			contract, reference := diffCompile(t, tc.name, tc.schema)
+			pair := diffCheck(t, tc.name, contract, reference, tc.schema, tc.value)
+			assert.Equal(t, tc.accept, pair.profile == nil, "case %s: profile verdict: %v", tc.name, pair.profile)
+			assert.Equal(t, tc.accept, pair.reference == nil, "case %s: jsonschema verdict: %v", tc.name, pair.reference)
+		})
+	}
+}
+
+// The extended differential: schemas inside purra.output-schema/v1 plus the
+// keywords SchemaPolicy.ExtendedKeywords admits (exclusiveMinimum,
+// exclusiveMaximum, propertyNames, additionalProperties as a schema, root
+// $defs with local $ref, with and without siblings), checked by the
+// extended profile and by jsonschema/v6 (draft 2020-12). pattern is left
+// out: jsonschema/v6 also uses Go's regexp, so it is no independent check;
+// testdata/ecma_patterns.json is.
+
+// extSchema is diffGen.schema with extended keywords added at each node and,
+// when defs is not empty, $ref nodes into them.
+func (g *diffGen) extSchema(depth int, defs []string) map[string]any {
+	if len(defs) > 0 && g.chance(0.25) {
+		s := map[string]any{"$ref": "#/$defs/" + diffPick(g, defs)}
+		if g.chance(0.3) {
+			s["description"] = g.str(0, 2) // an annotation the merge keeps from the referrer
+		}
+		return s
+	}
+	s := g.schema(0)
+	if g.chance(0.3) {
+		lo, hi := g.r.IntN(len(diffNumberClasses)), g.r.IntN(len(diffNumberClasses))
+		if diffNumberValue(lo) > diffNumberValue(hi) {
+			lo, hi = hi, lo
+		}
+		switch g.r.IntN(3) {
+		case 0:
+			s["exclusiveMinimum"] = g.number(lo)
+		case 1:
+			s["exclusiveMaximum"] = g.number(hi)
+		default:
+			s["exclusiveMinimum"], s["exclusiveMaximum"] = g.number(lo), g.number(hi)
+		}
+		if g.chance(0.5) {
+			s["type"] = "number"
+		}
+	}
+	if depth > 0 {
+		if g.chance(0.3) {
+			props := map[string]any{}
+			for range g.r.IntN(3) {
+				props[diffPick(g, diffNames)] = g.extSchema(depth-1, defs)
+			}
+			s["properties"] = props
+		}
+		if g.chance(0.2) {
+			s["items"] = g.extSchema(depth-1, defs)
+		}
+		if g.chance(0.1) {
+			s["anyOf"] = []any{g.extSchema(depth-1, defs), g.extSchema(depth-1, defs)}
+		}
+		if g.chance(0.2) {
+			names := map[string]any{}
+			switch g.r.IntN(3) {
+			case 0:
+				names["maxLength"] = json.Number(strconv.Itoa(g.r.IntN(3)))
+			case 1:
+				names["minLength"] = json.Number(strconv.Itoa(1 + g.r.IntN(2)))
+			default:
+				names["enum"] = []any{diffPick(g, diffNames), diffPick(g, diffNames), json.Number("1")}
+			}
+			s["propertyNames"] = names
+		}
+		if g.chance(0.25) {
+			s["additionalProperties"] = g.extSchema(depth-1, defs)
+		}
+	}
+	return s
+}
+
+// extInline returns s with every $ref replaced by its definition (siblings
+// merged), for aiming values at what the schema means.
+func extInline(s any, defs map[string]any) any {
+	switch x := s.(type) {
+	case map[string]any:
+		if ref, ok := x["$ref"].(string); ok {
+			def := extInline(defs[strings.TrimPrefix(ref, "#/$defs/")], defs).(map[string]any)
+			out := map[string]any{}
+			for k, v := range def {
+				out[k] = v
+			}
+			for k, v := range x {
+				if k != "$ref" {
+					out[k] = v
+				}
+			}
+			return out
+		}
+		out := map[string]any{}
+		for k, v := range x {
+			if k == "const" || k == "enum" {
+				out[k] = v
+				continue
+			}
+			out[k] = extInline(v, defs)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, v := range x {
+			out[i] = extInline(v, defs)
+		}
+		return out
+	}
+	return s
+}
+
+// extObjectFor is diffGen.objectFor plus members aimed at the extended
+// keywords: undeclared keys under additionalProperties and numbers at the
+// exclusive bounds.
+func (g *diffGen) extObjectFor(s map[string]any, depth int) map[string]any {
+	out := g.objectFor(s, depth)
+	props, _ := s["properties"].(map[string]any)
+	for _, name := range diffSortedKeys(props) {
+		p, _ := props[name].(map[string]any)
+		for _, k := range []string{"exclusiveMinimum", "exclusiveMaximum"} {
+			if b, ok := p[k].(json.Number); ok && g.chance(0.3) {
+				out[name] = g.number(diffClassOf(b)) // exactly at the bound
+			}
+		}
+		if sub, ok := p["properties"]; ok && sub != nil && g.chance(0.5) {
+			out[name] = g.extObjectFor(p, depth-1)
+		}
+	}
+	if add, ok := s["additionalProperties"].(map[string]any); ok && g.chance(0.6) {
+		name := diffPick(g, diffNames)
+		if _, declared := props[name]; !declared {
+			out[name] = g.valueFor(add, depth-1)
+		}
+	}
+	return out
+}
+
+func diffCompileExtended(t *testing.T, label, schema string) (*purramcp.Contract, *jsonschema.Schema) {
+	t.Helper()
+	contract, err := purramcp.NewExtendedContract(purramcp.ContractOptions{
+		SchemaID: "differential", SchemaVersion: "1", Schema: json.RawMessage(schema),
+		Limits: purramcp.ContractLimits{ValidationSteps: 100000},
+	})
+	require.NoError(t, err, "%s: the extended profile rejected %s", label, schema)
+	doc, err := jsonschema.UnmarshalJSON(strings.NewReader(schema))
+	require.NoError(t, err)
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft2020)
+	const url = "https://purra.invalid/differential-extended.json"
+	require.NoError(t, c.AddResource(url, doc))
+	reference, err := c.Compile(url)
+	require.NoError(t, err, "%s: jsonschema rejected %s", label, schema)
+	return contract, reference
+}
+
+// TestExtended_DifferentialJSONSchema2020: 600 generated schemas with the
+// extended keywords, 12 values each; both validators must agree.
+func TestExtended_DifferentialJSONSchema2020(t *testing.T) {
+	const schemas, valuesPerSchema = 600, 12
+	var accepted, rejected, withRefs, withSiblings int
+	keywords := map[string]int{}
+	for i := range schemas {
+		g := newDiffGen(uint64(1_000_000 + i))
+		defs := map[string]any{}
+		var names []string
+		if g.chance(0.5) {
+			for k := range 1 + g.r.IntN(3) {
+				name := []string{"d0", "a/b", "c~d"}[k]
+				defs[name] = g.extSchema(1, names) // only earlier definitions: no cycles
+				names = append(names, strings.NewReplacer("~", "~0", "/", "~1").Replace(name))
+			}
+		}
+		root := g.extSchema(3, names)
+		delete(root, "$ref")
+		root["type"] = "object"
+		for _, kw := range []string{"const", "enum", "anyOf", "oneOf"} {
+			delete(root, kw)
+		}
+		if len(defs) > 0 {
+			root["$defs"] = defs
+		}
+		if _, ok := root["properties"]; !ok {
+			root["properties"] = map[string]any{"v": g.extSchema(2, names), "w": g.extSchema(1, names)}
+		}
+		schema := string(g.encode(nil, root))
+		label := "extended schema #" + strconv.Itoa(i)
+		if strings.Contains(schema, `"$ref"`) {
+			withRefs++
+		}
+		if strings.Contains(schema, `"description"`) && strings.Contains(schema, `"$ref"`) {
+			withSiblings++
+		}
+		contract, reference := diffCompileExtended(t, label, schema)
+		rawDefs := map[string]any{}
+		for k, v := range defs {
+			rawDefs[strings.NewReplacer("~", "~0", "/", "~1").Replace(k)] = v
+		}
+		meaning := extInline(root, rawDefs).(map[string]any)
+		for j := range valuesPerSchema {
+			var v any = g.extObjectFor(meaning, 4)
+			if j%6 == 5 {
+				v = g.value(2)
+			}
+			pair := diffCheck(t, label+" value #"+strconv.Itoa(j), contract, reference, schema, string(g.encode(nil, v)))
+			var ce *purramcp.ContractError
+			if errors.As(pair.profile, &ce) {
+				keywords[ce.Keyword]++
+				rejected++
+			} else {
+				accepted++
+			}
+		}
+		if t.Failed() {
+			t.FailNow()
+		}
+	}
+	total := accepted + rejected
+	t.Logf("%d pairs: %d accepted, %d rejected by both; violations by keyword: %v", total, accepted, rejected, keywords)
+	t.Logf("%d schemas with $ref, %d of them with descriptions beside", withRefs, withSiblings)
+	assert.Greater(t, withRefs, schemas/5)
+	assert.Greater(t, accepted, total/5)
+	assert.Greater(t, rejected, total/5)
+	for _, kw := range []string{"exclusiveMinimum", "exclusiveMaximum", "propertyNames", "additionalProperties", "type"} {
+		assert.Positive(t, keywords[kw], "no generated value was rejected for %s", kw)
+	}
+}
+
+// TestExtended_DifferentialRefSiblings: 400 generated schemas whose
+// property v is a $ref with asserting sibling keywords (2020-12: both
+// apply). Each is either refused at bind time (the intersection cannot be
+// written as one node: fail closed) or agrees with jsonschema/v6 (draft
+// 2020-12) on 12 values aimed at the definition, the siblings, or neither.
+func TestExtended_DifferentialRefSiblings(t *testing.T) {
+	const schemas, valuesPerSchema = 400, 12
+	var bound, closed, accepted, rejected int
+	for i := range schemas {
+		g := newDiffGen(uint64(2_000_000 + i))
+		def := g.extSchema(1, nil)
+		siblings := g.extSchema(1, nil)
+		delete(siblings, "$ref")
+		ref := map[string]any{"$ref": "#/$defs/d"}
+		for k, v := range siblings {
+			ref[k] = v
+		}
+		root := map[string]any{"type": "object", "$defs": map[string]any{"d": def}, "properties": map[string]any{"v": ref}}
+		schema := string(g.encode(nil, root))
+		label := "ref-siblings schema #" + strconv.Itoa(i)
+		contract, err := purramcp.NewExtendedContract(purramcp.ContractOptions{
+			SchemaID: "differential", SchemaVersion: "1", Schema: json.RawMessage(schema),
+			Limits: purramcp.ContractLimits{ValidationSteps: 100000},
+		})
+		if err != nil {
+			var ce *purramcp.ContractError
+			require.ErrorAs(t, err, &ce, label)
+			closed++
+			continue
+		}
+		bound++
+		doc, err := jsonschema.UnmarshalJSON(strings.NewReader(schema))
+		require.NoError(t, err)
+		c := jsonschema.NewCompiler()
+		c.DefaultDraft(jsonschema.Draft2020)
+		url := "https://purra.invalid/ref-siblings-" + strconv.Itoa(i) + ".json"
+		require.NoError(t, c.AddResource(url, doc))
+		reference, err := c.Compile(url)
+		require.NoError(t, err, "%s: jsonschema rejected %s", label, schema)
+		for j := range valuesPerSchema {
+			var v any
+			switch j % 3 {
+			case 0:
+				v = g.valueFor(def, 3)
+			case 1:
+				v = g.valueFor(siblings, 3)
+			default:
+				v = g.value(2)
+			}
+			pair := diffCheck(t, label+" value #"+strconv.Itoa(j), contract, reference, schema,
+				string(g.encode(nil, map[string]any{"v": v})))
+			if pair.profile == nil {
+				accepted++
+			} else {
+				rejected++
+			}
+		}
+		if t.Failed() {
+			t.FailNow()
+		}
+	}
+	t.Logf("%d schemas bound, %d refused (fail closed); %d values accepted, %d rejected by both", bound, closed, accepted, rejected)
+	assert.Greater(t, bound, schemas/4, "most intersections are written")
+	assert.Positive(t, closed, "some are refused")
+	assert.Greater(t, accepted, bound)
+	assert.Greater(t, rejected, bound)
+}
+
+type outputVectors struct {
+	Profile  string         `json:"profile"`
+	Keywords []string       `json:"keywords"`
+	Cases    []outputVector `json:"cases"`
+}
+
+type outputVector struct {
+	Name           string          `json:"name"`
+	Schema         json.RawMessage `json:"schema"`
+	Text           string          `json:"text"`
+	Code           *string         `json:"code"`
+	Mode           string          `json:"mode"`
+	Limits         map[string]int  `json:"limits"`
+	SchemaDigest   string          `json:"schemaDigest"`
+	ContractDigest string          `json:"contractDigest"`
+}
+
+func loadOutputVectors(t testing.TB) outputVectors {
+	var v outputVectors
+	decodeStrict(t, readVector(t, "structured_output.json"), &v)
+	require.Len(t, v.Cases, 62, "structured_output.json case count")
+	return v
+}
+
+// contractLimits maps the fixture's camelCase limit names; an unknown name
+// fails the test rather than being ignored.
+func contractLimits(t testing.TB, m map[string]int) purramcp.ContractLimits {
+	var l purramcp.ContractLimits
+	fields := map[string]*int{
+		"schemaBytes": &l.SchemaBytes, "outputBytes": &l.OutputBytes, "schemaDepth": &l.SchemaDepth,
+		"outputDepth": &l.OutputDepth, "schemaNodes": &l.SchemaNodes, "outputNodes": &l.OutputNodes,
+		"validationSteps": &l.ValidationSteps,
+	}
+	for k, v := range m {
+		p, ok := fields[k]
+		require.True(t, ok, "unknown limit %q", k)
+		*p = v
+	}
+	return l
+}
+
+// derivedDetails are the keyword and path schema-profile.md C1.5 derives
+// for every failing case.
+var derivedDetails = map[string][2]string{
+	"fenced": {"document", "$"}, "prefix": {"document", "$"}, "suffix": {"document", "$"},
+	"two_documents": {"document", "$"}, "duplicate": {"document", "$"},
+	"escaped_duplicate": {"document", "$"}, "nested_duplicate": {"document", "$"},
+	"nan": {"document", "$"}, "infinity": {"document", "$"}, "overflow": {"document", "$"},
+	"unsafe_integer": {"document", "$"}, "unsafe_integral_float": {"document", "$"},
+	"negative_unsafe": {"document", "$"}, "lone_surrogate": {"document", "$"},
+	"trailing_comma": {"document", "$"}, "leading_zero": {"document", "$"}, "bom": {"document", "$"},
+	"root_array": {"type", "$"}, "root_null": {"type", "$"}, "root_string": {"type", "$"},
+	"bool_not_integer": {"type", "$.v"}, "fraction_not_integer": {"type", "$.v"},
+	"no_coercion": {"type", "$.v"}, "unicode_short": {"minLength", "$.v"},
+	"bool_enum": {"enum", "$.v"}, "unique_object": {"uniqueItems", "$.v"},
+	"same_numeric_unique": {"uniqueItems", "$.v"}, "oneof_ambiguous": {"oneOf", "$.v"},
+	"range": {"maximum", "$.v"}, "no_array_coercion": {"type", "$.v"},
+	"extra": {"additionalProperties", "$"}, "missing": {"required", "$.v"},
+	"inherited_required": {"required", "$.toString"}, "inherited_extra": {"additionalProperties", "$"},
+	"root_missing": {"schema", "$"}, "unknown": {"schema", "$"}, "required_null": {"schema", "$"},
+	"type_invalid": {"schema", "$"}, "required_object": {"schema", "$"}, "items_bool": {"schema", "$"},
+	"null_anyof": {"schema", "$"}, "null_enum": {"schema", "$"}, "range_reverse": {"schema", "$"},
+	"unknown_mode": {"mode", "$"}, "work_limit": {"validation_steps", "$"},
+	"node_limit": {"document", "$"}, "depth_limit": {"document", "$"}, "byte_limit": {"document", "$"},
+}
+
+func TestProfileC1_StructuredOutputVectors(t *testing.T) {
+	vectors := loadOutputVectors(t)
+	assert.Equal(t, purramcp.OutputSchemaProfile, vectors.Profile)
+	digests := 0
+	for _, tc := range vectors.Cases {
+		if tc.SchemaDigest != "" {
+			digests++
+		}
+		t.Run(tc.Name, func(t *testing.T) {
+			t.Parallel()
+			want := ""
+			if tc.Code != nil {
+				want = *tc.Code
+				require.Contains(t, derivedDetails, tc.Name, "case %s has no derived details", tc.Name)
+			}
+			opts := purramcp.ContractOptions{SchemaID: "test", SchemaVersion: "1",
+				Schema: tc.Schema, Mode: tc.Mode, Limits: contractLimits(t, tc.Limits)}
+			c, err := purramcp.NewContract(opts)
+			t.Run("Digests", func(t *testing.T) {
+				if tc.SchemaDigest == "" {
+					return
+				}
+				require.NoError(t, err, "case %s", tc.Name)
+				assert.Equal(t, tc.SchemaDigest, c.SchemaDigest(), "case %s schemaDigest", tc.Name)
+				assert.Equal(t, tc.ContractDigest, c.ContractDigest(), "case %s contractDigest", tc.Name)
+			})
+			t.Run("Parse", func(t *testing.T) {
+				var got map[string]any
+				if err == nil {
+					got, err = c.Parse(tc.Text)
+				}
+				assertOutcome(t, tc, want, got, err)
+			})
+			t.Run("ValidateValue", func(t *testing.T) {
+				if c == nil || (tc.Code != nil && derivedDetails[tc.Name][0] == "document") {
+					return // needs a contract and a document the stdlib decodes faithfully
+				}
+				dec := json.NewDecoder(strings.NewReader(tc.Text))
+				dec.UseNumber()
+				var decoded any
+				require.NoError(t, dec.Decode(&decoded), "case %s", tc.Name)
+				got, err := c.ValidateValue(decoded)
+				assertOutcome(t, tc, want, got, err)
+			})
+		})
+	}
+	assert.Equal(t, 48, digests, "schema/contract digest pairs")
+}
+
+// assertOutcome checks a Parse or ValidateValue outcome against a case:
+// the exact code, keyword and path, the fixed message, a nil map on error,
+// and on success a value equal to a standard decode of the text.
+func assertOutcome(t *testing.T, tc outputVector, want string, got map[string]any, err error) {
+	t.Helper()
+	if want == "" {
+		require.NoError(t, err, "case %s", tc.Name)
+		var std any
+		require.NoError(t, json.Unmarshal([]byte(tc.Text), &std), "case %s", tc.Name)
+		assert.Equal(t, std, any(got), "case %s value", tc.Name)
+		return
+	}
+	require.Error(t, err, "case %s", tc.Name)
+	assert.Nil(t, got, "case %s returns no value on error", tc.Name)
+	var ce *purramcp.ContractError
+	require.ErrorAs(t, err, &ce, "case %s", tc.Name)
+	assert.Equal(t, want, ce.Code, "case %s code", tc.Name)
+	assert.Equal(t, derivedDetails[tc.Name], [2]string{ce.Keyword, ce.Path}, "case %s keyword and path", tc.Name)
+	assert.Equal(t, "Structured output contract validation failed", err.Error(), "case %s message", tc.Name)
+	assert.NotContains(t, ce.Path+ce.Keyword, "secret-candidate", "case %s echoes candidate text", tc.Name)
+}
+
+func TestProfileA4_KeywordsMatchVectors(t *testing.T) {
+	assert.Equal(t, loadOutputVectors(t).Keywords, profile.Keywords)
+}
+
+// fuzzSchemaValueSeeds pairs every structured_output.json schema with its
+// text, and the mcp_tools.json input and output schemas with every case's
+// arguments and structured content.
+func fuzzSchemaValueSeeds(t testing.TB) [][2]string {
+	t.Helper()
+	var seeds [][2]string
+	for _, tc := range loadOutputVectors(t).Cases {
+		seeds = append(seeds, [2]string{string(tc.Schema), tc.Text})
+	}
+	f := loadMCPFixture(t)
+	var tool struct {
+		InputSchema  json.RawMessage `json:"inputSchema"`
+		OutputSchema json.RawMessage `json:"outputSchema"`
+	}
+	require.NoError(t, json.Unmarshal(f.Tool, &tool), "mcp_tools.json tool")
+	for _, tc := range f.Cases {
+		var result struct {
+			StructuredContent json.RawMessage `json:"structuredContent"`
+		}
+		_ = json.Unmarshal(tc.Result, &result) // malformed results stay unseeded
+		seeds = append(seeds, [2]string{string(tool.InputSchema), string(tc.Arguments)},
+			[2]string{string(tool.OutputSchema), string(result.StructuredContent)})
+	}
+	for _, sc := range f.SchemaCases {
+		seeds = append(seeds, [2]string{string(sc.Tool), "{}"})
+	}
+	return seeds
+}
+
+// fuzzKeywords are the keywords a schema mismatch may name (A9.2).
+var fuzzKeywords = []string{"additionalProperties", "anyOf", "const", "enum", "maxItems", "maxLength",
+	"maximum", "minItems", "minLength", "minimum", "oneOf", "required", "type", "uniqueItems"}
+
+// fuzzCheckParseError asserts the closed error surface of Parse (A9).
+func fuzzCheckParseError(t *testing.T, err error, text string) *purramcp.ContractError {
+	var ce *purramcp.ContractError
+	require.True(t, errors.As(err, &ce), "Parse(%q): error %T is not a *ContractError", text, err)
+	require.Equal(t, "Structured output contract validation failed", err.Error(), "Parse(%q) error text", text)
+	switch ce.Code {
+	case purramcp.CodeInvalidJSON:
+		require.Equal(t, [2]string{"document", "$"}, [2]string{ce.Keyword, ce.Path}, "Parse(%q)", text)
+	case purramcp.CodeValidationLimitExceeded:
+		require.Equal(t, [2]string{"validation_steps", "$"}, [2]string{ce.Keyword, ce.Path}, "Parse(%q)", text)
+	case purramcp.CodeSchemaMismatch:
+		require.Contains(t, fuzzKeywords, ce.Keyword, "Parse(%q) keyword", text)
+		require.True(t, strings.HasPrefix(ce.Path, "$"), "Parse(%q) path %q", text, ce.Path)
+		require.LessOrEqual(t, len(ce.Path), 512, "Parse(%q) path length", text)
+		if ce.Keyword == "additionalProperties" {
+			require.Equal(t, "$", ce.Path, "Parse(%q): additionalProperties never echoes a key", text)
+		}
+	default:
+		require.Failf(t, "unexpected code", "Parse(%q) code %q", text, ce.Code)
+	}
+	return ce
+}
+
+// FuzzValidate builds a contract from fuzzed schema text and parses fuzzed
+// value text with it (A1, A6–A9). A rejected schema is schema_invalid and
+// no contract; a built contract's schema digest is the identity digest of
+// the schema text. Parse is deterministic; on error it returns a nil map
+// and a closed-surface error that ValidateValue of the same raw text
+// repeats (up to the raw length check only Parse makes); on success ValidateValue of the result and a re-parse of its
+// JSON encoding return an equal map, which also equals the encoding/json
+// decoding of the text (C1.3 step 5).
+func FuzzValidate(f *testing.F) {
+	seeds := fuzzSchemaValueSeeds(f)
+	require.Len(f, seeds, 62+2*14+6, "seed count")
+	for _, s := range seeds {
+		f.Add(s[0], s[1])
+	}
+	f.Fuzz(func(t *testing.T, schemaText, valueText string) {
+		c, err := purramcp.NewContract(purramcp.ContractOptions{
+			SchemaID: "fuzz", SchemaVersion: "1", Schema: json.RawMessage(schemaText)})
+		if err != nil {
+			require.Nil(t, c, "NewContract(%q) failed but returned a contract", schemaText)
+			var ce *purramcp.ContractError
+			require.True(t, errors.As(err, &ce), "NewContract(%q): error %T", schemaText, err)
+			require.Equal(t, purramcp.ContractError{Code: purramcp.CodeSchemaInvalid, Path: "$", Keyword: "schema"},
+				*ce, "NewContract(%q)", schemaText)
+			return
+		}
+		digest, err := purramcp.IdentityDigest(json.RawMessage(schemaText))
+		require.NoError(t, err, "IdentityDigest of an accepted schema %q", schemaText)
+		require.Equal(t, digest, c.SchemaDigest(), "schemaDigest of %q", schemaText)
+
+		got, err := c.Parse(valueText)
+		again, errAgain := c.Parse(valueText)
+		if err != nil {
+			require.Nil(t, got, "Parse(%q) failed but returned a map", valueText)
+			ce := fuzzCheckParseError(t, err, valueText)
+			require.Equal(t, err, errAgain, "Parse(%q) is not deterministic", valueText)
+			if len(valueText) > 1<<20 {
+				return // only Parse checks the raw text length (A6.2)
+			}
+			_, viaValue := c.ValidateValue(json.RawMessage(valueText))
+			want := *ce
+			if want.Code == purramcp.CodeInvalidJSON {
+				want.Keyword = "value"
+			}
+			require.Equal(t, &want, viaValue, "ValidateValue(json.RawMessage(%q)) vs Parse", valueText)
+			return
+		}
+		require.NoError(t, errAgain, "Parse(%q) is not deterministic", valueText)
+		require.Equal(t, got, again, "Parse(%q) is not deterministic", valueText)
+		fuzzCheckAccepted(t, c, valueText, got)
+	})
+}
+
+// fuzzCheckAccepted asserts the properties of an accepted value.
+func fuzzCheckAccepted(t *testing.T, c *purramcp.Contract, text string, got map[string]any) {
+	require.NotNil(t, got, "Parse(%q) returned a nil map", text)
+	revalidated, err := c.ValidateValue(got)
+	require.NoError(t, err, "ValidateValue of the result of Parse(%q)", text)
+	require.Equal(t, got, revalidated, "ValidateValue of the result of Parse(%q)", text)
+
+	var std any
+	if json.Unmarshal([]byte(text), &std) == nil {
+		require.Equal(t, std, any(got), "Parse(%q) and encoding/json values", text)
+	}
+
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	require.NoError(t, enc.Encode(got), "encode the result of Parse(%q)", text)
+	reparsed, err := c.Parse(buf.String())
+	require.NoError(t, err, "Parse of the re-encoding %q of %q", buf.String(), text)
+	require.Equal(t, got, reparsed, "re-encoding %q of %q", buf.String(), text)
 }
