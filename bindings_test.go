@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"purra.dev/purramcp"
@@ -278,4 +279,111 @@ func (s *sdkServer) countLists(next mcp.MethodHandler) mcp.MethodHandler {
 		}
 		return next(ctx, method, req)
 	}
+}
+
+// TestBehaviorA1_NonReadPolicy: a policy mode other than "read" (TS "write",
+// Py "propose") fails mcp_binding_invalid before any request.
+func TestBehaviorA1_NonReadPolicy(t *testing.T) {
+	f := loadMCPFixture(t)
+	h := sdkHarness(t, newSDKServer(t, nil, f.Tool), "")
+	for _, mode := range []string{"write", "propose", "confirm", "", "READ", " read"} {
+		bindings := searchBinding()
+		b := bindings["remote.search"]
+		b.Policy = purramcp.ToolPolicy{Mode: mode, Title: "Write"}
+		bindings["remote.search"] = b
+		catalog, err := purramcp.DiscoverTools(t.Context(), h.session, "fixture", bindings,
+			purramcp.DiscoveryOptions{Monitor: h.monitor})
+		assert.Nil(t, catalog, "mode %q", mode)
+		assert.Equal(t, "mcp_binding_invalid", purramcp.CodeOf(err), "mode %q", mode)
+	}
+	lists, _ := h.counts()
+	assert.Zero(t, lists, "A1: no tools/list sent")
+}
+
+// TestBehaviorA2_DuplicateLocalName: two bindings with one local name fail
+// mcp_name_conflict before any request, whatever the map order.
+func TestBehaviorA2_DuplicateLocalName(t *testing.T) {
+	f := loadMCPFixture(t)
+	h := sdkHarness(t, newSDKServer(t, nil, f.Tool), "")
+	b := searchBinding()["remote.search"]
+	for _, bindings := range []map[string]purramcp.ToolBinding{
+		{"remote.search": b, "other": b},
+		{"remote.search": b, "a.first": b},
+	} {
+		catalog, err := purramcp.DiscoverTools(t.Context(), h.session, "fixture", bindings,
+			purramcp.DiscoveryOptions{Monitor: h.monitor})
+		assert.Nil(t, catalog)
+		assert.Equal(t, "mcp_name_conflict", purramcp.CodeOf(err), "A2 bindings %v", len(bindings))
+	}
+	lists, _ := h.counts()
+	assert.Zero(t, lists, "A2: lists stays empty")
+}
+
+// TestBehaviorA3_BindingsCopied: changing the bindings afterwards changes nothing.
+func TestBehaviorA3_BindingsCopied(t *testing.T) {
+	f := loadMCPFixture(t)
+	h := sdkHarness(t, newSDKServer(t, nil, f.Tool), purramcp.ProtocolVersion20251125)
+	bindings := searchBinding()
+	b := bindings["remote.search"]
+	b.Policy.Title = "  Search\n"
+	bindings["remote.search"] = b
+	catalog, err := purramcp.DiscoverTools(t.Context(), h.session, "fixture", bindings,
+		purramcp.DiscoveryOptions{Monitor: h.monitor})
+	require.NoError(t, err)
+	b.LocalName = "mutated"
+	bindings["remote.search"] = b
+	delete(bindings, "remote.search")
+	assert.Equal(t, f.RevisionDigest, catalog.Snapshot().RevisionDigest, "title stored trimmed")
+	regs := catalog.Registrations()
+	require.Len(t, regs, 1)
+	assert.Equal(t, "search", regs[0].Name)
+	assert.Equal(t, "Search", regs[0].Policy.Title)
+}
+
+// TestGap3_BindingValidation covers binding, server id and limit validation
+// before any request (reference-behaviors.md §5.1–5.4, adapter.md §3.1–3.3).
+func TestGap3_BindingValidation(t *testing.T) {
+	f := loadMCPFixture(t)
+	ok := searchBinding()["remote.search"]
+	with := func(edit func(*purramcp.ToolBinding)) map[string]purramcp.ToolBinding {
+		b := ok
+		edit(&b)
+		return map[string]purramcp.ToolBinding{"remote.search": b}
+	}
+	for _, tc := range []struct {
+		id       string
+		bindings map[string]purramcp.ToolBinding
+		limits   purramcp.Limits
+		serverID string
+		want     string
+	}{
+		{"nil_bindings", nil, purramcp.Limits{}, "fixture", "mcp_binding_invalid"},
+		{"no_bindings", map[string]purramcp.ToolBinding{}, purramcp.Limits{}, "fixture", "mcp_binding_invalid"},
+		{"more_than_maxTools", map[string]purramcp.ToolBinding{"a": ok, "b": with(func(b *purramcp.ToolBinding) { b.LocalName = "b" })["remote.search"]}, purramcp.Limits{MaxTools: 1}, "fixture", "mcp_binding_invalid"},
+		{"bad_server_id", searchBinding(), purramcp.Limits{}, "bad id", "mcp_binding_invalid"},
+		{"long_server_id", searchBinding(), purramcp.Limits{}, strings.Repeat("s", 129), "mcp_binding_invalid"},
+		{"bad_remote_name", map[string]purramcp.ToolBinding{"remote search": ok}, purramcp.Limits{}, "fixture", "mcp_binding_invalid"},
+		{"bad_local_name", with(func(b *purramcp.ToolBinding) { b.LocalName = "1search" }), purramcp.Limits{}, "fixture", "mcp_binding_invalid"},
+		{"long_local_name", with(func(b *purramcp.ToolBinding) { b.LocalName = strings.Repeat("s", 65) }), purramcp.Limits{}, "fixture", "mcp_binding_invalid"},
+		{"risk_write", with(func(b *purramcp.ToolBinding) { b.Policy.RiskLevel = "write" }), purramcp.Limits{}, "fixture", "mcp_binding_invalid"},
+		{"blank_title", with(func(b *purramcp.ToolBinding) { b.Policy.Title = " \t\u00a0\ufeff\u2028" }), purramcp.Limits{}, "fixture", "mcp_binding_invalid"},
+		{"nil_scope", with(func(b *purramcp.ToolBinding) { b.Scope = nil }), purramcp.Limits{}, "fixture", "mcp_binding_invalid"},
+		{"bad_limits", searchBinding(), purramcp.Limits{MaxPages: 33}, "fixture", "mcp_binding_invalid"},
+	} {
+		t.Run(tc.id, func(t *testing.T) {
+			h := sdkHarness(t, newSDKServer(t, nil, f.Tool), "")
+			catalog, err := purramcp.DiscoverTools(t.Context(), h.session, tc.serverID, tc.bindings,
+				purramcp.DiscoveryOptions{Monitor: h.monitor, Limits: tc.limits})
+			assert.Nil(t, catalog)
+			assert.Equal(t, tc.want, purramcp.CodeOf(err), tc.id)
+			lists, _ := h.counts()
+			assert.Zero(t, lists, "%s: nothing sent", tc.id)
+		})
+	}
+	_, err := purramcp.DiscoverTools(t.Context(), nil, "fixture", searchBinding(),
+		purramcp.DiscoveryOptions{Monitor: purramcp.NewCatalogMonitor()})
+	assert.Equal(t, "mcp_binding_invalid", purramcp.CodeOf(err), "nil session")
+	h := sdkHarness(t, newSDKServer(t, nil, f.Tool), "")
+	_, err = purramcp.DiscoverTools(t.Context(), h.session, "fixture", searchBinding(), purramcp.DiscoveryOptions{})
+	assert.Equal(t, "mcp_binding_invalid", purramcp.CodeOf(err), "nil monitor")
 }

@@ -122,20 +122,6 @@ func TestErrors_SentinelsCannotBeRetargeted(t *testing.T) {
 	assert.Equal(t, (&purramcp.Error{Code: purramcp.CodeTimeout}).Error(), purramcp.ErrTimeout.Error())
 }
 
-func TestToolResult_Err(t *testing.T) {
-	assert.NoError(t, purramcp.ToolResult{}.Err())
-	err := purramcp.ToolResult{ErrorCode: purramcp.CodeScopeDenied}.Err()
-	assert.ErrorIs(t, err, purramcp.ErrScopeDenied)
-	assert.Equal(t, purramcp.CodeScopeDenied, purramcp.CodeOf(err))
-	assert.NotErrorIs(t, err, purramcp.ErrToolError)
-}
-
-func TestErrors_DenyIsNotRemote(t *testing.T) {
-	err := purramcp.Deny("needs admin")
-	require.Error(t, err)
-	assert.NotErrorIs(t, err, purramcp.ErrScopeDenied, "a denial is the host's decision, not an adapter code")
-}
-
 // assertDiscoveryError checks err is exactly want as a *DiscoveryError and
 // still behaves as the plain *Error of its code: same fixed text, errors.Is
 // with the sentinel, errors.As to *Error and CodeOf.

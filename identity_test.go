@@ -110,36 +110,6 @@ func TestIdentityC4_CatalogDigests(t *testing.T) {
 	}
 }
 
-// TestIdentityA10_ContractExamples checks the derived examples of
-// schema-profile.md A10.5.
-func TestIdentityA10_ContractExamples(t *testing.T) {
-	cases := []struct {
-		id, mode, schema, schemaDigest, contractDigest string
-	}{
-		{"test", "", `{"type":"object"}`,
-			"35d2b71e1c667ec7dde27eb339b795691b3d5f1582109fa87a51ce344dff98c0",
-			"2ad666543996b1de6330a21191357c38604d23dd32992b2dd5cd9723d525af5f"},
-		{"test", purramcp.ModeNativeRequired, `{"type":"object"}`,
-			"35d2b71e1c667ec7dde27eb339b795691b3d5f1582109fa87a51ce344dff98c0",
-			"95fd7a28da0295d1979cb9903d0b0353c66c9bff484f2ceb9c77246d5cbd442b"},
-		{"label", purramcp.ModeLocal, `{"type":"object","properties":{"label":{"type":"string"}},"required":["label"],"additionalProperties":false}`,
-			"a7cd58cae99f2e2353794927f9e4ef7b32770de0a2711c534ecb1e87486fe43c",
-			"1069387100395a0407589c5c408b0cf54a90fa26383cb46a5682019f6b33582e"},
-	}
-	for _, tc := range cases {
-		t.Run(tc.id, func(t *testing.T) {
-			c, err := purramcp.NewContract(purramcp.ContractOptions{SchemaID: tc.id, SchemaVersion: "1",
-				Schema: json.RawMessage(tc.schema), Mode: tc.mode})
-			require.NoError(t, err, tc.schema)
-			assert.Equal(t, tc.schemaDigest, c.SchemaDigest(), tc.schema)
-			assert.Equal(t, tc.contractDigest, c.ContractDigest(), tc.schema)
-			d, err := purramcp.IdentityDigest(json.RawMessage(tc.schema))
-			require.NoError(t, err)
-			assert.Equal(t, tc.schemaDigest, d, "IdentityDigest equals schemaDigest")
-		})
-	}
-}
-
 // TestIdentityB1_Domain covers the value domain and the limits of B1.1.
 func TestIdentityB1_Domain(t *testing.T) {
 	self := map[string]any{}
@@ -185,38 +155,6 @@ func TestIdentityB1_Domain(t *testing.T) {
 			assert.Equal(t, first, got, "%#v digests like %#v", v, group[0])
 		}
 	}
-}
-
-// TestProfileA10_DigestsConcurrent: digests are computed once, on first use,
-// and are the same from every goroutine (run under -race).
-func TestProfileA10_DigestsConcurrent(t *testing.T) {
-	c, err := purramcp.NewContract(purramcp.ContractOptions{SchemaID: "test", SchemaVersion: "1",
-		Schema: map[string]any{"type": "object"}})
-	require.NoError(t, err)
-	got := make(chan [2]string, 16)
-	for range 16 {
-		go func() { got <- [2]string{c.SchemaDigest(), c.ContractDigest()} }()
-	}
-	for range 16 {
-		assert.Equal(t, [2]string{"35d2b71e1c667ec7dde27eb339b795691b3d5f1582109fa87a51ce344dff98c0",
-			"2ad666543996b1de6330a21191357c38604d23dd32992b2dd5cd9723d525af5f"}, <-got)
-	}
-}
-
-// TestProfileA9_NewContractErrorType: NewContract fails with a plain
-// *ContractError, never a wrapper that could carry more.
-func TestProfileA9_NewContractErrorType(t *testing.T) {
-	for _, schema := range []any{map[string]any{"type": "object", "pattern": "x"}, map[string]any{}, math.NaN()} {
-		c, err := purramcp.NewContract(purramcp.ContractOptions{SchemaID: "s", SchemaVersion: "1", Schema: schema})
-		assert.Nil(t, c)
-		ce, ok := err.(*purramcp.ContractError)
-		require.True(t, ok, "%T for %v", err, schema)
-		assert.Equal(t, purramcp.ContractError{Code: "structured_output_schema_invalid", Path: "$", Keyword: "schema"}, *ce)
-	}
-	_, err := purramcp.NewContract(purramcp.ContractOptions{SchemaID: "s", SchemaVersion: "1",
-		Schema: map[string]any{"type": "object"}, Mode: "auto"})
-	_, ok := err.(*purramcp.ContractError)
-	assert.True(t, ok, "%T", err)
 }
 
 func TestIdentityC3_ApprovalIntentDigest(t *testing.T) {

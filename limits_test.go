@@ -122,55 +122,6 @@ func TestBehaviorB4_SchemaBytes60(t *testing.T) {
 	})
 }
 
-// TestContractLimits_ZeroDefaultRange: the contract limits follow the same
-// rule as Limits through one resolver: zero takes the A2.1 default, 1
-// through the default is kept, 0 − 1 and default + 1 fail CodeSchemaInvalid.
-func TestContractLimits_ZeroDefaultRange(t *testing.T) {
-	newContract := func(l purramcp.ContractLimits) (*purramcp.Contract, error) {
-		return purramcp.NewContract(purramcp.ContractOptions{SchemaID: "s", SchemaVersion: "1",
-			Schema: map[string]any{"type": "object"}, Limits: l})
-	}
-	defaults := purramcp.ContractLimits{SchemaBytes: 65536, OutputBytes: 1048576, SchemaDepth: 32, OutputDepth: 64,
-		SchemaNodes: 4096, OutputNodes: 65536, ValidationSteps: 100000}
-	c, err := newContract(purramcp.ContractLimits{})
-	require.NoError(t, err)
-	assert.Equal(t, defaults, c.Limits(), "zero means default")
-	fields := map[string]func(*purramcp.ContractLimits) *int{
-		"SchemaBytes":     func(l *purramcp.ContractLimits) *int { return &l.SchemaBytes },
-		"OutputBytes":     func(l *purramcp.ContractLimits) *int { return &l.OutputBytes },
-		"SchemaDepth":     func(l *purramcp.ContractLimits) *int { return &l.SchemaDepth },
-		"OutputDepth":     func(l *purramcp.ContractLimits) *int { return &l.OutputDepth },
-		"SchemaNodes":     func(l *purramcp.ContractLimits) *int { return &l.SchemaNodes },
-		"OutputNodes":     func(l *purramcp.ContractLimits) *int { return &l.OutputNodes },
-		"ValidationSteps": func(l *purramcp.ContractLimits) *int { return &l.ValidationSteps },
-	}
-	for name, field := range fields {
-		t.Run(name, func(t *testing.T) {
-			def := *field(&defaults)
-			for _, v := range []int{1, def} {
-				var l purramcp.ContractLimits
-				*field(&l) = v
-				want := defaults
-				*field(&want) = v
-				if v == 1 && (name == "SchemaBytes" || name == "SchemaNodes") {
-					continue // {"type":"object"} itself is 3 nodes and 22 bytes
-				}
-				c, err := newContract(l)
-				require.NoError(t, err, "%s = %d", name, v)
-				assert.Equal(t, want, c.Limits(), "%s = %d", name, v)
-			}
-			for _, v := range []int{-1, def + 1} {
-				var l purramcp.ContractLimits
-				*field(&l) = v
-				_, err := newContract(l)
-				var ce *purramcp.ContractError
-				require.ErrorAs(t, err, &ce, "%s = %d", name, v)
-				assert.Equal(t, purramcp.CodeSchemaInvalid, ce.Code, "%s = %d", name, v)
-			}
-		})
-	}
-}
-
 // Memory under load (issue "Prove it under load and attack", item 4): a
 // catalog and 1,000 sequential Runs over a real go-sdk session keep the heap
 // bounded. HeapAlloc is read after runtime.GC(), so the figures are live

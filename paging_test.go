@@ -3,10 +3,14 @@ package purramcp_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"math"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"purra.dev/purramcp"
@@ -144,4 +148,252 @@ func fuzzServedSizes(t *testing.T, pages []string, n int) []int {
 		sizes = append(sizes, size)
 	}
 	return sizes
+}
+
+// TestBehaviorD1_PaginationSkipsUnbound: cursors [none, "next"]; the unbound
+// tool's $ref schema is never compiled and not in the digest (D1, G4).
+func TestBehaviorD1_PaginationSkipsUnbound(t *testing.T) {
+	f := loadMCPFixture(t)
+	unbound := json.RawMessage(`{"name":"unbound","inputSchema":{"type":"object","$ref":"https://example.invalid/private"}}`)
+	for _, modern := range modernities {
+		raw := &rawServer{modern: modern, pages: []string{toolsPage(t, "next", unbound), toolsPage(t, "", f.Tool)}}
+		h := rawHarness(t, raw)
+		catalog, err := discoverDefault(t, h, purramcp.Limits{})
+		require.NoError(t, err)
+		require.Len(t, catalog.Registrations(), 1)
+		cursors := raw.seenCursors()
+		require.Len(t, cursors, 2)
+		assert.Nil(t, cursors[0], "the first request carries no cursor")
+		require.NotNil(t, cursors[1])
+		assert.Equal(t, "next", *cursors[1])
+		if !modern {
+			assert.Equal(t, f.RevisionDigest, catalog.Snapshot().RevisionDigest)
+		}
+		_, calls := h.counts()
+		assert.Zero(t, calls, "D1 modern=%v", modern)
+	}
+}
+
+// TestBehaviorD2_RepeatedCursor: the same cursor twice fails.
+func TestBehaviorD2_RepeatedCursor(t *testing.T) {
+	for _, modern := range modernities {
+		raw := &rawServer{modern: modern, pages: []string{toolsPage(t, "again")}}
+		h := rawHarness(t, raw)
+		_, err := discoverDefault(t, h, purramcp.Limits{})
+		assert.Equal(t, "mcp_pagination_invalid", purramcp.CodeOf(err), "D2 modern=%v", modern)
+		lists, calls := h.counts()
+		assert.Equal(t, 2, lists, "D2 modern=%v", modern)
+		assert.Zero(t, calls, "D2 modern=%v", modern)
+	}
+}
+
+// TestBehaviorD3_OneListNoRelist: one page without nextCursor is one
+// tools/list, and calls never trigger a hidden re-list.
+func TestBehaviorD3_OneListNoRelist(t *testing.T) {
+	f := loadMCPFixture(t)
+	forEachVersion(t, func(t *testing.T, version string) {
+		h := sdkHarness(t, newSDKServer(t, nil, f.Tool), version)
+		reg := discoverWith(t, h, purramcp.Limits{}, nil)
+		for range 3 {
+			res, err := reg.Run(t.Context(), argsA, purramcp.ToolContext{})
+			require.NoError(t, err)
+			assert.Empty(t, res.ErrorCode, "D3 at %s", version)
+		}
+		lists, calls := h.counts()
+		assert.Equal(t, 1, lists, "D3 at %s: tools/list requests", version)
+		assert.Equal(t, 3, calls, "D3 at %s: tools/call requests", version)
+	})
+}
+
+// TestDiscover_CursorCycle: A → B → A repeats a cursor seen two pages
+// earlier; paging stops there.
+func TestDiscover_CursorCycle(t *testing.T) {
+	f := loadMCPFixture(t)
+	for _, modern := range modernities {
+		raw := &rawServer{modern: modern, pages: []string{toolsPage(t, "A", f.Tool), toolsPage(t, "B"), toolsPage(t, "A")}}
+		h := rawHarness(t, raw)
+		catalog, err := discoverDefault(t, h, purramcp.Limits{})
+		assert.Nil(t, catalog)
+		assert.Equal(t, "mcp_pagination_invalid", purramcp.CodeOf(err), "modern=%v", modern)
+		lists, calls := h.counts()
+		assert.Equal(t, 3, lists, "modern=%v", modern)
+		assert.Zero(t, calls)
+		cursors := raw.seenCursors()
+		require.Len(t, cursors, 3)
+		assert.Nil(t, cursors[0])
+		assert.Equal(t, []string{"A", "B"}, []string{*cursors[1], *cursors[2]})
+	}
+}
+
+// TestGap7_EmptyCursor (reference-behaviors.md §5.7): purra-mcp rejects a
+// present but empty nextCursor. go-sdk decodes "nextCursor":"" and an absent
+// nextCursor to the same empty string, so the adapter cannot tell them apart:
+// paging ends and discovery succeeds on that page (adapter.md §3.6, §9).
+func TestGap7_EmptyCursor(t *testing.T) {
+	f := loadMCPFixture(t)
+	page := `{"tools":[` + string(f.Tool) + `],"nextCursor":""}`
+	for _, modern := range modernities {
+		raw := &rawServer{modern: modern, pages: []string{page, toolsPage(t, "")}}
+		h := rawHarness(t, raw)
+		catalog, err := discoverDefault(t, h, purramcp.Limits{})
+		require.NoError(t, err, "empty cursor ends paging, modern=%v", modern)
+		assert.Len(t, catalog.Registrations(), 1)
+		lists, _ := h.counts()
+		assert.Equal(t, 1, lists, "no second request, modern=%v", modern)
+		if !modern {
+			assert.Equal(t, f.RevisionDigest, catalog.Snapshot().RevisionDigest)
+		}
+	}
+}
+
+// TestGap7_CursorTooLong: a nextCursor over 512 UTF-8 bytes fails
+// mcp_pagination_invalid before it is sent; 512 bytes is allowed.
+func TestGap7_CursorTooLong(t *testing.T) {
+	f := loadMCPFixture(t)
+	for _, tc := range []struct {
+		id, cursor string
+		ok         bool
+	}{
+		{"513_ascii", strings.Repeat("c", 513), false},
+		{"513_bytes_171_runes", strings.Repeat("猫", 171), false},
+		{"512_ascii", strings.Repeat("c", 512), true},
+		{"512_bytes_256_runes", strings.Repeat("é", 256), true},
+	} {
+		raw := &rawServer{pages: []string{toolsPage(t, tc.cursor), toolsPage(t, "", f.Tool)}}
+		h := rawHarness(t, raw)
+		_, err := discoverDefault(t, h, purramcp.Limits{})
+		lists, calls := h.counts()
+		assert.Zero(t, calls, tc.id)
+		if tc.ok {
+			assert.NoError(t, err, "%s is allowed", tc.id)
+			assert.Equal(t, 2, lists, tc.id)
+			continue
+		}
+		assert.Equal(t, "mcp_pagination_invalid", purramcp.CodeOf(err), tc.id)
+		assert.Equal(t, 1, lists, "%s: the cursor is never sent", tc.id)
+	}
+}
+
+// TestGap7_DuplicateNameAcrossPages: a remote name repeated on a later page,
+// bound or not, fails mcp_name_conflict.
+func TestGap7_DuplicateNameAcrossPages(t *testing.T) {
+	f := loadMCPFixture(t)
+	other := json.RawMessage(`{"name":"other","inputSchema":{"type":"object"}}`)
+	for _, tc := range []struct {
+		id    string
+		pages []string
+	}{
+		{"bound", []string{toolsPage(t, "p2", f.Tool), toolsPage(t, "", f.Tool)}},
+		{"unbound", []string{toolsPage(t, "p2", other, f.Tool), toolsPage(t, "", other)}},
+	} {
+		t.Run(tc.id, func(t *testing.T) {
+			for _, modern := range modernities {
+				h := rawHarness(t, &rawServer{modern: modern, pages: tc.pages})
+				catalog, err := discoverDefault(t, h, purramcp.Limits{})
+				assert.Nil(t, catalog)
+				assert.Equal(t, "mcp_name_conflict", purramcp.CodeOf(err), "%s modern=%v", tc.id, modern)
+				lists, calls := h.counts()
+				assert.Equal(t, 2, lists, "%s modern=%v", tc.id, modern)
+				assert.Zero(t, calls)
+			}
+		})
+	}
+}
+
+// TestDiscover_OversizedPage: a page over MaxCatalogBytes fails
+// mcp_catalog_limit_exceeded, and bytes add up across pages.
+func TestDiscover_OversizedPage(t *testing.T) {
+	f := loadMCPFixture(t)
+	big := func(name string, n int) json.RawMessage {
+		return json.RawMessage(fmt.Sprintf(`{"name":%q,"description":%q,"inputSchema":{"type":"object"}}`, name, strings.Repeat("d", n)))
+	}
+	for _, tc := range []struct {
+		id        string
+		pages     []string
+		limits    purramcp.Limits
+		wantLists int
+	}{
+		{"default_limit_one_page", []string{toolsPage(t, "", f.Tool, big("big", purramcp.DefaultLimits().MaxCatalogBytes))}, purramcp.Limits{}, 1},
+		{"default_limit_accumulated", []string{toolsPage(t, "p2", f.Tool, big("big1", 600_000)), toolsPage(t, "", big("big2", 600_000))}, purramcp.Limits{}, 2},
+		{"lowered_limit_accumulated", []string{toolsPage(t, "p2", f.Tool), toolsPage(t, "", big("big", 100))}, purramcp.Limits{MaxCatalogBytes: 600}, 2},
+	} {
+		t.Run(tc.id, func(t *testing.T) {
+			h := rawHarness(t, &rawServer{pages: tc.pages})
+			catalog, err := discoverDefault(t, h, tc.limits)
+			assert.Nil(t, catalog)
+			assert.Equal(t, "mcp_catalog_limit_exceeded", purramcp.CodeOf(err), tc.id)
+			lists, calls := h.counts()
+			assert.Equal(t, tc.wantLists, lists, tc.id)
+			assert.Zero(t, calls, tc.id)
+		})
+	}
+}
+
+// TestBehaviorE1_MaxPages: the page budget is gone after one page.
+func TestBehaviorE1_MaxPages(t *testing.T) {
+	catalogLimitCase(t, "E1", purramcp.Limits{MaxPages: 1}, 1)
+}
+
+// TestBehaviorE2_MaxTools: page 2 brings the tools seen to 2 > 1.
+func TestBehaviorE2_MaxTools(t *testing.T) {
+	catalogLimitCase(t, "E2", purramcp.Limits{MaxTools: 1}, 2)
+}
+
+// TestBehaviorE3_MaxCatalogBytes: page 1 alone is over 64 bytes.
+func TestBehaviorE3_MaxCatalogBytes(t *testing.T) {
+	catalogLimitCase(t, "E3", purramcp.Limits{MaxCatalogBytes: 64}, 1)
+}
+
+// TestDiscover_PageSizeIsJSSize: the page size discovery charges, with the
+// schemas measured apart from the page, equals jssize.Size of the whole page,
+// and each schema size it reuses equals jssize.Size of the schema,
+// for fixture tools, schema cases, a null schema, annotations, a null tool
+// and values JavaScript and Go spell differently.
+func TestDiscover_PageSizeIsJSSize(t *testing.T) {
+	f := loadMCPFixture(t)
+	tools := []*mcp.Tool{sdkTool(t, f.Tool), sdkTool(t, f.DeclaredDialectTool), nil,
+		{Name: "odd<&>\u2028", Title: "t\xff", InputSchema: map[string]any{"type": "object",
+			"properties": map[string]any{"n": map[string]any{"minimum": math.Copysign(0, -1), "maximum": 1e21}}}},
+		{Name: "null-schema"}}
+	for _, sc := range f.SchemaCases {
+		tools = append(tools, sdkTool(t, sc.Tool))
+	}
+	for _, tool := range tools {
+		if tool != nil && tool.InputSchema != nil {
+			var decoded any // as go-sdk decodes it
+			raw, err := json.Marshal(tool.InputSchema)
+			require.NoError(t, err)
+			require.NoError(t, json.Unmarshal(raw, &decoded))
+			tool.InputSchema = decoded
+		}
+	}
+	pages := []*mcp.ListToolsResult{{Tools: tools}, {Tools: tools[:1], NextCursor: "c1"}, {}, {Tools: []*mcp.Tool{}}}
+	for i, page := range pages {
+		want, err := jssize.Size(page)
+		require.NoError(t, err)
+		got, schemaSizes, err := purramcp.PageSize(page, math.MaxInt)
+		require.NoError(t, err)
+		assert.Equal(t, want, got, "page %d", i)
+		for _, limit := range []int{0, want / 2, want - 1, want} {
+			n, _, err := purramcp.PageSize(page, limit)
+			require.NoError(t, err)
+			assert.Equal(t, want > limit, n > limit, "page %d under limit %d: %d", i, limit, n)
+			if want <= limit {
+				assert.Equal(t, want, n, "page %d at limit %d", i, limit)
+			}
+		}
+		require.Len(t, schemaSizes, len(page.Tools), "page %d", i)
+		for j, tool := range page.Tools {
+			var wantSchemas [2]int
+			if tool != nil {
+				for k, schema := range []any{tool.InputSchema, tool.OutputSchema} {
+					if schema != nil {
+						wantSchemas[k], err = jssize.Size(schema)
+						require.NoError(t, err)
+					}
+				}
+			}
+			assert.Equal(t, wantSchemas, schemaSizes[j], "page %d, tool %d: schema sizes", i, j)
+		}
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"testing"
@@ -762,4 +763,115 @@ func fuzzCheckAccepted(t *testing.T, c *purramcp.Contract, text string, got map[
 	reparsed, err := c.Parse(buf.String())
 	require.NoError(t, err, "Parse of the re-encoding %q of %q", buf.String(), text)
 	require.Equal(t, got, reparsed, "re-encoding %q of %q", buf.String(), text)
+}
+
+// TestIdentityA10_ContractExamples checks the derived examples of
+// schema-profile.md A10.5.
+func TestIdentityA10_ContractExamples(t *testing.T) {
+	cases := []struct {
+		id, mode, schema, schemaDigest, contractDigest string
+	}{
+		{"test", "", `{"type":"object"}`,
+			"35d2b71e1c667ec7dde27eb339b795691b3d5f1582109fa87a51ce344dff98c0",
+			"2ad666543996b1de6330a21191357c38604d23dd32992b2dd5cd9723d525af5f"},
+		{"test", purramcp.ModeNativeRequired, `{"type":"object"}`,
+			"35d2b71e1c667ec7dde27eb339b795691b3d5f1582109fa87a51ce344dff98c0",
+			"95fd7a28da0295d1979cb9903d0b0353c66c9bff484f2ceb9c77246d5cbd442b"},
+		{"label", purramcp.ModeLocal, `{"type":"object","properties":{"label":{"type":"string"}},"required":["label"],"additionalProperties":false}`,
+			"a7cd58cae99f2e2353794927f9e4ef7b32770de0a2711c534ecb1e87486fe43c",
+			"1069387100395a0407589c5c408b0cf54a90fa26383cb46a5682019f6b33582e"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.id, func(t *testing.T) {
+			c, err := purramcp.NewContract(purramcp.ContractOptions{SchemaID: tc.id, SchemaVersion: "1",
+				Schema: json.RawMessage(tc.schema), Mode: tc.mode})
+			require.NoError(t, err, tc.schema)
+			assert.Equal(t, tc.schemaDigest, c.SchemaDigest(), tc.schema)
+			assert.Equal(t, tc.contractDigest, c.ContractDigest(), tc.schema)
+			d, err := purramcp.IdentityDigest(json.RawMessage(tc.schema))
+			require.NoError(t, err)
+			assert.Equal(t, tc.schemaDigest, d, "IdentityDigest equals schemaDigest")
+		})
+	}
+}
+
+// TestProfileA10_DigestsConcurrent: digests are computed once, on first use,
+// and are the same from every goroutine (run under -race).
+func TestProfileA10_DigestsConcurrent(t *testing.T) {
+	c, err := purramcp.NewContract(purramcp.ContractOptions{SchemaID: "test", SchemaVersion: "1",
+		Schema: map[string]any{"type": "object"}})
+	require.NoError(t, err)
+	got := make(chan [2]string, 16)
+	for range 16 {
+		go func() { got <- [2]string{c.SchemaDigest(), c.ContractDigest()} }()
+	}
+	for range 16 {
+		assert.Equal(t, [2]string{"35d2b71e1c667ec7dde27eb339b795691b3d5f1582109fa87a51ce344dff98c0",
+			"2ad666543996b1de6330a21191357c38604d23dd32992b2dd5cd9723d525af5f"}, <-got)
+	}
+}
+
+// TestProfileA9_NewContractErrorType: NewContract fails with a plain
+// *ContractError, never a wrapper that could carry more.
+func TestProfileA9_NewContractErrorType(t *testing.T) {
+	for _, schema := range []any{map[string]any{"type": "object", "pattern": "x"}, map[string]any{}, math.NaN()} {
+		c, err := purramcp.NewContract(purramcp.ContractOptions{SchemaID: "s", SchemaVersion: "1", Schema: schema})
+		assert.Nil(t, c)
+		ce, ok := err.(*purramcp.ContractError)
+		require.True(t, ok, "%T for %v", err, schema)
+		assert.Equal(t, purramcp.ContractError{Code: "structured_output_schema_invalid", Path: "$", Keyword: "schema"}, *ce)
+	}
+	_, err := purramcp.NewContract(purramcp.ContractOptions{SchemaID: "s", SchemaVersion: "1",
+		Schema: map[string]any{"type": "object"}, Mode: "auto"})
+	_, ok := err.(*purramcp.ContractError)
+	assert.True(t, ok, "%T", err)
+}
+
+// TestContractLimits_ZeroDefaultRange: the contract limits follow the same
+// rule as Limits through one resolver: zero takes the A2.1 default, 1
+// through the default is kept, 0 − 1 and default + 1 fail CodeSchemaInvalid.
+func TestContractLimits_ZeroDefaultRange(t *testing.T) {
+	newContract := func(l purramcp.ContractLimits) (*purramcp.Contract, error) {
+		return purramcp.NewContract(purramcp.ContractOptions{SchemaID: "s", SchemaVersion: "1",
+			Schema: map[string]any{"type": "object"}, Limits: l})
+	}
+	defaults := purramcp.ContractLimits{SchemaBytes: 65536, OutputBytes: 1048576, SchemaDepth: 32, OutputDepth: 64,
+		SchemaNodes: 4096, OutputNodes: 65536, ValidationSteps: 100000}
+	c, err := newContract(purramcp.ContractLimits{})
+	require.NoError(t, err)
+	assert.Equal(t, defaults, c.Limits(), "zero means default")
+	fields := map[string]func(*purramcp.ContractLimits) *int{
+		"SchemaBytes":     func(l *purramcp.ContractLimits) *int { return &l.SchemaBytes },
+		"OutputBytes":     func(l *purramcp.ContractLimits) *int { return &l.OutputBytes },
+		"SchemaDepth":     func(l *purramcp.ContractLimits) *int { return &l.SchemaDepth },
+		"OutputDepth":     func(l *purramcp.ContractLimits) *int { return &l.OutputDepth },
+		"SchemaNodes":     func(l *purramcp.ContractLimits) *int { return &l.SchemaNodes },
+		"OutputNodes":     func(l *purramcp.ContractLimits) *int { return &l.OutputNodes },
+		"ValidationSteps": func(l *purramcp.ContractLimits) *int { return &l.ValidationSteps },
+	}
+	for name, field := range fields {
+		t.Run(name, func(t *testing.T) {
+			def := *field(&defaults)
+			for _, v := range []int{1, def} {
+				var l purramcp.ContractLimits
+				*field(&l) = v
+				want := defaults
+				*field(&want) = v
+				if v == 1 && (name == "SchemaBytes" || name == "SchemaNodes") {
+					continue // {"type":"object"} itself is 3 nodes and 22 bytes
+				}
+				c, err := newContract(l)
+				require.NoError(t, err, "%s = %d", name, v)
+				assert.Equal(t, want, c.Limits(), "%s = %d", name, v)
+			}
+			for _, v := range []int{-1, def + 1} {
+				var l purramcp.ContractLimits
+				*field(&l) = v
+				_, err := newContract(l)
+				var ce *purramcp.ContractError
+				require.ErrorAs(t, err, &ce, "%s = %d", name, v)
+				assert.Equal(t, purramcp.CodeSchemaInvalid, ce.Code, "%s = %d", name, v)
+			}
+		})
+	}
 }
