@@ -86,12 +86,12 @@ func TestObserver_Discovery(t *testing.T) {
 	_, err = purramcp.DiscoverTools(t.Context(), h.session, "fixture", searchBinding(), unapproved)
 	require.Error(t, err)
 	assert.Equal(t, []purramcp.Event{
-		{Kind: "discover", ProtocolVersion: "2025-11-25", Transport: "memory", ServerID: "fixture", Code: "mcp_binding_invalid", Attempt: 1},
-		{Kind: "discover", ProtocolVersion: "2025-11-25", Transport: "memory", ServerID: "", Code: "mcp_binding_invalid", Attempt: 1},
-		{Kind: "discover", ProtocolVersion: "2025-11-25", Transport: "memory", ServerID: "fixture", Code: "mcp_binding_invalid", Attempt: 1},
-		{Kind: "discover", ProtocolVersion: "2025-11-25", Transport: "memory", ServerID: "fixture", Code: "mcp_binding_missing", Attempt: 1, Pages: 1},
+		{Kind: "discover", ProtocolVersion: "2025-11-25", Transport: "memory", ServerID: "fixture", Code: purramcp.CodeBindingInvalid, Attempt: 1},
+		{Kind: "discover", ProtocolVersion: "2025-11-25", Transport: "memory", ServerID: "", Code: purramcp.CodeBindingInvalid, Attempt: 1},
+		{Kind: "discover", ProtocolVersion: "2025-11-25", Transport: "memory", ServerID: "fixture", Code: purramcp.CodeBindingInvalid, Attempt: 1},
+		{Kind: "discover", ProtocolVersion: "2025-11-25", Transport: "memory", ServerID: "fixture", Code: purramcp.CodeBindingMissing, Attempt: 1, Pages: 1},
 		{Kind: "discover", ProtocolVersion: "2025-11-25", Transport: "memory", ServerID: "fixture", Code: "canceled", Attempt: 1},
-		{Kind: "discover", ProtocolVersion: "2025-11-25", Transport: "memory", ServerID: "fixture", RevisionDigest: catalog.Snapshot().RevisionDigest, Code: "mcp_catalog_unapproved",
+		{Kind: "discover", ProtocolVersion: "2025-11-25", Transport: "memory", ServerID: "fixture", RevisionDigest: catalog.Snapshot().RevisionDigest, Code: purramcp.CodeCatalogUnapproved,
 			Attempt: 1, Pages: 1},
 	}, log.take(), "an unapproved discovery carries its digest")
 }
@@ -165,12 +165,12 @@ func TestObserver_Calls(t *testing.T) {
 	events := log.take()
 	assert.Equal(t, []purramcp.Event{
 		with("", 1, 9, okBytes),
-		with("mcp_invalid_arguments", 0, 10, 0),
-		with("mcp_scope_denied", 0, 9, 0),
+		with(purramcp.CodeInvalidArguments, 0, 10, 0),
+		with(purramcp.CodeScopeDenied, 0, 9, 0),
 		with("host_failure", 0, 9, 0),
-		with("mcp_tool_error", 1, 9, errBytes),
-		with("mcp_protocol_error", 1, 9, 0),
-		with("mcp_invalid_arguments", 0, 0, 0), // empty arguments are {}: q is required
+		with(purramcp.CodeToolError, 1, 9, errBytes),
+		with(purramcp.CodeProtocolError, 1, 9, 0),
+		with(purramcp.CodeInvalidArguments, 0, 0, 0), // empty arguments are {}: q is required
 	}, events)
 	assert.NotContains(t, fmt.Sprintf("%+v", events), secret, "no remote or host text")
 
@@ -183,7 +183,7 @@ func TestObserver_Calls(t *testing.T) {
 	res, err := reg.Run(t.Context(), argsA, purramcp.ToolContext{})
 	require.NoError(t, err)
 	assert.Equal(t, purramcp.CodeCatalogStale, res.ErrorCode)
-	stale := with("mcp_catalog_stale", 0, 9, 0)
+	stale := with(purramcp.CodeCatalogStale, 0, 9, 0)
 	stale.CallID, stale.RunID = "", ""
 	canceled := stale
 	canceled.Code = "canceled"
@@ -294,7 +294,7 @@ func TestSlogObserver(t *testing.T) {
 	observe := purramcp.SlogObserver(slog.New(h))
 	observe(t.Context(), purramcp.Event{Kind: "discover", ServerID: "docs", RevisionDigest: "abc", Attempt: 1, Pages: 2,
 		Duration: 1500 * time.Microsecond})
-	observe(t.Context(), purramcp.Event{Kind: "discover", ServerID: "docs", Code: "mcp_catalog_stale", Attempt: 2, Pages: 1})
+	observe(t.Context(), purramcp.Event{Kind: "discover", ServerID: "docs", Code: purramcp.CodeCatalogStale, Attempt: 2, Pages: 1})
 	observe(t.Context(), purramcp.Event{Kind: "call", ServerID: "docs", RevisionDigest: "abc", LocalName: "search",
 		RemoteName: "docs.search", CallID: "c1", RunID: "r1", Requests: 1, ArgumentBytes: 9, ResultBytes: 46, Duration: time.Second})
 	observe(t.Context(), purramcp.Event{Kind: "call", LocalName: "search", RemoteName: "docs.search", Code: "host_failure",

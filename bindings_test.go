@@ -95,14 +95,14 @@ func fuzzExpectBindings(bindings map[string]purramcp.ToolBinding, serverID strin
 		{l.MaxSchemaBytes, 65536}, {l.MaxDescriptionBytes, 8192}, {l.MaxResultBytes, 65536},
 		{l.MaxContentBlocks, 128}} {
 		if f.v < 0 || f.v > f.max {
-			return "mcp_binding_invalid"
+			return purramcp.CodeBindingInvalid
 		}
 	}
 	if l.Timeout != 0 && (l.Timeout < time.Millisecond || l.Timeout > 5*time.Minute) {
-		return "mcp_binding_invalid"
+		return purramcp.CodeBindingInvalid
 	}
 	if !fuzzRemoteName.MatchString(serverID) {
-		return "mcp_binding_invalid"
+		return purramcp.CodeBindingInvalid
 	}
 	locals := map[string]bool{}
 	for _, remote := range slices.Sorted(maps.Keys(bindings)) {
@@ -111,10 +111,10 @@ func fuzzExpectBindings(bindings map[string]purramcp.ToolBinding, serverID strin
 		if !fuzzRemoteName.MatchString(remote) || !fuzzLocalName.MatchString(b.LocalName) ||
 			b.Policy.Mode != "read" || (b.Policy.RiskLevel != "" && b.Policy.RiskLevel != "read") ||
 			title == "" || !utf8.ValidString(title) || b.Scope == nil {
-			return "mcp_binding_invalid"
+			return purramcp.CodeBindingInvalid
 		}
 		if locals[b.LocalName] {
-			return "mcp_name_conflict"
+			return purramcp.CodeNameConflict
 		}
 		locals[b.LocalName] = true
 	}
@@ -123,7 +123,7 @@ func fuzzExpectBindings(bindings map[string]purramcp.ToolBinding, serverID strin
 		maxTools = 256
 	}
 	if len(bindings) == 0 || len(bindings) > maxTools {
-		return "mcp_binding_invalid"
+		return purramcp.CodeBindingInvalid
 	}
 	return ""
 }
@@ -137,12 +137,12 @@ func fuzzExpectServer(bindings map[string]purramcp.ToolBinding, policy purramcp.
 	for _, tool := range fuzzBindingTools {
 		listed[tool.name] = true
 		if _, bound := bindings[tool.name]; bound && !tool.policy(policy) {
-			return "mcp_schema_unsupported"
+			return purramcp.CodeSchemaUnsupported
 		}
 	}
 	for remote := range bindings {
 		if !listed[remote] {
-			return "mcp_binding_missing"
+			return purramcp.CodeBindingMissing
 		}
 	}
 	return ""
@@ -211,7 +211,7 @@ func FuzzBindings(f *testing.F) {
 			catalog, err := purramcp.DiscoverTools(t.Context(), h.session, serverID, b,
 				purramcp.DiscoveryOptions{Monitor: h.monitor, Limits: limits, Policy: policy})
 			if err != nil {
-				codes[i] = fuzzCheckError(t, catalog, err, append([]string{"mcp_binding_invalid"}, fuzzPageCodes...),
+				codes[i] = fuzzCheckError(t, catalog, err, append([]string{purramcp.CodeBindingInvalid}, fuzzPageCodes...),
 					what)
 				continue
 			}
@@ -228,9 +228,9 @@ func FuzzBindings(f *testing.F) {
 			require.Equal(t, before, after, "%s: tools/list requests for invalid bindings", what)
 			return
 		}
-		require.NotEqual(t, "mcp_binding_invalid", codes[0], "%s", what)
-		require.NotEqual(t, "mcp_name_conflict", codes[0], "%s", what)
-		if codes[0] != "mcp_schema_unsupported" { // the envelope contract may fail a tiny MaxSchemaBytes first
+		require.NotEqual(t, purramcp.CodeBindingInvalid, codes[0], "%s", what)
+		require.NotEqual(t, purramcp.CodeNameConflict, codes[0], "%s", what)
+		if codes[0] != purramcp.CodeSchemaUnsupported { // the envelope contract may fail a tiny MaxSchemaBytes first
 			require.Greater(t, after, before, "%s: no tools/list", what)
 		}
 		if limits == (purramcp.Limits{Timeout: limits.Timeout}) {
@@ -294,7 +294,7 @@ func TestBehaviorA1_NonReadPolicy(t *testing.T) {
 		catalog, err := purramcp.DiscoverTools(t.Context(), h.session, "fixture", bindings,
 			purramcp.DiscoveryOptions{Monitor: h.monitor})
 		assert.Nil(t, catalog, "mode %q", mode)
-		assert.Equal(t, "mcp_binding_invalid", purramcp.CodeOf(err), "mode %q", mode)
+		assert.Equal(t, purramcp.CodeBindingInvalid, purramcp.CodeOf(err), "mode %q", mode)
 	}
 	lists, _ := h.counts()
 	assert.Zero(t, lists, "A1: no tools/list sent")
@@ -313,7 +313,7 @@ func TestBehaviorA2_DuplicateLocalName(t *testing.T) {
 		catalog, err := purramcp.DiscoverTools(t.Context(), h.session, "fixture", bindings,
 			purramcp.DiscoveryOptions{Monitor: h.monitor})
 		assert.Nil(t, catalog)
-		assert.Equal(t, "mcp_name_conflict", purramcp.CodeOf(err), "A2 bindings %v", len(bindings))
+		assert.Equal(t, purramcp.CodeNameConflict, purramcp.CodeOf(err), "A2 bindings %v", len(bindings))
 	}
 	lists, _ := h.counts()
 	assert.Zero(t, lists, "A2: lists stays empty")
@@ -357,18 +357,18 @@ func TestGap3_BindingValidation(t *testing.T) {
 		serverID string
 		want     string
 	}{
-		{"nil_bindings", nil, purramcp.Limits{}, "fixture", "mcp_binding_invalid"},
-		{"no_bindings", map[string]purramcp.ToolBinding{}, purramcp.Limits{}, "fixture", "mcp_binding_invalid"},
-		{"more_than_maxTools", map[string]purramcp.ToolBinding{"a": ok, "b": with(func(b *purramcp.ToolBinding) { b.LocalName = "b" })["remote.search"]}, purramcp.Limits{MaxTools: 1}, "fixture", "mcp_binding_invalid"},
-		{"bad_server_id", searchBinding(), purramcp.Limits{}, "bad id", "mcp_binding_invalid"},
-		{"long_server_id", searchBinding(), purramcp.Limits{}, strings.Repeat("s", 129), "mcp_binding_invalid"},
-		{"bad_remote_name", map[string]purramcp.ToolBinding{"remote search": ok}, purramcp.Limits{}, "fixture", "mcp_binding_invalid"},
-		{"bad_local_name", with(func(b *purramcp.ToolBinding) { b.LocalName = "1search" }), purramcp.Limits{}, "fixture", "mcp_binding_invalid"},
-		{"long_local_name", with(func(b *purramcp.ToolBinding) { b.LocalName = strings.Repeat("s", 65) }), purramcp.Limits{}, "fixture", "mcp_binding_invalid"},
-		{"risk_write", with(func(b *purramcp.ToolBinding) { b.Policy.RiskLevel = "write" }), purramcp.Limits{}, "fixture", "mcp_binding_invalid"},
-		{"blank_title", with(func(b *purramcp.ToolBinding) { b.Policy.Title = " \t\u00a0\ufeff\u2028" }), purramcp.Limits{}, "fixture", "mcp_binding_invalid"},
-		{"nil_scope", with(func(b *purramcp.ToolBinding) { b.Scope = nil }), purramcp.Limits{}, "fixture", "mcp_binding_invalid"},
-		{"bad_limits", searchBinding(), purramcp.Limits{MaxPages: 33}, "fixture", "mcp_binding_invalid"},
+		{"nil_bindings", nil, purramcp.Limits{}, "fixture", purramcp.CodeBindingInvalid},
+		{"no_bindings", map[string]purramcp.ToolBinding{}, purramcp.Limits{}, "fixture", purramcp.CodeBindingInvalid},
+		{"more_than_maxTools", map[string]purramcp.ToolBinding{"a": ok, "b": with(func(b *purramcp.ToolBinding) { b.LocalName = "b" })["remote.search"]}, purramcp.Limits{MaxTools: 1}, "fixture", purramcp.CodeBindingInvalid},
+		{"bad_server_id", searchBinding(), purramcp.Limits{}, "bad id", purramcp.CodeBindingInvalid},
+		{"long_server_id", searchBinding(), purramcp.Limits{}, strings.Repeat("s", 129), purramcp.CodeBindingInvalid},
+		{"bad_remote_name", map[string]purramcp.ToolBinding{"remote search": ok}, purramcp.Limits{}, "fixture", purramcp.CodeBindingInvalid},
+		{"bad_local_name", with(func(b *purramcp.ToolBinding) { b.LocalName = "1search" }), purramcp.Limits{}, "fixture", purramcp.CodeBindingInvalid},
+		{"long_local_name", with(func(b *purramcp.ToolBinding) { b.LocalName = strings.Repeat("s", 65) }), purramcp.Limits{}, "fixture", purramcp.CodeBindingInvalid},
+		{"risk_write", with(func(b *purramcp.ToolBinding) { b.Policy.RiskLevel = "write" }), purramcp.Limits{}, "fixture", purramcp.CodeBindingInvalid},
+		{"blank_title", with(func(b *purramcp.ToolBinding) { b.Policy.Title = " \t\u00a0\ufeff\u2028" }), purramcp.Limits{}, "fixture", purramcp.CodeBindingInvalid},
+		{"nil_scope", with(func(b *purramcp.ToolBinding) { b.Scope = nil }), purramcp.Limits{}, "fixture", purramcp.CodeBindingInvalid},
+		{"bad_limits", searchBinding(), purramcp.Limits{MaxPages: 33}, "fixture", purramcp.CodeBindingInvalid},
 	} {
 		t.Run(tc.id, func(t *testing.T) {
 			h := sdkHarness(t, newSDKServer(t, nil, f.Tool), "")
@@ -382,8 +382,8 @@ func TestGap3_BindingValidation(t *testing.T) {
 	}
 	_, err := purramcp.DiscoverTools(t.Context(), nil, "fixture", searchBinding(),
 		purramcp.DiscoveryOptions{Monitor: purramcp.NewCatalogMonitor()})
-	assert.Equal(t, "mcp_binding_invalid", purramcp.CodeOf(err), "nil session")
+	assert.Equal(t, purramcp.CodeBindingInvalid, purramcp.CodeOf(err), "nil session")
 	h := sdkHarness(t, newSDKServer(t, nil, f.Tool), "")
 	_, err = purramcp.DiscoverTools(t.Context(), h.session, "fixture", searchBinding(), purramcp.DiscoveryOptions{})
-	assert.Equal(t, "mcp_binding_invalid", purramcp.CodeOf(err), "nil monitor")
+	assert.Equal(t, purramcp.CodeBindingInvalid, purramcp.CodeOf(err), "nil monitor")
 }

@@ -54,11 +54,11 @@ func TestDiscover_CatalogRejects(t *testing.T) {
 		pages []string
 		want  string
 	}{
-		{"duplicate", []string{toolsPage(t, "", f.Tool, f.Tool)}, "mcp_name_conflict"},
-		{"missing", []string{toolsPage(t, "")}, "mcp_binding_missing"},
-		{"input_not_object", []string{`{"tools":[{"name":"remote.search","inputSchema":true}]}`}, "mcp_schema_unsupported"},
-		{"output_not_object", []string{`{"tools":[{"name":"remote.search","inputSchema":{"type":"object"},"outputSchema":[1]}]}`}, "mcp_schema_unsupported"},
-		{"dialect_not_string", []string{`{"tools":[{"name":"remote.search","inputSchema":{"type":"object","$schema":1}}]}`}, "mcp_schema_unsupported"},
+		{"duplicate", []string{toolsPage(t, "", f.Tool, f.Tool)}, purramcp.CodeNameConflict},
+		{"missing", []string{toolsPage(t, "")}, purramcp.CodeBindingMissing},
+		{"input_not_object", []string{`{"tools":[{"name":"remote.search","inputSchema":true}]}`}, purramcp.CodeSchemaUnsupported},
+		{"output_not_object", []string{`{"tools":[{"name":"remote.search","inputSchema":{"type":"object"},"outputSchema":[1]}]}`}, purramcp.CodeSchemaUnsupported},
+		{"dialect_not_string", []string{`{"tools":[{"name":"remote.search","inputSchema":{"type":"object","$schema":1}}]}`}, purramcp.CodeSchemaUnsupported},
 	} {
 		t.Run(tc.id, func(t *testing.T) {
 			h := rawHarness(t, &rawServer{pages: tc.pages})
@@ -77,7 +77,7 @@ func TestGap6_ToolsUnavailable(t *testing.T) {
 	for _, modern := range modernities {
 		h := rawHarness(t, &rawServer{modern: modern, noTools: true, pages: []string{toolsPage(t, "")}})
 		_, err := discoverDefault(t, h, purramcp.Limits{})
-		assert.Equal(t, "mcp_tools_unavailable", purramcp.CodeOf(err), "raw modern=%v", modern)
+		assert.Equal(t, purramcp.CodeToolsUnavailable, purramcp.CodeOf(err), "raw modern=%v", modern)
 		lists, _ := h.counts()
 		assert.Zero(t, lists, "raw modern=%v", modern)
 	}
@@ -88,7 +88,7 @@ func TestGap6_ToolsUnavailable(t *testing.T) {
 		catalog, err := purramcp.DiscoverTools(t.Context(), cs, "fixture", searchBinding(),
 			purramcp.DiscoveryOptions{Monitor: monitor})
 		assert.Nil(t, catalog)
-		assert.Equal(t, "mcp_tools_unavailable", purramcp.CodeOf(err), "go-sdk server at %s", version)
+		assert.Equal(t, purramcp.CodeToolsUnavailable, purramcp.CodeOf(err), "go-sdk server at %s", version)
 	})
 }
 
@@ -102,11 +102,11 @@ func TestGap5_NotInitialized(t *testing.T) {
 		catalog, err := purramcp.DiscoverTools(t.Context(), h.session, "fixture", searchBinding(),
 			purramcp.DiscoveryOptions{Monitor: fresh})
 		assert.Nil(t, catalog)
-		assert.Equal(t, "mcp_not_initialized", purramcp.CodeOf(err), version)
+		assert.Equal(t, purramcp.CodeNotInitialized, purramcp.CodeOf(err), version)
 		fresh.OnNotification("notifications/tools/list_changed")
 		_, err = purramcp.DiscoverTools(t.Context(), h.session, "fixture", searchBinding(),
 			purramcp.DiscoveryOptions{Monitor: fresh})
-		assert.Equal(t, "mcp_not_initialized", purramcp.CodeOf(err), "%s: not initialized before stale", version)
+		assert.Equal(t, purramcp.CodeNotInitialized, purramcp.CodeOf(err), "%s: not initialized before stale", version)
 		lists, _ := h.counts()
 		assert.Zero(t, lists, version)
 	})
@@ -182,7 +182,7 @@ func TestDiscover_InvalidHeaderToolDroppedByGoSDK(t *testing.T) {
 		h := rawHarness(t, &rawServer{modern: modern, pages: []string{toolsPage(t, "", tool)}})
 		catalog, err := discoverDefault(t, h, purramcp.Limits{})
 		assert.Nil(t, catalog)
-		assert.Equal(t, "mcp_binding_missing", purramcp.CodeOf(err), "modern=%v", modern)
+		assert.Equal(t, purramcp.CodeBindingMissing, purramcp.CodeOf(err), "modern=%v", modern)
 	}
 }
 
@@ -246,7 +246,7 @@ func TestBehaviorJ1_CanceledDiscovery(t *testing.T) {
 // mcp_timeout at Limits.Timeout; a connection closed instead of an answer
 // fails mcp_transport_error. Discovery returns only *Error values.
 func TestDiscover_RequestFailures(t *testing.T) {
-	for _, tc := range []struct{ fault, want string }{{"silent", "mcp_timeout"}, {"close", "mcp_transport_error"}} {
+	for _, tc := range []struct{ fault, want string }{{"silent", purramcp.CodeTimeout}, {"close", purramcp.CodeTransportError}} {
 		synctest.Test(t, func(t *testing.T) {
 			raw := &rawServer{listFault: tc.fault, pages: []string{toolsPage(t, "")}}
 			h := rawHarness(t, raw)

@@ -60,8 +60,8 @@ func TestErrors_CodesAndSentinels(t *testing.T) {
 	require.Len(t, referenceCodes, 22)
 	require.Len(t, additionCodes, 2)
 	require.Len(t, allCodes, 24, "no addition reuses a reference code")
-	assert.Equal(t, purramcp.CodeAnnotationConflict, "mcp_annotation_conflict")
-	assert.Equal(t, purramcp.CodeCatalogUnapproved, "mcp_catalog_unapproved")
+	assert.Equal(t, purramcp.CodeAnnotationConflict, purramcp.CodeAnnotationConflict)
+	assert.Equal(t, purramcp.CodeCatalogUnapproved, purramcp.CodeCatalogUnapproved)
 	for code, sentinel := range allCodes {
 		assert.Equal(t, code, purramcp.CodeOf(sentinel), "sentinel → code")
 		assert.Equal(t, code, purramcp.CodeOf(sentinel))
@@ -149,9 +149,9 @@ func assertDiscoveryError(t *testing.T, want purramcp.DiscoveryError, sentinel e
 func TestDiscoveryError_Schema(t *testing.T) {
 	f := loadMCPFixture(t)
 	want := map[string]purramcp.DiscoveryError{
-		"unknown-default-annotation": {Code: "mcp_schema_unsupported", RemoteName: "remote.search",
+		"unknown-default-annotation": {Code: purramcp.CodeSchemaUnsupported, RemoteName: "remote.search",
 			Schema: "inputSchema", Path: "$.properties.query", Keyword: "default"},
-		"unknown-vendor-output-annotation": {Code: "mcp_schema_unsupported", RemoteName: "remote.search",
+		"unknown-vendor-output-annotation": {Code: purramcp.CodeSchemaUnsupported, RemoteName: "remote.search",
 			Schema: "outputSchema", Path: "$", Keyword: "x-fastmcp-wrap-result"},
 	}
 	for _, sc := range f.SchemaCases {
@@ -184,9 +184,9 @@ func TestDiscoveryError_Limits(t *testing.T) {
 		want     purramcp.DiscoveryError
 		sentinel error
 	}{
-		{"description", purramcp.Limits{MaxDescriptionBytes: 3}, purramcp.DiscoveryError{Code: "mcp_catalog_limit_exceeded",
+		{"description", purramcp.Limits{MaxDescriptionBytes: 3}, purramcp.DiscoveryError{Code: purramcp.CodeCatalogLimitExceeded,
 			RemoteName: "remote.search", Path: "$", Keyword: "MaxDescriptionBytes"}, purramcp.ErrCatalogLimitExceeded},
-		{"schema", purramcp.Limits{MaxSchemaBytes: 20}, purramcp.DiscoveryError{Code: "mcp_schema_unsupported",
+		{"schema", purramcp.Limits{MaxSchemaBytes: 20}, purramcp.DiscoveryError{Code: purramcp.CodeSchemaUnsupported,
 			RemoteName: "remote.search", Schema: "inputSchema", Path: "$", Keyword: "MaxSchemaBytes"}, purramcp.ErrSchemaUnsupported},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -208,7 +208,7 @@ func TestDiscoveryError_Hint(t *testing.T) {
 	h := sdkHarness(t, newSDKServer(t, nil, withField(t, f.Tool, "annotations", nil)), "")
 	_, err := purramcp.DiscoverTools(t.Context(), h.session, "fixture", searchBinding(),
 		purramcp.DiscoveryOptions{Monitor: h.monitor, RequireReadOnlyHint: true})
-	assertDiscoveryError(t, purramcp.DiscoveryError{Code: "mcp_annotation_conflict", RemoteName: "remote.search",
+	assertDiscoveryError(t, purramcp.DiscoveryError{Code: purramcp.CodeAnnotationConflict, RemoteName: "remote.search",
 		Path: "$", Keyword: "readOnlyHint"}, purramcp.ErrAnnotationConflict, err)
 }
 
@@ -222,7 +222,7 @@ func TestDiscoveryError_Missing(t *testing.T) {
 			Scope: purramcp.Unscoped}
 	}
 	_, err := purramcp.DiscoverTools(t.Context(), h.session, "fixture", bindings, purramcp.DiscoveryOptions{Monitor: h.monitor})
-	assertDiscoveryError(t, purramcp.DiscoveryError{Code: "mcp_binding_missing", RemoteName: "aa.gone"},
+	assertDiscoveryError(t, purramcp.DiscoveryError{Code: purramcp.CodeBindingMissing, RemoteName: "aa.gone"},
 		purramcp.ErrBindingMissing, err)
 }
 
@@ -245,7 +245,7 @@ func TestDiscoveryError_RepeatedName(t *testing.T) {
 			h := rawHarness(t, raw)
 			_, err := discoverDefault(t, h, purramcp.Limits{})
 			if tc.bound {
-				assertDiscoveryError(t, purramcp.DiscoveryError{Code: "mcp_name_conflict", RemoteName: "remote.search",
+				assertDiscoveryError(t, purramcp.DiscoveryError{Code: purramcp.CodeNameConflict, RemoteName: "remote.search",
 					Path: "$", Keyword: "name"}, purramcp.ErrNameConflict, err)
 				return
 			}

@@ -1371,7 +1371,7 @@ func catalogLimitCase(t *testing.T, id string, limits purramcp.Limits, wantLists
 		h := rawHarness(t, raw)
 		catalog, err := discoverDefault(t, h, limits)
 		assert.Nil(t, catalog)
-		assert.Equal(t, "mcp_catalog_limit_exceeded", purramcp.CodeOf(err), "%s modern=%v", id, modern)
+		assert.Equal(t, purramcp.CodeCatalogLimitExceeded, purramcp.CodeOf(err), "%s modern=%v", id, modern)
 		lists, calls := h.counts()
 		assert.Equal(t, wantLists, lists, "%s modern=%v: tools/list requests", id, modern)
 		assert.Zero(t, calls, "%s modern=%v", id, modern)

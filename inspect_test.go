@@ -57,7 +57,7 @@ func TestInspect_FixtureCatalogVerdicts(t *testing.T) {
 			for id, want := range inspectVerdicts {
 				r := byName["case."+id]
 				assert.False(t, r.Bindable, id)
-				assert.Equal(t, "mcp_schema_unsupported", r.Code, id)
+				assert.Equal(t, purramcp.CodeSchemaUnsupported, r.Code, id)
 				assert.Equal(t, want, [3]string{r.Schema, r.Path, r.Keyword}, id)
 			}
 			require.Len(t, report.Bindings, 2)
@@ -85,20 +85,20 @@ func TestInspect_ToolReasons(t *testing.T) {
 	}{
 		{"ok", &mcp.Tool{Name: "a", InputSchema: obj}, purramcp.Limits{}, [4]string{}},
 		{"bad name", &mcp.Tool{Name: "a b", InputSchema: obj}, purramcp.Limits{},
-			[4]string{"mcp_binding_invalid", "", "$", "name"}},
+			[4]string{purramcp.CodeBindingInvalid, "", "$", "name"}},
 		{"description", &mcp.Tool{Name: "a", Description: long, InputSchema: obj}, purramcp.Limits{},
-			[4]string{"mcp_catalog_limit_exceeded", "", "$", "MaxDescriptionBytes"}},
+			[4]string{purramcp.CodeCatalogLimitExceeded, "", "$", "MaxDescriptionBytes"}},
 		{"schema bytes", &mcp.Tool{Name: "a", InputSchema: obj}, purramcp.Limits{MaxSchemaBytes: 16},
-			[4]string{"mcp_schema_unsupported", "inputSchema", "$", "MaxSchemaBytes"}},
+			[4]string{purramcp.CodeSchemaUnsupported, "inputSchema", "$", "MaxSchemaBytes"}},
 		{"not an object", &mcp.Tool{Name: "a", InputSchema: true}, purramcp.Limits{},
-			[4]string{"mcp_schema_unsupported", "inputSchema", "$", "schema"}},
+			[4]string{purramcp.CodeSchemaUnsupported, "inputSchema", "$", "schema"}},
 		{"root type", &mcp.Tool{Name: "a", InputSchema: map[string]any{"type": "array"}}, purramcp.Limits{},
-			[4]string{"mcp_schema_unsupported", "inputSchema", "$", "type"}},
+			[4]string{purramcp.CodeSchemaUnsupported, "inputSchema", "$", "type"}},
 		{"unsafe number", &mcp.Tool{Name: "a", InputSchema: map[string]any{"type": "object", "maximum": 1e300}}, purramcp.Limits{},
-			[4]string{"mcp_schema_unsupported", "inputSchema", "$", "schema"}},
+			[4]string{purramcp.CodeSchemaUnsupported, "inputSchema", "$", "schema"}},
 		{"output pattern", &mcp.Tool{Name: "a", InputSchema: obj, OutputSchema: map[string]any{"type": "object",
 			"properties": map[string]any{"s": map[string]any{"type": "string", "pattern": "x"}}}}, purramcp.Limits{},
-			[4]string{"mcp_schema_unsupported", "outputSchema", "$.properties.s", "pattern"}},
+			[4]string{purramcp.CodeSchemaUnsupported, "outputSchema", "$.properties.s", "pattern"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

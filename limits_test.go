@@ -51,7 +51,7 @@ func TestGap1_LimitRanges(t *testing.T) {
 			var l purramcp.Limits
 			*field(&l) = v
 			_, err := purramcp.ResolveLimits(l)
-			assert.Equal(t, "mcp_binding_invalid", purramcp.CodeOf(err), "%s=%d", name, v)
+			assert.Equal(t, purramcp.CodeBindingInvalid, purramcp.CodeOf(err), "%s=%d", name, v)
 		}
 	}
 	for _, v := range []time.Duration{time.Millisecond, 100 * time.Millisecond, 2 * time.Second, 5 * time.Minute} {
@@ -61,7 +61,7 @@ func TestGap1_LimitRanges(t *testing.T) {
 	}
 	for _, v := range []time.Duration{-time.Second, time.Millisecond - 1, 5*time.Minute + 1} {
 		_, err := purramcp.ResolveLimits(purramcp.Limits{Timeout: v})
-		assert.Equal(t, "mcp_binding_invalid", purramcp.CodeOf(err), "Timeout=%v", v)
+		assert.Equal(t, purramcp.CodeBindingInvalid, purramcp.CodeOf(err), "Timeout=%v", v)
 	}
 }
 
@@ -104,7 +104,7 @@ func TestBehaviorB3_CatalogLimitValues(t *testing.T) {
 	for _, limits := range []purramcp.Limits{{MaxCatalogBytes: 64}, {MaxDescriptionBytes: 1}} {
 		h := sdkHarness(t, newSDKServer(t, nil, f.Tool), "")
 		_, err := discoverDefault(t, h, limits)
-		assert.Equal(t, "mcp_catalog_limit_exceeded", purramcp.CodeOf(err), "B3 %+v", limits)
+		assert.Equal(t, purramcp.CodeCatalogLimitExceeded, purramcp.CodeOf(err), "B3 %+v", limits)
 		lists, _ := h.counts()
 		assert.Equal(t, 1, lists, "B3 %+v: the value passed validation", limits)
 	}

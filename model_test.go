@@ -28,7 +28,7 @@ func TestToolResult_Model(t *testing.T) {
 
 	failed := purramcp.ToolResult{Content: purramcp.Envelope{Text: []string{"remote words"}},
 		ErrorCode: purramcp.CodeToolError}
-	assert.Equal(t, map[string]any{"error": "mcp_tool_error"}, failed.Model())
+	assert.Equal(t, map[string]any{"error": purramcp.CodeToolError}, failed.Model())
 	assert.Equal(t, `{"error":"mcp_tool_error"}`, failed.ModelJSON(), "no envelope text on failure")
 
 	unencodable := purramcp.ToolResult{Content: purramcp.Envelope{Text: []string{},

@@ -26,17 +26,17 @@ import (
 func TestBehaviorC1_UnsupportedVersion(t *testing.T) {
 	m := purramcp.NewCatalogMonitor()
 	err := m.AcceptProtocolVersion("2099-01-01")
-	assert.Equal(t, "mcp_protocol_unsupported", purramcp.CodeOf(err))
-	assert.Equal(t, "mcp_connection_closed", purramcp.CodeOf(m.Check(0)), "unsupported closes the monitor")
+	assert.Equal(t, purramcp.CodeProtocolUnsupported, purramcp.CodeOf(err))
+	assert.Equal(t, purramcp.CodeConnectionClosed, purramcp.CodeOf(m.Check(0)), "unsupported closes the monitor")
 	for _, v := range []string{"", "2025-03-26", "2024-11-05", "2025-11-25 "} {
-		assert.Equal(t, "mcp_protocol_unsupported", purramcp.CodeOf(purramcp.NewCatalogMonitor().AcceptProtocolVersion(v)), v)
+		assert.Equal(t, purramcp.CodeProtocolUnsupported, purramcp.CodeOf(purramcp.NewCatalogMonitor().AcceptProtocolVersion(v)), v)
 	}
 }
 
 func TestMonitor_Versions(t *testing.T) {
 	for _, v := range []string{purramcp.ProtocolVersion20250618, purramcp.ProtocolVersion20251125, purramcp.ProtocolVersion20260728} {
 		m := purramcp.NewCatalogMonitor()
-		assert.Equal(t, "mcp_not_initialized", purramcp.CodeOf(m.Check(0)))
+		assert.Equal(t, purramcp.CodeNotInitialized, purramcp.CodeOf(m.Check(0)))
 		require.NoError(t, m.AcceptProtocolVersion(v))
 		require.NoError(t, m.AcceptProtocolVersion(v), "the same version again")
 		assert.Equal(t, v, m.ProtocolVersion())
@@ -45,8 +45,8 @@ func TestMonitor_Versions(t *testing.T) {
 	m := purramcp.NewCatalogMonitor()
 	require.NoError(t, m.AcceptProtocolVersion(purramcp.ProtocolVersion20251125))
 	err := m.AcceptProtocolVersion(purramcp.ProtocolVersion20250618)
-	assert.Equal(t, "mcp_protocol_conflict", purramcp.CodeOf(err))
-	assert.Equal(t, "mcp_connection_closed", purramcp.CodeOf(m.Check(0)), "a conflict closes the monitor")
+	assert.Equal(t, purramcp.CodeProtocolConflict, purramcp.CodeOf(err))
+	assert.Equal(t, purramcp.CodeConnectionClosed, purramcp.CodeOf(m.Check(0)), "a conflict closes the monitor")
 	assert.Equal(t, purramcp.ProtocolVersion20251125, m.ProtocolVersion())
 }
 
@@ -54,16 +54,16 @@ func TestMonitor_CheckOrder(t *testing.T) {
 	m := purramcp.NewCatalogMonitor()
 	m.OnNotification("notifications/tools/list_changed")
 	assert.Equal(t, uint64(1), m.Revision())
-	assert.Equal(t, "mcp_not_initialized", purramcp.CodeOf(m.Check(0)), "no version before stale")
+	assert.Equal(t, purramcp.CodeNotInitialized, purramcp.CodeOf(m.Check(0)), "no version before stale")
 	require.NoError(t, m.AcceptProtocolVersion(purramcp.ProtocolVersion20260728))
-	assert.Equal(t, "mcp_catalog_stale", purramcp.CodeOf(m.Check(0)))
+	assert.Equal(t, purramcp.CodeCatalogStale, purramcp.CodeOf(m.Check(0)))
 	assert.NoError(t, m.Check(1))
 	m.OnNotification("notifications/resources/list_changed")
 	m.OnNotification("notifications/message")
 	assert.Equal(t, uint64(1), m.Revision(), "other methods are ignored")
 	m.Close()
 	m.Close()
-	assert.Equal(t, "mcp_connection_closed", purramcp.CodeOf(m.Check(1)), "closed wins")
+	assert.Equal(t, purramcp.CodeConnectionClosed, purramcp.CodeOf(m.Check(1)), "closed wins")
 }
 
 func TestMonitor_ClientOptions(t *testing.T) {
@@ -106,13 +106,13 @@ func TestMonitor_Attach(t *testing.T) {
 				require.NoError(t, h.monitor.Attach(h.session), "the same session again")
 				other := sdkHarness(t, newSDKServer(t, nil, f.Tool), version)
 				err := h.monitor.Attach(other.session)
-				assert.Equal(t, "mcp_protocol_conflict", purramcp.CodeOf(err))
+				assert.Equal(t, purramcp.CodeProtocolConflict, purramcp.CodeOf(err))
 				assert.NoError(t, h.monitor.Check(0), "a refused second session leaves the monitor open")
-				assert.Equal(t, "mcp_binding_invalid", purramcp.CodeOf(purramcp.NewCatalogMonitor().Attach(nil)))
+				assert.Equal(t, purramcp.CodeBindingInvalid, purramcp.CodeOf(purramcp.NewCatalogMonitor().Attach(nil)))
 
 				require.NoError(t, h.session.Close())
 				synctest.Wait()
-				assert.Equal(t, "mcp_connection_closed", purramcp.CodeOf(h.monitor.Check(0)))
+				assert.Equal(t, purramcp.CodeConnectionClosed, purramcp.CodeOf(h.monitor.Check(0)))
 			})
 		})
 	}
@@ -171,7 +171,7 @@ func TestBehaviorC3_ClosedMonitorDiscovery(t *testing.T) {
 		h.monitor.Close()
 		catalog, err := discoverDefault(t, h, purramcp.Limits{})
 		assert.Nil(t, catalog)
-		assert.Equal(t, "mcp_connection_closed", purramcp.CodeOf(err), "C3 at %s", version)
+		assert.Equal(t, purramcp.CodeConnectionClosed, purramcp.CodeOf(err), "C3 at %s", version)
 		lists, _ := h.counts()
 		assert.Equal(t, 1, lists, "C3 at %s: lists unchanged", version)
 	})
@@ -190,7 +190,7 @@ func TestBehaviorC4_CloseMakesStale(t *testing.T) {
 		assert.True(t, catalog.Stale(), "C4 at %s", version)
 		res, err := catalog.Registrations()[0].Run(t.Context(), argsA, purramcp.ToolContext{})
 		require.NoError(t, err)
-		assert.Equal(t, purramcp.ToolResult{Content: emptyEnvelope, EffectState: "not_started", ErrorCode: "mcp_connection_closed"}, res, "C4 at %s", version)
+		assert.Equal(t, purramcp.ToolResult{Content: emptyEnvelope, EffectState: "not_started", ErrorCode: purramcp.CodeConnectionClosed}, res, "C4 at %s", version)
 		_, calls := h.counts()
 		assert.Zero(t, calls, "C4 at %s", version)
 	})
@@ -212,7 +212,7 @@ func TestBehaviorK1_ListChangedMakesStale(t *testing.T) {
 				require.True(t, catalog.Stale())
 				res, err := catalog.Registrations()[0].Run(t.Context(), json.RawMessage(`{"q":"a"}`), purramcp.ToolContext{})
 				require.NoError(t, err)
-				assert.Equal(t, "mcp_catalog_stale", res.ErrorCode)
+				assert.Equal(t, purramcp.CodeCatalogStale, res.ErrorCode)
 				assert.Equal(t, emptyEnvelope, res.Content)
 				_, calls := h.counts()
 				assert.Zero(t, calls)
@@ -245,13 +245,13 @@ func TestBehaviorK2_ListChangedDuringList(t *testing.T) {
 					catalog, err := discoverDefault(t, h, purramcp.Limits{})
 					if err != nil {
 						assert.Nil(t, catalog)
-						assert.Equal(t, "mcp_catalog_stale", purramcp.CodeOf(err), "K2 round %d", i)
+						assert.Equal(t, purramcp.CodeCatalogStale, purramcp.CodeOf(err), "K2 round %d", i)
 					} else {
 						synctest.Wait()
 						require.True(t, catalog.Stale(), "K2 round %d: ends up stale", i)
 						res, err := catalog.Registrations()[0].Run(t.Context(), argsA, purramcp.ToolContext{})
 						require.NoError(t, err)
-						assert.Equal(t, "mcp_catalog_stale", res.ErrorCode, "K2 round %d", i)
+						assert.Equal(t, purramcp.CodeCatalogStale, res.ErrorCode, "K2 round %d", i)
 					}
 					_, calls := h.counts()
 					assert.Zero(t, calls, "K2 round %d", i)
@@ -286,7 +286,7 @@ func TestBehaviorK3_StaleWhileCallInFlight(t *testing.T) {
 			close(gate)
 			r := <-done
 			require.NoError(t, r.err)
-			assert.Equal(t, purramcp.ToolResult{Content: emptyEnvelope, EffectState: "not_started", ErrorCode: "mcp_catalog_stale"},
+			assert.Equal(t, purramcp.ToolResult{Content: emptyEnvelope, EffectState: "not_started", ErrorCode: purramcp.CodeCatalogStale},
 				r.res, "K3 modern=%v: late result discarded", modern)
 			_, calls := h.counts()
 			assert.Equal(t, 1, calls, "K3 modern=%v", modern)
@@ -307,20 +307,20 @@ func TestGap17_ProtocolConflict(t *testing.T) {
 	m := purramcp.NewCatalogMonitor()
 	require.NoError(t, m.AcceptProtocolVersion(purramcp.ProtocolVersion20251125))
 	err := m.AcceptProtocolVersion(purramcp.ProtocolVersion20260728)
-	assert.Equal(t, "mcp_protocol_conflict", purramcp.CodeOf(err))
-	assert.Equal(t, "mcp_connection_closed", purramcp.CodeOf(m.Check(0)), "a conflict closes the monitor")
+	assert.Equal(t, purramcp.CodeProtocolConflict, purramcp.CodeOf(err))
+	assert.Equal(t, purramcp.CodeConnectionClosed, purramcp.CodeOf(m.Check(0)), "a conflict closes the monitor")
 	_, err = purramcp.DiscoverTools(t.Context(), h.session, "fixture", searchBinding(), purramcp.DiscoveryOptions{Monitor: m})
-	assert.Equal(t, "mcp_connection_closed", purramcp.CodeOf(err), "discovery on the closed monitor")
+	assert.Equal(t, purramcp.CodeConnectionClosed, purramcp.CodeOf(err), "discovery on the closed monitor")
 
 	other := purramcp.NewCatalogMonitor()
 	require.NoError(t, other.AcceptProtocolVersion(purramcp.ProtocolVersion20250618))
 	_, err = purramcp.DiscoverTools(t.Context(), h.session, "fixture", searchBinding(), purramcp.DiscoveryOptions{Monitor: other})
-	assert.Equal(t, "mcp_protocol_conflict", purramcp.CodeOf(err), "monitor version differs from the session's")
+	assert.Equal(t, purramcp.CodeProtocolConflict, purramcp.CodeOf(err), "monitor version differs from the session's")
 
 	h2 := sdkHarness(t, newSDKServer(t, nil, f.Tool), purramcp.ProtocolVersion20251125)
 	_, err = purramcp.DiscoverTools(t.Context(), h.session, "fixture", searchBinding(), purramcp.DiscoveryOptions{Monitor: h2.monitor})
-	assert.Equal(t, "mcp_binding_invalid", purramcp.CodeOf(err), "monitor attached to another session")
-	assert.Equal(t, "mcp_protocol_conflict", purramcp.CodeOf(h.monitor.Attach(h2.session)), "a second session")
+	assert.Equal(t, purramcp.CodeBindingInvalid, purramcp.CodeOf(err), "monitor attached to another session")
+	assert.Equal(t, purramcp.CodeProtocolConflict, purramcp.CodeOf(h.monitor.Attach(h2.session)), "a second session")
 	assert.NoError(t, h.monitor.Check(0), "a refused second session leaves the monitor open")
 
 	lists, _ := h.counts()
@@ -342,10 +342,10 @@ func TestMonitor_LegacyVersions(t *testing.T) {
 	for _, v := range legacyVersions {
 		m := purramcp.NewCatalogMonitor()
 		assert.Empty(t, m.OfferedVersion(), "nothing offered yet")
-		assert.Equal(t, "mcp_protocol_unsupported", purramcp.CodeOf(m.AcceptProtocolVersion(v)), v)
+		assert.Equal(t, purramcp.CodeProtocolUnsupported, purramcp.CodeOf(m.AcceptProtocolVersion(v)), v)
 		assert.Equal(t, v, m.OfferedVersion())
 		assert.Empty(t, m.ProtocolVersion())
-		assert.Equal(t, "mcp_connection_closed", purramcp.CodeOf(m.Check(0)))
+		assert.Equal(t, purramcp.CodeConnectionClosed, purramcp.CodeOf(m.Check(0)))
 
 		m = purramcp.NewCatalogMonitor()
 		m.AcceptLegacyProtocols()
@@ -353,12 +353,12 @@ func TestMonitor_LegacyVersions(t *testing.T) {
 		assert.Equal(t, v, m.ProtocolVersion())
 		assert.Equal(t, v, m.OfferedVersion(), "also after success")
 		assert.NoError(t, m.Check(0))
-		assert.Equal(t, "mcp_protocol_conflict", purramcp.CodeOf(m.AcceptProtocolVersion(purramcp.ProtocolVersion20251125)))
+		assert.Equal(t, purramcp.CodeProtocolConflict, purramcp.CodeOf(m.AcceptProtocolVersion(purramcp.ProtocolVersion20251125)))
 		assert.Equal(t, purramcp.ProtocolVersion20251125, m.OfferedVersion())
 	}
 	m := purramcp.NewCatalogMonitor()
 	m.AcceptLegacyProtocols()
-	assert.Equal(t, "mcp_protocol_unsupported", purramcp.CodeOf(m.AcceptProtocolVersion("2024-10-07")),
+	assert.Equal(t, purramcp.CodeProtocolUnsupported, purramcp.CodeOf(m.AcceptProtocolVersion("2024-10-07")),
 		"only the two legacy versions are added")
 	assert.Equal(t, "2024-10-07", m.OfferedVersion())
 	m = purramcp.NewCatalogMonitor()
@@ -408,9 +408,9 @@ func TestMonitor_LegacyEndToEnd(t *testing.T) {
 			s := legacyServer(t, version)
 			cs, m, err := connectLegacy(t, s, false)
 			assert.Nil(t, cs)
-			assert.Equal(t, "mcp_protocol_unsupported", purramcp.CodeOf(err))
+			assert.Equal(t, purramcp.CodeProtocolUnsupported, purramcp.CodeOf(err))
 			assert.Equal(t, version, m.OfferedVersion())
-			assert.Equal(t, "mcp_connection_closed", purramcp.CodeOf(m.Check(0)))
+			assert.Equal(t, purramcp.CodeConnectionClosed, purramcp.CodeOf(m.Check(0)))
 
 			cs, m, err = connectLegacy(t, s, true)
 			require.NoError(t, err)
@@ -503,7 +503,7 @@ func httpRoundTrip(t *testing.T, stateless bool, wantVersion string) {
 	require.True(t, catalog.Stale(), "the list change reaches the client over HTTP")
 	res, err = reg.Run(t.Context(), argsA, purramcp.ToolContext{})
 	require.NoError(t, err)
-	assert.Equal(t, "mcp_catalog_stale", res.ErrorCode)
+	assert.Equal(t, purramcp.CodeCatalogStale, res.ErrorCode)
 	_, calls := srv.counts()
 	assert.Equal(t, 1, calls, "no request for a stale catalog")
 
@@ -525,7 +525,7 @@ func httpRoundTrip(t *testing.T, stateless bool, wantVersion string) {
 	require.Eventually(t, func() bool { return monitor.Check(monitor.Revision()) != nil }, waitFor, tick, "the monitor closes with the session")
 	res, err = again.Registrations()[0].Run(t.Context(), argsA, purramcp.ToolContext{})
 	require.NoError(t, err)
-	assert.Equal(t, "mcp_connection_closed", res.ErrorCode)
+	assert.Equal(t, purramcp.CodeConnectionClosed, res.ErrorCode)
 }
 
 // TestHTTP_Stateful: the default handler, 2025-11-25.
@@ -565,9 +565,9 @@ func TestHTTP_ServerGone(t *testing.T) {
 	hs.Close()
 	res, err := catalog.Registrations()[0].Run(t.Context(), argsA, purramcp.ToolContext{})
 	require.NoError(t, err)
-	assert.Equal(t, purramcp.ToolResult{Content: emptyEnvelope, EffectState: "not_started", ErrorCode: "mcp_transport_error"}, res)
+	assert.Equal(t, purramcp.ToolResult{Content: emptyEnvelope, EffectState: "not_started", ErrorCode: purramcp.CodeTransportError}, res)
 	_, err = discoverDefault(t, h, purramcp.Limits{})
-	assert.Equal(t, "mcp_transport_error", purramcp.CodeOf(err), "discovery against a dead server")
+	assert.Equal(t, purramcp.CodeTransportError, purramcp.CodeOf(err), "discovery against a dead server")
 	assert.NoError(t, monitor.Check(monitor.Revision()), "go-sdk keeps the HTTP session open")
 }
 
@@ -641,7 +641,7 @@ func closeStdio(t *testing.T, s stdioSession, exit int) {
 	// Polls: the monitor closes on its own goroutine once go-sdk's session
 	// with a real child process has ended; no bubble holds an OS process.
 	require.Eventually(t, func() bool { return s.monitor.Check(s.monitor.Revision()) != nil }, waitFor, tick)
-	assert.Equal(t, "mcp_connection_closed", purramcp.CodeOf(s.monitor.Check(s.monitor.Revision())))
+	assert.Equal(t, purramcp.CodeConnectionClosed, purramcp.CodeOf(s.monitor.Check(s.monitor.Revision())))
 }
 
 // TestBehaviorL1_StdioSmoke is the TypeScript installed smoke over a real
@@ -712,11 +712,11 @@ func TestStdio_DiscoverCallClose(t *testing.T) {
 			EffectState: "not_started"}, res, "stdio at %q", version)
 		res, err = reg.Run(t.Context(), json.RawMessage(`{"q":"too long"}`), purramcp.ToolContext{})
 		require.NoError(t, err)
-		assert.Equal(t, "mcp_invalid_arguments", res.ErrorCode)
+		assert.Equal(t, purramcp.CodeInvalidArguments, res.ErrorCode)
 		closeStdio(t, s, 0)
 		res, err = reg.Run(t.Context(), argsA, purramcp.ToolContext{})
 		require.NoError(t, err)
-		assert.Equal(t, "mcp_connection_closed", res.ErrorCode, "after close at %q", version)
+		assert.Equal(t, purramcp.CodeConnectionClosed, res.ErrorCode, "after close at %q", version)
 	}
 
 	s := connectStdio(t, bin, "")
@@ -726,12 +726,12 @@ func TestStdio_DiscoverCallClose(t *testing.T) {
 	require.NoError(t, err)
 	res, err := catalog.Registrations()[0].Run(t.Context(), nil, purramcp.ToolContext{})
 	require.NoError(t, err)
-	assert.Equal(t, purramcp.ToolResult{Content: emptyEnvelope, EffectState: "not_started", ErrorCode: "mcp_transport_error"}, res,
+	assert.Equal(t, purramcp.ToolResult{Content: emptyEnvelope, EffectState: "not_started", ErrorCode: purramcp.CodeTransportError}, res,
 		"the child exits mid-call")
 	// Polls: as in closeStdio, a real child process.
 	require.Eventually(t, func() bool { return s.monitor.Check(s.monitor.Revision()) != nil }, waitFor, tick, "the monitor closes with the session")
 	res, err = catalog.Registrations()[0].Run(t.Context(), nil, purramcp.ToolContext{})
 	require.NoError(t, err)
-	assert.Equal(t, "mcp_connection_closed", res.ErrorCode)
+	assert.Equal(t, purramcp.CodeConnectionClosed, res.ErrorCode)
 	closeStdio(t, s, 3)
 }

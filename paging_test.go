@@ -19,8 +19,8 @@ import (
 
 // fuzzPageCodes are the codes discovery may report against a server that
 // answers every tools/list with a result (adapter.md §3.5–§3.8, §5).
-var fuzzPageCodes = []string{"mcp_binding_missing", "mcp_catalog_limit_exceeded", "mcp_name_conflict",
-	"mcp_pagination_invalid", "mcp_result_invalid", "mcp_schema_unsupported", "mcp_tool_unsupported"}
+var fuzzPageCodes = []string{purramcp.CodeBindingMissing, purramcp.CodeCatalogLimitExceeded, purramcp.CodeNameConflict,
+	purramcp.CodePaginationInvalid, purramcp.CodeResultInvalid, purramcp.CodeSchemaUnsupported, purramcp.CodeToolUnsupported}
 
 // fuzzPageSeparator separates pages in FuzzDiscoverPage's input; a raw NUL
 // is never part of JSON text.
@@ -109,7 +109,7 @@ func FuzzDiscoverPage(f *testing.F) {
 		if err != nil {
 			code := fuzzCheckError(t, catalog, err, fuzzPageCodes, what)
 			if len(sizes) > 0 && sizes[0] > resolved.MaxCatalogBytes {
-				require.Equal(t, "mcp_catalog_limit_exceeded", code, "%s: first page of %d bytes", what, sizes[0])
+				require.Equal(t, purramcp.CodeCatalogLimitExceeded, code, "%s: first page of %d bytes", what, sizes[0])
 			}
 			return
 		}
@@ -180,7 +180,7 @@ func TestBehaviorD2_RepeatedCursor(t *testing.T) {
 		raw := &rawServer{modern: modern, pages: []string{toolsPage(t, "again")}}
 		h := rawHarness(t, raw)
 		_, err := discoverDefault(t, h, purramcp.Limits{})
-		assert.Equal(t, "mcp_pagination_invalid", purramcp.CodeOf(err), "D2 modern=%v", modern)
+		assert.Equal(t, purramcp.CodePaginationInvalid, purramcp.CodeOf(err), "D2 modern=%v", modern)
 		lists, calls := h.counts()
 		assert.Equal(t, 2, lists, "D2 modern=%v", modern)
 		assert.Zero(t, calls, "D2 modern=%v", modern)
@@ -214,7 +214,7 @@ func TestDiscover_CursorCycle(t *testing.T) {
 		h := rawHarness(t, raw)
 		catalog, err := discoverDefault(t, h, purramcp.Limits{})
 		assert.Nil(t, catalog)
-		assert.Equal(t, "mcp_pagination_invalid", purramcp.CodeOf(err), "modern=%v", modern)
+		assert.Equal(t, purramcp.CodePaginationInvalid, purramcp.CodeOf(err), "modern=%v", modern)
 		lists, calls := h.counts()
 		assert.Equal(t, 3, lists, "modern=%v", modern)
 		assert.Zero(t, calls)
@@ -269,7 +269,7 @@ func TestGap7_CursorTooLong(t *testing.T) {
 			assert.Equal(t, 2, lists, tc.id)
 			continue
 		}
-		assert.Equal(t, "mcp_pagination_invalid", purramcp.CodeOf(err), tc.id)
+		assert.Equal(t, purramcp.CodePaginationInvalid, purramcp.CodeOf(err), tc.id)
 		assert.Equal(t, 1, lists, "%s: the cursor is never sent", tc.id)
 	}
 }
@@ -291,7 +291,7 @@ func TestGap7_DuplicateNameAcrossPages(t *testing.T) {
 				h := rawHarness(t, &rawServer{modern: modern, pages: tc.pages})
 				catalog, err := discoverDefault(t, h, purramcp.Limits{})
 				assert.Nil(t, catalog)
-				assert.Equal(t, "mcp_name_conflict", purramcp.CodeOf(err), "%s modern=%v", tc.id, modern)
+				assert.Equal(t, purramcp.CodeNameConflict, purramcp.CodeOf(err), "%s modern=%v", tc.id, modern)
 				lists, calls := h.counts()
 				assert.Equal(t, 2, lists, "%s modern=%v", tc.id, modern)
 				assert.Zero(t, calls)
@@ -321,7 +321,7 @@ func TestDiscover_OversizedPage(t *testing.T) {
 			h := rawHarness(t, &rawServer{pages: tc.pages})
 			catalog, err := discoverDefault(t, h, tc.limits)
 			assert.Nil(t, catalog)
-			assert.Equal(t, "mcp_catalog_limit_exceeded", purramcp.CodeOf(err), tc.id)
+			assert.Equal(t, purramcp.CodeCatalogLimitExceeded, purramcp.CodeOf(err), tc.id)
 			lists, calls := h.counts()
 			assert.Equal(t, tc.wantLists, lists, tc.id)
 			assert.Zero(t, calls, tc.id)

@@ -51,7 +51,7 @@ func TestPolicy_DialectEquivalence(t *testing.T) {
 	}
 	for _, uri := range admitted {
 		_, code := discoverOne(t, object("$schema", uri), purramcp.SchemaPolicy{})
-		assert.Equal(t, "mcp_schema_unsupported", code, "%s is rejected by default", uri)
+		assert.Equal(t, purramcp.CodeSchemaUnsupported, code, "%s is rejected by default", uri)
 		catalog, code := discoverOne(t, object("$schema", uri), dialectOnly)
 		require.Empty(t, code, uri)
 		entry := catalog.Snapshot().Entries[0]
@@ -69,7 +69,7 @@ func TestPolicy_DialectEquivalence(t *testing.T) {
 	}
 	for _, input := range rejected {
 		_, code := discoverOne(t, input, bothPolicies)
-		assert.Equal(t, "mcp_schema_unsupported", code, "%v stays rejected", input)
+		assert.Equal(t, purramcp.CodeSchemaUnsupported, code, "%v stays rejected", input)
 	}
 }
 
@@ -85,7 +85,7 @@ func TestPolicy_Annotations(t *testing.T) {
 	}
 	for _, input := range admitted {
 		_, code := discoverOne(t, input, purramcp.SchemaPolicy{})
-		assert.Equal(t, "mcp_schema_unsupported", code, "%v is rejected by default", input)
+		assert.Equal(t, purramcp.CodeSchemaUnsupported, code, "%v is rejected by default", input)
 		catalog, code := discoverOne(t, input, annotationsOnly)
 		require.Empty(t, code, "%v", input)
 		assert.Equal(t, input, catalog.Snapshot().Entries[0].InputSchema, "annotations stay in the snapshot")
@@ -101,7 +101,7 @@ func TestPolicy_Annotations(t *testing.T) {
 	}
 	for _, input := range rejected {
 		_, code := discoverOne(t, input, bothPolicies)
-		assert.Equal(t, "mcp_schema_unsupported", code, "%v stays rejected", input)
+		assert.Equal(t, purramcp.CodeSchemaUnsupported, code, "%v stays rejected", input)
 	}
 }
 
@@ -125,10 +125,10 @@ func TestPolicy_AnnotationsNeverAssert(t *testing.T) {
 	assert.JSONEq(t, `{"q":"not an email"}`, string(s.lastArguments()), "no default filled in")
 	res, err = run(t.Context(), json.RawMessage(`{}`), purramcp.ToolContext{})
 	require.NoError(t, err)
-	assert.Equal(t, "mcp_invalid_arguments", res.ErrorCode, "a default does not satisfy required")
+	assert.Equal(t, purramcp.CodeInvalidArguments, res.ErrorCode, "a default does not satisfy required")
 	res, err = run(t.Context(), json.RawMessage(`{"q":"a","n":"5"}`), purramcp.ToolContext{})
 	require.NoError(t, err)
-	assert.Equal(t, "mcp_invalid_arguments", res.ErrorCode, "no coercion")
+	assert.Equal(t, purramcp.CodeInvalidArguments, res.ErrorCode, "no coercion")
 }
 
 // TestPolicy_DigestFollowsSnapshot: the digest of a fixture tool is the same
@@ -237,7 +237,7 @@ func refSchema() map[string]any {
 // the inlined one.
 func TestPolicy_ExtendedSnapshotAsSent(t *testing.T) {
 	_, code := discoverOne(t, refSchema(), bothPolicies)
-	assert.Equal(t, "mcp_schema_unsupported", code, "rejected without ExtendedKeywords")
+	assert.Equal(t, purramcp.CodeSchemaUnsupported, code, "rejected without ExtendedKeywords")
 	catalog, code := discoverOne(t, refSchema(), extendedOnly)
 	require.Empty(t, code)
 	snap := catalog.Snapshot()
@@ -281,13 +281,13 @@ func TestPolicy_ExtendedAsserts(t *testing.T) {
 	run := catalog.Registrations()[0].Run
 	cases := []struct{ args, code string }{
 		{`{"a":"abc","b":["x"],"n":0.5,"m":{"k":1}}`, ""},
-		{`{"a":"ABC"}`, "mcp_invalid_arguments"},
-		{`{"a":"abc","b":["x","y1"]}`, "mcp_invalid_arguments"},
-		{`{"a":"abcdefghi"}`, "mcp_invalid_arguments"},
-		{`{"a":"abc","n":0}`, "mcp_invalid_arguments"},
-		{`{"a":"abc","m":{"long":1}}`, "mcp_invalid_arguments"},
-		{`{"a":"abc","m":{"k":1.5}}`, "mcp_invalid_arguments"},
-		{`{"a":"abc","z":1}`, "mcp_invalid_arguments"},
+		{`{"a":"ABC"}`, purramcp.CodeInvalidArguments},
+		{`{"a":"abc","b":["x","y1"]}`, purramcp.CodeInvalidArguments},
+		{`{"a":"abcdefghi"}`, purramcp.CodeInvalidArguments},
+		{`{"a":"abc","n":0}`, purramcp.CodeInvalidArguments},
+		{`{"a":"abc","m":{"long":1}}`, purramcp.CodeInvalidArguments},
+		{`{"a":"abc","m":{"k":1.5}}`, purramcp.CodeInvalidArguments},
+		{`{"a":"abc","z":1}`, purramcp.CodeInvalidArguments},
 	}
 	for _, tc := range cases {
 		res, err := run(t.Context(), json.RawMessage(tc.args), purramcp.ToolContext{})
@@ -305,11 +305,11 @@ func TestPolicy_ExtendedDraft07(t *testing.T) {
 			"properties", map[string]any{"a": map[string]any{"$ref": "#/$defs/s", "maxLength": 2.0}})
 	}
 	_, code := discoverOne(t, withSibling("http://json-schema.org/draft-07/schema#"), allPolicies)
-	assert.Equal(t, "mcp_schema_unsupported", code)
+	assert.Equal(t, purramcp.CodeSchemaUnsupported, code)
 	r, err := purramcp.InspectTool(&mcp.Tool{Name: "t", InputSchema: withSibling("http://json-schema.org/draft-07/schema#")},
 		purramcp.Limits{}, allPolicies)
 	require.NoError(t, err)
-	assert.Equal(t, purramcp.ToolReport{Name: "t", Code: "mcp_schema_unsupported", Schema: "inputSchema",
+	assert.Equal(t, purramcp.ToolReport{Name: "t", Code: purramcp.CodeSchemaUnsupported, Schema: "inputSchema",
 		Path: "$.properties.a", Keyword: "$ref", InputSchemaBytes: r.InputSchemaBytes}, r)
 	_, code = discoverOne(t, withSibling("https://json-schema.org/draft/2020-12/schema"), extendedOnly)
 	assert.Empty(t, code)
@@ -350,7 +350,7 @@ func TestPolicy_ExtendedHostile(t *testing.T) {
 	}
 	fanOut := object("$defs", defs, "properties", map[string]any{"x": map[string]any{"$ref": "#/$defs/d30"}})
 	_, code := discoverOne(t, fanOut, allPolicies)
-	assert.Equal(t, "mcp_schema_unsupported", code)
+	assert.Equal(t, purramcp.CodeSchemaUnsupported, code)
 	r, err := purramcp.InspectTool(&mcp.Tool{Name: "t", InputSchema: fanOut}, purramcp.Limits{}, allPolicies)
 	require.NoError(t, err)
 	assert.Equal(t, "$ref", r.Keyword)
@@ -366,7 +366,7 @@ func TestPolicy_ExtendedHostile(t *testing.T) {
 	run := catalog.Registrations()[0].Run
 	res, err := run(t.Context(), json.RawMessage(`{"q":"`+strings.Repeat("a", 60000)+`"}`), purramcp.ToolContext{})
 	require.NoError(t, err)
-	assert.Equal(t, "mcp_invalid_arguments", res.ErrorCode, "the match would cost more than ValidationSteps")
+	assert.Equal(t, purramcp.CodeInvalidArguments, res.ErrorCode, "the match would cost more than ValidationSteps")
 	assert.Empty(t, len(s.lastArguments()), "nothing was sent")
 	res, err = run(t.Context(), json.RawMessage(`{"q":"aaaa"}`), purramcp.ToolContext{})
 	require.NoError(t, err)

@@ -112,7 +112,7 @@ func TestBehaviorF4_SmokeSchemas(t *testing.T) {
 			EffectState: "not_started"}, res, "F4 at %s", version)
 		res, err = reg.Run(t.Context(), json.RawMessage(`{"x":1}`), purramcp.ToolContext{})
 		require.NoError(t, err)
-		assert.Equal(t, "mcp_invalid_arguments", res.ErrorCode, "F4 at %s", version)
+		assert.Equal(t, purramcp.CodeInvalidArguments, res.ErrorCode, "F4 at %s", version)
 		_, calls := h.counts()
 		assert.Equal(t, 1, calls, "F4 at %s", version)
 	})
@@ -135,7 +135,7 @@ func TestBehaviorF5_WriteSmokeSchemas(t *testing.T) {
 		assert.Equal(t, purramcp.Envelope{Text: []string{}, Structured: map[string]any{"written": true}}, res.Content, "F5 at %s", version)
 		res, err = reg.Run(t.Context(), json.RawMessage(`{"value":"42"}`), purramcp.ToolContext{})
 		require.NoError(t, err)
-		assert.Equal(t, "mcp_invalid_arguments", res.ErrorCode, "F5 at %s", version)
+		assert.Equal(t, purramcp.CodeInvalidArguments, res.ErrorCode, "F5 at %s", version)
 	})
 }
 
@@ -148,7 +148,7 @@ func TestBehaviorF6_LocalRef(t *testing.T) {
 		h := sdkHarness(t, newSDKServer(t, nil, tool), version)
 		catalog, err := discoverDefault(t, h, purramcp.Limits{})
 		assert.Nil(t, catalog)
-		assert.Equal(t, "mcp_schema_unsupported", purramcp.CodeOf(err), "F6 at %s", version)
+		assert.Equal(t, purramcp.CodeSchemaUnsupported, purramcp.CodeOf(err), "F6 at %s", version)
 		lists, calls := h.counts()
 		assert.Equal(t, 1, lists, "F6 at %s", version)
 		assert.Zero(t, calls, "F6 at %s", version)
@@ -217,7 +217,7 @@ func TestBehaviorF13_SchemaBytesIncludeDialect(t *testing.T) {
 	forEachVersion(t, func(t *testing.T, version string) {
 		h := sdkHarness(t, newSDKServer(t, nil, tool), version)
 		_, err := discoverDefault(t, h, purramcp.Limits{MaxSchemaBytes: 60})
-		assert.Equal(t, "mcp_schema_unsupported", purramcp.CodeOf(err), version)
+		assert.Equal(t, purramcp.CodeSchemaUnsupported, purramcp.CodeOf(err), version)
 		_, calls := h.counts()
 		assert.Zero(t, calls)
 	})
@@ -250,7 +250,7 @@ func TestBehaviorH17_DeclaredDialectKeepsConstraints(t *testing.T) {
 		reg := catalog.Registrations()[0]
 		res, err := reg.Run(t.Context(), json.RawMessage(`{"q":"too long"}`), purramcp.ToolContext{})
 		require.NoError(t, err)
-		assert.Equal(t, "mcp_invalid_arguments", res.ErrorCode, "H17 at %s", version)
+		assert.Equal(t, purramcp.CodeInvalidArguments, res.ErrorCode, "H17 at %s", version)
 		_, calls := h.counts()
 		assert.Equal(t, 0, calls, "H17 at %s", version)
 
@@ -270,7 +270,7 @@ func TestBehaviorH18_DeclaredDialectOutputChecked(t *testing.T) {
 		catalog, _, h := discoverDeclared(t, version, json.RawMessage(`{"content":[],"structuredContent":{"count":"wrong"}}`))
 		res, err := catalog.Registrations()[0].Run(t.Context(), argsA, purramcp.ToolContext{})
 		require.NoError(t, err)
-		assert.Equal(t, purramcp.ToolResult{Content: emptyEnvelope, EffectState: "not_started", ErrorCode: "mcp_result_invalid"}, res, "H18 at %s", version)
+		assert.Equal(t, purramcp.ToolResult{Content: emptyEnvelope, EffectState: "not_started", ErrorCode: purramcp.CodeResultInvalid}, res, "H18 at %s", version)
 		_, calls := h.counts()
 		assert.Equal(t, 1, calls, "H18 at %s", version)
 	})

@@ -69,7 +69,7 @@ func runSharedCase(t *testing.T, f mcpFixture, tc mcpCallCase, version string) s
 	lists, calls := h.counts()
 	assert.Equal(t, 1, lists, "case %s: tools/list requests", tc.ID)
 	wantCalls := 1
-	if want == "mcp_invalid_arguments" {
+	if want == purramcp.CodeInvalidArguments {
 		wantCalls = 0
 	}
 	assert.Equal(t, wantCalls, calls, "case %s: tools/call requests", tc.ID)
@@ -188,12 +188,12 @@ func TestGap14_StructuredWithoutOutputSchema(t *testing.T) {
 			map[string]any{"any": []any{1.0, "x", nil}, "nested": map[string]any{"ok": true}}},
 		{"empty_object", `{}`, purramcp.Limits{}, "", map[string]any{}},
 		{"null_is_absent", `null`, purramcp.Limits{}, "", nil},
-		{"array", `[1]`, purramcp.Limits{}, "mcp_result_invalid", nil},
-		{"string", `"x"`, purramcp.Limits{}, "mcp_result_invalid", nil},
-		{"number", `1`, purramcp.Limits{}, "mcp_result_invalid", nil},
-		{"boolean", `true`, purramcp.Limits{}, "mcp_result_invalid", nil},
-		{"too_deep", deep, purramcp.Limits{}, "mcp_result_invalid", nil},
-		{"too_large", `{"s":"` + strings.Repeat("x", 300) + `"}`, purramcp.Limits{MaxResultBytes: 256}, "mcp_result_too_large", nil},
+		{"array", `[1]`, purramcp.Limits{}, purramcp.CodeResultInvalid, nil},
+		{"string", `"x"`, purramcp.Limits{}, purramcp.CodeResultInvalid, nil},
+		{"number", `1`, purramcp.Limits{}, purramcp.CodeResultInvalid, nil},
+		{"boolean", `true`, purramcp.Limits{}, purramcp.CodeResultInvalid, nil},
+		{"too_deep", deep, purramcp.Limits{}, purramcp.CodeResultInvalid, nil},
+		{"too_large", `{"s":"` + strings.Repeat("x", 300) + `"}`, purramcp.Limits{MaxResultBytes: 256}, purramcp.CodeResultTooLarge, nil},
 	} {
 		t.Run(tc.id, func(t *testing.T) {
 			for _, modern := range modernities {
@@ -230,16 +230,16 @@ func TestRun_ResultShapes(t *testing.T) {
 	}{
 		{"structured_without_output_schema", `{"content":[{"type":"text","text":"t"}],"structuredContent":{"a":[1,"x"]}}`, "", textOnly,
 			&purramcp.Envelope{Text: []string{"t"}, Structured: map[string]any{"a": []any{1.0, "x"}}}},
-		{"structured_array", `{"content":[],"structuredContent":[1]}`, "mcp_result_invalid", textOnly, nil},
-		{"structured_string", `{"content":[],"structuredContent":"x"}`, "mcp_result_invalid", textOnly, nil},
-		{"unknown_block_type", `{"content":[{"type":"video"}]}`, "mcp_result_invalid", textOnly, nil},
-		{"audio_block", `{"content":[{"type":"audio","data":"eA==","mimeType":"audio/wav"}]}`, "mcp_result_unsupported", textOnly, nil},
-		{"embedded_resource", `{"content":[{"type":"resource","resource":{"uri":"file:///a","text":"x"}}]}`, "mcp_result_unsupported", textOnly, nil},
-		{"input_required", `{"content":[],"resultType":"input_required","inputRequests":{}}`, "mcp_result_unsupported", textOnly, nil},
-		{"wrong_field_type", `{"content":"nope"}`, "mcp_result_invalid", textOnly, nil},
+		{"structured_array", `{"content":[],"structuredContent":[1]}`, purramcp.CodeResultInvalid, textOnly, nil},
+		{"structured_string", `{"content":[],"structuredContent":"x"}`, purramcp.CodeResultInvalid, textOnly, nil},
+		{"unknown_block_type", `{"content":[{"type":"video"}]}`, purramcp.CodeResultInvalid, textOnly, nil},
+		{"audio_block", `{"content":[{"type":"audio","data":"eA==","mimeType":"audio/wav"}]}`, purramcp.CodeResultUnsupported, textOnly, nil},
+		{"embedded_resource", `{"content":[{"type":"resource","resource":{"uri":"file:///a","text":"x"}}]}`, purramcp.CodeResultUnsupported, textOnly, nil},
+		{"input_required", `{"content":[],"resultType":"input_required","inputRequests":{}}`, purramcp.CodeResultUnsupported, textOnly, nil},
+		{"wrong_field_type", `{"content":"nope"}`, purramcp.CodeResultInvalid, textOnly, nil},
 		{"missing_content", `{"structuredContent":{"count":1}}`, "", f.Tool,
 			&purramcp.Envelope{Text: []string{}, Structured: map[string]any{"count": 1.0}}},
-		{"tool_error_first", `{"content":[{"type":"image","data":"eA==","mimeType":"image/png"}],"isError":true}`, "mcp_tool_error", textOnly, nil},
+		{"tool_error_first", `{"content":[{"type":"image","data":"eA==","mimeType":"image/png"}],"isError":true}`, purramcp.CodeToolError, textOnly, nil},
 	} {
 		t.Run(tc.id, func(t *testing.T) {
 			raw := &rawServer{pages: []string{toolsPage(t, "", tc.tool)},
@@ -278,7 +278,7 @@ func TestResult_UndecodableContent(t *testing.T) {
 				reg := discoverWith(t, h, purramcp.Limits{}, nil)
 				res, err := reg.Run(t.Context(), argsA, purramcp.ToolContext{})
 				require.NoError(t, err, tc.id)
-				assert.Equal(t, purramcp.ToolResult{Content: emptyEnvelope, EffectState: "not_started", ErrorCode: "mcp_result_invalid"},
+				assert.Equal(t, purramcp.ToolResult{Content: emptyEnvelope, EffectState: "not_started", ErrorCode: purramcp.CodeResultInvalid},
 					res, "%s modern=%v", tc.id, modern)
 				lists, calls := h.counts()
 				assert.Equal(t, 1, lists, tc.id)
@@ -308,7 +308,7 @@ func TestResult_InputRequestsOneCall(t *testing.T) {
 				reg := discoverWith(t, h, purramcp.Limits{}, nil)
 				res, err := reg.Run(t.Context(), argsA, purramcp.ToolContext{})
 				require.NoError(t, err, tc.id)
-				assert.Equal(t, purramcp.ToolResult{Content: emptyEnvelope, EffectState: "not_started", ErrorCode: "mcp_result_unsupported"},
+				assert.Equal(t, purramcp.ToolResult{Content: emptyEnvelope, EffectState: "not_started", ErrorCode: purramcp.CodeResultUnsupported},
 					res, "%s modern=%v", tc.id, modern)
 				_, calls := h.counts()
 				assert.Equal(t, 1, calls, "%s modern=%v: exactly one tools/call reached the server", tc.id, modern)
@@ -323,9 +323,9 @@ func TestResult_InputRequestsOneCall(t *testing.T) {
 		call: func(json.RawMessage) (string, *jsonrpcError) { return loadShed, nil }}
 	monitor := purramcp.NewCatalogMonitor()
 	cs, err := raw.startWith(t, &mcp.ClientOptions{}, monitor)
-	assert.Equal(t, "mcp_binding_invalid", purramcp.CodeOf(err), "control: a client without the monitor's options")
+	assert.Equal(t, purramcp.CodeBindingInvalid, purramcp.CodeOf(err), "control: a client without the monitor's options")
 	_, err = purramcp.DiscoverTools(t.Context(), cs, "fixture", searchBinding(), purramcp.DiscoveryOptions{Monitor: monitor})
-	assert.Equal(t, "mcp_not_initialized", purramcp.CodeOf(err), "control: the monitor never accepted a version")
+	assert.Equal(t, purramcp.CodeNotInitialized, purramcp.CodeOf(err), "control: the monitor never accepted a version")
 	_, err = cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "remote.search", Arguments: map[string]any{"a": 1}})
 	require.Error(t, err)
 	_, calls := raw.counts()
@@ -449,8 +449,8 @@ func TestValidateWithMember_MatchesSnapshotPath(t *testing.T) {
 
 // fuzzResultCodes are the codes Run may report for a result the server
 // answered: conversion failures and an undecodable result (adapter.md §6).
-var fuzzResultCodes = []string{"mcp_result_invalid", "mcp_result_too_large", "mcp_result_unsupported",
-	"mcp_tool_error"}
+var fuzzResultCodes = []string{purramcp.CodeResultInvalid, purramcp.CodeResultTooLarge, purramcp.CodeResultUnsupported,
+	purramcp.CodeToolError}
 
 // fuzzResultSchemas are the output schemas FuzzConvertResult chooses from:
 // the fixture tool's, none, the declared-dialect tool's (a root $schema),
@@ -520,7 +520,7 @@ func FuzzConvertResult(f *testing.F) {
 	f.Add([]byte(`{}`), uint8(1), "", uint32(6), uint32(0), true) // arguments over MaxResultBytes
 	expected := map[string]string{}                               // compact fixture result → code, under the fixture schema and limits
 	for _, tc := range fx.Cases {
-		if tc.ErrorCode == nil || *tc.ErrorCode != "mcp_invalid_arguments" {
+		if tc.ErrorCode == nil || *tc.ErrorCode != purramcp.CodeInvalidArguments {
 			var buf bytes.Buffer
 			require.NoError(f, json.Compact(&buf, tc.Result))
 			expected[buf.String()] = ""
@@ -555,7 +555,7 @@ func FuzzConvertResult(f *testing.F) {
 			purramcp.DiscoveryOptions{Monitor: h.monitor, Limits: limits})
 		if !fromFixture && err != nil {
 			// A compiled schema may still be over MaxSchemaBytes as compact JSON.
-			require.Equal(t, "mcp_schema_unsupported", purramcp.CodeOf(err), "discovery of schema %q", schemaText)
+			require.Equal(t, purramcp.CodeSchemaUnsupported, purramcp.CodeOf(err), "discovery of schema %q", schemaText)
 			return
 		}
 		require.NoError(t, err, "discovery of output schema %s", output)
@@ -568,7 +568,7 @@ func FuzzConvertResult(f *testing.F) {
 		if _, err := fuzzInputContract(t, fx, limits).Parse(string(fuzzArguments)); err != nil {
 			// MaxResultBytes also bounds arguments (adapter.md §4.2).
 			require.Equal(t, [2]int{1, 0}, [2]int{lists, calls}, "tools/list and tools/call requests")
-			require.Equal(t, "mcp_invalid_arguments", res.ErrorCode, "MaxResultBytes %d", limits.MaxResultBytes)
+			require.Equal(t, purramcp.CodeInvalidArguments, res.ErrorCode, "MaxResultBytes %d", limits.MaxResultBytes)
 			return
 		}
 		require.Equal(t, [2]int{1, 1}, [2]int{lists, calls}, "tools/list and tools/call requests for %q", result)
@@ -631,7 +631,7 @@ func fuzzCheckResult(t *testing.T, result []byte, output json.RawMessage, limits
 			ErrorCode: res.ErrorCode}, res, "failed result for %q", result)
 	}
 	if decodeErr != nil {
-		require.Equal(t, "mcp_result_invalid", res.ErrorCode, "undecodable result %q", result)
+		require.Equal(t, purramcp.CodeResultInvalid, res.ErrorCode, "undecodable result %q", result)
 		return
 	}
 	if fuzzDepth(result) > 990 {
@@ -641,14 +641,14 @@ func fuzzCheckResult(t *testing.T, result []byte, output json.RawMessage, limits
 	require.NoError(t, sizeErr, "size of the decoded result %q", result)
 	switch {
 	case decoded.IsError:
-		require.Equal(t, "mcp_tool_error", res.ErrorCode, "isError result %q", result)
+		require.Equal(t, purramcp.CodeToolError, res.ErrorCode, "isError result %q", result)
 		return
 	case len(decoded.Content) > resolved.MaxContentBlocks || size > resolved.MaxResultBytes:
-		require.Equal(t, "mcp_result_too_large", res.ErrorCode, "result %q: %d blocks, %d bytes", result,
+		require.Equal(t, purramcp.CodeResultTooLarge, res.ErrorCode, "result %q: %d blocks, %d bytes", result,
 			len(decoded.Content), size)
 		return
 	}
-	require.NotEqual(t, "mcp_result_too_large", res.ErrorCode, "result %q: %d blocks, %d bytes", result,
+	require.NotEqual(t, purramcp.CodeResultTooLarge, res.ErrorCode, "result %q: %d blocks, %d bytes", result,
 		len(decoded.Content), size)
 	if res.ErrorCode != "" {
 		return

@@ -55,7 +55,7 @@ func TestBehaviorH16_ScopeDenied(t *testing.T) {
 	})
 	res, err := reg.Run(t.Context(), argsA, purramcp.ToolContext{RunID: "r"})
 	require.NoError(t, err)
-	assert.Equal(t, purramcp.ToolResult{Content: emptyEnvelope, EffectState: "not_started", ErrorCode: "mcp_scope_denied"}, res)
+	assert.Equal(t, purramcp.ToolResult{Content: emptyEnvelope, EffectState: "not_started", ErrorCode: purramcp.CodeScopeDenied}, res)
 	assert.Equal(t, map[string]any{"q": "a"}, seen)
 	_, calls := h.counts()
 	assert.Zero(t, calls)
@@ -67,7 +67,7 @@ func TestBehaviorH16_ScopeDenied(t *testing.T) {
 	})
 	res, err = wrapped.Run(t.Context(), argsA, purramcp.ToolContext{})
 	require.NoError(t, err)
-	assert.Equal(t, "mcp_scope_denied", res.ErrorCode, "a wrapped denial still denies")
+	assert.Equal(t, purramcp.CodeScopeDenied, res.ErrorCode, "a wrapped denial still denies")
 }
 
 // TestRun_ScopeHostFailure: any other scope error is returned unchanged.
@@ -118,7 +118,7 @@ func TestRun_ScopeWrapper(t *testing.T) {
 // TestRun_RPCErrors: JSON-RPC errors map by code, never echoing the message.
 func TestRun_RPCErrors(t *testing.T) {
 	f := loadMCPFixture(t)
-	for code, want := range map[int64]string{-32602: "mcp_protocol_error", -32005: "mcp_transport_error", 7: "mcp_protocol_error"} {
+	for code, want := range map[int64]string{-32602: purramcp.CodeProtocolError, -32005: purramcp.CodeTransportError, 7: purramcp.CodeProtocolError} {
 		raw := &rawServer{pages: []string{toolsPage(t, "", f.Tool)},
 			call: func(json.RawMessage) (string, *jsonrpcError) {
 				return "", &jsonrpc.Error{Code: code, Message: "private remote message"}
@@ -139,7 +139,7 @@ func TestRun_Arguments(t *testing.T) {
 		`[]`, `{"q":"a"} x`, `{"q":"a",}`, ` `, `null`, `{"q":1}`} {
 		res, err := reg.Run(t.Context(), json.RawMessage(args), purramcp.ToolContext{})
 		require.NoError(t, err)
-		assert.Equal(t, "mcp_invalid_arguments", res.ErrorCode, "args %s", args)
+		assert.Equal(t, purramcp.CodeInvalidArguments, res.ErrorCode, "args %s", args)
 	}
 	_, calls := h.counts()
 	assert.Zero(t, calls)
@@ -230,17 +230,17 @@ func TestRun_MapCallError(t *testing.T) {
 		want         string
 	}{
 		{"caller_canceled_wins", canceled, canceled, &jsonrpc.Error{Code: 1}, ""},
-		{"adapter_deadline", live, expired, context.DeadlineExceeded, "mcp_timeout"},
-		{"deadline_error", live, live, fmt.Errorf("x: %w", context.DeadlineExceeded), "mcp_timeout"},
-		{"connection_closed", live, live, fmt.Errorf("%w: calling", mcp.ErrConnectionClosed), "mcp_transport_error"},
-		{"in_flight_eof", live, live, fmt.Errorf("calling \"tools/call\": %w", io.EOF), "mcp_transport_error"},
-		{"closed_pipe", live, live, io.ErrClosedPipe, "mcp_transport_error"},
-		{"closed_file", live, live, fmt.Errorf("write |1: %w", fs.ErrClosed), "mcp_transport_error"},
-		{"net_error", live, live, &net.OpError{Op: "read", Err: timeoutNetError{}}, "mcp_transport_error"},
-		{"transport_rejected", live, live, fmt.Errorf("x: %w", &jsonrpc.Error{Code: -32005, Message: "private"}), "mcp_transport_error"},
-		{"server_rpc_error", live, live, fmt.Errorf("x: %w", &jsonrpc.Error{Code: -32603, Message: "private"}), "mcp_protocol_error"},
-		{"decode_failure", live, live, &json.UnmarshalTypeError{Value: "string"}, "mcp_result_invalid"},
-		{"unknown_content", live, live, errors.New(`unrecognized content type "video"`), "mcp_result_invalid"},
+		{"adapter_deadline", live, expired, context.DeadlineExceeded, purramcp.CodeTimeout},
+		{"deadline_error", live, live, fmt.Errorf("x: %w", context.DeadlineExceeded), purramcp.CodeTimeout},
+		{"connection_closed", live, live, fmt.Errorf("%w: calling", mcp.ErrConnectionClosed), purramcp.CodeTransportError},
+		{"in_flight_eof", live, live, fmt.Errorf("calling \"tools/call\": %w", io.EOF), purramcp.CodeTransportError},
+		{"closed_pipe", live, live, io.ErrClosedPipe, purramcp.CodeTransportError},
+		{"closed_file", live, live, fmt.Errorf("write |1: %w", fs.ErrClosed), purramcp.CodeTransportError},
+		{"net_error", live, live, &net.OpError{Op: "read", Err: timeoutNetError{}}, purramcp.CodeTransportError},
+		{"transport_rejected", live, live, fmt.Errorf("x: %w", &jsonrpc.Error{Code: -32005, Message: "private"}), purramcp.CodeTransportError},
+		{"server_rpc_error", live, live, fmt.Errorf("x: %w", &jsonrpc.Error{Code: -32603, Message: "private"}), purramcp.CodeProtocolError},
+		{"decode_failure", live, live, &json.UnmarshalTypeError{Value: "string"}, purramcp.CodeResultInvalid},
+		{"unknown_content", live, live, errors.New(`unrecognized content type "video"`), purramcp.CodeResultInvalid},
 	} {
 		err := purramcp.MapCallError(tc.ctx, tc.callCtx, tc.err)
 		if tc.want == "" {
@@ -275,14 +275,14 @@ func TestGap11_ScopeDecisions(t *testing.T) {
 	}{
 		{"unscoped_allows", func(context.CancelFunc) purramcp.ScopeFunc { return purramcp.Unscoped }, "", nil, 1},
 		{"nil_allows", func(context.CancelFunc) purramcp.ScopeFunc { return returning(nil) }, "", nil, 1},
-		{"deny", func(context.CancelFunc) purramcp.ScopeFunc { return returning(purramcp.Deny("no access")) }, "mcp_scope_denied", nil, 0},
-		{"deny_blank_reason", func(context.CancelFunc) purramcp.ScopeFunc { return returning(purramcp.Deny(" ")) }, "mcp_scope_denied", nil, 0},
+		{"deny", func(context.CancelFunc) purramcp.ScopeFunc { return returning(purramcp.Deny("no access")) }, purramcp.CodeScopeDenied, nil, 0},
+		{"deny_blank_reason", func(context.CancelFunc) purramcp.ScopeFunc { return returning(purramcp.Deny(" ")) }, purramcp.CodeScopeDenied, nil, 0},
 		{"deny_wrapped", func(context.CancelFunc) purramcp.ScopeFunc {
 			return returning(fmt.Errorf("policy: %w", purramcp.Deny("x")))
-		}, "mcp_scope_denied", nil, 0},
+		}, purramcp.CodeScopeDenied, nil, 0},
 		{"adapter_code", func(context.CancelFunc) purramcp.ScopeFunc {
-			return returning(&purramcp.Error{Code: "mcp_catalog_stale"})
-		}, "mcp_catalog_stale", nil, 0},
+			return returning(&purramcp.Error{Code: purramcp.CodeCatalogStale})
+		}, purramcp.CodeCatalogStale, nil, 0},
 		{"host_failure", func(context.CancelFunc) purramcp.ScopeFunc { return returning(hostErr) }, "", hostErr, 0},
 		{"scope_returns_canceled", func(context.CancelFunc) purramcp.ScopeFunc { return returning(purramcp.ErrCanceled) }, "", purramcp.ErrCanceled, 0},
 		{"scope_cancels_ctx", func(cancel context.CancelFunc) purramcp.ScopeFunc {
@@ -384,9 +384,9 @@ func TestGap15_EffectStateNotStarted(t *testing.T) {
 			assert.Equal(t, "not_started", res.EffectState, "q=%s (%s)", q, want)
 		}
 		for _, tc := range []struct{ q, want string }{
-			{"a", ""}, {"too long", "mcp_invalid_arguments"}, {"d", "mcp_scope_denied"},
-			{"e", "mcp_tool_error"}, {"i", "mcp_result_unsupported"}, {"w", "mcp_result_invalid"},
-			{"r", "mcp_protocol_error"}, {"x", "mcp_result_too_large"}, {"t", "mcp_timeout"},
+			{"a", ""}, {"too long", purramcp.CodeInvalidArguments}, {"d", purramcp.CodeScopeDenied},
+			{"e", purramcp.CodeToolError}, {"i", purramcp.CodeResultUnsupported}, {"w", purramcp.CodeResultInvalid},
+			{"r", purramcp.CodeProtocolError}, {"x", purramcp.CodeResultTooLarge}, {"t", purramcp.CodeTimeout},
 		} {
 			run(reg, tc.q, tc.want)
 		}
@@ -400,12 +400,12 @@ func TestGap15_EffectStateNotStarted(t *testing.T) {
 		assert.Equal(t, purramcp.ToolResult{}, res, "canceled: no result")
 
 		h.monitor.OnNotification("notifications/tools/list_changed")
-		run(reg, "a", "mcp_catalog_stale")
+		run(reg, "a", purramcp.CodeCatalogStale)
 		fresh := discoverWith(t, h, limits, scoped)
-		run(fresh, "c", "mcp_transport_error")
+		run(fresh, "c", purramcp.CodeTransportError)
 		synctest.Wait()
 		require.Error(t, h.monitor.Check(h.monitor.Revision()), "the monitor closed with the session")
-		run(fresh, "a", "mcp_connection_closed")
+		run(fresh, "a", purramcp.CodeConnectionClosed)
 	})
 }
 
@@ -421,7 +421,7 @@ func TestRun_ArgumentBytes(t *testing.T) {
 		limit, tags int
 		want        string
 	}{
-		{256, 40, ""}, {256, 200, "mcp_invalid_arguments"}, {0, 200, ""}, {0, 20000, "mcp_invalid_arguments"},
+		{256, 40, ""}, {256, 200, purramcp.CodeInvalidArguments}, {0, 200, ""}, {0, 20000, purramcp.CodeInvalidArguments},
 	} {
 		reg := discoverWith(t, h, purramcp.Limits{MaxResultBytes: tc.limit}, nil)
 		_, before := h.counts()
@@ -454,7 +454,7 @@ func TestRun_ScopeTypedNilErrorDenies(t *testing.T) {
 		var err error
 		require.NotPanics(t, func() { res, err = reg.Run(t.Context(), argsA, purramcp.ToolContext{}) }, id)
 		require.NoError(t, err, id)
-		assert.Equal(t, purramcp.ToolResult{Content: emptyEnvelope, EffectState: "not_started", ErrorCode: "mcp_scope_denied"}, res, id)
+		assert.Equal(t, purramcp.ToolResult{Content: emptyEnvelope, EffectState: "not_started", ErrorCode: purramcp.CodeScopeDenied}, res, id)
 	}
 	_, calls := h.counts()
 	assert.Zero(t, calls, "nothing sent")
@@ -556,7 +556,7 @@ func inFlight(t *testing.T, id, mode, version string) {
 		}
 		if mode != "cancel" {
 			require.NoError(t, r.err, id)
-			want := map[string]string{"timeout": "mcp_timeout", "stale": "mcp_catalog_stale", "rpc": "mcp_protocol_error"}[mode]
+			want := map[string]string{"timeout": purramcp.CodeTimeout, "stale": purramcp.CodeCatalogStale, "rpc": purramcp.CodeProtocolError}[mode]
 			assert.Equal(t, purramcp.ToolResult{Content: emptyEnvelope, EffectState: "not_started", ErrorCode: want}, r.res, id)
 		}
 		lists, calls := h.counts()
@@ -633,13 +633,13 @@ func TestBehaviorI4_Disconnect(t *testing.T) {
 			reg := discoverWith(t, h, purramcp.Limits{}, nil)
 			res, err := reg.Run(t.Context(), argsA, purramcp.ToolContext{})
 			require.NoError(t, err)
-			assert.Equal(t, "mcp_transport_error", res.ErrorCode, "I4 raw modern=%v", modern)
+			assert.Equal(t, purramcp.CodeTransportError, res.ErrorCode, "I4 raw modern=%v", modern)
 			assert.Equal(t, emptyEnvelope, res.Content)
 			synctest.Wait()
 			require.Error(t, h.monitor.Check(h.monitor.Revision()), "I4 raw modern=%v: the monitor closed with the session", modern)
 			res, err = reg.Run(t.Context(), argsA, purramcp.ToolContext{})
 			require.NoError(t, err)
-			assert.Equal(t, "mcp_connection_closed", res.ErrorCode, "the monitor closed with the session")
+			assert.Equal(t, purramcp.CodeConnectionClosed, res.ErrorCode, "the monitor closed with the session")
 			_, calls := h.counts()
 			assert.Equal(t, 1, calls, "I4 raw modern=%v", modern)
 		})
@@ -668,13 +668,13 @@ func TestBehaviorI4_Disconnect(t *testing.T) {
 			close(g.gate)
 			<-g.finished
 			require.NoError(t, r.err)
-			assert.Equal(t, purramcp.ToolResult{Content: emptyEnvelope, EffectState: "not_started", ErrorCode: "mcp_transport_error"},
+			assert.Equal(t, purramcp.ToolResult{Content: emptyEnvelope, EffectState: "not_started", ErrorCode: purramcp.CodeTransportError},
 				r.res, "I4 go-sdk server at %s", version)
 			synctest.Wait()
 			require.Error(t, monitor.Check(monitor.Revision()), "I4 at %s: the monitor closed with the session", version)
 			res, err := reg.Run(t.Context(), argsA, purramcp.ToolContext{})
 			require.NoError(t, err)
-			assert.Equal(t, "mcp_connection_closed", res.ErrorCode, "I4 at %s", version)
+			assert.Equal(t, purramcp.CodeConnectionClosed, res.ErrorCode, "I4 at %s", version)
 			_, calls := g.counts()
 			assert.Equal(t, 1, calls, "I4 at %s", version)
 		})
@@ -745,7 +745,7 @@ func TestRun_NoAnswerTimesOut(t *testing.T) {
 			start := time.Now()
 			res, err := reg.Run(t.Context(), argsA, purramcp.ToolContext{})
 			require.NoError(t, err)
-			assert.Equal(t, purramcp.ToolResult{Content: emptyEnvelope, EffectState: "not_started", ErrorCode: "mcp_timeout"}, res)
+			assert.Equal(t, purramcp.ToolResult{Content: emptyEnvelope, EffectState: "not_started", ErrorCode: purramcp.CodeTimeout}, res)
 			assert.Equal(t, want, time.Since(start), "timeout %v", want)
 			synctest.Wait()
 			require.Equal(t, 1, raw.cancelledCalls(), "timeout %v: request canceled on the wire", want)
@@ -768,7 +768,7 @@ func TestRun_BlockedWriteTimesOut(t *testing.T) {
 		start := time.Now()
 		res, err := reg.Run(t.Context(), argsA, purramcp.ToolContext{})
 		require.NoError(t, err)
-		assert.Equal(t, "mcp_timeout", res.ErrorCode)
+		assert.Equal(t, purramcp.CodeTimeout, res.ErrorCode)
 		assert.Equal(t, 250*time.Millisecond, time.Since(start))
 		_, calls := h.counts()
 		assert.Zero(t, calls, "the request never reached the server")

@@ -102,7 +102,7 @@ func TestTracePropagator_Meta(t *testing.T) {
 		// Invalid arguments never reach the propagator's request.
 		res, err = catalog.Registrations()[0].Run(ctx, json.RawMessage(`{"q":"toolong"}`), purramcp.ToolContext{})
 		require.NoError(t, err)
-		assert.Equal(t, "mcp_invalid_arguments", res.ErrorCode)
+		assert.Equal(t, purramcp.CodeInvalidArguments, res.ErrorCode)
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		assert.Equal(t, []mcp.Meta{{"traceparent": testTraceparent, "tracestate": testTracestate}, nil}, s.metas)

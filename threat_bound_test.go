@@ -68,11 +68,11 @@ func threatHostileFrames(t *testing.T) {
 	for _, tc := range []struct {
 		id, page, call, want string
 	}{
-		{"12MiB_text_of_lt", page("", textOnly), `{"content":[{"type":"text","text":"` + hostileText() + `"}]}`, "mcp_result_too_large"},
-		{"400000_blocks", page("", textOnly), emptyBlocks(hostileBlocks), "mcp_result_too_large"},
-		{"12MiB_error_result", page("", textOnly), `{"isError":true,"content":[{"type":"text","text":"` + hostileText() + `"}]}`, "mcp_result_too_large"},
-		{"200000_tools", tinyTools(hostileTools), "", "mcp_catalog_limit_exceeded"},
-		{"12MiB_title_unbound_tool", page("", textOnly, titled), "", "mcp_catalog_limit_exceeded"},
+		{"12MiB_text_of_lt", page("", textOnly), `{"content":[{"type":"text","text":"` + hostileText() + `"}]}`, purramcp.CodeResultTooLarge},
+		{"400000_blocks", page("", textOnly), emptyBlocks(hostileBlocks), purramcp.CodeResultTooLarge},
+		{"12MiB_error_result", page("", textOnly), `{"isError":true,"content":[{"type":"text","text":"` + hostileText() + `"}]}`, purramcp.CodeResultTooLarge},
+		{"200000_tools", tinyTools(hostileTools), "", purramcp.CodeCatalogLimitExceeded},
+		{"12MiB_title_unbound_tool", page("", textOnly, titled), "", purramcp.CodeCatalogLimitExceeded},
 	} {
 		leakChecked(t, tc.id, func(t *testing.T) {
 			h := (&byteServer{page: tc.page, call: tc.call}).start(t)
@@ -134,19 +134,19 @@ func threatSizingCost(t *testing.T) {
 		{"12MiB_text_of_lt", func() error {
 			_, err := purramcp.ConvertResult(purramcp.Limits{}, &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}})
 			return err
-		}, resultBound, "mcp_result_too_large"},
+		}, resultBound, purramcp.CodeResultTooLarge},
 		{"400000_blocks", func() error {
 			_, err := purramcp.ConvertResult(purramcp.Limits{}, &mcp.CallToolResult{Content: blocks})
 			return err
-		}, resultBound, "mcp_result_too_large"},
+		}, resultBound, purramcp.CodeResultTooLarge},
 		{"200000_tools", func() error {
 			_, _, err := purramcp.PageCost(&mcp.ListToolsResult{Tools: tools}, 0, 0, lim)
 			return err
-		}, catalogBound, "mcp_catalog_limit_exceeded"},
+		}, catalogBound, purramcp.CodeCatalogLimitExceeded},
 		{"12MiB_title_unbound_tool", func() error {
 			_, _, err := purramcp.PageCost(&mcp.ListToolsResult{Tools: titled}, 0, 0, lim)
 			return err
-		}, catalogBound, "mcp_catalog_limit_exceeded"},
+		}, catalogBound, purramcp.CodeCatalogLimitExceeded},
 	} {
 		var err error
 		n := allocated(func() { err = tc.run() })
@@ -184,14 +184,14 @@ func threatWedgedInMemory(t *testing.T) {
 			reg := catalog.Registrations()[0]
 			res, err := reg.Run(t.Context(), bigArgs, purramcp.ToolContext{})
 			require.NoError(t, err)
-			assert.Equal(t, "mcp_timeout", res.ErrorCode, "T11: written, never answered")
+			assert.Equal(t, purramcp.CodeTimeout, res.ErrorCode, "T11: written, never answered")
 			assert.False(t, catalog.Stale(), "T11: a timeout after a complete write severs nothing")
 			before := runtime.NumGoroutine()
 			start := time.Now()
 			res, err = reg.Run(t.Context(), bigArgs, purramcp.ToolContext{})
 			took := time.Since(start)
 			require.NoError(t, err)
-			assert.Equal(t, "mcp_timeout", res.ErrorCode, "T11 wedged peer")
+			assert.Equal(t, purramcp.CodeTimeout, res.ErrorCode, "T11 wedged peer")
 			// The bound is Timeout + 50 ms (logged below); the assertion leaves
 			// room for a loaded -race CI machine.
 			assert.Less(t, took, timeout+150*time.Millisecond, "T11: Run returns at its Timeout")
@@ -199,7 +199,7 @@ func threatWedgedInMemory(t *testing.T) {
 			for range 200 {
 				res, err = reg.Run(t.Context(), bigArgs, purramcp.ToolContext{})
 				require.NoError(t, err)
-				require.Equal(t, "mcp_connection_closed", res.ErrorCode, "T11: later Runs")
+				require.Equal(t, purramcp.CodeConnectionClosed, res.ErrorCode, "T11: later Runs")
 			}
 			// Polls: no synctest bubble can hold this test, since a write queued
 			// behind the wedged one waits on go-sdk's write mutex, which is not
@@ -252,17 +252,17 @@ func threatWedgedStdio(t *testing.T) {
 		reg := catalog.Registrations()[0]
 		res, err := reg.Run(t.Context(), bigArgs, purramcp.ToolContext{})
 		require.NoError(t, err)
-		assert.Equal(t, "mcp_timeout", res.ErrorCode, "T11 stdio: the first request is written, never answered")
+		assert.Equal(t, purramcp.CodeTimeout, res.ErrorCode, "T11 stdio: the first request is written, never answered")
 		assert.False(t, catalog.Stale(), "T11 stdio: a timeout after a complete write severs nothing")
 		start := time.Now()
 		res, err = reg.Run(t.Context(), bigArgs, purramcp.ToolContext{})
 		took := time.Since(start)
 		require.NoError(t, err)
-		assert.Equal(t, "mcp_timeout", res.ErrorCode, "T11 stdio: the second write blocks")
+		assert.Equal(t, purramcp.CodeTimeout, res.ErrorCode, "T11 stdio: the second write blocks")
 		assert.True(t, catalog.Stale(), "T11 stdio: severed")
 		res, err = reg.Run(t.Context(), argsA, purramcp.ToolContext{})
 		require.NoError(t, err)
-		assert.Equal(t, "mcp_connection_closed", res.ErrorCode)
+		assert.Equal(t, purramcp.CodeConnectionClosed, res.ErrorCode)
 		closeStart := time.Now()
 		_ = cs.Close()
 		closeTook := time.Since(closeStart)
@@ -313,7 +313,7 @@ func threatHTTPMidCall(t *testing.T) {
 			reg := discoverWith(t, h, purramcp.Limits{Timeout: 5 * time.Second}, nil)
 			res, err := reg.Run(t.Context(), argsA, purramcp.ToolContext{})
 			require.NoError(t, err)
-			assert.Equal(t, purramcp.ToolResult{Content: emptyEnvelope, EffectState: "not_started", ErrorCode: "mcp_transport_error"}, res,
+			assert.Equal(t, purramcp.ToolResult{Content: emptyEnvelope, EffectState: "not_started", ErrorCode: purramcp.CodeTransportError}, res,
 				"T11 HTTP json=%v: the connection failed mid-call", jsonResponse)
 		})
 	}
@@ -344,10 +344,10 @@ func threatHTTPFrames(t *testing.T) {
 			reg := discoverWith(t, h, purramcp.Limits{Timeout: 10 * time.Second}, nil)
 			res, err := reg.Run(t.Context(), argsA, purramcp.ToolContext{})
 			require.NoError(t, err)
-			assert.Equal(t, "mcp_result_too_large", res.ErrorCode, "T6 HTTP json=%v", jsonResponse)
+			assert.Equal(t, purramcp.CodeResultTooLarge, res.ErrorCode, "T6 HTTP json=%v", jsonResponse)
 			res, err = discoverWith(t, h, purramcp.Limits{}, nil).Run(t.Context(), argsA, purramcp.ToolContext{})
 			require.NoError(t, err)
-			assert.Equal(t, "mcp_result_too_large", res.ErrorCode, "T6 HTTP json=%v: the session discovers and calls again", jsonResponse)
+			assert.Equal(t, purramcp.CodeResultTooLarge, res.ErrorCode, "T6 HTTP json=%v: the session discovers and calls again", jsonResponse)
 		})
 	}
 }
@@ -422,13 +422,13 @@ func threatHTTPFloods(t *testing.T) {
 					purramcp.DiscoveryOptions{Monitor: h.monitor, Limits: purramcp.Limits{Timeout: time.Minute}})
 				if flood == "200000_tools" {
 					assert.Nil(t, catalog)
-					assert.Equal(t, "mcp_catalog_limit_exceeded", purramcp.CodeOf(err), "T6 HTTP %s json=%v", flood, jsonResponse)
+					assert.Equal(t, purramcp.CodeCatalogLimitExceeded, purramcp.CodeOf(err), "T6 HTTP %s json=%v", flood, jsonResponse)
 					return
 				}
 				require.NoError(t, err)
 				res, err := catalog.Registrations()[0].Run(t.Context(), argsA, purramcp.ToolContext{})
 				require.NoError(t, err)
-				assert.Equal(t, "mcp_result_too_large", res.ErrorCode, "T6 HTTP %s json=%v", flood, jsonResponse)
+				assert.Equal(t, purramcp.CodeResultTooLarge, res.ErrorCode, "T6 HTTP %s json=%v", flood, jsonResponse)
 			})
 		}
 	}
@@ -443,7 +443,7 @@ func threatFloatOverflow(t *testing.T) {
 	h := rawHarness(t, &rawServer{pages: []string{page("", string(f.Tool), unbound)}})
 	catalog, err := discoverDefault(t, h, purramcp.Limits{})
 	assert.Nil(t, catalog)
-	assert.Equal(t, "mcp_result_invalid", purramcp.CodeOf(err), "T6 1e400 in an unbound tool")
+	assert.Equal(t, purramcp.CodeResultInvalid, purramcp.CodeOf(err), "T6 1e400 in an unbound tool")
 }
 
 // threatHugeNotification (T6): a tools/list_changed notification whose
@@ -470,7 +470,7 @@ func threatHugeNotification(t *testing.T) {
 					return
 				}
 				if err != nil {
-					assert.Equal(t, "mcp_catalog_stale", purramcp.CodeOf(err), "T6 %s", tc.method)
+					assert.Equal(t, purramcp.CodeCatalogStale, purramcp.CodeOf(err), "T6 %s", tc.method)
 				} else {
 					synctest.Wait()
 					require.True(t, catalog.Stale(), "T6 %s: ends up stale", tc.method)
@@ -508,7 +508,7 @@ func threatCanceledMidWrite(t *testing.T) {
 			reg := catalog.Registrations()[0]
 			res, err := reg.Run(t.Context(), bigArgs, purramcp.ToolContext{}) // taken by the peer's reader, never answered
 			require.NoError(t, err)
-			require.Equal(t, "mcp_timeout", res.ErrorCode)
+			require.Equal(t, purramcp.CodeTimeout, res.ErrorCode)
 			require.False(t, catalog.Stale())
 			ctx, cancel := context.WithTimeout(t.Context(), cancelAfter)
 			defer cancel()

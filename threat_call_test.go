@@ -52,32 +52,32 @@ func TestThreatT4_NoRemoteTextInResults(t *testing.T) {
 		want       string
 	}{
 		{id: "rpc_error", rpc: &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "failed for " + secret,
-			Data: json.RawMessage(`{"token":"` + secret + `"}`)}, want: "mcp_protocol_error"},
-		{id: "rpc_error_code_0", rpc: &jsonrpc.Error{Code: 0, Message: secret}, want: "mcp_protocol_error"},
+			Data: json.RawMessage(`{"token":"` + secret + `"}`)}, want: purramcp.CodeProtocolError},
+		{id: "rpc_error_code_0", rpc: &jsonrpc.Error{Code: 0, Message: secret}, want: purramcp.CodeProtocolError},
 		{id: "tool_error", result: `{"content":[{"type":"text","text":"` + secret + `"}],"structuredContent":{"count":1,"why":"` +
-			secret + `"},"isError":true}`, want: "mcp_tool_error"},
+			secret + `"},"isError":true}`, want: purramcp.CodeToolError},
 		{id: "output_extra_value", result: `{"content":[{"type":"text","text":"ok"}],"structuredContent":{"count":1,"leak":"` + secret + `"}}`,
-			want: "mcp_result_invalid"},
-		{id: "output_extra_key", result: `{"content":[],"structuredContent":{"count":1,"` + secret + `":true}}`, want: "mcp_result_invalid"},
-		{id: "output_wrong_type", result: `{"content":[],"structuredContent":{"count":"` + secret + `"}}`, want: "mcp_result_invalid"},
-		{id: "structured_not_object", result: `{"content":[],"structuredContent":["` + secret + `"]}`, textOnly: true, want: "mcp_result_invalid"},
+			want: purramcp.CodeResultInvalid},
+		{id: "output_extra_key", result: `{"content":[],"structuredContent":{"count":1,"` + secret + `":true}}`, want: purramcp.CodeResultInvalid},
+		{id: "output_wrong_type", result: `{"content":[],"structuredContent":{"count":"` + secret + `"}}`, want: purramcp.CodeResultInvalid},
+		{id: "structured_not_object", result: `{"content":[],"structuredContent":["` + secret + `"]}`, textOnly: true, want: purramcp.CodeResultInvalid},
 		{id: "json_text_never_structured", result: `{"content":[{"type":"text","text":"{\"count\":1,\"s\":\"` + secret + `\"}"}]}`,
-			want: "mcp_result_invalid"},
-		{id: "unknown_block_type", result: `{"content":[{"type":"` + secret + `"}]}`, want: "mcp_result_invalid"},
-		{id: "wrong_field_type", result: `{"content":"` + secret + `"}`, want: "mcp_result_invalid"},
-		{id: "bad_base64", result: `{"content":[{"type":"image","data":"` + secret + `!","mimeType":"image/png"}]}`, want: "mcp_result_invalid"},
+			want: purramcp.CodeResultInvalid},
+		{id: "unknown_block_type", result: `{"content":[{"type":"` + secret + `"}]}`, want: purramcp.CodeResultInvalid},
+		{id: "wrong_field_type", result: `{"content":"` + secret + `"}`, want: purramcp.CodeResultInvalid},
+		{id: "bad_base64", result: `{"content":[{"type":"image","data":"` + secret + `!","mimeType":"image/png"}]}`, want: purramcp.CodeResultInvalid},
 		{id: "image_block", result: `{"content":[{"type":"image","data":"` + b64 + `","mimeType":"image/` + secret + `"}]}`,
-			want: "mcp_result_unsupported"},
+			want: purramcp.CodeResultUnsupported},
 		{id: "resource_link", result: `{"content":[{"type":"resource_link","uri":"https://example.invalid/` + secret + `","name":"` +
-			secret + `"}]}`, want: "mcp_result_unsupported"},
+			secret + `"}]}`, want: purramcp.CodeResultUnsupported},
 		{id: "embedded_resource", result: `{"content":[{"type":"resource","resource":{"uri":"file:///` + secret + `","text":"` +
-			secret + `"}}]}`, want: "mcp_result_unsupported"},
+			secret + `"}}]}`, want: purramcp.CodeResultUnsupported},
 		{id: "input_required", result: `{"content":[],"resultType":"input_required","inputRequests":{"q":{"method":"elicitation/create",` +
-			`"params":{"message":"` + secret + `","requestedSchema":{"type":"object","properties":{}}}}}}`, want: "mcp_result_unsupported"},
+			`"params":{"message":"` + secret + `","requestedSchema":{"type":"object","properties":{}}}}}}`, want: purramcp.CodeResultUnsupported},
 		{id: "too_large", result: `{"content":[{"type":"text","text":"` + secret + strings.Repeat("x", 300) + `"}],"structuredContent":{"count":1}}`,
-			limits: purramcp.Limits{MaxResultBytes: 256}, want: "mcp_result_too_large"},
+			limits: purramcp.Limits{MaxResultBytes: 256}, want: purramcp.CodeResultTooLarge},
 		{id: "too_many_blocks", result: `{"content":[{"type":"text","text":"` + secret + `"},{"type":"text","text":"` + secret + `"}],` +
-			`"structuredContent":{"count":1}}`, limits: purramcp.Limits{MaxContentBlocks: 1}, want: "mcp_result_too_large"},
+			`"structuredContent":{"count":1}}`, limits: purramcp.Limits{MaxContentBlocks: 1}, want: purramcp.CodeResultTooLarge},
 	} {
 		t.Run(tc.id, func(t *testing.T) {
 			tool := f.Tool
@@ -108,17 +108,17 @@ func TestThreatT4_NoRemoteTextInResults(t *testing.T) {
 		want   string
 	}{
 		{"list_rpc_error", &rawServer{listError: &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: secret,
-			Data: json.RawMessage(`"` + secret + `"`)}, pages: []string{page("")}}, purramcp.Limits{}, "mcp_protocol_error"},
-		{"malformed_page", &rawServer{pages: []string{`{"tools":"` + secret + `"}`}}, purramcp.Limits{}, "mcp_result_invalid"},
+			Data: json.RawMessage(`"` + secret + `"`)}, pages: []string{page("")}}, purramcp.Limits{}, purramcp.CodeProtocolError},
+		{"malformed_page", &rawServer{pages: []string{`{"tools":"` + secret + `"}`}}, purramcp.Limits{}, purramcp.CodeResultInvalid},
 		{"schema_keyword_value", &rawServer{pages: []string{page("", string(withField(t, f.Tool, "inputSchema",
-			map[string]any{"type": "object", "pattern": secret})))}}, purramcp.Limits{}, "mcp_schema_unsupported"},
+			map[string]any{"type": "object", "pattern": secret})))}}, purramcp.Limits{}, purramcp.CodeSchemaUnsupported},
 		{"schema_keyword_name", &rawServer{pages: []string{page("", string(withField(t, f.Tool, "inputSchema",
-			map[string]any{"type": "object", secret: true})))}}, purramcp.Limits{}, "mcp_schema_unsupported"},
+			map[string]any{"type": "object", secret: true})))}}, purramcp.Limits{}, purramcp.CodeSchemaUnsupported},
 		{"description_too_long", &rawServer{pages: []string{page("", string(withField(t, f.Tool, "description", secret)))}},
-			purramcp.Limits{MaxDescriptionBytes: 8}, "mcp_catalog_limit_exceeded"},
-		{"duplicate_name", &rawServer{pages: []string{page("", string(f.Tool), named, named)}}, purramcp.Limits{}, "mcp_name_conflict"},
-		{"cursor_too_long", &rawServer{pages: []string{page(secret + strings.Repeat("x", 600))}}, purramcp.Limits{}, "mcp_pagination_invalid"},
-		{"binding_missing", &rawServer{pages: []string{page("", named)}}, purramcp.Limits{}, "mcp_binding_missing"},
+			purramcp.Limits{MaxDescriptionBytes: 8}, purramcp.CodeCatalogLimitExceeded},
+		{"duplicate_name", &rawServer{pages: []string{page("", string(f.Tool), named, named)}}, purramcp.Limits{}, purramcp.CodeNameConflict},
+		{"cursor_too_long", &rawServer{pages: []string{page(secret + strings.Repeat("x", 600))}}, purramcp.Limits{}, purramcp.CodePaginationInvalid},
+		{"binding_missing", &rawServer{pages: []string{page("", named)}}, purramcp.Limits{}, purramcp.CodeBindingMissing},
 	} {
 		t.Run(tc.id, func(t *testing.T) {
 			h := rawHarness(t, tc.raw)
@@ -173,7 +173,7 @@ func TestThreatT12_NoSecretsInFailures(t *testing.T) {
 		reg := discoverWith(t, h, purramcp.Limits{}, nil)
 		res, err := reg.Run(t.Context(), argsA, purramcp.ToolContext{})
 		require.NoError(t, err)
-		assert.Equal(t, "mcp_transport_error", res.ErrorCode, "T12 write error")
+		assert.Equal(t, purramcp.CodeTransportError, res.ErrorCode, "T12 write error")
 		assertNoSecret(t, "T12 write error", res, err)
 		// After a failed write go-sdk refuses every new request as closed
 		// (the session itself stays open while its 2026-07-28
@@ -182,7 +182,7 @@ func TestThreatT12_NoSecretsInFailures(t *testing.T) {
 		require.Error(t, control)
 		assert.Contains(t, control.Error(), secret, "control: go-sdk's error names the credential")
 		catalog, err := discoverDefault(t, h, purramcp.Limits{})
-		assert.Equal(t, "mcp_transport_error", purramcp.CodeOf(err), "T12 discovery after the write error")
+		assert.Equal(t, purramcp.CodeTransportError, purramcp.CodeOf(err), "T12 discovery after the write error")
 		assertNoSecret(t, "T12 discovery after write error", catalog, err)
 	})
 	t.Run("http_url_and_body", func(t *testing.T) { threatHTTPSecrets(t, f) })
@@ -197,7 +197,7 @@ func TestThreatT12_NoSecretsInFailures(t *testing.T) {
 			reg := discoverWith(t, rawHarness(t, raw), purramcp.Limits{Timeout: time.Second}, nil)
 			res, err := reg.Run(t.Context(), argsA, purramcp.ToolContext{})
 			require.NoError(t, err)
-			assert.Equal(t, "mcp_timeout", res.ErrorCode, "T12 timeout")
+			assert.Equal(t, purramcp.CodeTimeout, res.ErrorCode, "T12 timeout")
 			assertNoSecret(t, "T12 timeout", res, err)
 		})
 	})
@@ -213,7 +213,7 @@ func TestThreatT12_NoSecretsInFailures(t *testing.T) {
 		} {
 			res, err := reg.Run(t.Context(), json.RawMessage(tc.args), purramcp.ToolContext{})
 			require.NoError(t, err)
-			assert.Equal(t, "mcp_invalid_arguments", res.ErrorCode, "T12 arguments %s", tc.args)
+			assert.Equal(t, purramcp.CodeInvalidArguments, res.ErrorCode, "T12 arguments %s", tc.args)
 			assertNoSecret(t, "T12 Run "+tc.args, res, err)
 			value, err := reg.ArgumentContract.Parse(tc.args)
 			assert.Equal(t, tc.parseCode, purramcp.CodeOf(err), "T12 Parse %s", tc.args)
@@ -226,7 +226,7 @@ func TestThreatT12_NoSecretsInFailures(t *testing.T) {
 		})
 		res, err := denied.Run(t.Context(), argsA, purramcp.ToolContext{})
 		require.NoError(t, err)
-		assert.Equal(t, "mcp_scope_denied", res.ErrorCode)
+		assert.Equal(t, purramcp.CodeScopeDenied, res.ErrorCode)
 		assertNoSecret(t, "T12 scope denial", res, err)
 		_, calls := h.counts()
 		assert.Zero(t, calls, "T12 host side: nothing sent")
@@ -264,7 +264,7 @@ func threatHTTPSecrets(t *testing.T, f mcpFixture) {
 	failing.Store(true)
 	res, err := reg.Run(t.Context(), argsA, purramcp.ToolContext{})
 	require.NoError(t, err)
-	assert.Equal(t, "mcp_transport_error", res.ErrorCode, "T12 HTTP 500")
+	assert.Equal(t, purramcp.CodeTransportError, res.ErrorCode, "T12 HTTP 500")
 	assertNoSecret(t, "T12 HTTP 500", res, err)
 	failing.Store(false)
 
@@ -275,10 +275,10 @@ func threatHTTPSecrets(t *testing.T, f mcpFixture) {
 	assert.Contains(t, control.Error(), secret, "control: go-sdk's error names the endpoint URL")
 	res, err = reg.Run(t.Context(), argsA, purramcp.ToolContext{})
 	require.NoError(t, err)
-	assert.Equal(t, "mcp_transport_error", res.ErrorCode, "T12 server gone")
+	assert.Equal(t, purramcp.CodeTransportError, res.ErrorCode, "T12 server gone")
 	assertNoSecret(t, "T12 server gone", res, err)
 	catalog, err := discoverDefault(t, h, purramcp.Limits{})
-	assert.Equal(t, "mcp_transport_error", purramcp.CodeOf(err), "T12 discovery, server gone")
+	assert.Equal(t, purramcp.CodeTransportError, purramcp.CodeOf(err), "T12 discovery, server gone")
 	assertNoSecret(t, "T12 discovery, server gone", catalog, err)
 }
 
@@ -299,12 +299,12 @@ func TestThreatT10_NoReplay(t *testing.T) {
 			reg := discoverWith(t, h, purramcp.Limits{}, nil)
 			res, err := reg.Run(t.Context(), argsA, purramcp.ToolContext{})
 			require.NoError(t, err)
-			assert.Equal(t, "mcp_transport_error", res.ErrorCode, "T10 drop modern=%v", modern)
+			assert.Equal(t, purramcp.CodeTransportError, res.ErrorCode, "T10 drop modern=%v", modern)
 			synctest.Wait()
 			require.Error(t, h.monitor.Check(0), "T10 drop modern=%v: the monitor closed with the session", modern)
 			res, err = reg.Run(t.Context(), argsA, purramcp.ToolContext{})
 			require.NoError(t, err)
-			assert.Equal(t, "mcp_connection_closed", res.ErrorCode, "T10 drop modern=%v", modern)
+			assert.Equal(t, purramcp.CodeConnectionClosed, res.ErrorCode, "T10 drop modern=%v", modern)
 			_, calls := h.counts()
 			assert.Equal(t, 1, calls, "T10 drop modern=%v: exactly one tools/call", modern)
 
@@ -315,7 +315,7 @@ func TestThreatT10_NoReplay(t *testing.T) {
 			h = rawHarness(t, rpc)
 			res, err = discoverWith(t, h, purramcp.Limits{}, nil).Run(t.Context(), argsA, purramcp.ToolContext{})
 			require.NoError(t, err)
-			assert.Equal(t, "mcp_protocol_error", res.ErrorCode, "T10 rpc modern=%v", modern)
+			assert.Equal(t, purramcp.CodeProtocolError, res.ErrorCode, "T10 rpc modern=%v", modern)
 			_, calls = h.counts()
 			assert.Equal(t, 1, calls, "T10 rpc modern=%v: not retried", modern)
 		})
@@ -326,7 +326,7 @@ func TestThreatT10_NoReplay(t *testing.T) {
 		reg := discoverWith(t, h, purramcp.Limits{Timeout: 100 * time.Millisecond}, nil)
 		res, err := reg.Run(t.Context(), argsA, purramcp.ToolContext{})
 		require.NoError(t, err)
-		assert.Equal(t, "mcp_timeout", res.ErrorCode, "T10 timeout")
+		assert.Equal(t, purramcp.CodeTimeout, res.ErrorCode, "T10 timeout")
 		time.Sleep(time.Hour)
 		synctest.Wait()
 		require.Equal(t, 1, raw.cancelledCalls(), "T10: the request is canceled on the wire")
@@ -357,7 +357,7 @@ func TestThreatT11_HangsEndAtTimeout(t *testing.T) {
 			h := rawHarness(t, &rawServer{listFault: "silent", pages: []string{page("")}})
 			start := time.Now()
 			_, err := discoverDefault(t, h, purramcp.Limits{})
-			assert.Equal(t, "mcp_timeout", purramcp.CodeOf(err), "T11 list never answered")
+			assert.Equal(t, purramcp.CodeTimeout, purramcp.CodeOf(err), "T11 list never answered")
 			assert.Equal(t, purramcp.DefaultLimits().Timeout, time.Since(start), "T11: the 30s default")
 		})
 	})
@@ -376,7 +376,7 @@ func TestThreatT11_HangsEndAtTimeout(t *testing.T) {
 			start := time.Now()
 			res, err := reg.Run(t.Context(), argsA, purramcp.ToolContext{})
 			require.NoError(t, err)
-			assert.Equal(t, "mcp_timeout", res.ErrorCode, "T11 answer with another id")
+			assert.Equal(t, purramcp.CodeTimeout, res.ErrorCode, "T11 answer with another id")
 			assert.Equal(t, time.Second, time.Since(start))
 			_, calls := h.counts()
 			assert.Equal(t, 1, calls)
@@ -388,7 +388,7 @@ func TestThreatT11_HangsEndAtTimeout(t *testing.T) {
 			h := rawHarness(t, raw)
 			start := time.Now()
 			_, err := discoverDefault(t, h, purramcp.Limits{Timeout: 250 * time.Millisecond})
-			assert.Equal(t, "mcp_timeout", purramcp.CodeOf(err), "T11 peer stops reading")
+			assert.Equal(t, purramcp.CodeTimeout, purramcp.CodeOf(err), "T11 peer stops reading")
 			assert.Equal(t, 250*time.Millisecond, time.Since(start))
 			lists, _ := h.counts()
 			assert.Equal(t, 1, lists, "T11: the second tools/list never reached the server")
@@ -424,10 +424,10 @@ func TestThreatT13_ScopeDecidesEveryCall(t *testing.T) {
 		want string
 	}{
 		{purramcp.ToolContext{CallID: "1", AgentID: "alice", RunID: "r1"}, `{"q":"a"}`, ""},
-		{purramcp.ToolContext{CallID: "2", AgentID: "mallory", RunID: "r1"}, `{"q":"a"}`, "mcp_scope_denied"},
-		{purramcp.ToolContext{CallID: "3", AgentID: "alice", RunID: "r2"}, `{"q":"b"}`, "mcp_scope_denied"},
+		{purramcp.ToolContext{CallID: "2", AgentID: "mallory", RunID: "r1"}, `{"q":"a"}`, purramcp.CodeScopeDenied},
+		{purramcp.ToolContext{CallID: "3", AgentID: "alice", RunID: "r2"}, `{"q":"b"}`, purramcp.CodeScopeDenied},
 		{purramcp.ToolContext{CallID: "4", AgentID: "alice", RunID: "r2"}, `{"q":"a"}`, ""},
-		{purramcp.ToolContext{CallID: "5", AgentID: "mallory", RunID: "r2"}, `{"q":"a"}`, "mcp_scope_denied"},
+		{purramcp.ToolContext{CallID: "5", AgentID: "mallory", RunID: "r2"}, `{"q":"a"}`, purramcp.CodeScopeDenied},
 	}
 	for _, c := range calls {
 		res, err := reg.Run(t.Context(), json.RawMessage(c.args), c.call)
@@ -461,10 +461,10 @@ func TestThreatT14_ResourceLinksNeverFollowed(t *testing.T) {
 		want       string
 		text       []string
 	}{
-		{"resource_link", `{"content":[{"type":"resource_link","uri":` + link + `,"name":"doc"}]}`, "mcp_result_unsupported", nil},
+		{"resource_link", `{"content":[{"type":"resource_link","uri":` + link + `,"name":"doc"}]}`, purramcp.CodeResultUnsupported, nil},
 		{"resource_link_after_text", `{"content":[{"type":"text","text":"see"},{"type":"resource_link","uri":` + link + `,"name":"doc"}]}`,
-			"mcp_result_unsupported", nil},
-		{"embedded_resource", `{"content":[{"type":"resource","resource":{"uri":` + link + `,"text":"x"}}]}`, "mcp_result_unsupported", nil},
+			purramcp.CodeResultUnsupported, nil},
+		{"embedded_resource", `{"content":[{"type":"resource","resource":{"uri":` + link + `,"text":"x"}}]}`, purramcp.CodeResultUnsupported, nil},
 		{"url_in_text", `{"content":[{"type":"text","text":` + link + `}]}`, "", []string{target.URL + "/exfiltrate?d=1"}},
 	} {
 		t.Run(tc.id, func(t *testing.T) {

@@ -76,7 +76,7 @@ func threatToolFlood(t *testing.T) {
 			h := rawHarness(t, &rawServer{pages: tc.pages})
 			catalog, err := discoverDefault(t, h, purramcp.Limits{})
 			assert.Nil(t, catalog, "T6 %s", tc.id)
-			assert.Equal(t, "mcp_catalog_limit_exceeded", purramcp.CodeOf(err), "T6 %s", tc.id)
+			assert.Equal(t, purramcp.CodeCatalogLimitExceeded, purramcp.CodeOf(err), "T6 %s", tc.id)
 			lists, calls := h.counts()
 			assert.Equal(t, tc.wantLists, lists, "T6 %s: tools/list requests", tc.id)
 			assert.Zero(t, calls, "T6 %s", tc.id)
@@ -97,7 +97,7 @@ func threatLimitsOnlyLower(t *testing.T) {
 	} {
 		catalog, err := discoverDefault(t, h, limits)
 		assert.Nil(t, catalog)
-		assert.Equal(t, "mcp_binding_invalid", purramcp.CodeOf(err), "T6 limits %+v", limits)
+		assert.Equal(t, purramcp.CodeBindingInvalid, purramcp.CodeOf(err), "T6 limits %+v", limits)
 	}
 	lists, _ := h.counts()
 	assert.Zero(t, lists, "T6: nothing sent")
@@ -127,18 +127,18 @@ func threatDeepSchema(t *testing.T) {
 	h := rawHarness(t, &rawServer{pages: []string{page("", deep(sdkMaxDepth-4))}})
 	catalog, err := discoverDefault(t, h, purramcp.Limits{})
 	assert.Nil(t, catalog)
-	assert.Equal(t, "mcp_schema_unsupported", purramcp.CodeOf(err), "T6 996-deep schema")
+	assert.Equal(t, purramcp.CodeSchemaUnsupported, purramcp.CodeOf(err), "T6 996-deep schema")
 	assert.NoError(t, h.session.Ping(t.Context(), nil), "T6 996-deep schema: session usable")
 
 	synctest.Test(t, func(t *testing.T) {
 		h := rawHarness(t, &rawServer{pages: []string{page("", deep(1000))}})
 		catalog, err := discoverDefault(t, h, purramcp.Limits{})
 		assert.Nil(t, catalog)
-		assert.Equal(t, "mcp_result_invalid", purramcp.CodeOf(err), "T6 1000-deep schema: go-sdk's decode error")
+		assert.Equal(t, purramcp.CodeResultInvalid, purramcp.CodeOf(err), "T6 1000-deep schema: go-sdk's decode error")
 		synctest.Wait()
 		require.Error(t, h.monitor.Check(0), "T6 1000-deep schema: go-sdk ended the session")
 		_, err = discoverDefault(t, h, purramcp.Limits{})
-		assert.Equal(t, "mcp_connection_closed", purramcp.CodeOf(err), "T6 1000-deep schema")
+		assert.Equal(t, purramcp.CodeConnectionClosed, purramcp.CodeOf(err), "T6 1000-deep schema")
 		lists, _ := h.counts()
 		assert.Equal(t, 1, lists, "T6 1000-deep schema")
 	})
@@ -157,9 +157,9 @@ func threatHugeDescription(t *testing.T) {
 	for _, tc := range []struct {
 		id, page, want string
 	}{
-		{"bound_over_catalog_bytes", page("", described("remote.search", huge)), "mcp_catalog_limit_exceeded"},
-		{"unbound_over_catalog_bytes", page("", string(f.Tool), described("unbound", huge)), "mcp_catalog_limit_exceeded"},
-		{"bound_8193_bytes", page("", described("remote.search", strings.Repeat("猫", 2731))), "mcp_catalog_limit_exceeded"},
+		{"bound_over_catalog_bytes", page("", described("remote.search", huge)), purramcp.CodeCatalogLimitExceeded},
+		{"unbound_over_catalog_bytes", page("", string(f.Tool), described("unbound", huge)), purramcp.CodeCatalogLimitExceeded},
+		{"bound_8193_bytes", page("", described("remote.search", strings.Repeat("猫", 2731))), purramcp.CodeCatalogLimitExceeded},
 		{"bound_8192_bytes", page("", described("remote.search", strings.Repeat("猫", 2730)+"ab")), ""},
 	} {
 		t.Run(tc.id, func(t *testing.T) {
@@ -184,7 +184,7 @@ func threatDigestBudget(t *testing.T) {
 	cs, monitor := connectSDK(t, server, "")
 	catalog, err := purramcp.DiscoverTools(t.Context(), cs, "memory", memoryBindings(max.MaxTools), purramcp.DiscoveryOptions{Monitor: monitor})
 	assert.Nil(t, catalog)
-	assert.Equal(t, "mcp_catalog_limit_exceeded", purramcp.CodeOf(err), "T6 digest budget")
+	assert.Equal(t, purramcp.CodeCatalogLimitExceeded, purramcp.CodeOf(err), "T6 digest budget")
 	assert.Zero(t, calls.Load())
 }
 
@@ -198,9 +198,9 @@ func threatResultFlood(t *testing.T) {
 	block := `{"type":"text","text":"x"}`
 	deepObject := strings.Repeat(`{"a":`, sdkMaxDepth-3) + `1` + strings.Repeat(`}`, sdkMaxDepth-3)
 	for _, tc := range []struct{ id, result, want string }{
-		{"2MiB_text", `{"content":[{"type":"text","text":"` + strings.Repeat("x", 2<<20) + `"}]}`, "mcp_result_too_large"},
-		{"10000_blocks", `{"content":[` + strings.TrimSuffix(strings.Repeat(block+",", 10_000), ",") + `]}`, "mcp_result_too_large"},
-		{"deep_structured", `{"content":[],"structuredContent":` + deepObject + `}`, "mcp_result_invalid"},
+		{"2MiB_text", `{"content":[{"type":"text","text":"` + strings.Repeat("x", 2<<20) + `"}]}`, purramcp.CodeResultTooLarge},
+		{"10000_blocks", `{"content":[` + strings.TrimSuffix(strings.Repeat(block+",", 10_000), ",") + `]}`, purramcp.CodeResultTooLarge},
+		{"deep_structured", `{"content":[],"structuredContent":` + deepObject + `}`, purramcp.CodeResultInvalid},
 	} {
 		t.Run(tc.id, func(t *testing.T) {
 			raw := &rawServer{pages: []string{page("", string(textOnly))},
@@ -235,13 +235,13 @@ func threatListChangedStorm(t *testing.T) {
 				catalog, err := discoverDefault(t, h, purramcp.Limits{})
 				if err != nil {
 					assert.Nil(t, catalog)
-					assert.Equal(t, "mcp_catalog_stale", purramcp.CodeOf(err), id)
+					assert.Equal(t, purramcp.CodeCatalogStale, purramcp.CodeOf(err), id)
 				} else {
 					synctest.Wait()
 					require.True(t, catalog.Stale(), "%s: ends up stale", id)
 					res, err := catalog.Registrations()[0].Run(t.Context(), argsA, purramcp.ToolContext{})
 					require.NoError(t, err)
-					assert.Equal(t, "mcp_catalog_stale", res.ErrorCode, id)
+					assert.Equal(t, purramcp.CodeCatalogStale, res.ErrorCode, id)
 				}
 				lists, calls := h.counts()
 				assert.LessOrEqual(t, lists, 3, "%s: at most the three pages", id)

@@ -195,7 +195,7 @@ func threatSSELongLine(t *testing.T) {
 			writeSSEAnswer(w, id, hostile)
 		}}).start(t)
 		lim := purramcp.Limits{Timeout: 5 * time.Second}
-		runHostile(t, h, lim, purramcp.DefaultLimits().MaxResultBytes, "mcp_result_too_large", "T6 long SSE line")
+		runHostile(t, h, lim, purramcp.DefaultLimits().MaxResultBytes, purramcp.CodeResultTooLarge, "T6 long SSE line")
 		assert.NoError(t, h.monitor.Check(h.monitor.Revision()), "the session stays usable")
 	})
 	leakChecked(t, "comment", func(t *testing.T) {
@@ -218,7 +218,7 @@ func threatSSELongLine(t *testing.T) {
 				purramcp.DiscoveryOptions{Monitor: h.monitor, Limits: purramcp.Limits{Timeout: 5 * time.Second}})
 			took = time.Since(start)
 			assert.Nil(t, catalog)
-			assert.Equal(t, "mcp_catalog_limit_exceeded", purramcp.CodeOf(err), "T6 long SSE page line")
+			assert.Equal(t, purramcp.CodeCatalogLimitExceeded, purramcp.CodeOf(err), "T6 long SSE page line")
 		})
 		assert.Less(t, took, 5*time.Second+50*time.Millisecond, "within Timeout + 50 ms")
 		assert.LessOrEqual(t, alloc, uint64(2*purramcp.DefaultLimits().MaxCatalogBytes+1<<20), "allocation")
@@ -234,8 +234,8 @@ func threatResumedStream(t *testing.T) {
 	tool := textTool(t)
 	priming := func(w http.ResponseWriter, _ *http.Request, _ string) { writeSSE(w, "retry: 1\nid: 1\ndata:\n\n") }
 	for _, tc := range []struct{ id, result, want string }{
-		{"hostile", `{"content":[{"type":"text","text":"` + strings.Repeat("x", hostileSSEBytes) + `"}]}`, "mcp_result_too_large"},
-		{"dense", emptyBlocks(2000), "mcp_result_too_large"},
+		{"hostile", `{"content":[{"type":"text","text":"` + strings.Repeat("x", hostileSSEBytes) + `"}]}`, purramcp.CodeResultTooLarge},
+		{"dense", emptyBlocks(2000), purramcp.CodeResultTooLarge},
 		{"fits", `{"content":[{"type":"text","text":"ok"}]}`, ""},
 	} {
 		leakChecked(t, tc.id, func(t *testing.T) {
@@ -284,7 +284,7 @@ func threatCountDense(t *testing.T) {
 				purramcp.DiscoveryOptions{Monitor: h.monitor, Limits: purramcp.Limits{Timeout: timeout}})
 			took = time.Since(start)
 			assert.Nil(t, catalog)
-			assert.Equal(t, "mcp_catalog_limit_exceeded", purramcp.CodeOf(err), "T6 dense page over %s", wiring)
+			assert.Equal(t, purramcp.CodeCatalogLimitExceeded, purramcp.CodeOf(err), "T6 dense page over %s", wiring)
 		})
 		assert.Less(t, took, timeout+50*time.Millisecond, "T6 dense page over %s: within Timeout + 50 ms", wiring)
 		assert.LessOrEqual(t, alloc, uint64(2*purramcp.DefaultLimits().MaxCatalogBytes+1<<20+read), "T6 dense page over %s: allocation", wiring)
@@ -293,7 +293,7 @@ func threatCountDense(t *testing.T) {
 	leakChecked(t, "io", func(t *testing.T) {
 		check(t, (&byteServer{page: pageText}).start(t), "io", 10*time.Second, 8*len(pageText))
 		h := (&byteServer{page: page("", tool), call: resultText}).start(t)
-		runHostile(t, h, purramcp.Limits{Timeout: 10 * time.Second}, purramcp.DefaultLimits().MaxResultBytes, "mcp_result_too_large", "T6 dense result over io")
+		runHostile(t, h, purramcp.Limits{Timeout: 10 * time.Second}, purramcp.DefaultLimits().MaxResultBytes, purramcp.CodeResultTooLarge, "T6 dense result over io")
 	})
 	leakChecked(t, "in_memory", func(t *testing.T) {
 		srv := newSDKServer(t, nil, withField(t, loadMCPFixture(t).Tool, "outputSchema", nil))
@@ -314,7 +314,7 @@ func threatCountDense(t *testing.T) {
 		// The go-sdk server encodes the result in this process: the bound adds
 		// those copies.
 		runHostileReading(t, h, purramcp.Limits{Timeout: 10 * time.Second}, purramcp.DefaultLimits().MaxResultBytes, 12*len(resultText),
-			"mcp_result_too_large", "T6 dense result in memory")
+			purramcp.CodeResultTooLarge, "T6 dense result in memory")
 
 		dense := newSDKServer(t, nil)
 		dense.server.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
@@ -348,7 +348,7 @@ func threatCountDense(t *testing.T) {
 				}
 				writeJSONAnswer(w, id, resultText)
 			}}).start(t)
-			runHostile(t, h, purramcp.Limits{Timeout: time.Second}, purramcp.DefaultLimits().MaxResultBytes, "mcp_result_too_large", "T6 dense result over HTTP")
+			runHostile(t, h, purramcp.Limits{Timeout: time.Second}, purramcp.DefaultLimits().MaxResultBytes, purramcp.CodeResultTooLarge, "T6 dense result over HTTP")
 		})
 	}
 }
@@ -382,7 +382,7 @@ func threatDrippedEvent(t *testing.T) {
 		res, err := reg.Run(t.Context(), argsA, purramcp.ToolContext{})
 		took := time.Since(start)
 		require.NoError(t, err)
-		assert.Equal(t, "mcp_result_too_large", res.ErrorCode, "T6 dripped SSE event")
+		assert.Equal(t, purramcp.CodeResultTooLarge, res.ErrorCode, "T6 dripped SSE event")
 		assert.Less(t, took, timeout/2, "T6 dripped SSE event: rejected at the budget, not at Timeout")
 		t.Logf("T6 dripped SSE event: %s after %v (Timeout %v)", res.ErrorCode, took, timeout)
 	})
@@ -406,24 +406,24 @@ func threatClientBuiltWithOtherOptions(t *testing.T) {
 		{"other_options", func(m *purramcp.CatalogMonitor) *mcp.ClientOptions {
 			_ = m.ClientOptions(nil) // called, then not used
 			return &mcp.ClientOptions{}
-		}, "mcp_binding_invalid"},
+		}, purramcp.CodeBindingInvalid},
 		{"nil_options", func(m *purramcp.CatalogMonitor) *mcp.ClientOptions {
 			_ = m.ClientOptions(nil)
 			return nil
-		}, "mcp_binding_invalid"},
+		}, purramcp.CodeBindingInvalid},
 		{"another_monitors_options", func(*purramcp.CatalogMonitor) *mcp.ClientOptions {
 			return purramcp.NewCatalogMonitor().ClientOptions(nil)
-		}, "mcp_binding_invalid"},
+		}, purramcp.CodeBindingInvalid},
 		{"retries_enabled_again", func(m *purramcp.CatalogMonitor) *mcp.ClientOptions {
 			opts := m.ClientOptions(nil)
 			opts.MultiRoundTrip = nil
 			return opts
-		}, "mcp_binding_invalid"},
+		}, purramcp.CodeBindingInvalid},
 		{"handler_replaced", func(m *purramcp.CatalogMonitor) *mcp.ClientOptions {
 			opts := m.ClientOptions(nil)
 			opts.ToolListChangedHandler = func(context.Context, *mcp.ToolListChangedRequest) {}
 			return opts
-		}, "mcp_binding_invalid"},
+		}, purramcp.CodeBindingInvalid},
 		{"wired", func(m *purramcp.CatalogMonitor) *mcp.ClientOptions { return m.ClientOptions(nil) }, ""},
 		{"wired_second_options", func(m *purramcp.CatalogMonitor) *mcp.ClientOptions {
 			_ = m.ClientOptions(nil)
@@ -456,7 +456,7 @@ func threatClientBuiltWithOtherOptions(t *testing.T) {
 				t.Cleanup(func() { _ = cs.Close() })
 				assert.Equal(t, tc.want, purramcp.CodeOf(monitor.Attach(cs)), "T10 %s: Attach", tc.id)
 				if tc.want != "" {
-					assert.Equal(t, "mcp_not_initialized", purramcp.CodeOf(monitor.Check(0)), "T10 %s: nothing accepted", tc.id)
+					assert.Equal(t, purramcp.CodeNotInitialized, purramcp.CodeOf(monitor.Check(0)), "T10 %s: nothing accepted", tc.id)
 				}
 			})
 		})
@@ -477,19 +477,19 @@ func threatHTTPConnectionFailsInFlight(t *testing.T) {
 	}{
 		{"undecodable_event", func(w http.ResponseWriter, _ *http.Request, _ string) {
 			writeSSE(w, "event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\"\n\n")
-		}, "mcp_transport_error"},
+		}, purramcp.CodeTransportError},
 		{"undecodable_event_after_a_wait", func(w http.ResponseWriter, _ *http.Request, _ string) {
 			writeSSE(w, ": waiting\n")
 			time.Sleep(50 * time.Millisecond)
 			writeSSE(w, "event: message\ndata: not json\n\n")
-		}, "mcp_transport_error"},
+		}, purramcp.CodeTransportError},
 		{"undecodable_body", func(w http.ResponseWriter, _ *http.Request, _ string) {
 			w.Header().Set("Content-Type", "application/json")
 			_, _ = io.WriteString(w, `not json`)
-		}, "mcp_transport_error"},
+		}, purramcp.CodeTransportError},
 		{"undecodable_result", func(w http.ResponseWriter, _ *http.Request, id string) {
 			writeJSONAnswer(w, id, `{"content":[{"type":"text","text":1}]}`)
-		}, "mcp_result_invalid"},
+		}, purramcp.CodeResultInvalid},
 	} {
 		leakChecked(t, tc.id, func(t *testing.T) {
 			h := (&httpPeer{list: page("", tool), call: tc.call}).start(t)
@@ -544,19 +544,19 @@ func threatReferenceWiringOneAbandoned(t *testing.T) {
 		reg := catalog.Registrations()[0]
 		res, err := reg.Run(t.Context(), bigArgs, purramcp.ToolContext{})
 		require.NoError(t, err)
-		assert.Equal(t, "mcp_timeout", res.ErrorCode, "T11: written, never answered")
+		assert.Equal(t, purramcp.CodeTimeout, res.ErrorCode, "T11: written, never answered")
 		before := runtime.NumGoroutine()
 		start := time.Now()
 		res, err = reg.Run(t.Context(), bigArgs, purramcp.ToolContext{})
 		took := time.Since(start)
 		require.NoError(t, err)
-		assert.Equal(t, "mcp_timeout", res.ErrorCode, "T11: the write blocks")
+		assert.Equal(t, purramcp.CodeTimeout, res.ErrorCode, "T11: the write blocks")
 		assert.Less(t, took, timeout+150*time.Millisecond, "T11: Run returns at its Timeout")
 		start = time.Now()
 		for range 200 {
 			res, err = reg.Run(t.Context(), bigArgs, purramcp.ToolContext{})
 			require.NoError(t, err)
-			require.Equal(t, "mcp_transport_error", res.ErrorCode, "T11: later Runs are refused")
+			require.Equal(t, purramcp.CodeTransportError, res.ErrorCode, "T11: later Runs are refused")
 		}
 		refused := time.Since(start)
 		after := runtime.NumGoroutine()

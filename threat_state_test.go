@@ -83,7 +83,7 @@ func threatReturnedValues(t *testing.T) {
 	for _, args := range []string{`{"q":"ab"}`, `{"q":"a","path":"/"}`, `{"tags":[]}`} {
 		res, err := reg.Run(t.Context(), json.RawMessage(args), purramcp.ToolContext{})
 		require.NoError(t, err)
-		assert.Equal(t, "mcp_invalid_arguments", res.ErrorCode, "T16 %s: the pinned contract holds", args)
+		assert.Equal(t, purramcp.CodeInvalidArguments, res.ErrorCode, "T16 %s: the pinned contract holds", args)
 	}
 	second, err := reg.Run(t.Context(), argsA, purramcp.ToolContext{})
 	require.NoError(t, err)
@@ -135,7 +135,7 @@ func threatTTLCache(t *testing.T) {
 	for _, args := range []string{`{"q":"ab"}`, `{"q":"a","path":"/"}`} {
 		res, err := reg.Run(t.Context(), json.RawMessage(args), purramcp.ToolContext{})
 		require.NoError(t, err)
-		assert.Equal(t, "mcp_invalid_arguments", res.ErrorCode, "T16 %s: nor the contract", args)
+		assert.Equal(t, purramcp.CodeInvalidArguments, res.ErrorCode, "T16 %s: nor the contract", args)
 	}
 
 	wantCached := mustJSON(t, cachedSchema)

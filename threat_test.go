@@ -152,9 +152,9 @@ func TestThreatT1_PoisonedDefinitions(t *testing.T) {
 		limits purramcp.Limits
 		want   string
 	}{
-		{"description_over_default", long, purramcp.Limits{}, "mcp_catalog_limit_exceeded"},
-		{"description_over_lowered", described, purramcp.Limits{MaxDescriptionBytes: 32}, "mcp_catalog_limit_exceeded"},
-		{"schema_text_over_lowered", schemaText, purramcp.Limits{MaxSchemaBytes: 256}, "mcp_schema_unsupported"},
+		{"description_over_default", long, purramcp.Limits{}, purramcp.CodeCatalogLimitExceeded},
+		{"description_over_lowered", described, purramcp.Limits{MaxDescriptionBytes: 32}, purramcp.CodeCatalogLimitExceeded},
+		{"schema_text_over_lowered", schemaText, purramcp.Limits{MaxSchemaBytes: 256}, purramcp.CodeSchemaUnsupported},
 		{"control_fixture_at_lowered", f.Tool, purramcp.Limits{MaxDescriptionBytes: 32, MaxSchemaBytes: 256}, ""},
 	} {
 		t.Run(tc.id, func(t *testing.T) {
@@ -203,7 +203,7 @@ func TestThreatT2_RugPullChangesDigest(t *testing.T) {
 				pinned := current.Snapshot().RevisionDigest
 				res, err := current.Registrations()[0].Run(t.Context(), wideArgs, purramcp.ToolContext{})
 				require.NoError(t, err)
-				assert.Equal(t, "mcp_invalid_arguments", res.ErrorCode, "T2: the pinned schema is closed")
+				assert.Equal(t, purramcp.CodeInvalidArguments, res.ErrorCode, "T2: the pinned schema is closed")
 				for _, step := range []struct {
 					id   string
 					tool json.RawMessage
@@ -216,7 +216,7 @@ func TestThreatT2_RugPullChangesDigest(t *testing.T) {
 					_, callsBefore := h.counts()
 					res, err := current.Registrations()[0].Run(t.Context(), wideArgs, purramcp.ToolContext{})
 					require.NoError(t, err)
-					assert.Equal(t, purramcp.ToolResult{Content: emptyEnvelope, EffectState: "not_started", ErrorCode: "mcp_catalog_stale"},
+					assert.Equal(t, purramcp.ToolResult{Content: emptyEnvelope, EffectState: "not_started", ErrorCode: purramcp.CodeCatalogStale},
 						res, "T2 %s", step.id)
 					_, callsAfter := h.counts()
 					assert.Equal(t, callsBefore, callsAfter, "T2 %s: a stale catalog sends nothing", step.id)
@@ -249,7 +249,7 @@ func TestThreatT2_RugPullChangesDigest(t *testing.T) {
 	assert.False(t, first.Stale(), "T2 silent drift: no notification, no staleness")
 	res, err := first.Registrations()[0].Run(t.Context(), wideArgs, purramcp.ToolContext{})
 	require.NoError(t, err)
-	assert.Equal(t, "mcp_invalid_arguments", res.ErrorCode, "T2 silent drift: the old catalog keeps its pinned contract")
+	assert.Equal(t, purramcp.CodeInvalidArguments, res.ErrorCode, "T2 silent drift: the old catalog keeps its pinned contract")
 	_, calls := h.counts()
 	assert.Zero(t, calls)
 
@@ -308,12 +308,12 @@ func TestThreatT3_ShadowingAndTakeover(t *testing.T) {
 		pages []string
 		want  string
 	}{
-		{"same_page", []string{page("", string(f.Tool), evil)}, "mcp_name_conflict"},
-		{"across_pages", []string{page("p2", string(f.Tool)), page("", evil)}, "mcp_name_conflict"},
+		{"same_page", []string{page("", string(f.Tool), evil)}, purramcp.CodeNameConflict},
+		{"across_pages", []string{page("p2", string(f.Tool)), page("", evil)}, purramcp.CodeNameConflict},
 		{"lookalikes", []string{page("", strings.ReplaceAll(evil, "remote.search", "Remote.Search"),
 			strings.ReplaceAll(evil, "remote.search", "remote.search\u200b"), strings.ReplaceAll(evil, "remote.search", "remote_search"),
 			strings.ReplaceAll(evil, "remote.search", "remote.search "), strings.ReplaceAll(evil, "remote.search", "remote.s\u0435arch"))},
-			"mcp_binding_missing"},
+			purramcp.CodeBindingMissing},
 	} {
 		t.Run(tc.id, func(t *testing.T) {
 			for _, modern := range modernities {
@@ -369,9 +369,9 @@ func TestThreatT3_ShadowingAndTakeover(t *testing.T) {
 	assert.Equal(t, []string{"remote.other", "remote.search"}, []string{entries[0].RemoteName, entries[1].RemoteName},
 		"T3: local names stay bound to their remote names")
 	_, err = discover()
-	assert.Equal(t, "mcp_binding_missing", purramcp.CodeOf(err), "T3: a tool renamed onto a bound name leaves its own binding missing")
+	assert.Equal(t, purramcp.CodeBindingMissing, purramcp.CodeOf(err), "T3: a tool renamed onto a bound name leaves its own binding missing")
 	_, err = discover()
-	assert.Equal(t, "mcp_name_conflict", purramcp.CodeOf(err), "T3: a tool renamed onto a listed bound name conflicts")
+	assert.Equal(t, purramcp.CodeNameConflict, purramcp.CodeOf(err), "T3: a tool renamed onto a listed bound name conflicts")
 
 	// Cross-server shadowing: a second server whose binding claims a local
 	// name the first already uses cannot join the registry; one that lists
@@ -455,16 +455,16 @@ func TestThreatT5_InvisibleCharactersKeptAndHashed(t *testing.T) {
 	bindings["remote.search\u200b"] = lookalike
 	h := rawHarness(t, &rawServer{pages: []string{page("", string(tool))}})
 	_, err = purramcp.DiscoverTools(t.Context(), h.session, "fixture", bindings, purramcp.DiscoveryOptions{Monitor: h.monitor})
-	assert.Equal(t, "mcp_binding_invalid", purramcp.CodeOf(err), "T5: a remote name with U+200B cannot be bound")
+	assert.Equal(t, purramcp.CodeBindingInvalid, purramcp.CodeOf(err), "T5: a remote name with U+200B cannot be bound")
 	assertPrintableASCII(t, "T5 binding", err)
 	_, err = discoverDefault(t, h, purramcp.Limits{MaxDescriptionBytes: 20})
-	assert.Equal(t, "mcp_catalog_limit_exceeded", purramcp.CodeOf(err))
+	assert.Equal(t, purramcp.CodeCatalogLimitExceeded, purramcp.CodeOf(err))
 	assertPrintableASCII(t, "T5 description limit", err)
 	patterned := withField(t, tool, "inputSchema", map[string]any{"type": "object", "properties": map[string]any{
 		"q": map[string]any{"type": "string", "pattern": hidden}}})
 	h = rawHarness(t, &rawServer{pages: []string{page("", string(patterned))}})
 	_, err = discoverDefault(t, h, purramcp.Limits{})
-	assert.Equal(t, "mcp_schema_unsupported", purramcp.CodeOf(err))
+	assert.Equal(t, purramcp.CodeSchemaUnsupported, purramcp.CodeOf(err))
 	assertPrintableASCII(t, "T5 schema", err)
 }
 
@@ -505,7 +505,7 @@ func TestThreatT7_ParserDifferentials(t *testing.T) {
 		} {
 			res, err := reg.Run(t.Context(), json.RawMessage(args), purramcp.ToolContext{})
 			require.NoError(t, err)
-			assert.Equal(t, "mcp_invalid_arguments", res.ErrorCode, "T7 arguments %q", args)
+			assert.Equal(t, purramcp.CodeInvalidArguments, res.ErrorCode, "T7 arguments %q", args)
 		}
 		_, calls := h.counts()
 		assert.Zero(t, calls, "T7 modern=%v: nothing sent", modern)
@@ -515,7 +515,7 @@ func TestThreatT7_ParserDifferentials(t *testing.T) {
 	unsafe := `{"name":"remote.search","inputSchema":{"type":"object","properties":{"n":{"type":"integer","maximum":9007199254740993}}}}`
 	h := rawHarness(t, &rawServer{pages: []string{page("", unsafe)}})
 	_, err := discoverDefault(t, h, purramcp.Limits{})
-	assert.Equal(t, "mcp_schema_unsupported", purramcp.CodeOf(err), "T7: 2^53+1 decodes to 2^53, beyond the safe range")
+	assert.Equal(t, purramcp.CodeSchemaUnsupported, purramcp.CodeOf(err), "T7: 2^53+1 decodes to 2^53, beyond the safe range")
 	h = rawHarness(t, &rawServer{pages: []string{page("", strings.Replace(unsafe, "9007199254740993", "9007199254740991", 1))}})
 	_, err = discoverDefault(t, h, purramcp.Limits{})
 	assert.NoError(t, err, "T7: 2^53-1 binds")
@@ -523,8 +523,8 @@ func TestThreatT7_ParserDifferentials(t *testing.T) {
 	// Results: the decoded values are what is validated.
 	for _, tc := range []struct{ id, result, want string }{
 		{"structured_last_wins_valid", `{"content":[{"type":"text","text":"a\ud800b"}],"structuredContent":{"count":"x","count":1}}`, ""},
-		{"structured_last_wins_invalid", `{"content":[],"structuredContent":{"count":1,"count":"x"}}`, "mcp_result_invalid"},
-		{"is_error_last_wins_true", `{"content":[],"isError":false,"isError":true,"structuredContent":{"count":1}}`, "mcp_tool_error"},
+		{"structured_last_wins_invalid", `{"content":[],"structuredContent":{"count":1,"count":"x"}}`, purramcp.CodeResultInvalid},
+		{"is_error_last_wins_true", `{"content":[],"isError":false,"isError":true,"structuredContent":{"count":1}}`, purramcp.CodeToolError},
 		{"is_error_last_wins_false", `{"content":[],"isError":true,"isError":false,"structuredContent":{"count":1}}`, ""},
 		{"case_variant_ignored", `{"content":[],"StructuredContent":{"count":1},"structuredContent":{"count":2}}`, ""},
 	} {
@@ -573,7 +573,7 @@ func TestThreatT8_NoSchemaWeakening(t *testing.T) {
 				catalog, err := purramcp.DiscoverTools(t.Context(), h.session, "fixture", otherBinding(),
 					purramcp.DiscoveryOptions{Monitor: h.monitor})
 				assert.Nil(t, catalog, "T8 %s: no partial catalog", tc.id)
-				assert.Equal(t, "mcp_schema_unsupported", purramcp.CodeOf(err), "T8 %s modern=%v", tc.id, modern)
+				assert.Equal(t, purramcp.CodeSchemaUnsupported, purramcp.CodeOf(err), "T8 %s modern=%v", tc.id, modern)
 			}
 		})
 	}
@@ -614,7 +614,7 @@ func TestThreatT9_HintsGrantNothing(t *testing.T) {
 		bindings["remote.search"] = b
 		catalog, err := purramcp.DiscoverTools(t.Context(), h.session, "fixture", bindings, purramcp.DiscoveryOptions{Monitor: h.monitor})
 		assert.Nil(t, catalog)
-		assert.Equal(t, "mcp_binding_invalid", purramcp.CodeOf(err), "T9 policy %+v", policy)
+		assert.Equal(t, purramcp.CodeBindingInvalid, purramcp.CodeOf(err), "T9 policy %+v", policy)
 	}
 	lists, _ := h.counts()
 	assert.Zero(t, lists, "T9: refused before any request")
