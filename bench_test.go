@@ -24,7 +24,7 @@ import (
 	"purra.dev/purramcp/internal/strictjson"
 )
 
-// Adapter paths against their raw go-sdk baselines (style.md B1). Each pair
+// Adapter paths against their raw go-sdk baselines. Each pair
 // shares one in-memory session, set up once per process and never closed:
 // the benchmarks differ only in what runs over that session.
 
@@ -214,7 +214,7 @@ func benchPadding(n int) string {
 	return strings.Repeat(sentence, n/len(sentence)) + strings.Repeat(".", n%len(sentence))
 }
 
-// benchIdentityBytes returns the detached bytes (schema-profile.md A3.5) of
+// benchIdentityBytes returns the detached bytes (its compact JSON size) of
 // the identity value of snap: its JSON form without revisionDigest.
 func benchIdentityBytes(snap purramcp.Snapshot) (int, error) {
 	raw, err := json.Marshal(snap)
@@ -307,7 +307,7 @@ func BenchmarkRawListTools256(b *testing.B) {
 // BenchmarkDiscoverMaxCatalog is BenchmarkDiscover256 at both byte bounds
 // at once: the 32 pages total just under MaxCatalogBytes (1 MiB) and the
 // identity value of the 256 bound entries just under the identity limit
-// (1 MiB of detached bytes, schema-profile.md B1.1), the largest catalog
+// (1 MiB of detached bytes), the largest catalog
 // discovery accepts by default. Descriptions are padded to reach the
 // identity bound; titles, which are listed but not in the snapshot, fill
 // the rest of the catalog bytes.
@@ -345,12 +345,12 @@ func benchMaxCatalogSetup() (benchDiscovery, error) {
 	return d, nil
 }
 
-// benchIdentityLimits are the limits every identity input must fit
-// (schema-profile.md B1.1).
+// benchIdentityLimits are the limits every identity input must fit: depth
+// 64, 65,536 nodes, 1 MiB of detached bytes.
 var benchIdentityLimits = strictjson.Limits{Depth: 64, Nodes: 65536, Bytes: 1 << 20}
 
 // benchCatalogEntry is one entry shaped like an MCP catalog snapshot entry
-// (schema-profile.md B1.3).
+// (the entries of a revisionDigest input).
 func benchCatalogEntry(i int) map[string]any {
 	name := fmt.Sprintf("search_%05d", i)
 	str := func(desc string, maxLength int) map[string]any {
@@ -390,7 +390,7 @@ func benchCatalogEntry(i int) map[string]any {
 }
 
 // benchMeasure returns the node count and detached bytes of a decoded Go
-// value (schema-profile.md A3.4, A3.5).
+// value, counted as the identity limits count them.
 func benchMeasure(v any) (nodes, bytes int) {
 	switch x := v.(type) {
 	case nil, bool:
@@ -581,7 +581,7 @@ func benchResult() map[string]any {
 
 // benchUniqueItems returns n distinct objects that differ only in their
 // last member in byte order, so every pairwise equality walks the whole
-// shared part first (schema-profile.md A8.1).
+// shared part first (uniqueItems compares members in byte order).
 func benchUniqueItems(n int) map[string]any {
 	items := make([]any, n)
 	for i := range items {

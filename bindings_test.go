@@ -72,8 +72,9 @@ func fuzzBindingSpec(text string) (remotes []string, bindings map[string]purramc
 	return remotes, bindings
 }
 
-// Reference rules for bindings, written from adapter.md §3.1–§3.3 apart
-// from discover.go.
+// Reference rules for binding names, written apart from bindings.go: a
+// remote name of 1–128 of [A-Za-z0-9_.-], a local name of an ASCII letter
+// or _ then up to 63 of [A-Za-z0-9_].
 var (
 	fuzzRemoteName = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
 	fuzzLocalName  = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,63}$`)
@@ -150,7 +151,7 @@ func fuzzExpectServer(bindings map[string]purramcp.ToolBinding, policy purramcp.
 
 // FuzzBindings discovers fuzzed bindings (names, local names, titles,
 // policies, flags), server id, limits and schema policy against one fixed
-// go-sdk server per process (adapter.md §3.1–§3.3). The outcome is
+// go-sdk server per process. The outcome is
 // deterministic and independent of map order (the same input twice, from
 // maps filled in opposite orders, gives the same code and digest); a
 // failure before any request is exactly what fuzzExpectBindings says and
@@ -341,7 +342,7 @@ func TestBehaviorA3_BindingsCopied(t *testing.T) {
 }
 
 // TestGap3_BindingValidation covers binding, server id and limit validation
-// before any request (reference-behaviors.md §5.1–5.4, adapter.md §3.1–3.3).
+// before any request: each invalid one fails mcp_binding_invalid.
 func TestGap3_BindingValidation(t *testing.T) {
 	f := loadMCPFixture(t)
 	ok := searchBinding()["remote.search"]

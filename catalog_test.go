@@ -11,7 +11,8 @@ import (
 	"purra.dev/purramcp"
 )
 
-// Snapshot, identity and digest (reference-behaviors.md §G, adapter.md §7).
+// Snapshot, identity and digest: the snapshot's shape, its immutability and
+// a revisionDigest that depends on the catalog, never on order or time.
 
 // otherBinding adds the reference's second binding: remote.other → another,
 // title "Other", concurrencySafe omitted.
@@ -170,7 +171,8 @@ func TestBehaviorG5_RediscoverSameDigest(t *testing.T) {
 	})
 }
 
-// TestBehaviorG6_OrderIndependence (reference-behaviors.md G6).
+// TestBehaviorG6_OrderIndependence: neither the order of the bindings nor
+// the order the server lists its tools in changes the snapshot or digest.
 func TestBehaviorG6_OrderIndependence(t *testing.T) {
 	f := loadMCPFixture(t)
 	other := withField(t, f.Tool, "name", "remote.other")

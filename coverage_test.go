@@ -103,7 +103,7 @@ func TestLandscapeThreatsCovered(t *testing.T) {
 }
 
 // sourceGaps names the behaviours of the reference source that no reference
-// test covers (reference-behaviors.md §5, numbered 1…29) and the tests of
+// test covers (numbered 1…29) and the tests of
 // this package that cover each one under another name. TestGap<N>_<What>
 // tests cover their gap by name; the not-applicable lines below say why a
 // gap has no Go counterpart.
@@ -141,15 +141,15 @@ func TestSourceGapsCovered(t *testing.T) {
 	checkIDs(t, idFamily{Prefix: "TestGap", IDs: ids, File: "coverage_test.go", Covered: sourceGaps})
 }
 
-// Every id of reference-behaviors.md §3 (A1…L2) has exactly one top-level
-// test named TestBehavior<ID>_<What> in this package, or one line below
-// (style.md T1). TestReferenceBehaviorsCovered (coverage_test.go) enforces it.
+// Every reference behaviour id (A1…L2) has exactly one top-level test named
+// TestBehavior<ID>_<What> in this package, or one line below.
+// TestReferenceBehaviorsCovered enforces it.
 //
 // not applicable: Behavior H19 (Py only) Core strict admission runs a batch through CoreToolExecutor, a PurrA core executor that does not exist in Go; the registration side it relies on (ArgumentContract rejecting a wrong type or a duplicate key before any call) is TestRun_Arguments and TestBehaviorH3_NoCoercion.
-// not applicable: Behavior H20 (TS only) Agent parallel dispatch needs the PurrA Agent and a scripted model, which do not exist in Go; ConcurrencySafe only records the host's declaration (adapter.md §8), and TestRun_Concurrent proves 100 concurrent Runs are safe.
-// not applicable: Behavior H21 (Py only) Core parallel execution with ToolExecutionLimits needs CoreToolExecutor, which does not exist in Go; scheduling is the core's, not the adapter's (adapter.md §8).
+// not applicable: Behavior H20 (TS only) Agent parallel dispatch needs the PurrA Agent and a scripted model, which do not exist in Go; ConcurrencySafe only records the host's declaration (the adapter schedules nothing), and TestRun_Concurrent proves 100 concurrent Runs are safe.
+// not applicable: Behavior H21 (Py only) Core parallel execution with ToolExecutionLimits needs CoreToolExecutor, which does not exist in Go; scheduling is the core's, not the adapter's.
 
-// behaviorIDs is every id of reference-behaviors.md §3.
+// behaviorIDs is every reference behaviour id, A1…L2.
 var behaviorIDs = strings.Fields(`
 	A1 A2 A3 A4
 	B1 B2 B3 B4

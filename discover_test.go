@@ -46,7 +46,8 @@ func TestBehaviorA4_AnnotationsGrantNothing(t *testing.T) {
 }
 
 // TestDiscover_CatalogRejects covers the remaining "catalog rejects" cases
-// (reference-behaviors.md §4) and non-object schemas.
+// (a bound tool missing from the catalog, a tool listed twice) and
+// non-object schemas.
 func TestDiscover_CatalogRejects(t *testing.T) {
 	f := loadMCPFixture(t)
 	for _, tc := range []struct {
@@ -72,7 +73,7 @@ func TestDiscover_CatalogRejects(t *testing.T) {
 }
 
 // TestGap6_ToolsUnavailable: a server without the tools capability fails
-// mcp_tools_unavailable before any request (reference-behaviors.md §5.6).
+// mcp_tools_unavailable before any request.
 func TestGap6_ToolsUnavailable(t *testing.T) {
 	for _, modern := range modernities {
 		h := rawHarness(t, &rawServer{modern: modern, noTools: true, pages: []string{toolsPage(t, "")}})
@@ -93,7 +94,7 @@ func TestGap6_ToolsUnavailable(t *testing.T) {
 }
 
 // TestGap5_NotInitialized: a monitor that accepted no protocol version fails
-// mcp_not_initialized before any request (reference-behaviors.md §5.5).
+// mcp_not_initialized before any request.
 func TestGap5_NotInitialized(t *testing.T) {
 	f := loadMCPFixture(t)
 	forEachVersion(t, func(t *testing.T, version string) {
@@ -113,7 +114,7 @@ func TestGap5_NotInitialized(t *testing.T) {
 }
 
 // TestDiscover_TTLCache: under 2026-07-28 go-sdk serves tools/list from its
-// TTL cache, sharing its result with every caller (gosdk-notes §2). A second
+// TTL cache, sharing its result with every caller. A second
 // discovery from the cache gives the same catalog, so the adapter changed
 // nothing it was handed; a list change invalidates the cache and rediscovery
 // asks the server again.
@@ -172,7 +173,7 @@ func TestDiscover_CancelInFlight(t *testing.T) {
 	})
 }
 
-// TestDiscover_InvalidHeaderToolDroppedByGoSDK documents adapter.md §9:
+// TestDiscover_InvalidHeaderToolDroppedByGoSDK documents a go-sdk behaviour:
 // go-sdk silently drops a tool whose input schema carries an invalid
 // x-mcp-header annotation, at every version, so a bound one fails
 // mcp_binding_missing.

@@ -15,8 +15,8 @@ import (
 	"purra.dev/purramcp"
 )
 
-// referenceCodes maps every mcp_* code of adapter.md and dist/index.js to
-// its sentinel (style.md N2).
+// referenceCodes maps every mcp_* code purra-mcp 1.0.0 reports to its
+// sentinel, spelled out: this map pins each code's wire spelling.
 var referenceCodes = map[string]error{
 	"mcp_binding_invalid":        purramcp.ErrBindingInvalid,
 	"mcp_binding_missing":        purramcp.ErrBindingMissing,

@@ -32,7 +32,7 @@ import (
 	"purra.dev/purramcp"
 )
 
-// mcpFixture is testdata/mcp_tools.json, loaded strictly (style.md T2).
+// mcpFixture is testdata/mcp_tools.json, loaded strictly (unknown fields fail).
 type mcpFixture struct {
 	SchemaVersion         int             `json:"schemaVersion"`
 	Tool                  json.RawMessage `json:"tool"`
@@ -43,7 +43,8 @@ type mcpFixture struct {
 	DeclaredDialectTool   json.RawMessage `json:"declaredDialectTool"`
 }
 
-// mcpCallCase is one shared-boundary row (reference-behaviors.md §H).
+// mcpCallCase is one shared-boundary row: a call and the outcome every
+// implementation must reach.
 type mcpCallCase struct {
 	ID        string          `json:"id"`
 	Arguments json.RawMessage `json:"arguments"`
@@ -56,7 +57,7 @@ type mcpCallCase struct {
 	Malformed bool `json:"malformed"`
 }
 
-// mcpSchemaCase is one rejected tool (reference-behaviors.md §F).
+// mcpSchemaCase is one rejected tool and the fault discovery reports.
 type mcpSchemaCase struct {
 	ID        string          `json:"id"`
 	Tool      json.RawMessage `json:"tool"`
@@ -206,7 +207,8 @@ func connectSDK(t testing.TB, server *mcp.Server, version string) (*mcp.ClientSe
 	return cs, monitor
 }
 
-// searchBinding is the reference's default binding (reference-behaviors.md §2).
+// searchBinding is the reference's default binding: remote.search as the
+// read tool search, unscoped, concurrency-safe.
 func searchBinding() map[string]purramcp.ToolBinding {
 	return map[string]purramcp.ToolBinding{"remote.search": {LocalName: "search",
 		Policy: purramcp.ToolPolicy{Mode: "read", Title: "Search"}, Scope: purramcp.Unscoped, ConcurrencySafe: true}}
@@ -395,7 +397,7 @@ func (s *byteServer) counts() (lists, calls int) {
 // rawServer is a scripted JSON-RPC server on the server end of
 // mcp.NewInMemoryTransports, for what a go-sdk server never sends: repeated
 // cursors, duplicate names, malformed results, list changes before a reply,
-// answers that never come, a peer that stops reading (style.md T4). It counts
+// answers that never come, a peer that stops reading. It counts
 // every request it reads, so tests assert what reached the server.
 type rawServer struct {
 	conn mcp.Connection
@@ -763,7 +765,7 @@ var diffNumberClasses = [][]string{
 var diffRunes = []string{"a", "Z", "é", "😀", "\u0301", "日", "\ue000", "\u2028", "\x00", "\"", "\\", "\n"}
 
 // diffNames are property and required names, some of them special in other
-// languages or in JSON Schema, all plain data here (A3.7, A4.2).
+// languages or in JSON Schema, all plain data here.
 var diffNames = []string{"a", "b", "v", "é", "😀", "10", "2", "__proto__", "toString", "$ref", ""}
 
 var diffTypeNames = []string{"array", "boolean", "integer", "null", "number", "object", "string"}
@@ -855,7 +857,7 @@ func (g *diffGen) value(depth int) any {
 }
 
 // respell returns a copy of v with every number in another spelling of the
-// same value, so equality must be numeric (A7.4).
+// same value, so equality must be numeric (1 equals 1.0).
 func (g *diffGen) respell(v any) any {
 	switch x := v.(type) {
 	case json.Number:
@@ -1301,8 +1303,8 @@ func fuzzLimit(v uint32, max int) int {
 	return 1 + int(v%uint32(max))
 }
 
-// fuzzCheckError checks the closed error surface of discovery (style.md E1,
-// E2): nil catalog, an *Error with a code in codes and fixed text.
+// fuzzCheckError checks the closed error surface of discovery: nil
+// catalog, an *Error with a code in codes and fixed text.
 func fuzzCheckError(t *testing.T, catalog *purramcp.Catalog, err error, codes []string, what string) string {
 	require.Nil(t, catalog, "%s failed but returned a catalog", what)
 	var e *purramcp.Error
@@ -1361,7 +1363,7 @@ func discoverDefault(t testing.TB, h sessionHarness, limits purramcp.Limits) (*p
 // server/discover (2026-07-28).
 var modernities = []bool{false, true}
 
-// catalogLimitCase runs one §E row: pages [tool + "next", other] under
+// catalogLimitCase runs one catalog-limit case: pages [tool + "next", other] under
 // limits fail mcp_catalog_limit_exceeded after wantLists requests.
 func catalogLimitCase(t *testing.T, id string, limits purramcp.Limits, wantLists int) {
 	f := loadMCPFixture(t)

@@ -45,7 +45,8 @@ type identityEntry struct {
 	concurrencySafe                   bool
 }
 
-// catalogIdentity builds the revisionDigest input of schema-profile.md B1.3.
+// catalogIdentity builds a revisionDigest input: schemaVersion, serverId,
+// protocolVersion and the entries, sorted by local name.
 func catalogIdentity(serverID, protocol string, entries ...identityEntry) map[string]any {
 	list := make([]any, len(entries))
 	for i, e := range entries {
@@ -64,7 +65,7 @@ func catalogIdentity(serverID, protocol string, entries ...identityEntry) map[st
 }
 
 // TestIdentityC4_CatalogDigests checks the fixture revisionDigest and every
-// catalog digest reference-behaviors.md §4 derives.
+// catalog digest derived from it (other bindings, versions, server ids).
 func TestIdentityC4_CatalogDigests(t *testing.T) {
 	tool, declared, fixtureDigest := loadFixtureTools(t)
 	search := identityEntry{remote: "remote.search", local: "search", description: tool.Description,
@@ -110,7 +111,9 @@ func TestIdentityC4_CatalogDigests(t *testing.T) {
 	}
 }
 
-// TestIdentityB1_Domain covers the value domain and the limits of B1.1.
+// TestIdentityB1_Domain covers the identity value domain (JSON values,
+// safe numbers, well-formed strings, no cycles) and its limits (depth 64,
+// 65,536 nodes, 1 MiB of detached bytes).
 func TestIdentityB1_Domain(t *testing.T) {
 	self := map[string]any{}
 	self["self"] = self
@@ -240,7 +243,7 @@ func FuzzIdentityDigest(f *testing.F) {
 
 // fuzzReferenceDigest is a second, deliberately plain implementation of
 // purra.json-identity/v1 over encoding/json values: keys sorted as code
-// point sequences (B3), numbers as binary64 bits with −0 as +0 (B2.2).
+// point sequences, numbers as binary64 bits with −0 as +0.
 func fuzzReferenceDigest(v any) string {
 	h := sha256.New()
 	h.Write([]byte("purra.json-identity/v1\n"))

@@ -52,8 +52,8 @@ func TestInspect_FixtureCatalogVerdicts(t *testing.T) {
 				assert.Empty(t, r.Code+r.Schema+r.Path+r.Keyword, "%s has no reason", name)
 				assert.Equal(t, 16, r.DescriptionBytes)
 			}
-			assert.Equal(t, 187, byName["remote.search"].InputSchemaBytes, "reference-behaviors §1: 187 bytes compact")
-			assert.Equal(t, 109, byName["remote.search"].OutputSchemaBytes, "reference-behaviors §1: 109 bytes compact")
+			assert.Equal(t, 187, byName["remote.search"].InputSchemaBytes, "the fixture input schema is 187 bytes compact")
+			assert.Equal(t, 109, byName["remote.search"].OutputSchemaBytes, "the fixture output schema is 109 bytes compact")
 			for id, want := range inspectVerdicts {
 				r := byName["case."+id]
 				assert.False(t, r.Bindable, id)

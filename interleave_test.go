@@ -24,7 +24,7 @@ import (
 	"purra.dev/purramcp/internal/strictjson"
 )
 
-// The interleaved measurement of issue 14: one process, each round runs the
+// The interleaved measurement: one process, each round runs the
 // adapter path and its raw go-sdk baseline k times each, in alternating
 // order, and the figure is the median of the per-round time ratios with its
 // interquartile range. Alternating keeps both sides of a pair under the same
@@ -212,7 +212,7 @@ func quantile(xs []float64, q float64) float64 {
 
 func median(xs []float64) float64 { return quantile(xs, 0.5) }
 
-// TestInterleaved runs every pair of issue 14 and logs one line per pair:
+// TestInterleaved runs every pair and logs one line per pair:
 // median ratio, IQR, rounds, median ns/op and allocations/op of both sides.
 func TestInterleaved(t *testing.T) {
 	if os.Getenv("PURRAMCP_INTERLEAVE") == "" {
@@ -254,8 +254,8 @@ type interleaveWorkload struct {
 	build func(*testing.T) interleavePair
 }
 
-// interleaveWorkloads are the pairs TestInterleaved measures, issue 14's
-// own first, then the real-catalog ones below.
+// interleaveWorkloads are the pairs TestInterleaved measures: the
+// fixture pairs first, then the real-catalog ones below.
 func interleaveWorkloads() []interleaveWorkload {
 	return []interleaveWorkload{
 		{"Run/CallTool 2025-11-25", func(t *testing.T) interleavePair {
@@ -525,7 +525,7 @@ func interleaveFirstUniqueDiscoveryPair(t *testing.T) interleavePair {
 	return interleaveFirstDiscoveryOf(t, benchWorkload(uniqueLeavesCatalog()))
 }
 
-// Workloads of the interleaved harness beyond issue 14's own, so that its
+// Workloads of the interleaved harness beyond the fixture pairs, so that its
 // figures are not one catalog's and one result's: the tools of the captured
 // real-server catalogs (testdata/catalogs), a tool without an output schema
 // whose result is text only, and arguments near the input schema's bounds.

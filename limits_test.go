@@ -26,7 +26,7 @@ func TestLimits_Defaults(t *testing.T) {
 }
 
 // TestGap1_LimitRanges: each field 0, 1..default; Timeout 1ms..5m; anything
-// else fails mcp_binding_invalid (reference-behaviors.md §5.1).
+// else fails mcp_binding_invalid.
 func TestGap1_LimitRanges(t *testing.T) {
 	d := purramcp.DefaultLimits()
 	fields := map[string]func(*purramcp.Limits) *int{
@@ -122,7 +122,7 @@ func TestBehaviorB4_SchemaBytes60(t *testing.T) {
 	})
 }
 
-// Memory under load (issue "Prove it under load and attack", item 4): a
+// Memory under load: a
 // catalog and 1,000 sequential Runs over a real go-sdk session keep the heap
 // bounded. HeapAlloc is read after runtime.GC(), so the figures are live
 // heap: the catalog, both ends of the in-memory session and the test's own
@@ -205,8 +205,8 @@ func TestMemory_BoundedHeap(t *testing.T) {
 		}
 		// 256 tools of ~3.9 KiB each, all bound: the page is 1,010,578 bytes,
 		// 96% of MaxCatalogBytes. It cannot come closer with every tool
-		// bound: the revisionDigest's own budget (1 MiB of detached bytes,
-		// schema-profile.md B1.1) also counts each entry's localName, policy
+		// bound: the revisionDigest's own budget (1 MiB of detached bytes)
+		// also counts each entry's localName, policy
 		// and concurrencySafe, and is reached first (memoryPadOverDigest).
 		memoryCase(t, purramcp.DefaultLimits().MaxTools, memoryPad)
 	})

@@ -231,7 +231,7 @@ func TestBehaviorK1_ListChangedMakesStale(t *testing.T) {
 
 // TestBehaviorK2_ListChangedDuringList: the server sends list_changed before
 // its tools/list reply. go-sdk does not order the notification against the
-// reply (adapter.md §9), so each discovery either fails mcp_catalog_stale or
+// reply, so each discovery either fails mcp_catalog_stale or
 // returns a catalog that is stale once the bubble settles; the test accepts
 // both and requires that the catalog ends up stale.
 func TestBehaviorK2_ListChangedDuringList(t *testing.T) {
@@ -295,7 +295,7 @@ func TestBehaviorK3_StaleWhileCallInFlight(t *testing.T) {
 	}
 }
 
-// TestGap17_ProtocolConflict (reference-behaviors.md §5.17): a second,
+// TestGap17_ProtocolConflict: a second,
 // different version fails mcp_protocol_conflict and closes the monitor; a
 // monitor whose version differs from the session's fails discovery with
 // mcp_protocol_conflict; a monitor attached to another session is refused.
@@ -436,7 +436,7 @@ func TestMonitor_LegacyEndToEnd(t *testing.T) {
 	}
 }
 
-// Streamable HTTP (gosdk-notes §7): a go-sdk server behind
+// Streamable HTTP: a go-sdk server behind
 // mcp.NewStreamableHTTPHandler on httptest, a client on
 // mcp.StreamableClientTransport. Stateful sessions negotiate 2025-11-25 and
 // get list changes on the standalone SSE stream; stateless ones negotiate
@@ -541,7 +541,7 @@ func TestHTTP_Stateless(t *testing.T) {
 // TestHTTP_ServerGone: over stateless HTTP a dead server surfaces as go-sdk's
 // -32005 "rejected by transport", which the adapter reports as
 // mcp_transport_error for discovery and Run alike, never with remote text.
-// go-sdk does not end the session then (gosdk-notes §7), so the monitor
+// go-sdk does not end an HTTP session when a request fails, so the monitor
 // stays open and every call tries again.
 func TestHTTP_ServerGone(t *testing.T) {
 	f := loadMCPFixture(t)
@@ -572,8 +572,7 @@ func TestHTTP_ServerGone(t *testing.T) {
 }
 
 // A real child process over stdio: testdata/stdioserver is a go-sdk server on
-// mcp.StdioTransport, launched with mcp.CommandTransport (reference-behaviors.md
-// §L, gosdk-notes §7).
+// mcp.StdioTransport, launched with mcp.CommandTransport.
 
 // buildStdioServer returns testdata/stdioserver built with the go command of
 // the running toolchain, once per test binary, into the package's temporary

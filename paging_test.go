@@ -18,7 +18,8 @@ import (
 )
 
 // fuzzPageCodes are the codes discovery may report against a server that
-// answers every tools/list with a result (adapter.md §3.5–§3.8, §5).
+// answers every tools/list with a result: the paging, catalog-limit, name
+// and schema codes, never a transport or timeout one.
 var fuzzPageCodes = []string{purramcp.CodeBindingMissing, purramcp.CodeCatalogLimitExceeded, purramcp.CodeNameConflict,
 	purramcp.CodePaginationInvalid, purramcp.CodeResultInvalid, purramcp.CodeSchemaUnsupported, purramcp.CodeToolUnsupported}
 
@@ -59,7 +60,7 @@ func fuzzPageSeeds(t testing.TB, fx mcpFixture) []string {
 // FuzzDiscoverPage serves fuzzed tools/list pages (tools, cursors and page
 // count, separated by NUL) from the raw scripted server and discovers
 // remote.search, and remote.other when other is set, under fuzzed MaxPages
-// and MaxCatalogBytes (adapter.md §3.5–§3.8). Discovery returns within its
+// and MaxCatalogBytes. Discovery returns within its
 // bounds, never sends more than MaxPages tools/list and no tools/call, and
 // returns either a catalog that fuzzCheckCatalog accepts, read from pages
 // that fit MaxCatalogBytes and ending on a page without a cursor, or a
@@ -225,10 +226,10 @@ func TestDiscover_CursorCycle(t *testing.T) {
 	}
 }
 
-// TestGap7_EmptyCursor (reference-behaviors.md §5.7): purra-mcp rejects a
+// TestGap7_EmptyCursor: purra-mcp rejects a
 // present but empty nextCursor. go-sdk decodes "nextCursor":"" and an absent
 // nextCursor to the same empty string, so the adapter cannot tell them apart:
-// paging ends and discovery succeeds on that page (adapter.md §3.6, §9).
+// paging ends and discovery succeeds on that page.
 func TestGap7_EmptyCursor(t *testing.T) {
 	f := loadMCPFixture(t)
 	page := `{"tools":[` + string(f.Tool) + `],"nextCursor":""}`

@@ -10,7 +10,8 @@ import (
 	"purra.dev/purramcp"
 )
 
-// Remote schemas (reference-behaviors.md §F, adapter.md §5).
+// Remote schemas: which listed schemas compile into contracts under each
+// policy, and the fault a rejected one reports.
 
 const dialect202012 = "https://json-schema.org/draft/2020-12/schema"
 
@@ -75,14 +76,14 @@ func TestBehaviorF3_TextOnlyTool(t *testing.T) {
 	assert.Nil(t, decodeObject(t, b)["outputSchema"])
 }
 
-// Installed smoke schemas (reference-behaviors.md F4, F5, L1).
+// Installed smoke schemas: the count and write tools of the reference's
+// smoke servers.
 const (
 	smokeCountTool = `{"name":"count","inputSchema":{"type":"object","properties":{},"additionalProperties":false},` +
 		`"outputSchema":{"type":"object","properties":{"count":{"type":"integer"}},"required":["count"],"additionalProperties":false}}`
 	smokeWriteTool = `{"name":"write","inputSchema":{"type":"object","properties":{"value":{"type":"integer"}},"required":["value"],"additionalProperties":false},` +
 		`"outputSchema":{"type":"object","properties":{"written":{"type":"boolean"}},"required":["written"],"additionalProperties":false}}`
-	// smokeDigest is the installed smoke snapshot's digest at 2025-11-25
-	// (reference-behaviors.md §4).
+	// smokeDigest is the installed smoke snapshot's digest at 2025-11-25.
 	smokeDigest = "2f3abeae2653d364f7f1b3d3ea4c4bd5e55f64f50db3e7a128ae638adefbeea3"
 )
 

@@ -18,10 +18,12 @@ import (
 	"purra.dev/purramcp/internal/jssize"
 )
 
-// Result conversion (reference-behaviors.md §H, adapter.md §6).
+// Result conversion: a tools/call result becomes an envelope or a code,
+// checked in order (isError, block count, result size, content, structured
+// output).
 
 // sharedRow runs the mcp_tools.json case id through discovery and Run at
-// both negotiated versions (reference-behaviors.md §H, one test per row).
+// both negotiated versions (one test per row).
 func sharedRow(t *testing.T, id string) {
 	f := loadMCPFixture(t)
 	var tc *mcpCallCase
@@ -170,7 +172,7 @@ func TestBehaviorH15_TextNeverPromoted(t *testing.T) {
 	})
 }
 
-// TestGap14_StructuredWithoutOutputSchema (reference-behaviors.md §5.14):
+// TestGap14_StructuredWithoutOutputSchema:
 // without an output schema, structuredContent passes through unvalidated when
 // it is an object within the limits; anything else fails mcp_result_invalid
 // (too large: mcp_result_too_large).
@@ -442,13 +444,13 @@ func TestValidateWithMember_MatchesSnapshotPath(t *testing.T) {
 	require.Greater(t, failed, 500)
 }
 
-// Fuzz targets for the MCP boundary (style.md T7): result conversion here,
-// discovery pages and bindings in fuzz_discover_test.go. Each iteration
+// Fuzz targets for the MCP boundary: result conversion here, discovery
+// pages in paging_test.go and bindings in bindings_test.go. Each iteration
 // connects its own in-memory session, closed at the iteration's cleanup,
 // and checks that no goroutine outlives it.
 
 // fuzzResultCodes are the codes Run may report for a result the server
-// answered: conversion failures and an undecodable result (adapter.md §6).
+// answered: conversion failures and an undecodable result.
 var fuzzResultCodes = []string{purramcp.CodeResultInvalid, purramcp.CodeResultTooLarge, purramcp.CodeResultUnsupported,
 	purramcp.CodeToolError}
 
@@ -502,9 +504,9 @@ func fuzzResultSeeds(t testing.TB, fx mcpFixture) []fuzzResultSeed {
 // FuzzConvertResult serves fuzzed tools/call result JSON from the raw
 // scripted server for a tool whose output schema is chosen from the fixture
 // or, when it compiles, is fuzzed schema text, under fuzzed MaxResultBytes
-// and MaxContentBlocks (adapter.md §6). Run sends exactly one tools/call and
+// and MaxContentBlocks. Run sends exactly one tools/call and
 // never returns an error; a failure is a known result code with the empty
-// envelope, predicted where the order of §6 decides it (isError, then the
+// envelope, predicted where the order of the checks decides it (isError, then the
 // block count, then the result size, counted independently from the
 // go-sdk decoding); a success has the text blocks in order and structured
 // content that passes the output contract, and fits both limits. The
@@ -566,7 +568,7 @@ func FuzzConvertResult(f *testing.F) {
 		require.Equal(t, "not_started", res.EffectState, "result %q", result)
 		lists, calls := h.counts()
 		if _, err := fuzzInputContract(t, fx, limits).Parse(string(fuzzArguments)); err != nil {
-			// MaxResultBytes also bounds arguments (adapter.md §4.2).
+			// MaxResultBytes also bounds the argument text.
 			require.Equal(t, [2]int{1, 0}, [2]int{lists, calls}, "tools/list and tools/call requests")
 			require.Equal(t, purramcp.CodeInvalidArguments, res.ErrorCode, "MaxResultBytes %d", limits.MaxResultBytes)
 			return

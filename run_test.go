@@ -158,7 +158,7 @@ func TestRun_Arguments(t *testing.T) {
 	assert.Equal(t, `{}`, string(h2.lastArguments()))
 }
 
-// TestRun_Concurrent: 100 concurrent runs on one registration (style.md C7).
+// TestRun_Concurrent: 100 concurrent runs on one registration.
 func TestRun_Concurrent(t *testing.T) {
 	f := loadMCPFixture(t)
 	h := sdkHarness(t, newSDKServer(t, nil, f.Tool), "")
@@ -216,7 +216,8 @@ func (timeoutNetError) Error() string   { return "i/o timeout" }
 func (timeoutNetError) Timeout() bool   { return true }
 func (timeoutNetError) Temporary() bool { return false }
 
-// TestRun_MapCallError has one row per line of the adapter.md §4 mapping.
+// TestRun_MapCallError has one row per kind of call failure and the code
+// it maps to (timeout, cancel, closed connection, transport, RPC error).
 func TestRun_MapCallError(t *testing.T) {
 	live := context.Background()
 	canceled, cancel := context.WithCancel(live)
@@ -254,7 +255,7 @@ func TestRun_MapCallError(t *testing.T) {
 	}
 }
 
-// TestGap11_ScopeDecisions (reference-behaviors.md §5.11, adapter.md §4.3):
+// TestGap11_ScopeDecisions:
 // the scope sees the validated arguments; nil allows, a Deny error (wrapped
 // or not, whatever its reason) denies without a call, an *Error becomes the
 // result code, ErrCanceled and a ctx ended by the scope cancel, and any other
@@ -330,7 +331,7 @@ func effectQuery(args json.RawMessage) string {
 	return a.Q
 }
 
-// TestGap15_EffectStateNotStarted (reference-behaviors.md §5.15): every Run
+// TestGap15_EffectStateNotStarted: every Run
 // result, success or any failure code, has effectState "not_started". The
 // two error returns (ErrCanceled and a host scope failure) carry the zero
 // ToolResult: purra-mcp throws there and returns no result at all. Runs in a
@@ -410,7 +411,7 @@ func TestGap15_EffectStateNotStarted(t *testing.T) {
 }
 
 // TestRun_ArgumentBytes: argument text is bounded by MaxResultBytes, the
-// input contract's output limit (adapter.md §4.2); nothing is sent.
+// input contract's output limit; nothing is sent.
 func TestRun_ArgumentBytes(t *testing.T) {
 	f := loadMCPFixture(t)
 	h := sdkHarness(t, newSDKServer(t, nil, f.Tool), "")
@@ -460,8 +461,8 @@ func TestRun_ScopeTypedNilErrorDenies(t *testing.T) {
 	assert.Zero(t, calls, "nothing sent")
 }
 
-// In-flight errors, cancellation and timeouts (reference-behaviors.md §I,
-// §J, adapter.md §4.5–4.6). Timeouts run in synctest bubbles (style.md T5).
+// In-flight errors, cancellation and timeouts. Timeouts run in synctest
+// bubbles, so they take no wall-clock time.
 
 // gatedServer answers tools/call only when its gate opens or the call's ctx
 // ends (the reference's gate; go-sdk cancels a handler's ctx when the client

@@ -33,8 +33,8 @@ func TestContractError_NilTargetMatchesNothing(t *testing.T) {
 	assert.True(t, errors.Is(err, &purramcp.ContractError{Code: purramcp.CodeSchemaInvalid}), "a real target still matches")
 }
 
-// This file is a second opinion on schema-profile.md A7: random schemas
-// inside purra.output-schema/v1 and random values are checked by the
+// The differential tests below are a second opinion on validation: random
+// schemas inside purra.output-schema/v1 and random values are checked by the
 // profile engine and by github.com/santhosh-tekuri/jsonschema/v6 (draft
 // 2020-12), which must agree on accept or reject. What only the profile
 // checks (work budget, lone surrogates, unsafe integers, resource limits)
@@ -536,8 +536,8 @@ func contractLimits(t testing.TB, m map[string]int) purramcp.ContractLimits {
 	return l
 }
 
-// derivedDetails are the keyword and path schema-profile.md C1.5 derives
-// for every failing case.
+// derivedDetails are the keyword and path the profile reports for every
+// failing case.
 var derivedDetails = map[string][2]string{
 	"fenced": {"document", "$"}, "prefix": {"document", "$"}, "suffix": {"document", "$"},
 	"two_documents": {"document", "$"}, "duplicate": {"document", "$"},
@@ -665,7 +665,7 @@ func fuzzSchemaValueSeeds(t testing.TB) [][2]string {
 	return seeds
 }
 
-// fuzzKeywords are the keywords a schema mismatch may name (A9.2).
+// fuzzKeywords are the keywords a schema mismatch may name.
 var fuzzKeywords = []string{"additionalProperties", "anyOf", "const", "enum", "maxItems", "maxLength",
 	"maximum", "minItems", "minLength", "minimum", "oneOf", "required", "type", "uniqueItems"}
 
@@ -693,13 +693,13 @@ func fuzzCheckParseError(t *testing.T, err error, text string) *purramcp.Contrac
 }
 
 // FuzzValidate builds a contract from fuzzed schema text and parses fuzzed
-// value text with it (A1, A6–A9). A rejected schema is schema_invalid and
+// value text with it. A rejected schema is schema_invalid and
 // no contract; a built contract's schema digest is the identity digest of
 // the schema text. Parse is deterministic; on error it returns a nil map
 // and a closed-surface error that ValidateValue of the same raw text
 // repeats (up to the raw length check only Parse makes); on success ValidateValue of the result and a re-parse of its
 // JSON encoding return an equal map, which also equals the encoding/json
-// decoding of the text (C1.3 step 5).
+// decoding of the text.
 func FuzzValidate(f *testing.F) {
 	seeds := fuzzSchemaValueSeeds(f)
 	require.Len(f, seeds, 62+2*14+6, "seed count")
@@ -728,7 +728,7 @@ func FuzzValidate(f *testing.F) {
 			ce := fuzzCheckParseError(t, err, valueText)
 			require.Equal(t, err, errAgain, "Parse(%q) is not deterministic", valueText)
 			if len(valueText) > 1<<20 {
-				return // only Parse checks the raw text length (A6.2)
+				return // only Parse checks the raw text length
 			}
 			_, viaValue := c.ValidateValue(json.RawMessage(valueText))
 			want := *ce
@@ -765,8 +765,8 @@ func fuzzCheckAccepted(t *testing.T, c *purramcp.Contract, text string, got map[
 	require.Equal(t, got, reparsed, "re-encoding %q of %q", buf.String(), text)
 }
 
-// TestIdentityA10_ContractExamples checks the derived examples of
-// schema-profile.md A10.5.
+// TestIdentityA10_ContractExamples checks the contract identity digests
+// of derived example schemas.
 func TestIdentityA10_ContractExamples(t *testing.T) {
 	cases := []struct {
 		id, mode, schema, schemaDigest, contractDigest string
@@ -828,7 +828,7 @@ func TestProfileA9_NewContractErrorType(t *testing.T) {
 }
 
 // TestContractLimits_ZeroDefaultRange: the contract limits follow the same
-// rule as Limits through one resolver: zero takes the A2.1 default, 1
+// rule as Limits through one resolver: zero takes the default, 1
 // through the default is kept, 0 − 1 and default + 1 fail CodeSchemaInvalid.
 func TestContractLimits_ZeroDefaultRange(t *testing.T) {
 	newContract := func(l purramcp.ContractLimits) (*purramcp.Contract, error) {

@@ -23,7 +23,7 @@ import (
 	"purra.dev/purramcp"
 )
 
-// Hostile and wedged peers against the bounding layer (landscape.md T6,
+// Hostile and wedged peers against the bounding layer (T6,
 // T11): the subtests of TestThreatT6_FloodsHitLimits and
 // TestThreatT11_HangsEndAtTimeout defined here.
 

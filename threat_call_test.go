@@ -23,7 +23,7 @@ import (
 	"purra.dev/purramcp"
 )
 
-// Threats met on calls and sessions (landscape.md §d): T4, T10–T14, T16,
+// Threats met on calls and sessions: T4, T10–T14, T16,
 // T17. The list of ids and the not-applicable lines are in threat_test.go.
 
 // jsonString encodes s as a JSON string.

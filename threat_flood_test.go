@@ -13,7 +13,7 @@ import (
 	"purra.dev/purramcp"
 )
 
-// Discovery and result floods (landscape.md T6). Payloads are sized just
+// Discovery and result floods (T6). Payloads are sized just
 // over the limit they meet, so the suite stays fast.
 
 // sdkMaxDepth is go-sdk's JSON nesting cap for a whole message
@@ -175,7 +175,7 @@ func threatHugeDescription(t *testing.T) {
 // threatDigestBudget: 256 bound tools whose tools/list page (1,015,698
 // bytes) is under MaxCatalogBytes still fail mcp_catalog_limit_exceeded,
 // because the revisionDigest's input is bounded too (1 MiB of detached
-// bytes, schema-profile.md B1.1) and the snapshot adds each binding's
+// bytes) and the snapshot adds each binding's
 // localName, policy and concurrencySafe; 10 bytes less padding per field
 // binds (TestMemory_BoundedHeap).
 func threatDigestBudget(t *testing.T) {

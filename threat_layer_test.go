@@ -172,8 +172,8 @@ func textTool(t *testing.T) string {
 	return string(withField(t, loadMCPFixture(t).Tool, "outputSchema", nil))
 }
 
-// threatBoundingLayerEveryPath (T6): the hostile answers of issue 22's
-// review, over streamable HTTP, io and in memory, each rejected before
+// threatBoundingLayerEveryPath (T6): hostile answers (oversized, malformed,
+// unanswered), over streamable HTTP, io and in memory, each rejected before
 // go-sdk decodes it.
 func threatBoundingLayerEveryPath(t *testing.T) {
 	t.Run("sse_data_line_longer_than_the_read_buffer", threatSSELongLine)

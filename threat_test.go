@@ -17,7 +17,7 @@ import (
 	"purra.dev/purramcp"
 )
 
-// Threat tests (landscape.md §d, style.md T1): every threat T1…T18 has
+// Threat tests: every threat T1…T18 has
 // exactly one top-level TestThreat<T#>_<What> in this package or one line
 // below, which TestLandscapeThreatsCovered enforces. Tool definitions and
 // catalogs are tested here, floods (T6) in threat_flood_test.go, calls and

@@ -15,7 +15,7 @@ func TestBehaviorE4_MaxDescriptionBytes(t *testing.T) {
 	catalogLimitCase(t, "E4", purramcp.Limits{MaxDescriptionBytes: 1}, 1)
 }
 
-// TestDiscover_RequiredTaskDroppedByGoSDK documents adapter.md §9: purra-mcp
+// TestDiscover_RequiredTaskDroppedByGoSDK documents a go-sdk behaviour: purra-mcp
 // rejects a bound tool with execution.taskSupport "required"
 // (mcp_tool_unsupported), but go-sdk v1.8.0 drops the execution field while
 // decoding, so the adapter never sees it and the tool binds as the fixture.
