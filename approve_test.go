@@ -13,17 +13,6 @@ import (
 	"purra.dev/purramcp"
 )
 
-// listChanged is the notification the monitor counts.
-const listChanged = "notifications/tools/list_changed"
-
-// approving discovers the default binding with opts completed by the
-// harness's monitor.
-func approving(t testing.TB, ctx context.Context, h sessionHarness, opts purramcp.DiscoveryOptions) (*purramcp.Catalog, error) {
-	t.Helper()
-	opts.Monitor = h.monitor
-	return purramcp.DiscoverTools(ctx, h.session, "fixture", searchBinding(), opts)
-}
-
 // TestApprove_PinnedDigest: the approver runs once, after discovery, with a
 // deep copy of the finished snapshot; a pin of the fixture digest binds it
 // and the catalog is the one without an approver.

@@ -80,15 +80,6 @@ var (
 	fuzzLocalName  = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,63}$`)
 )
 
-// fuzzTrimJS is JavaScript's String.prototype.trim: ECMA-262 WhiteSpace
-// (Zs, tab, VT, FF, ZWNBSP) and LineTerminator (LF, CR, LS, PS).
-func fuzzTrimJS(s string) string {
-	return strings.TrimFunc(s, func(r rune) bool {
-		return strings.ContainsRune("\t\n\v\f\r \u00a0\u1680\u2028\u2029\u202f\u205f\u3000\ufeff", r) ||
-			(r >= 0x2000 && r <= 0x200a)
-	})
-}
-
 // fuzzExpectBindings returns the code discovery must fail with before any
 // request, or "" when bindings, server id and limits are all valid.
 func fuzzExpectBindings(bindings map[string]purramcp.ToolBinding, serverID string, l purramcp.Limits) string {

@@ -14,15 +14,6 @@ import (
 // Snapshot, identity and digest: the snapshot's shape, its immutability and
 // a revisionDigest that depends on the catalog, never on order or time.
 
-// otherBinding adds the reference's second binding: remote.other → another,
-// title "Other", concurrencySafe omitted.
-func otherBinding() map[string]purramcp.ToolBinding {
-	bindings := searchBinding()
-	bindings["remote.other"] = purramcp.ToolBinding{LocalName: "another",
-		Policy: purramcp.ToolPolicy{Mode: "read", Title: "Other"}, Scope: purramcp.Unscoped}
-	return bindings
-}
-
 // TestBehaviorG1_SnapshotShape: schemaVersion, serverId, protocolVersion,
 // revisionDigest and entries (sorted by localName) with the exact entry
 // fields; the digest is that of the snapshot minus revisionDigest.

@@ -13,6 +13,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
 	"strconv"
@@ -1639,3 +1640,130 @@ func TestMain(m *testing.M) {
 	_ = os.RemoveAll(dir)
 	os.Exit(code)
 }
+
+// listChanged is the notification the monitor counts.
+const listChanged = "notifications/tools/list_changed"
+
+// approving discovers the default binding with opts completed by the
+// harness's monitor.
+func approving(t testing.TB, ctx context.Context, h sessionHarness, opts purramcp.DiscoveryOptions) (*purramcp.Catalog, error) {
+	t.Helper()
+	opts.Monitor = h.monitor
+	return purramcp.DiscoverTools(ctx, h.session, "fixture", searchBinding(), opts)
+}
+
+var argsA = json.RawMessage(`{"q":"a"}`)
+
+// discoverWith discovers the fixture tool with bindings edited by edit.
+func discoverWith(t testing.TB, h sessionHarness, limits purramcp.Limits, edit func(*purramcp.ToolBinding)) purramcp.ToolDefinition {
+	t.Helper()
+	bindings := searchBinding()
+	b := bindings["remote.search"]
+	if edit != nil {
+		edit(&b)
+	}
+	bindings["remote.search"] = b
+	catalog, err := purramcp.DiscoverTools(t.Context(), h.session, "fixture", bindings,
+		purramcp.DiscoveryOptions{Monitor: h.monitor, Limits: limits})
+	require.NoError(t, err)
+	return catalog.Registrations()[0]
+}
+
+// ran is what one Run returned and when.
+type ran struct {
+	res     purramcp.ToolResult
+	err     error
+	elapsed time.Duration
+}
+
+// runAsync starts reg.Run in a goroutine.
+func runAsync(ctx context.Context, reg purramcp.ToolDefinition) <-chan ran {
+	done := make(chan ran, 1)
+	start := time.Now()
+	go func() {
+		res, err := reg.Run(ctx, argsA, purramcp.ToolContext{})
+		done <- ran{res, err, time.Since(start)}
+	}()
+	return done
+}
+
+// otherBinding adds the reference's second binding: remote.other → another,
+// title "Other", concurrencySafe omitted.
+func otherBinding() map[string]purramcp.ToolBinding {
+	bindings := searchBinding()
+	bindings["remote.other"] = purramcp.ToolBinding{LocalName: "another",
+		Policy: purramcp.ToolPolicy{Mode: "read", Title: "Other"}, Scope: purramcp.Unscoped}
+	return bindings
+}
+
+// page is a one-page tools/list result from raw tool JSON texts, sent byte
+// for byte (toolsPage re-encodes).
+func page(nextCursor string, tools ...string) string {
+	p := `{"tools":[` + strings.Join(tools, ",") + `]`
+	if nextCursor != "" {
+		p += `,"nextCursor":` + fmt.Sprintf("%q", nextCursor)
+	}
+	return p + `}`
+}
+
+// otherTool is a second bound tool with a schema unlike the fixture's.
+const otherTool = `{"name":"remote.other","description":"Delete a document","inputSchema":{"type":"object",` +
+	`"properties":{"id":{"type":"string"}},"required":["id"],"additionalProperties":false}}`
+
+// Installed smoke schemas: the count and write tools of the reference's
+// smoke servers.
+const (
+	smokeCountTool = `{"name":"count","inputSchema":{"type":"object","properties":{},"additionalProperties":false},` +
+		`"outputSchema":{"type":"object","properties":{"count":{"type":"integer"}},"required":["count"],"additionalProperties":false}}`
+	smokeWriteTool = `{"name":"write","inputSchema":{"type":"object","properties":{"value":{"type":"integer"}},"required":["value"],"additionalProperties":false},` +
+		`"outputSchema":{"type":"object","properties":{"written":{"type":"boolean"}},"required":["written"],"additionalProperties":false}}`
+	// smokeDigest is the installed smoke snapshot's digest at 2025-11-25.
+	smokeDigest = "2f3abeae2653d364f7f1b3d3ea4c4bd5e55f64f50db3e7a128ae638adefbeea3"
+)
+
+// countBinding is the installed smoke binding: count → count, title "Count".
+func countBinding(remote string) map[string]purramcp.ToolBinding {
+	return map[string]purramcp.ToolBinding{remote: {LocalName: "count",
+		Policy: purramcp.ToolPolicy{Mode: "read", Title: "Count"}, Scope: purramcp.Unscoped}}
+}
+
+type outputVectors struct {
+	Profile  string         `json:"profile"`
+	Keywords []string       `json:"keywords"`
+	Cases    []outputVector `json:"cases"`
+}
+
+type outputVector struct {
+	Name           string          `json:"name"`
+	Schema         json.RawMessage `json:"schema"`
+	Text           string          `json:"text"`
+	Code           *string         `json:"code"`
+	Mode           string          `json:"mode"`
+	Limits         map[string]int  `json:"limits"`
+	SchemaDigest   string          `json:"schemaDigest"`
+	ContractDigest string          `json:"contractDigest"`
+}
+
+func loadOutputVectors(t testing.TB) outputVectors {
+	var v outputVectors
+	decodeStrict(t, readVector(t, "structured_output.json"), &v)
+	require.Len(t, v.Cases, 62, "structured_output.json case count")
+	return v
+}
+
+var fuzzDigestPattern = regexp.MustCompile(`^[0-9a-f]{64}$`)
+
+// fuzzTrimJS is JavaScript's String.prototype.trim: ECMA-262 WhiteSpace
+// (Zs, tab, VT, FF, ZWNBSP) and LineTerminator (LF, CR, LS, PS).
+func fuzzTrimJS(s string) string {
+	return strings.TrimFunc(s, func(r rune) bool {
+		return strings.ContainsRune("\t\n\v\f\r \u00a0\u1680\u2028\u2029\u202f\u205f\u3000\ufeff", r) ||
+			(r >= 0x2000 && r <= 0x200a)
+	})
+}
+
+// fuzzPageCodes are the codes discovery may report against a server that
+// answers every tools/list with a result: the paging, catalog-limit, name
+// and schema codes, never a transport or timeout one.
+var fuzzPageCodes = []string{purramcp.CodeBindingMissing, purramcp.CodeCatalogLimitExceeded, purramcp.CodeNameConflict,
+	purramcp.CodePaginationInvalid, purramcp.CodeResultInvalid, purramcp.CodeSchemaUnsupported, purramcp.CodeToolUnsupported}

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"hash"
 	"math"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -178,8 +177,6 @@ func TestIdentityC3_ApprovalIntentDigest(t *testing.T) {
 	}
 	assert.Equal(t, "e460edcc054e5f195af062e471dbc2fe077438f8f886a9f1dbadb4186c1aba28", v.IntentDigest)
 }
-
-var fuzzDigestPattern = regexp.MustCompile(`^[0-9a-f]{64}$`)
 
 // fuzzIdentitySeeds returns every vector text and schema, and the approval
 // and MCP vector files whole and in their identity-bearing parts.

@@ -17,12 +17,6 @@ import (
 	"purra.dev/purramcp/internal/jssize"
 )
 
-// fuzzPageCodes are the codes discovery may report against a server that
-// answers every tools/list with a result: the paging, catalog-limit, name
-// and schema codes, never a transport or timeout one.
-var fuzzPageCodes = []string{purramcp.CodeBindingMissing, purramcp.CodeCatalogLimitExceeded, purramcp.CodeNameConflict,
-	purramcp.CodePaginationInvalid, purramcp.CodeResultInvalid, purramcp.CodeSchemaUnsupported, purramcp.CodeToolUnsupported}
-
 // fuzzPageSeparator separates pages in FuzzDiscoverPage's input; a raw NUL
 // is never part of JSON text.
 const fuzzPageSeparator = "\x00"

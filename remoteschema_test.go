@@ -76,23 +76,6 @@ func TestBehaviorF3_TextOnlyTool(t *testing.T) {
 	assert.Nil(t, decodeObject(t, b)["outputSchema"])
 }
 
-// Installed smoke schemas: the count and write tools of the reference's
-// smoke servers.
-const (
-	smokeCountTool = `{"name":"count","inputSchema":{"type":"object","properties":{},"additionalProperties":false},` +
-		`"outputSchema":{"type":"object","properties":{"count":{"type":"integer"}},"required":["count"],"additionalProperties":false}}`
-	smokeWriteTool = `{"name":"write","inputSchema":{"type":"object","properties":{"value":{"type":"integer"}},"required":["value"],"additionalProperties":false},` +
-		`"outputSchema":{"type":"object","properties":{"written":{"type":"boolean"}},"required":["written"],"additionalProperties":false}}`
-	// smokeDigest is the installed smoke snapshot's digest at 2025-11-25.
-	smokeDigest = "2f3abeae2653d364f7f1b3d3ea4c4bd5e55f64f50db3e7a128ae638adefbeea3"
-)
-
-// countBinding is the installed smoke binding: count → count, title "Count".
-func countBinding(remote string) map[string]purramcp.ToolBinding {
-	return map[string]purramcp.ToolBinding{remote: {LocalName: "count",
-		Policy: purramcp.ToolPolicy{Mode: "read", Title: "Count"}, Scope: purramcp.Unscoped}}
-}
-
 // TestBehaviorF4_SmokeSchemas: the installed smoke's schemas compile and
 // give the smoke digest; {} runs, anything more is rejected.
 func TestBehaviorF4_SmokeSchemas(t *testing.T) {

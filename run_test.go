@@ -24,23 +24,6 @@ import (
 	"purra.dev/purramcp"
 )
 
-var argsA = json.RawMessage(`{"q":"a"}`)
-
-// discoverWith discovers the fixture tool with bindings edited by edit.
-func discoverWith(t testing.TB, h sessionHarness, limits purramcp.Limits, edit func(*purramcp.ToolBinding)) purramcp.ToolDefinition {
-	t.Helper()
-	bindings := searchBinding()
-	b := bindings["remote.search"]
-	if edit != nil {
-		edit(&b)
-	}
-	bindings["remote.search"] = b
-	catalog, err := purramcp.DiscoverTools(t.Context(), h.session, "fixture", bindings,
-		purramcp.DiscoveryOptions{Monitor: h.monitor, Limits: limits})
-	require.NoError(t, err)
-	return catalog.Registrations()[0]
-}
-
 // TestBehaviorH16_ScopeDenied: the scope sees validated arguments; Deny
 // fails mcp_scope_denied without a call, and the reason is never shown.
 func TestBehaviorH16_ScopeDenied(t *testing.T) {
@@ -493,24 +476,6 @@ func newGatedServer(t testing.TB, tool json.RawMessage) *gatedServer {
 		return &mcp.CallToolResult{Content: []mcp.Content{}, StructuredContent: map[string]any{"count": 1}}, nil
 	}
 	return g
-}
-
-// ran is what one Run returned and when.
-type ran struct {
-	res     purramcp.ToolResult
-	err     error
-	elapsed time.Duration
-}
-
-// runAsync starts reg.Run in a goroutine.
-func runAsync(ctx context.Context, reg purramcp.ToolDefinition) <-chan ran {
-	done := make(chan ran, 1)
-	start := time.Now()
-	go func() {
-		res, err := reg.Run(ctx, argsA, purramcp.ToolContext{})
-		done <- ran{res, err, time.Since(start)}
-	}()
-	return done
 }
 
 // inFlight runs one reference in-flight mode against a gated go-sdk server at

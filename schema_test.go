@@ -495,30 +495,6 @@ func TestExtended_DifferentialRefSiblings(t *testing.T) {
 	assert.Greater(t, rejected, bound)
 }
 
-type outputVectors struct {
-	Profile  string         `json:"profile"`
-	Keywords []string       `json:"keywords"`
-	Cases    []outputVector `json:"cases"`
-}
-
-type outputVector struct {
-	Name           string          `json:"name"`
-	Schema         json.RawMessage `json:"schema"`
-	Text           string          `json:"text"`
-	Code           *string         `json:"code"`
-	Mode           string          `json:"mode"`
-	Limits         map[string]int  `json:"limits"`
-	SchemaDigest   string          `json:"schemaDigest"`
-	ContractDigest string          `json:"contractDigest"`
-}
-
-func loadOutputVectors(t testing.TB) outputVectors {
-	var v outputVectors
-	decodeStrict(t, readVector(t, "structured_output.json"), &v)
-	require.Len(t, v.Cases, 62, "structured_output.json case count")
-	return v
-}
-
 // contractLimits maps the fixture's camelCase limit names; an unknown name
 // fails the test rather than being ignored.
 func contractLimits(t testing.TB, m map[string]int) purramcp.ContractLimits {

@@ -84,20 +84,6 @@ func snapshotDigest(t *testing.T, snap purramcp.Snapshot) string {
 	return digest
 }
 
-// page is a one-page tools/list result from raw tool JSON texts, sent byte
-// for byte (toolsPage re-encodes).
-func page(nextCursor string, tools ...string) string {
-	p := `{"tools":[` + strings.Join(tools, ",") + `]`
-	if nextCursor != "" {
-		p += `,"nextCursor":` + fmt.Sprintf("%q", nextCursor)
-	}
-	return p + `}`
-}
-
-// otherTool is a second bound tool with a schema unlike the fixture's.
-const otherTool = `{"name":"remote.other","description":"Delete a document","inputSchema":{"type":"object",` +
-	`"properties":{"id":{"type":"string"}},"required":["id"],"additionalProperties":false}}`
-
 // TestThreatT1_PoisonedDefinitions: instructions hidden in tool definitions
 // reach the model only through what the host bound, and then always through
 // the digest the host reviews. Unbound tools, annotations, tool titles,
