@@ -40,17 +40,8 @@ type benchSession struct {
 // benchConnect connects a monitored client to server at go-sdk's default
 // version. The session lives until the process exits.
 func benchConnect(server *mcp.Server) (benchSession, error) {
-	st, ct := mcp.NewInMemoryTransports()
-	if _, err := server.Connect(context.Background(), st, nil); err != nil {
-		return benchSession{}, err
-	}
-	monitor := purramcp.NewCatalogMonitor()
-	client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, monitor.ClientOptions(nil))
-	cs, err := client.Connect(context.Background(), monitor.Transport(ct), nil)
-	if err != nil {
-		return benchSession{}, err
-	}
-	return benchSession{session: cs, monitor: monitor}, monitor.Attach(cs)
+	cs, monitor, _, err := connectInMemory(server, "", true)
+	return benchSession{session: cs, monitor: monitor}, err
 }
 
 // benchShared builds a fixture once per process; a failed build fails every

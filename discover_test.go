@@ -197,7 +197,7 @@ func TestSchemaSharing_ConcurrentDiscoveries(t *testing.T) {
 		for _, build := range []func() (*mcp.Server, map[string]purramcp.ToolBinding){distinctCatalog, uniqueLeavesCatalog} {
 			server, bindings := build()
 			want := interleaveDigest(t, benchWorkload(server, bindings))
-			cs, monitor, closeSession, err := interleaveConnect(server, "", true)
+			cs, monitor, closeSession, err := connectInMemory(server, "", true)
 			if err != nil {
 				t.Fatal(err)
 			}

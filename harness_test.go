@@ -193,18 +193,9 @@ func (s *sdkServer) lastArguments() json.RawMessage {
 // negotiates go-sdk's default (2026-07-28). The session closes at cleanup.
 func connectSDK(t testing.TB, server *mcp.Server, version string) (*mcp.ClientSession, *purramcp.CatalogMonitor) {
 	t.Helper()
-	st, ct := mcp.NewInMemoryTransports()
-	ss, err := server.Connect(context.Background(), st, nil)
+	cs, monitor, closeSession, err := connectInMemory(server, version, true)
 	require.NoError(t, err)
-	monitor := purramcp.NewCatalogMonitor()
-	client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, monitor.ClientOptions(nil))
-	cs, err := client.Connect(context.Background(), monitor.Transport(ct), &mcp.ClientSessionOptions{ProtocolVersion: version})
-	require.NoError(t, err)
-	t.Cleanup(func() {
-		_ = cs.Close()
-		_ = ss.Wait()
-	})
-	require.NoError(t, monitor.Attach(cs))
+	t.Cleanup(closeSession)
 	return cs, monitor
 }
 
@@ -1427,12 +1418,13 @@ func uniqueLeavesCatalog() (*mcp.Server, map[string]purramcp.ToolBinding) {
 	return benchServe(benchPageSize, tools...), bindings
 }
 
-// interleaveConnect connects a client to server at version ("" = go-sdk's
-// default). When monitored, it uses the production wiring (the monitor's
+// connectInMemory connects a client to server over
+// mcp.NewInMemoryTransports at version ("" = go-sdk's default) and fails
+// unless that version is negotiated. When monitored, it uses the production wiring (the monitor's
 // ClientOptions, Transport and Attach), or purra-mcp 1.0.0's reference
 // wiring without Transport when version ends in " reference". close ends
 // both sides.
-func interleaveConnect(server *mcp.Server, version string, monitored bool) (
+func connectInMemory(server *mcp.Server, version string, monitored bool) (
 	cs *mcp.ClientSession, monitor *purramcp.CatalogMonitor, close func(), err error) {
 	version, reference := strings.CutSuffix(version, " reference")
 	st, ct := mcp.NewInMemoryTransports()
@@ -1521,7 +1513,7 @@ func benchWorkload(server *mcp.Server, bindings map[string]purramcp.ToolBinding)
 // interleaveDigest discovers w once on its own session for the digest
 // every later discovery must return.
 func interleaveDigest(t *testing.T, w discoveryWorkload) string {
-	cs, monitor, closeSession, err := interleaveConnect(w.server, "", true)
+	cs, monitor, closeSession, err := connectInMemory(w.server, "", true)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -338,7 +338,7 @@ func interleaveRunPairOn(t *testing.T, version string, server *mcp.Server) inter
 // every answer against the first one the raw side got: its number of text
 // blocks and, when it has structured content, its count member.
 func interleaveRunPairWith(t *testing.T, version string, server *mcp.Server, remote string, args json.RawMessage) interleavePair {
-	cs, monitor, closeSession, err := interleaveConnect(server, version, true)
+	cs, monitor, closeSession, err := connectInMemory(server, version, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -446,7 +446,7 @@ func interleaveFirstDiscoveryOf(t *testing.T, w discoveryWorkload) interleavePai
 		return func(k int) error {
 			sessions = sessions[:0]
 			for range k {
-				cs, monitor, closeSession, err := interleaveConnect(w.server, "", monitored)
+				cs, monitor, closeSession, err := connectInMemory(w.server, "", monitored)
 				if err != nil {
 					return err
 				}
@@ -472,7 +472,7 @@ func interleaveFirstDiscoveryOf(t *testing.T, w discoveryWorkload) interleavePai
 func interleaveRediscoveryPair(t *testing.T) interleavePair {
 	w := benchWorkload(distinctCatalog())
 	digest := interleaveDigest(t, w)
-	cs, monitor, closeSession, err := interleaveConnect(w.server, "", true)
+	cs, monitor, closeSession, err := connectInMemory(w.server, "", true)
 	if err != nil {
 		t.Fatal(err)
 	}
