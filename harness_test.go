@@ -13,6 +13,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"runtime"
 	"slices"
@@ -1759,3 +1760,32 @@ func fuzzTrimJS(s string) string {
 // and schema codes, never a transport or timeout one.
 var fuzzPageCodes = []string{purramcp.CodeBindingMissing, purramcp.CodeCatalogLimitExceeded, purramcp.CodeNameConflict,
 	purramcp.CodePaginationInvalid, purramcp.CodeResultInvalid, purramcp.CodeSchemaUnsupported, purramcp.CodeToolUnsupported}
+
+// jsonEqual reports whether got and want are equal JSON values (object
+// member order and spacing aside); t fails at once when either is not JSON.
+func jsonEqual(t testing.TB, got, want string) bool {
+	t.Helper()
+	var g, w any
+	if err := json.Unmarshal([]byte(got), &g); err != nil {
+		t.Fatalf("not JSON: %q: %v", got, err)
+	}
+	if err := json.Unmarshal([]byte(want), &w); err != nil {
+		t.Fatalf("not JSON: %q: %v", want, err)
+	}
+	return reflect.DeepEqual(g, w)
+}
+
+// eventually polls cond every tick until it holds (true) or waitFor has
+// passed (false).
+func eventually(cond func() bool, waitFor, tick time.Duration) bool {
+	deadline := time.Now().Add(waitFor)
+	for {
+		if cond() {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(tick)
+	}
+}
