@@ -12,8 +12,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 
 	"purra.dev/purramcp"
 )
@@ -165,7 +163,9 @@ func FuzzBindings(f *testing.F) {
 	h := sdkHarness(f, server, "")
 
 	seeds := fuzzBindingSeeds()
-	require.Len(f, seeds, 16, "seed count")
+	if got := len(seeds); got != 16 {
+		f.Fatalf("seed count: len = %d, want %d", got, 16)
+	}
 	for _, s := range seeds {
 		f.Add(s, "fixture", 0, 0, 0, 0, 0, int64(0), uint8(0))
 	}
@@ -210,23 +210,39 @@ func FuzzBindings(f *testing.F) {
 			fuzzCheckCatalog(t, catalog, bindings, h.monitor.ProtocolVersion(), what)
 			digests[i] = catalog.Snapshot().RevisionDigest
 		}
-		require.Equal(t, codes[0], codes[1], "%s: code depends on map order", what)
-		require.Equal(t, digests[0], digests[1], "%s: digest depends on map order", what)
+		if codes[1] != codes[0] {
+			t.Fatalf("%s: code depends on map order: got %q, want %q", what, codes[1], codes[0])
+		}
+		if digests[1] != digests[0] {
+			t.Fatalf("%s: digest depends on map order: got %q, want %q", what, digests[1], digests[0])
+		}
 		after, _ := h.counts()
 
 		want := fuzzExpectBindings(bindings, serverID, limits)
 		if want != "" {
-			require.Equal(t, want, codes[0], "%s", what)
-			require.Equal(t, before, after, "%s: tools/list requests for invalid bindings", what)
+			if codes[0] != want {
+				t.Fatalf("%s: got %q, want %q", what, codes[0], want)
+			}
+			if after != before {
+				t.Fatalf("%s: tools/list requests for invalid bindings: got %v, want %v", what, after, before)
+			}
 			return
 		}
-		require.NotEqual(t, purramcp.CodeBindingInvalid, codes[0], "%s", what)
-		require.NotEqual(t, purramcp.CodeNameConflict, codes[0], "%s", what)
+		if codes[0] == purramcp.CodeBindingInvalid {
+			t.Fatalf("%s: got %q, want anything else", what, codes[0])
+		}
+		if codes[0] == purramcp.CodeNameConflict {
+			t.Fatalf("%s: got %q, want anything else", what, codes[0])
+		}
 		if codes[0] != purramcp.CodeSchemaUnsupported { // the envelope contract may fail a tiny MaxSchemaBytes first
-			require.Greater(t, after, before, "%s: no tools/list", what)
+			if after <= before {
+				t.Fatalf("%s: no tools/list: got %v, want > %v", what, after, before)
+			}
 		}
 		if limits == (purramcp.Limits{Timeout: limits.Timeout}) {
-			require.Equal(t, fuzzExpectServer(bindings, policy), codes[0], "%s under default limits", what)
+			if want := fuzzExpectServer(bindings, policy); codes[0] != want {
+				t.Fatalf("%s under default limits: got %q, want %q", what, codes[0], want)
+			}
 		}
 	})
 }
@@ -285,11 +301,17 @@ func TestBehaviorA1_NonReadPolicy(t *testing.T) {
 		bindings["remote.search"] = b
 		catalog, err := purramcp.DiscoverTools(t.Context(), h.session, "fixture", bindings,
 			purramcp.DiscoveryOptions{Monitor: h.monitor})
-		assert.Nil(t, catalog, "mode %q", mode)
-		assert.Equal(t, purramcp.CodeBindingInvalid, purramcp.CodeOf(err), "mode %q", mode)
+		if catalog != nil {
+			t.Errorf("mode %q: got %v, want nil", mode, catalog)
+		}
+		if got := purramcp.CodeOf(err); got != purramcp.CodeBindingInvalid {
+			t.Errorf("mode %q: got %q, want %q", mode, got, purramcp.CodeBindingInvalid)
+		}
 	}
 	lists, _ := h.counts()
-	assert.Zero(t, lists, "A1: no tools/list sent")
+	if lists != 0 {
+		t.Errorf("A1: no tools/list sent: got %v, want zero", lists)
+	}
 }
 
 // TestBehaviorA2_DuplicateLocalName: two bindings with one local name fail
@@ -304,11 +326,17 @@ func TestBehaviorA2_DuplicateLocalName(t *testing.T) {
 	} {
 		catalog, err := purramcp.DiscoverTools(t.Context(), h.session, "fixture", bindings,
 			purramcp.DiscoveryOptions{Monitor: h.monitor})
-		assert.Nil(t, catalog)
-		assert.Equal(t, purramcp.CodeNameConflict, purramcp.CodeOf(err), "A2 bindings %v", len(bindings))
+		if catalog != nil {
+			t.Errorf("catalog = %v, want nil", catalog)
+		}
+		if got := purramcp.CodeOf(err); got != purramcp.CodeNameConflict {
+			t.Errorf("A2 bindings %v: got %q, want %q", len(bindings), got, purramcp.CodeNameConflict)
+		}
 	}
 	lists, _ := h.counts()
-	assert.Zero(t, lists, "A2: lists stays empty")
+	if lists != 0 {
+		t.Errorf("A2: lists stays empty: got %v, want zero", lists)
+	}
 }
 
 // TestBehaviorA3_BindingsCopied: changing the bindings afterwards changes nothing.
@@ -321,15 +349,25 @@ func TestBehaviorA3_BindingsCopied(t *testing.T) {
 	bindings["remote.search"] = b
 	catalog, err := purramcp.DiscoverTools(t.Context(), h.session, "fixture", bindings,
 		purramcp.DiscoveryOptions{Monitor: h.monitor})
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	b.LocalName = "mutated"
 	bindings["remote.search"] = b
 	delete(bindings, "remote.search")
-	assert.Equal(t, f.RevisionDigest, catalog.Snapshot().RevisionDigest, "title stored trimmed")
+	if got := catalog.Snapshot().RevisionDigest; got != f.RevisionDigest {
+		t.Errorf("title stored trimmed: got %q, want %q", got, f.RevisionDigest)
+	}
 	regs := catalog.Registrations()
-	require.Len(t, regs, 1)
-	assert.Equal(t, "search", regs[0].Name)
-	assert.Equal(t, "Search", regs[0].Policy.Title)
+	if got := len(regs); got != 1 {
+		t.Fatalf("len(regs) = %d, want %d", got, 1)
+	}
+	if regs[0].Name != "search" {
+		t.Errorf("regs[0].Name = %q, want %q", regs[0].Name, "search")
+	}
+	if regs[0].Policy.Title != "Search" {
+		t.Errorf("regs[0].Policy.Title = %q, want %q", regs[0].Policy.Title, "Search")
+	}
 }
 
 // TestGap3_BindingValidation covers binding, server id and limit validation
@@ -366,16 +404,26 @@ func TestGap3_BindingValidation(t *testing.T) {
 			h := sdkHarness(t, newSDKServer(t, nil, f.Tool), "")
 			catalog, err := purramcp.DiscoverTools(t.Context(), h.session, tc.serverID, tc.bindings,
 				purramcp.DiscoveryOptions{Monitor: h.monitor, Limits: tc.limits})
-			assert.Nil(t, catalog)
-			assert.Equal(t, tc.want, purramcp.CodeOf(err), tc.id)
+			if catalog != nil {
+				t.Errorf("catalog = %v, want nil", catalog)
+			}
+			if got := purramcp.CodeOf(err); got != tc.want {
+				t.Errorf("%v: got %q, want %q", tc.id, got, tc.want)
+			}
 			lists, _ := h.counts()
-			assert.Zero(t, lists, "%s: nothing sent", tc.id)
+			if lists != 0 {
+				t.Errorf("%s: nothing sent: got %v, want zero", tc.id, lists)
+			}
 		})
 	}
 	_, err := purramcp.DiscoverTools(t.Context(), nil, "fixture", searchBinding(),
 		purramcp.DiscoveryOptions{Monitor: purramcp.NewCatalogMonitor()})
-	assert.Equal(t, purramcp.CodeBindingInvalid, purramcp.CodeOf(err), "nil session")
+	if got := purramcp.CodeOf(err); got != purramcp.CodeBindingInvalid {
+		t.Errorf("nil session: got %q, want %q", got, purramcp.CodeBindingInvalid)
+	}
 	h := sdkHarness(t, newSDKServer(t, nil, f.Tool), "")
 	_, err = purramcp.DiscoverTools(t.Context(), h.session, "fixture", searchBinding(), purramcp.DiscoveryOptions{})
-	assert.Equal(t, purramcp.CodeBindingInvalid, purramcp.CodeOf(err), "nil monitor")
+	if got := purramcp.CodeOf(err); got != purramcp.CodeBindingInvalid {
+		t.Errorf("nil monitor: got %q, want %q", got, purramcp.CodeBindingInvalid)
+	}
 }

@@ -15,9 +15,6 @@ import (
 	"sort"
 	"strings"
 	"testing"
-
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 )
 
 // An idFamily is a list of ids (reference behaviours, threats, gaps) that
@@ -48,12 +45,16 @@ func checkIDs(t *testing.T, fam idFamily) {
 	seen := map[string][]string{}
 	for _, test := range topLevelTests(t, fam.Prefix) {
 		m := name.FindStringSubmatch(test.name)
-		if assert.NotNil(t, m, "%s: %s is not %s<ID>_<What>", test.file, test.name, fam.Prefix) {
-			seen[m[1]] = append(seen[m[1]], test.file+": "+test.name)
+		if m == nil {
+			t.Errorf("%s: %s is not %s<ID>_<What>", test.file, test.name, fam.Prefix)
+			continue
 		}
+		seen[m[1]] = append(seen[m[1]], test.file+": "+test.name)
 	}
 	self, err := os.ReadFile(fam.File)
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, line := range strings.Split(string(self), "\n") {
 		if m := notApplicable.FindStringSubmatch(line); m != nil {
 			seen[m[1]] = append(seen[m[1]], fam.File+": not applicable")
@@ -65,7 +66,9 @@ func checkIDs(t *testing.T, fam idFamily) {
 	}
 	for id, tests := range fam.Covered {
 		for _, test := range tests {
-			assert.True(t, all[test], "%s%s: covering test %s does not exist", fam.Prefix, id, test)
+			if !all[test] {
+				t.Errorf("%s%s: covering test %s does not exist", fam.Prefix, id, test)
+			}
 			seen[id] = append(seen[id], "covered by "+test)
 		}
 	}
@@ -73,9 +76,13 @@ func checkIDs(t *testing.T, fam idFamily) {
 	for _, id := range fam.IDs {
 		known[id] = true
 		if fam.ExactlyOne {
-			assert.Len(t, seen[id], 1, "%s%s: want exactly one test or not-applicable line, got %v", fam.Prefix, id, seen[id])
+			if got := len(seen[id]); got != 1 {
+				t.Errorf("%s%s: want exactly one test or not-applicable line, got %v: len = %d, want %d", fam.Prefix, id, seen[id], got, 1)
+			}
 		} else {
-			assert.NotEmpty(t, seen[id], "%s%s: no test, covering test or not-applicable line", fam.Prefix, id)
+			if len(seen[id]) == 0 {
+				t.Errorf("%s%s: no test, covering test or not-applicable line: empty", fam.Prefix, id)
+			}
 		}
 	}
 	var unknown []string
@@ -85,20 +92,26 @@ func checkIDs(t *testing.T, fam idFamily) {
 		}
 	}
 	sort.Strings(unknown)
-	assert.Empty(t, unknown, "%s ids the family does not define", fam.Prefix)
+	if len(unknown) != 0 {
+		t.Errorf("%s ids the family does not define: got %v, want empty", fam.Prefix, unknown)
+	}
 }
 
 // TestReferenceBehaviorsCovered: each reference behaviour A1…L2 has exactly
 // one TestBehavior<ID>_<What> or one not-applicable line in this file.
 func TestReferenceBehaviorsCovered(t *testing.T) {
-	require.Len(t, behaviorIDs, 73, "ids A1…L2")
+	if got := len(behaviorIDs); got != 73 {
+		t.Fatalf("ids A1…L2: len = %d, want %d", got, 73)
+	}
 	checkIDs(t, idFamily{Prefix: "TestBehavior", IDs: behaviorIDs, File: "coverage_test.go", ExactlyOne: true})
 }
 
 // TestLandscapeThreatsCovered: each threat T1…T18 has exactly one
 // TestThreat<T#>_<What> or one not-applicable line in threat_test.go.
 func TestLandscapeThreatsCovered(t *testing.T) {
-	require.Len(t, threatIDs, 18, "ids T1…T18")
+	if got := len(threatIDs); got != 18 {
+		t.Fatalf("ids T1…T18: len = %d, want %d", got, 18)
+	}
 	checkIDs(t, idFamily{Prefix: "TestThreat", IDs: threatIDs, File: "threat_test.go", ExactlyOne: true})
 }
 
@@ -172,12 +185,16 @@ type testFunc struct{ file, name string }
 func topLevelTests(t *testing.T, prefix string) []testFunc {
 	t.Helper()
 	files, err := filepath.Glob("*_test.go")
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	fset := token.NewFileSet()
 	var tests []testFunc
 	for _, name := range files {
 		file, err := parser.ParseFile(fset, name, nil, 0)
-		require.NoError(t, err, name)
+		if err != nil {
+			t.Fatalf("%v: %v", name, err)
+		}
 		for _, decl := range file.Decls {
 			if fn, ok := decl.(*ast.FuncDecl); ok && fn.Recv == nil && strings.HasPrefix(fn.Name.Name, prefix) {
 				tests = append(tests, testFunc{file: name, name: fn.Name.Name})
@@ -195,9 +212,13 @@ func TestVectorsPinned(t *testing.T) {
 	n := 0
 	for sc.Scan() {
 		sum, name, ok := strings.Cut(sc.Text(), "  ")
-		require.True(t, ok, "SHA256SUMS line %q", sc.Text())
+		if !ok {
+			t.Fatalf("SHA256SUMS line %q", sc.Text())
+		}
 		got := sha256.Sum256(readVector(t, name))
-		assert.Equal(t, sum, hex.EncodeToString(got[:]), "testdata/%s drifted from SHA256SUMS", name)
+		if got := hex.EncodeToString(got[:]); got != sum {
+			t.Errorf("testdata/%s drifted from SHA256SUMS: got %q, want %q", name, got, sum)
+		}
 		n++
 
 		shared, err := os.ReadFile(filepath.Join(sharedConformance, name))
@@ -208,8 +229,14 @@ func TestVectorsPinned(t *testing.T) {
 			t.Logf("skipping the comparison of %s: %s is absent", name, sharedConformance)
 			continue
 		}
-		require.NoError(t, err)
-		assert.Equal(t, shared, readVector(t, name), "testdata/%s differs from %s", name, sharedConformance)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := readVector(t, name); !bytes.Equal(got, shared) {
+			t.Errorf("testdata/%s differs from %s: got %v, want %v", name, sharedConformance, got, shared)
+		}
 	}
-	assert.Equal(t, 4, n, "SHA256SUMS lists the three vector files and NOTICE.md")
+	if n != 4 {
+		t.Errorf("SHA256SUMS lists the three vector files and NOTICE.md: got %v, want %v", n, 4)
+	}
 }

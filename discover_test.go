@@ -3,14 +3,14 @@ package purramcp_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"strings"
 	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 
 	"purra.dev/purramcp"
 )
@@ -30,17 +30,31 @@ func TestBehaviorA4_AnnotationsGrantNothing(t *testing.T) {
 		for name, tool := range variants {
 			h := sdkHarness(t, newSDKServer(t, nil, tool), version)
 			catalog, err := discoverDefault(t, h, purramcp.Limits{})
-			require.NoError(t, err, "A4 %s at %s", name, version)
+			if err != nil {
+				t.Fatalf("A4 %s at %s: %v", name, version, err)
+			}
 			snap, err := json.Marshal(catalog.Snapshot())
-			require.NoError(t, err)
-			assert.NotContains(t, string(snap), "annotations", "A4 %s at %s", name, version)
-			assert.NotContains(t, string(snap), "Hint", "A4 %s at %s", name, version)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if strings.Contains(string(snap), "annotations") {
+				t.Errorf("A4 %s at %s: %q contains %q", name, version, string(snap), "annotations")
+			}
+			if strings.Contains(string(snap), "Hint") {
+				t.Errorf("A4 %s at %s: %q contains %q", name, version, string(snap), "Hint")
+			}
 			digests[name] = catalog.Snapshot().RevisionDigest
 		}
-		assert.Equal(t, digests["fixture"], digests["read_only"], "A4 at %s", version)
-		assert.Equal(t, digests["fixture"], digests["none"], "A4 at %s", version)
+		if digests["read_only"] != digests["fixture"] {
+			t.Errorf("A4 at %s: got %q, want %q", version, digests["read_only"], digests["fixture"])
+		}
+		if digests["none"] != digests["fixture"] {
+			t.Errorf("A4 at %s: got %q, want %q", version, digests["none"], digests["fixture"])
+		}
 		if version == purramcp.ProtocolVersion20251125 {
-			assert.Equal(t, f.RevisionDigest, digests["fixture"], "A4: fixture digest")
+			if digests["fixture"] != f.RevisionDigest {
+				t.Errorf("A4: fixture digest: got %q, want %q", digests["fixture"], f.RevisionDigest)
+			}
 		}
 	})
 }
@@ -64,10 +78,16 @@ func TestDiscover_CatalogRejects(t *testing.T) {
 		t.Run(tc.id, func(t *testing.T) {
 			h := rawHarness(t, &rawServer{pages: tc.pages})
 			catalog, err := discoverDefault(t, h, purramcp.Limits{})
-			assert.Nil(t, catalog)
-			assert.Equal(t, tc.want, purramcp.CodeOf(err))
+			if catalog != nil {
+				t.Errorf("catalog = %v, want nil", catalog)
+			}
+			if got := purramcp.CodeOf(err); got != tc.want {
+				t.Errorf("purramcp.CodeOf(err) = %q, want %q", got, tc.want)
+			}
 			_, calls := h.counts()
-			assert.Zero(t, calls)
+			if calls != 0 {
+				t.Errorf("calls = %v, want zero", calls)
+			}
 		})
 	}
 }
@@ -78,9 +98,13 @@ func TestGap6_ToolsUnavailable(t *testing.T) {
 	for _, modern := range modernities {
 		h := rawHarness(t, &rawServer{modern: modern, noTools: true, pages: []string{toolsPage(t, "")}})
 		_, err := discoverDefault(t, h, purramcp.Limits{})
-		assert.Equal(t, purramcp.CodeToolsUnavailable, purramcp.CodeOf(err), "raw modern=%v", modern)
+		if got := purramcp.CodeOf(err); got != purramcp.CodeToolsUnavailable {
+			t.Errorf("raw modern=%v: got %q, want %q", modern, got, purramcp.CodeToolsUnavailable)
+		}
 		lists, _ := h.counts()
-		assert.Zero(t, lists, "raw modern=%v", modern)
+		if lists != 0 {
+			t.Errorf("raw modern=%v: got %v, want zero", modern, lists)
+		}
 	}
 	forEachVersion(t, func(t *testing.T, version string) {
 		// A go-sdk server with no tool and no tools capability advertises none.
@@ -88,8 +112,12 @@ func TestGap6_ToolsUnavailable(t *testing.T) {
 		cs, monitor := connectSDK(t, server, version)
 		catalog, err := purramcp.DiscoverTools(t.Context(), cs, "fixture", searchBinding(),
 			purramcp.DiscoveryOptions{Monitor: monitor})
-		assert.Nil(t, catalog)
-		assert.Equal(t, purramcp.CodeToolsUnavailable, purramcp.CodeOf(err), "go-sdk server at %s", version)
+		if catalog != nil {
+			t.Errorf("catalog = %v, want nil", catalog)
+		}
+		if got := purramcp.CodeOf(err); got != purramcp.CodeToolsUnavailable {
+			t.Errorf("go-sdk server at %s: got %q, want %q", version, got, purramcp.CodeToolsUnavailable)
+		}
 	})
 }
 
@@ -102,14 +130,22 @@ func TestGap5_NotInitialized(t *testing.T) {
 		fresh := purramcp.NewCatalogMonitor()
 		catalog, err := purramcp.DiscoverTools(t.Context(), h.session, "fixture", searchBinding(),
 			purramcp.DiscoveryOptions{Monitor: fresh})
-		assert.Nil(t, catalog)
-		assert.Equal(t, purramcp.CodeNotInitialized, purramcp.CodeOf(err), version)
+		if catalog != nil {
+			t.Errorf("catalog = %v, want nil", catalog)
+		}
+		if got := purramcp.CodeOf(err); got != purramcp.CodeNotInitialized {
+			t.Errorf("%v: got %q, want %q", version, got, purramcp.CodeNotInitialized)
+		}
 		fresh.OnNotification("notifications/tools/list_changed")
 		_, err = purramcp.DiscoverTools(t.Context(), h.session, "fixture", searchBinding(),
 			purramcp.DiscoveryOptions{Monitor: fresh})
-		assert.Equal(t, purramcp.CodeNotInitialized, purramcp.CodeOf(err), "%s: not initialized before stale", version)
+		if got := purramcp.CodeOf(err); got != purramcp.CodeNotInitialized {
+			t.Errorf("%s: not initialized before stale: got %q, want %q", version, got, purramcp.CodeNotInitialized)
+		}
 		lists, _ := h.counts()
-		assert.Zero(t, lists, version)
+		if lists != 0 {
+			t.Errorf("%v: got %v, want zero", version, lists)
+		}
 	})
 }
 
@@ -125,27 +161,47 @@ func TestDiscover_TTLCache(t *testing.T) {
 		raw := &rawServer{modern: true, pages: []string{page}}
 		h := rawHarness(t, raw)
 		first, err := discoverDefault(t, h, purramcp.Limits{})
-		require.NoError(t, err)
+		if err != nil {
+			t.Fatal(err)
+		}
 		snap := first.Snapshot()
 		snap.Entries[0].InputSchema["type"] = "array"
 		second, err := discoverDefault(t, h, purramcp.Limits{})
-		require.NoError(t, err)
+		if err != nil {
+			t.Fatal(err)
+		}
 		lists, _ := h.counts()
-		assert.Equal(t, 1, lists, "the second discovery was served from go-sdk's cache")
+		if lists != 1 {
+			t.Errorf("the second discovery was served from go-sdk's cache: got %v, want %v", lists, 1)
+		}
 		before, err := json.Marshal(first.Snapshot())
-		require.NoError(t, err)
+		if err != nil {
+			t.Fatal(err)
+		}
 		after, err := json.Marshal(second.Snapshot())
-		require.NoError(t, err)
-		assert.JSONEq(t, string(before), string(after), "same catalog from the shared cached result")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := string(after), string(before); !jsonEqual(t, got, want) {
+			t.Errorf("same catalog from the shared cached result: got %s, want JSON equal to %s", got, want)
+		}
 
 		raw.notifyChanged()
 		synctest.Wait()
-		require.True(t, second.Stale())
+		if !second.Stale() {
+			t.Fatalf("second.Stale() is false")
+		}
 		third, err := discoverDefault(t, h, purramcp.Limits{})
-		require.NoError(t, err)
+		if err != nil {
+			t.Fatal(err)
+		}
 		lists, _ = h.counts()
-		assert.Equal(t, 2, lists, "the list change invalidated the cache")
-		assert.Equal(t, first.Snapshot().RevisionDigest, third.Snapshot().RevisionDigest)
+		if lists != 2 {
+			t.Errorf("the list change invalidated the cache: got %v, want %v", lists, 2)
+		}
+		if got, want := third.Snapshot().RevisionDigest, first.Snapshot().RevisionDigest; got != want {
+			t.Errorf("third.Snapshot().RevisionDigest = %q, want %q", got, want)
+		}
 	})
 }
 
@@ -163,13 +219,23 @@ func TestDiscover_CancelInFlight(t *testing.T) {
 		}()
 		synctest.Wait()
 		lists, _ := h.counts()
-		require.Equal(t, 1, lists)
+		if lists != 1 {
+			t.Fatalf("lists = %v, want %v", lists, 1)
+		}
 		cancel()
 		err := <-done
-		assert.ErrorIs(t, err, purramcp.ErrCanceled)
-		assert.ErrorIs(t, err, context.Canceled)
-		assert.Empty(t, purramcp.CodeOf(err))
-		assert.NoError(t, h.session.Ping(t.Context(), nil))
+		if !errors.Is(err, purramcp.ErrCanceled) {
+			t.Errorf("error %v, want one matching %v", err, purramcp.ErrCanceled)
+		}
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("error %v, want one matching %v", err, context.Canceled)
+		}
+		if got := purramcp.CodeOf(err); got != "" {
+			t.Errorf("purramcp.CodeOf(err) = %q, want empty", got)
+		}
+		if err := h.session.Ping(t.Context(), nil); err != nil {
+			t.Errorf("h.session.Ping(t.Context(), nil): %v", err)
+		}
 	})
 }
 
@@ -182,8 +248,12 @@ func TestDiscover_InvalidHeaderToolDroppedByGoSDK(t *testing.T) {
 	for _, modern := range modernities {
 		h := rawHarness(t, &rawServer{modern: modern, pages: []string{toolsPage(t, "", tool)}})
 		catalog, err := discoverDefault(t, h, purramcp.Limits{})
-		assert.Nil(t, catalog)
-		assert.Equal(t, purramcp.CodeBindingMissing, purramcp.CodeOf(err), "modern=%v", modern)
+		if catalog != nil {
+			t.Errorf("catalog = %v, want nil", catalog)
+		}
+		if got := purramcp.CodeOf(err); got != purramcp.CodeBindingMissing {
+			t.Errorf("modern=%v: got %q, want %q", modern, got, purramcp.CodeBindingMissing)
+		}
 	}
 }
 
@@ -235,11 +305,19 @@ func TestBehaviorJ1_CanceledDiscovery(t *testing.T) {
 		ctx, cancel := contextWithCancel(t)
 		cancel()
 		catalog, err := purramcp.DiscoverTools(ctx, h.session, "fixture", searchBinding(), purramcp.DiscoveryOptions{Monitor: h.monitor})
-		assert.Nil(t, catalog)
-		assert.ErrorIs(t, err, purramcp.ErrCanceled, "J1 at %s", version)
-		assert.ErrorIs(t, err, errContextCanceled, "J1 at %s", version)
+		if catalog != nil {
+			t.Errorf("catalog = %v, want nil", catalog)
+		}
+		if !errors.Is(err, purramcp.ErrCanceled) {
+			t.Errorf("J1 at %s: error %v, want one matching %v", version, err, purramcp.ErrCanceled)
+		}
+		if !errors.Is(err, errContextCanceled) {
+			t.Errorf("J1 at %s: error %v, want one matching %v", version, err, errContextCanceled)
+		}
 		lists, _ := h.counts()
-		assert.Zero(t, lists, "J1 at %s", version)
+		if lists != 0 {
+			t.Errorf("J1 at %s: got %v, want zero", version, lists)
+		}
 	})
 }
 
@@ -253,15 +331,25 @@ func TestDiscover_RequestFailures(t *testing.T) {
 			h := rawHarness(t, raw)
 			start := time.Now()
 			catalog, err := discoverDefault(t, h, purramcp.Limits{Timeout: time.Second})
-			assert.Nil(t, catalog)
-			assert.Equal(t, tc.want, purramcp.CodeOf(err), tc.fault)
+			if catalog != nil {
+				t.Errorf("catalog = %v, want nil", catalog)
+			}
+			if got := purramcp.CodeOf(err); got != tc.want {
+				t.Errorf("%v: got %q, want %q", tc.fault, got, tc.want)
+			}
 			var e *purramcp.Error
-			assert.ErrorAs(t, err, &e, tc.fault)
+			if !errors.As(err, &e) {
+				t.Errorf("%v: error %v, want one of type %T", tc.fault, err, &e)
+			}
 			if tc.fault == "silent" {
-				assert.Equal(t, time.Second, time.Since(start))
+				if got := time.Since(start); got != time.Second {
+					t.Errorf("time.Since(start) = %v, want %v", got, time.Second)
+				}
 			}
 			lists, _ := h.counts()
-			assert.Equal(t, 1, lists, tc.fault)
+			if lists != 1 {
+				t.Errorf("%v: got %v, want %v", tc.fault, lists, 1)
+			}
 		})
 	}
 }

@@ -27,8 +27,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
 	"purra.dev/purramcp"
@@ -70,8 +68,12 @@ func loadMCPFixture(t testing.TB) mcpFixture {
 	t.Helper()
 	var f mcpFixture
 	decodeStrict(t, readVector(t, "mcp_tools.json"), &f)
-	require.Len(t, f.Cases, 14, "mcp_tools.json cases")
-	require.Len(t, f.SchemaCases, 6, "mcp_tools.json schemaCases")
+	if got := len(f.Cases); got != 14 {
+		t.Fatalf("mcp_tools.json cases: len = %d, want %d", got, 14)
+	}
+	if got := len(f.SchemaCases); got != 6 {
+		t.Fatalf("mcp_tools.json schemaCases: len = %d, want %d", got, 6)
+	}
 	return f
 }
 
@@ -92,7 +94,9 @@ type rawTool struct {
 func sdkTool(t testing.TB, raw json.RawMessage) *mcp.Tool {
 	t.Helper()
 	var rt rawTool
-	require.NoError(t, json.Unmarshal(raw, &rt))
+	if err := json.Unmarshal(raw, &rt); err != nil {
+		t.Fatalf("json.Unmarshal(raw, &rt): %v", err)
+	}
 	tool := &mcp.Tool{Name: rt.Name, Description: rt.Description, InputSchema: rt.InputSchema,
 		Annotations: rt.Annotations}
 	if len(rt.OutputSchema) > 0 {
@@ -105,14 +109,18 @@ func sdkTool(t testing.TB, raw json.RawMessage) *mcp.Tool {
 func withField(t testing.TB, tool json.RawMessage, key string, value any) json.RawMessage {
 	t.Helper()
 	var m map[string]any
-	require.NoError(t, json.Unmarshal(tool, &m))
+	if err := json.Unmarshal(tool, &m); err != nil {
+		t.Fatalf("json.Unmarshal(tool, &m): %v", err)
+	}
 	if value == nil {
 		delete(m, key)
 	} else {
 		m[key] = value
 	}
 	b, err := json.Marshal(m)
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	return b
 }
 
@@ -195,7 +203,9 @@ func (s *sdkServer) lastArguments() json.RawMessage {
 func connectSDK(t testing.TB, server *mcp.Server, version string) (*mcp.ClientSession, *purramcp.CatalogMonitor) {
 	t.Helper()
 	cs, monitor, closeSession, err := connectInMemory(server, version, true)
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	t.Cleanup(closeSession)
 	return cs, monitor
 }
@@ -214,7 +224,9 @@ var emptyEnvelope = purramcp.Envelope{Text: []string{}}
 func decodeObject(t testing.TB, raw json.RawMessage) map[string]any {
 	t.Helper()
 	var m map[string]any
-	require.NoError(t, json.Unmarshal(raw, &m))
+	if err := json.Unmarshal(raw, &m); err != nil {
+		t.Fatalf("json.Unmarshal(raw, &m): %v", err)
+	}
 	return m
 }
 
@@ -323,14 +335,18 @@ func (s *byteServer) start(t testing.TB) sessionHarness {
 	client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, monitor.ClientOptions(nil))
 	cs, err := client.Connect(context.Background(), monitor.Transport(&mcp.IOTransport{Reader: clientR, Writer: clientW}),
 		&mcp.ClientSessionOptions{ProtocolVersion: purramcp.ProtocolVersion20251125})
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	t.Cleanup(func() {
 		_ = cs.Close()
 		_ = serverR.Close()
 		_ = serverW.Close()
 		<-s.done
 	})
-	require.NoError(t, monitor.Attach(cs))
+	if err := monitor.Attach(cs); err != nil {
+		t.Fatalf("monitor.Attach(cs): %v", err)
+	}
 	return sessionHarness{session: cs, monitor: monitor, counts: s.counts, lastArguments: func() json.RawMessage { return nil }}
 }
 
@@ -456,7 +472,9 @@ func (s *rawServer) start(t testing.TB) (*mcp.ClientSession, *purramcp.CatalogMo
 	t.Helper()
 	monitor := purramcp.NewCatalogMonitor()
 	cs, err := s.startWith(t, monitor.ClientOptions(nil), monitor)
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	return cs, monitor
 }
 
@@ -473,13 +491,17 @@ func (s *rawServer) startWith(t testing.TB, opts *mcp.ClientOptions, monitor *pu
 		st, ct = mcp.NewInMemoryTransports()
 	}
 	conn, err := st.Connect(context.Background())
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	s.conn, s.done = conn, make(chan struct{})
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	go s.serve()
 	client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, opts)
 	cs, err := client.Connect(context.Background(), monitor.Transport(ct), nil)
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	t.Cleanup(func() {
 		s.cancel()
 		_ = s.conn.Close() // unblocks a stalled client write first
@@ -715,7 +737,9 @@ func toolsPage(t testing.TB, nextCursor string, tools ...json.RawMessage) string
 		page["nextCursor"] = nextCursor
 	}
 	b, err := json.Marshal(page)
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	return string(b)
 }
 
@@ -1257,7 +1281,9 @@ const sharedConformance = "../shared/conformance"
 func readVector(t testing.TB, name string) []byte {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("testdata", name))
-	require.NoError(t, err, "pinned vector %s", name)
+	if err != nil {
+		t.Fatalf("pinned vector %s: %v", name, err)
+	}
 	return b
 }
 
@@ -1267,7 +1293,9 @@ func decodeStrict(t testing.TB, data []byte, v any) {
 	t.Helper()
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
-	require.NoError(t, dec.Decode(v))
+	if err := dec.Decode(v); err != nil {
+		t.Fatalf("dec.Decode(v): %v", err)
+	}
 }
 
 // fuzzNoGoroutineGrowth records the goroutine count now and, at the end of
@@ -1299,12 +1327,22 @@ func fuzzLimit(v uint32, max int) int {
 // fuzzCheckError checks the closed error surface of discovery: nil
 // catalog, an *Error with a code in codes and fixed text.
 func fuzzCheckError(t *testing.T, catalog *purramcp.Catalog, err error, codes []string, what string) string {
-	require.Nil(t, catalog, "%s failed but returned a catalog", what)
+	if catalog != nil {
+		t.Fatalf("%s failed but returned a catalog: got %v, want nil", what, catalog)
+	}
 	var e *purramcp.Error
-	require.True(t, errors.As(err, &e), "%s: error %T %v is not an *Error", what, err, err)
-	require.Contains(t, codes, e.Code, "%s", what)
-	require.Equal(t, "purramcp: MCP tool boundary rejected the operation: "+e.Code, err.Error(), "%s", what)
-	require.False(t, errors.Is(err, purramcp.ErrCanceled), "%s", what)
+	if !errors.As(err, &e) {
+		t.Fatalf("%s: error %T %v is not an *Error", what, err, err)
+	}
+	if !slices.Contains(codes, e.Code) {
+		t.Fatalf("%s: %v does not contain %q", what, codes, e.Code)
+	}
+	if got, want := err.Error(), "purramcp: MCP tool boundary rejected the operation: "+e.Code; got != want {
+		t.Fatalf("%s: got %q, want %q", what, got, want)
+	}
+	if errors.Is(err, purramcp.ErrCanceled) {
+		t.Fatalf("%s", what)
+	}
 	return e.Code
 }
 
@@ -1314,35 +1352,66 @@ func fuzzCheckError(t *testing.T, catalog *purramcp.Catalog, err error, codes []
 // and registrations in the same order.
 func fuzzCheckCatalog(t *testing.T, catalog *purramcp.Catalog, bindings map[string]purramcp.ToolBinding,
 	protocol, what string) {
-	require.NotNil(t, catalog, "%s", what)
+	if catalog == nil {
+		t.Fatalf("%s: got nil", what)
+	}
 	snap := catalog.Snapshot()
-	require.Regexp(t, fuzzDigestPattern, snap.RevisionDigest, "%s", what)
-	require.Equal(t, protocol, snap.ProtocolVersion, "%s", what)
+	if !fuzzDigestPattern.MatchString(snap.RevisionDigest) {
+		t.Fatalf("%s: %q does not match %v", what, snap.RevisionDigest, fuzzDigestPattern)
+	}
+	if snap.ProtocolVersion != protocol {
+		t.Fatalf("%s: got %q, want %q", what, snap.ProtocolVersion, protocol)
+	}
 	raw, err := json.Marshal(snap)
-	require.NoError(t, err, "%s", what)
+	if err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
 	var identity map[string]any
-	require.NoError(t, json.Unmarshal(raw, &identity), "%s", what)
+	if err := json.Unmarshal(raw, &identity); err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
 	delete(identity, "revisionDigest")
 	digest, err := purramcp.IdentityDigest(identity)
-	require.NoError(t, err, "%s", what)
-	require.Equal(t, digest, snap.RevisionDigest, "%s: digest of the snapshot minus revisionDigest", what)
+	if err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	if snap.RevisionDigest != digest {
+		t.Fatalf("%s: digest of the snapshot minus revisionDigest: got %q, want %q", what, snap.RevisionDigest, digest)
+	}
 
-	require.Len(t, snap.Entries, len(bindings), "%s", what)
-	require.True(t, slices.IsSortedFunc(snap.Entries, func(a, b purramcp.ToolEntry) int {
+	if got := len(snap.Entries); got != len(bindings) {
+		t.Fatalf("%s: len = %d, want %d", what, got, len(bindings))
+	}
+	if !slices.IsSortedFunc(snap.Entries, func(a, b purramcp.ToolEntry) int {
 		return bytes.Compare([]byte(a.LocalName), []byte(b.LocalName))
-	}), "%s: entries sorted by local name", what)
+	}) {
+		t.Fatalf("%s: entries sorted by local name", what)
+	}
 	regs := catalog.Registrations()
-	require.Len(t, regs, len(bindings), "%s", what)
+	if got := len(regs); got != len(bindings) {
+		t.Fatalf("%s: len = %d, want %d", what, got, len(bindings))
+	}
 	for i, e := range snap.Entries {
 		b, ok := bindings[e.RemoteName]
-		require.True(t, ok, "%s: entry %q is not bound", what, e.RemoteName)
-		require.Equal(t, b.LocalName, e.LocalName, "%s", what)
-		require.Equal(t, b.ConcurrencySafe, e.ConcurrencySafe, "%s", what)
-		require.Equal(t, purramcp.ToolPolicy{Mode: "read", Title: fuzzTrimJS(b.Policy.Title), RiskLevel: "read"},
-			e.Policy, "%s", what)
-		require.Equal(t, e.LocalName, regs[i].Name, "%s", what)
+		if !ok {
+			t.Fatalf("%s: entry %q is not bound", what, e.RemoteName)
+		}
+		if e.LocalName != b.LocalName {
+			t.Fatalf("%s: got %q, want %q", what, e.LocalName, b.LocalName)
+		}
+		if e.ConcurrencySafe != b.ConcurrencySafe {
+			t.Fatalf("%s: got %v, want %v", what, e.ConcurrencySafe, b.ConcurrencySafe)
+		}
+		if want := (purramcp.ToolPolicy{Mode: "read", Title: fuzzTrimJS(b.Policy.Title), RiskLevel: "read"}); !reflect.DeepEqual(e.Policy, want) {
+			t.Fatalf("%s: got %v, want %v", what, e.Policy, want)
+		}
+		if regs[i].Name != e.LocalName {
+			t.Fatalf("%s: got %q, want %q", what, regs[i].Name, e.LocalName)
+		}
 	}
-	require.False(t, catalog.Stale(), "%s", what)
+	if catalog.Stale() {
+		t.Fatalf("%s", what)
+	}
 }
 
 // discoverDefault runs the reference's default discovery.
@@ -1365,11 +1434,19 @@ func catalogLimitCase(t *testing.T, id string, limits purramcp.Limits, wantLists
 		raw := &rawServer{modern: modern, pages: []string{toolsPage(t, "next", f.Tool), toolsPage(t, "", other)}}
 		h := rawHarness(t, raw)
 		catalog, err := discoverDefault(t, h, limits)
-		assert.Nil(t, catalog)
-		assert.Equal(t, purramcp.CodeCatalogLimitExceeded, purramcp.CodeOf(err), "%s modern=%v", id, modern)
+		if catalog != nil {
+			t.Errorf("catalog = %v, want nil", catalog)
+		}
+		if got := purramcp.CodeOf(err); got != purramcp.CodeCatalogLimitExceeded {
+			t.Errorf("%s modern=%v: got %q, want %q", id, modern, got, purramcp.CodeCatalogLimitExceeded)
+		}
 		lists, calls := h.counts()
-		assert.Equal(t, wantLists, lists, "%s modern=%v: tools/list requests", id, modern)
-		assert.Zero(t, calls, "%s modern=%v", id, modern)
+		if lists != wantLists {
+			t.Errorf("%s modern=%v: tools/list requests: got %v, want %v", id, modern, lists, wantLists)
+		}
+		if calls != 0 {
+			t.Errorf("%s modern=%v: got %v, want zero", id, modern, calls)
+		}
 	}
 }
 
@@ -1658,7 +1735,9 @@ func discoverWith(t testing.TB, h sessionHarness, limits purramcp.Limits, edit f
 	bindings["remote.search"] = b
 	catalog, err := purramcp.DiscoverTools(t.Context(), h.session, "fixture", bindings,
 		purramcp.DiscoveryOptions{Monitor: h.monitor, Limits: limits})
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	return catalog.Registrations()[0]
 }
 
@@ -1740,7 +1819,9 @@ type outputVector struct {
 func loadOutputVectors(t testing.TB) outputVectors {
 	var v outputVectors
 	decodeStrict(t, readVector(t, "structured_output.json"), &v)
-	require.Len(t, v.Cases, 62, "structured_output.json case count")
+	if got := len(v.Cases); got != 62 {
+		t.Fatalf("structured_output.json case count: len = %d, want %d", got, 62)
+	}
 	return v
 }
 
@@ -1788,4 +1869,12 @@ func eventually(cond func() bool, waitFor, tick time.Duration) bool {
 		}
 		time.Sleep(tick)
 	}
+}
+
+// recovered runs f and returns the value it panicked with, nil when it
+// returned.
+func recovered(f func()) (r any) {
+	defer func() { r = recover() }()
+	f()
+	return nil
 }

@@ -8,13 +8,11 @@ import (
 	"fmt"
 	"hash"
 	"math"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
-
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 
 	"purra.dev/purramcp"
 )
@@ -34,7 +32,9 @@ func loadFixtureTools(t testing.TB) (tool, declared fixtureTool, digest string) 
 		DeclaredDialectTool fixtureTool `json:"declaredDialectTool"`
 		RevisionDigest      string      `json:"revisionDigest"`
 	}
-	require.NoError(t, json.Unmarshal(readVector(t, "mcp_tools.json"), &v))
+	if err := json.Unmarshal(readVector(t, "mcp_tools.json"), &v); err != nil {
+		t.Fatal(err)
+	}
 	return v.Tool, v.DeclaredDialectTool, v.RevisionDigest
 }
 
@@ -94,18 +94,30 @@ func TestIdentityC4_CatalogDigests(t *testing.T) {
 		{"text-only", "9828c43572192bfbeca54e94830f6658f448945c066240f375fa4d978d043e3f", catalogIdentity("fixture", "2025-11-25", textOnly)},
 		{"installed-smoke", "2f3abeae2653d364f7f1b3d3ea4c4bd5e55f64f50db3e7a128ae638adefbeea3", catalogIdentity("local", "2025-11-25", count)},
 	}
-	assert.Equal(t, "8cb096a7199b89dd4fcdcdae1f23b91b9d29ba0146efbbba79cd1a557e62349d", fixtureDigest)
+	if fixtureDigest != "8cb096a7199b89dd4fcdcdae1f23b91b9d29ba0146efbbba79cd1a557e62349d" {
+		t.Errorf("fixtureDigest = %q, want %q", fixtureDigest, "8cb096a7199b89dd4fcdcdae1f23b91b9d29ba0146efbbba79cd1a557e62349d")
+	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := purramcp.IdentityDigest(tc.value)
-			require.NoError(t, err, tc.name)
-			assert.Equal(t, tc.want, got, "case %s", tc.name)
+			if err != nil {
+				t.Fatalf("%v: %v", tc.name, err)
+			}
+			if got != tc.want {
+				t.Errorf("case %s: got %q, want %q", tc.name, got, tc.want)
+			}
 
 			raw, err := json.Marshal(tc.value)
-			require.NoError(t, err)
+			if err != nil {
+				t.Fatal(err)
+			}
 			got, err = purramcp.IdentityDigest(json.RawMessage(raw))
-			require.NoError(t, err, tc.name)
-			assert.Equal(t, tc.want, got, "case %s as raw JSON", tc.name)
+			if err != nil {
+				t.Fatalf("%v: %v", tc.name, err)
+			}
+			if got != tc.want {
+				t.Errorf("case %s as raw JSON: got %q, want %q", tc.name, got, tc.want)
+			}
 		})
 	}
 }
@@ -136,9 +148,15 @@ func TestIdentityB1_Domain(t *testing.T) {
 	}
 	for name, v := range rejected {
 		got, err := purramcp.IdentityDigest(v)
-		assert.Error(t, err, name)
-		assert.Empty(t, got, name)
-		assert.Equal(t, "", purramcp.CodeOf(err), "%s: identity errors are plain, not coded", name)
+		if err == nil {
+			t.Errorf("%v: got no error", name)
+		}
+		if got != "" {
+			t.Errorf("%v: got %q, want empty", name, got)
+		}
+		if got := purramcp.CodeOf(err); got != "" {
+			t.Errorf("%s: identity errors are plain, not coded: got %q, want %q", name, got, "")
+		}
 	}
 
 	equal := [][]any{
@@ -150,11 +168,17 @@ func TestIdentityB1_Domain(t *testing.T) {
 	}
 	for _, group := range equal {
 		first, err := purramcp.IdentityDigest(group[0])
-		require.NoError(t, err)
+		if err != nil {
+			t.Fatal(err)
+		}
 		for _, v := range group[1:] {
 			got, err := purramcp.IdentityDigest(v)
-			require.NoError(t, err, "%#v", v)
-			assert.Equal(t, first, got, "%#v digests like %#v", v, group[0])
+			if err != nil {
+				t.Fatalf("%#v: %v", v, err)
+			}
+			if got != first {
+				t.Errorf("%#v digests like %#v: got %q, want %q", v, group[0], got, first)
+			}
 		}
 	}
 }
@@ -169,13 +193,21 @@ func TestIdentityC3_ApprovalIntentDigest(t *testing.T) {
 	}
 	decodeStrict(t, readVector(t, "approval_records.json"), &v)
 	var intent map[string]any
-	require.NoError(t, json.Unmarshal(v.Intent, &intent))
+	if err := json.Unmarshal(v.Intent, &intent); err != nil {
+		t.Fatalf("json.Unmarshal(v.Intent, &intent): %v", err)
+	}
 	for name, value := range map[string]any{"decoded": intent, "raw": v.Intent} {
 		got, err := purramcp.IdentityDigest(map[string]any{"profile": "purra.approval-intent/v1", "intent": value})
-		require.NoError(t, err, name)
-		assert.Equal(t, v.IntentDigest, got, "intentDigest from the %s intent", name)
+		if err != nil {
+			t.Fatalf("%v: %v", name, err)
+		}
+		if got != v.IntentDigest {
+			t.Errorf("intentDigest from the %s intent: got %q, want %q", name, got, v.IntentDigest)
+		}
 	}
-	assert.Equal(t, "e460edcc054e5f195af062e471dbc2fe077438f8f886a9f1dbadb4186c1aba28", v.IntentDigest)
+	if v.IntentDigest != "e460edcc054e5f195af062e471dbc2fe077438f8f886a9f1dbadb4186c1aba28" {
+		t.Errorf("v.IntentDigest = %q, want %q", v.IntentDigest, "e460edcc054e5f195af062e471dbc2fe077438f8f886a9f1dbadb4186c1aba28")
+	}
 }
 
 // fuzzIdentitySeeds returns every vector text and schema, and the approval
@@ -207,34 +239,58 @@ func fuzzIdentitySeeds(t testing.TB) []string {
 // independent implementation of the B2 encoding over that decoding.
 func FuzzIdentityDigest(f *testing.F) {
 	seeds := fuzzIdentitySeeds(f)
-	require.Len(f, seeds, 2*62+3+2*14+6+3, "seed count")
+	if got := len(seeds); got != 2*62+3+2*14+6+3 {
+		f.Fatalf("seed count: len = %d, want %d", got, 2*62+3+2*14+6+3)
+	}
 	for _, s := range seeds {
 		f.Add(s)
 	}
 	_, fixed := purramcp.IdentityDigest(json.RawMessage("{"))
-	require.Error(f, fixed, "IdentityDigest of a broken document")
+	if fixed == nil {
+		f.Fatalf("IdentityDigest of a broken document: got no error")
+	}
 	f.Fuzz(func(t *testing.T, text string) {
 		digest, err := purramcp.IdentityDigest(json.RawMessage(text))
 		again, errAgain := purramcp.IdentityDigest(json.RawMessage(text))
-		require.Equal(t, digest, again, "IdentityDigest(%q) is not deterministic", text)
-		require.Equal(t, err, errAgain, "IdentityDigest(%q) is not deterministic", text)
+		if again != digest {
+			t.Fatalf("IdentityDigest(%q) is not deterministic: got %q, want %q", text, again, digest)
+		}
+		if !reflect.DeepEqual(errAgain, err) {
+			t.Fatalf("IdentityDigest(%q) is not deterministic: got %v, want %v", text, errAgain, err)
+		}
 		if err != nil {
-			require.Empty(t, digest, "IdentityDigest(%q) failed but returned a digest", text)
-			require.Equal(t, fixed.Error(), err.Error(), "IdentityDigest(%q) error text", text)
+			if digest != "" {
+				t.Fatalf("IdentityDigest(%q) failed but returned a digest: got %q, want empty", text, digest)
+			}
+			if got, want := err.Error(), fixed.Error(); got != want {
+				t.Fatalf("IdentityDigest(%q) error text: got %q, want %q", text, got, want)
+			}
 			var ce *purramcp.ContractError
-			require.False(t, errors.As(err, &ce), "IdentityDigest(%q) returned a coded error", text)
+			if errors.As(err, &ce) {
+				t.Fatalf("IdentityDigest(%q) returned a coded error", text)
+			}
 			return
 		}
-		require.Regexp(t, fuzzDigestPattern, digest, "IdentityDigest(%q)", text)
+		if !fuzzDigestPattern.MatchString(digest) {
+			t.Fatalf("IdentityDigest(%q): %q does not match %v", text, digest, fuzzDigestPattern)
+		}
 
 		dec := json.NewDecoder(strings.NewReader(text))
 		dec.UseNumber()
 		var std any
-		require.NoError(t, dec.Decode(&std), "encoding/json decode of %q, accepted by IdentityDigest", text)
+		if err := dec.Decode(&std); err != nil {
+			t.Fatalf("encoding/json decode of %q, accepted by IdentityDigest: %v", text, err)
+		}
 		viaStd, err := purramcp.IdentityDigest(std)
-		require.NoError(t, err, "IdentityDigest of the encoding/json value of %q", text)
-		assert.Equal(t, digest, viaStd, "IdentityDigest of %q as text and as the encoding/json value", text)
-		assert.Equal(t, digest, fuzzReferenceDigest(std), "IdentityDigest(%q) vs the reference encoding", text)
+		if err != nil {
+			t.Fatalf("IdentityDigest of the encoding/json value of %q: %v", text, err)
+		}
+		if viaStd != digest {
+			t.Errorf("IdentityDigest of %q as text and as the encoding/json value: got %q, want %q", text, viaStd, digest)
+		}
+		if got := fuzzReferenceDigest(std); got != digest {
+			t.Errorf("IdentityDigest(%q) vs the reference encoding: got %q, want %q", text, got, digest)
+		}
 	})
 }
 

@@ -2,14 +2,14 @@ package purramcp_test
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 
 	"purra.dev/purramcp"
 )
@@ -39,37 +39,71 @@ func TestInspect_FixtureCatalogVerdicts(t *testing.T) {
 			session, monitor := connectSDK(t, s.server, version)
 			report, err := purramcp.InspectCatalog(t.Context(), session, "fixture",
 				purramcp.DiscoveryOptions{Monitor: monitor})
-			require.NoError(t, err)
-			require.Len(t, report.Tools, 8)
-			assert.Equal(t, version, report.ProtocolVersion)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := len(report.Tools); got != 8 {
+				t.Fatalf("len(report.Tools) = %d, want %d", got, 8)
+			}
+			if report.ProtocolVersion != version {
+				t.Errorf("report.ProtocolVersion = %q, want %q", report.ProtocolVersion, version)
+			}
 			byName := map[string]purramcp.ToolReport{}
 			for _, r := range report.Tools {
 				byName[r.Name] = r
 			}
 			for _, name := range []string{"remote.search", "remote.declared"} {
 				r := byName[name]
-				assert.True(t, r.Bindable, "%s bindable", name)
-				assert.Empty(t, r.Code+r.Schema+r.Path+r.Keyword, "%s has no reason", name)
-				assert.Equal(t, 16, r.DescriptionBytes)
+				if !r.Bindable {
+					t.Errorf("%s bindable", name)
+				}
+				if got := r.Code + r.Schema + r.Path + r.Keyword; got != "" {
+					t.Errorf("%s has no reason: got %q, want empty", name, got)
+				}
+				if r.DescriptionBytes != 16 {
+					t.Errorf("r.DescriptionBytes = %v, want %v", r.DescriptionBytes, 16)
+				}
 			}
-			assert.Equal(t, 187, byName["remote.search"].InputSchemaBytes, "the fixture input schema is 187 bytes compact")
-			assert.Equal(t, 109, byName["remote.search"].OutputSchemaBytes, "the fixture output schema is 109 bytes compact")
+			if byName["remote.search"].InputSchemaBytes != 187 {
+				t.Errorf("the fixture input schema is 187 bytes compact: got %v, want %v", byName["remote.search"].InputSchemaBytes, 187)
+			}
+			if byName["remote.search"].OutputSchemaBytes != 109 {
+				t.Errorf("the fixture output schema is 109 bytes compact: got %v, want %v", byName["remote.search"].OutputSchemaBytes, 109)
+			}
 			for id, want := range inspectVerdicts {
 				r := byName["case."+id]
-				assert.False(t, r.Bindable, id)
-				assert.Equal(t, purramcp.CodeSchemaUnsupported, r.Code, id)
-				assert.Equal(t, want, [3]string{r.Schema, r.Path, r.Keyword}, id)
+				if r.Bindable {
+					t.Errorf("%v", id)
+				}
+				if r.Code != purramcp.CodeSchemaUnsupported {
+					t.Errorf("%v: got %q, want %q", id, r.Code, purramcp.CodeSchemaUnsupported)
+				}
+				if got := [3]string{r.Schema, r.Path, r.Keyword}; !reflect.DeepEqual(got, want) {
+					t.Errorf("%v: got %v, want %v", id, got, want)
+				}
 			}
-			require.Len(t, report.Bindings, 2)
-			assert.Equal(t, "remote_search", report.Bindings["remote.search"].LocalName)
-			assert.Equal(t, "remote_declared", report.Bindings["remote.declared"].LocalName)
-			assert.Len(t, report.RevisionDigest, 64)
+			if got := len(report.Bindings); got != 2 {
+				t.Fatalf("len(report.Bindings) = %d, want %d", got, 2)
+			}
+			if report.Bindings["remote.search"].LocalName != "remote_search" {
+				t.Errorf("report.Bindings[\"remote.search\"].LocalName = %q, want %q", report.Bindings["remote.search"].LocalName, "remote_search")
+			}
+			if report.Bindings["remote.declared"].LocalName != "remote_declared" {
+				t.Errorf("report.Bindings[\"remote.declared\"].LocalName = %q, want %q", report.Bindings["remote.declared"].LocalName, "remote_declared")
+			}
+			if got := len(report.RevisionDigest); got != 64 {
+				t.Errorf("len(report.RevisionDigest) = %d, want %d", got, 64)
+			}
 
 			// The digest is what a host binding the same tools would get.
 			catalog, err := purramcp.DiscoverTools(t.Context(), session, "fixture", report.Bindings,
 				purramcp.DiscoveryOptions{Monitor: monitor})
-			require.NoError(t, err)
-			assert.Equal(t, report.RevisionDigest, catalog.Snapshot().RevisionDigest)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := catalog.Snapshot().RevisionDigest; got != report.RevisionDigest {
+				t.Errorf("catalog.Snapshot().RevisionDigest = %q, want %q", got, report.RevisionDigest)
+			}
 		})
 	}
 }
@@ -103,15 +137,25 @@ func TestInspect_ToolReasons(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			r, err := purramcp.InspectTool(tc.tool, tc.lim, purramcp.SchemaPolicy{})
-			require.NoError(t, err, tc.name)
-			assert.Equal(t, tc.want[0] == "", r.Bindable, tc.name)
-			assert.Equal(t, tc.want, [4]string{r.Code, r.Schema, r.Path, r.Keyword}, tc.name)
+			if err != nil {
+				t.Fatalf("%v: %v", tc.name, err)
+			}
+			if want := tc.want[0] == ""; r.Bindable != want {
+				t.Errorf("%v: got %v, want %v", tc.name, r.Bindable, want)
+			}
+			if got := [4]string{r.Code, r.Schema, r.Path, r.Keyword}; !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("%v: got %v, want %v", tc.name, got, tc.want)
+			}
 		})
 	}
 	_, err := purramcp.InspectTool(nil, purramcp.Limits{}, purramcp.SchemaPolicy{})
-	assert.ErrorIs(t, err, purramcp.ErrBindingInvalid)
+	if !errors.Is(err, purramcp.ErrBindingInvalid) {
+		t.Errorf("error %v, want one matching %v", err, purramcp.ErrBindingInvalid)
+	}
 	_, err = purramcp.InspectTool(&mcp.Tool{Name: "a"}, purramcp.Limits{MaxPages: -1}, purramcp.SchemaPolicy{})
-	assert.ErrorIs(t, err, purramcp.ErrBindingInvalid)
+	if !errors.Is(err, purramcp.ErrBindingInvalid) {
+		t.Errorf("error %v, want one matching %v", err, purramcp.ErrBindingInvalid)
+	}
 }
 
 // TestInspect_OneListing: a server that shows the first listing a 6-byte
@@ -125,18 +169,32 @@ func TestInspect_OneListing(t *testing.T) {
 	raw := &rawServer{pages: []string{page("", short), page("", long)}}
 	h := rawHarness(t, raw)
 	report, err := purramcp.InspectCatalog(t.Context(), h.session, "fixture", purramcp.DiscoveryOptions{Monitor: h.monitor})
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	lists, calls := h.counts()
-	assert.Equal(t, 1, lists, "one listing")
-	assert.Zero(t, calls)
-	require.Len(t, report.Tools, 1)
-	assert.Equal(t, 6, report.Tools[0].DescriptionBytes)
+	if lists != 1 {
+		t.Errorf("one listing: got %v, want %v", lists, 1)
+	}
+	if calls != 0 {
+		t.Errorf("calls = %v, want zero", calls)
+	}
+	if got := len(report.Tools); got != 1 {
+		t.Fatalf("len(report.Tools) = %d, want %d", got, 1)
+	}
+	if report.Tools[0].DescriptionBytes != 6 {
+		t.Errorf("report.Tools[0].DescriptionBytes = %v, want %v", report.Tools[0].DescriptionBytes, 6)
+	}
 
 	// The same bindings over a server that only ever shows the short listing.
 	ref := rawHarness(t, &rawServer{pages: []string{page("", short)}})
 	catalog, err := purramcp.DiscoverTools(t.Context(), ref.session, "fixture", report.Bindings, purramcp.DiscoveryOptions{Monitor: ref.monitor})
-	require.NoError(t, err)
-	assert.Equal(t, catalog.Snapshot().RevisionDigest, report.RevisionDigest, "digest of the reported listing")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := catalog.Snapshot().RevisionDigest; report.RevisionDigest != want {
+		t.Errorf("digest of the reported listing: got %q, want %q", report.RevisionDigest, want)
+	}
 }
 
 // TestInspect_SuggestedTitleBounded: a remote title longer than
@@ -157,13 +215,23 @@ func TestInspect_SuggestedTitleBounded(t *testing.T) {
 		tool := withField(t, withField(t, f.Tool, "title", tc.title), "description", "")
 		h := rawHarness(t, &rawServer{pages: []string{page("", string(tool))}})
 		report, err := purramcp.InspectCatalog(t.Context(), h.session, "fixture", purramcp.DiscoveryOptions{Monitor: h.monitor, Limits: tc.lim})
-		require.NoError(t, err, tc.id)
+		if err != nil {
+			t.Fatalf("%v: %v", tc.id, err)
+		}
 		b, ok := report.Bindings["remote.search"]
-		require.True(t, ok, tc.id)
-		assert.Equal(t, tc.want, b.Policy.Title, tc.id)
+		if !ok {
+			t.Fatalf("%v", tc.id)
+		}
+		if b.Policy.Title != tc.want {
+			t.Errorf("%v: got %q, want %q", tc.id, b.Policy.Title, tc.want)
+		}
 		catalog, err := purramcp.DiscoverTools(t.Context(), h.session, "fixture", report.Bindings, purramcp.DiscoveryOptions{Monitor: h.monitor, Limits: tc.lim})
-		require.NoError(t, err, tc.id)
-		assert.Equal(t, tc.want, catalog.Registrations()[0].Description, "%s: model-visible description", tc.id)
+		if err != nil {
+			t.Fatalf("%v: %v", tc.id, err)
+		}
+		if got := catalog.Registrations()[0].Description; got != tc.want {
+			t.Errorf("%s: model-visible description: got %q, want %q", tc.id, got, tc.want)
+		}
 	}
 }
 
@@ -212,33 +280,47 @@ var reachWant = map[string][7]int{
 // catalogs, per policy, exactly; and the total under all three policies.
 func TestReach_Catalogs(t *testing.T) {
 	files, err := filepath.Glob("testdata/catalogs/*.json")
-	require.NoError(t, err)
-	require.Len(t, files, len(reachWant), "one row per captured catalog")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := len(files); got != len(reachWant) {
+		t.Fatalf("one row per captured catalog: len = %d, want %d", got, len(reachWant))
+	}
 	var total [7]int
 	for _, f := range files {
 		raw, err := os.ReadFile(f)
-		require.NoError(t, err)
+		if err != nil {
+			t.Fatal(err)
+		}
 		var saved struct {
 			Tools []*mcp.Tool `json:"tools"` // decoded as a go-sdk client decodes tools/list
 		}
-		require.NoError(t, json.Unmarshal(raw, &saved), f)
+		if err := json.Unmarshal(raw, &saved); err != nil {
+			t.Fatalf("%v: %v", f, err)
+		}
 		var got [7]int
 		got[0] = len(saved.Tools)
 		for i, policy := range reachPolicies {
 			for _, tool := range saved.Tools {
 				r, err := purramcp.InspectTool(tool, purramcp.Limits{}, policy)
-				require.NoError(t, err)
+				if err != nil {
+					t.Fatal(err)
+				}
 				if r.Bindable {
 					got[i+1]++
 				}
 			}
 		}
 		name := strings.TrimSuffix(filepath.Base(f), ".json")
-		assert.Equal(t, reachWant[name], got, name)
+		if !reflect.DeepEqual(got, reachWant[name]) {
+			t.Errorf("%v: got %v, want %v", name, got, reachWant[name])
+		}
 		for i := range got {
 			total[i] += got[i]
 		}
 	}
 	t.Logf("reach: %v", total)
-	assert.GreaterOrEqual(t, total[6]*100, total[0]*95, "at least 95%% of all tools bind with all three policies")
+	if got, limit := total[6]*100, total[0]*95; got < limit {
+		t.Errorf("at least 95%% of all tools bind with all three policies: got %v, want >= %v", got, limit)
+	}
 }

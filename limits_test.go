@@ -3,6 +3,7 @@ package purramcp_test
 import (
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -10,19 +11,22 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 
 	"purra.dev/purramcp"
 )
 
 func TestLimits_Defaults(t *testing.T) {
-	assert.Equal(t, purramcp.Limits{MaxPages: 32, MaxTools: 256, MaxCatalogBytes: 1048576, MaxSchemaBytes: 65536,
-		MaxDescriptionBytes: 8192, MaxResultBytes: 65536, MaxContentBlocks: 128, Timeout: 30 * time.Second},
-		purramcp.DefaultLimits())
+	if got, want := purramcp.DefaultLimits(), (purramcp.Limits{MaxPages: 32, MaxTools: 256, MaxCatalogBytes: 1048576, MaxSchemaBytes: 65536,
+		MaxDescriptionBytes: 8192, MaxResultBytes: 65536, MaxContentBlocks: 128, Timeout: 30 * time.Second}); !reflect.DeepEqual(got, want) {
+		t.Errorf("purramcp.DefaultLimits() = %v, want %v", got, want)
+	}
 	got, err := purramcp.ResolveLimits(purramcp.Limits{})
-	require.NoError(t, err)
-	assert.Equal(t, purramcp.DefaultLimits(), got, "zero means default")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := purramcp.DefaultLimits(); !reflect.DeepEqual(got, want) {
+		t.Errorf("zero means default: got %v, want %v", got, want)
+	}
 }
 
 // TestGap1_LimitRanges: each field 0, 1..default; Timeout 1ms..5m; anything
@@ -44,24 +48,36 @@ func TestGap1_LimitRanges(t *testing.T) {
 			var l purramcp.Limits
 			*field(&l) = v
 			got, err := purramcp.ResolveLimits(l)
-			require.NoError(t, err, "%s=%d", name, v)
-			assert.Equal(t, v, *field(&got), name)
+			if err != nil {
+				t.Fatalf("%s=%d: %v", name, v, err)
+			}
+			if got := *field(&got); got != v {
+				t.Errorf("%v: got %v, want %v", name, got, v)
+			}
 		}
 		for _, v := range []int{-1, max + 1, -max} {
 			var l purramcp.Limits
 			*field(&l) = v
 			_, err := purramcp.ResolveLimits(l)
-			assert.Equal(t, purramcp.CodeBindingInvalid, purramcp.CodeOf(err), "%s=%d", name, v)
+			if got := purramcp.CodeOf(err); got != purramcp.CodeBindingInvalid {
+				t.Errorf("%s=%d: got %q, want %q", name, v, got, purramcp.CodeBindingInvalid)
+			}
 		}
 	}
 	for _, v := range []time.Duration{time.Millisecond, 100 * time.Millisecond, 2 * time.Second, 5 * time.Minute} {
 		got, err := purramcp.ResolveLimits(purramcp.Limits{Timeout: v})
-		require.NoError(t, err, "Timeout=%v", v)
-		assert.Equal(t, v, got.Timeout)
+		if err != nil {
+			t.Fatalf("Timeout=%v: %v", v, err)
+		}
+		if got.Timeout != v {
+			t.Errorf("got.Timeout = %v, want %v", got.Timeout, v)
+		}
 	}
 	for _, v := range []time.Duration{-time.Second, time.Millisecond - 1, 5*time.Minute + 1} {
 		_, err := purramcp.ResolveLimits(purramcp.Limits{Timeout: v})
-		assert.Equal(t, purramcp.CodeBindingInvalid, purramcp.CodeOf(err), "Timeout=%v", v)
+		if got := purramcp.CodeOf(err); got != purramcp.CodeBindingInvalid {
+			t.Errorf("Timeout=%v: got %q, want %q", v, got, purramcp.CodeBindingInvalid)
+		}
 	}
 }
 
@@ -72,10 +88,16 @@ func acceptedLimits(t *testing.T, id string, limits purramcp.Limits) {
 	forEachVersion(t, func(t *testing.T, version string) {
 		h := sdkHarness(t, newSDKServer(t, nil, f.Tool), version)
 		catalog, err := discoverDefault(t, h, limits)
-		require.NoError(t, err, "%s at %s: %+v accepted", id, version, limits)
+		if err != nil {
+			t.Fatalf("%s at %s: %+v accepted: %v", id, version, limits, err)
+		}
 		res, err := catalog.Registrations()[0].Run(t.Context(), argsA, purramcp.ToolContext{})
-		require.NoError(t, err, "%s at %s", id, version)
-		assert.Empty(t, res.ErrorCode, "%s at %s", id, version)
+		if err != nil {
+			t.Fatalf("%s at %s: %v", id, version, err)
+		}
+		if res.ErrorCode != "" {
+			t.Errorf("%s at %s: got %q, want empty", id, version, res.ErrorCode)
+		}
 	})
 }
 
@@ -104,9 +126,13 @@ func TestBehaviorB3_CatalogLimitValues(t *testing.T) {
 	for _, limits := range []purramcp.Limits{{MaxCatalogBytes: 64}, {MaxDescriptionBytes: 1}} {
 		h := sdkHarness(t, newSDKServer(t, nil, f.Tool), "")
 		_, err := discoverDefault(t, h, limits)
-		assert.Equal(t, purramcp.CodeCatalogLimitExceeded, purramcp.CodeOf(err), "B3 %+v", limits)
+		if got := purramcp.CodeOf(err); got != purramcp.CodeCatalogLimitExceeded {
+			t.Errorf("B3 %+v: got %q, want %q", limits, got, purramcp.CodeCatalogLimitExceeded)
+		}
 		lists, _ := h.counts()
-		assert.Equal(t, 1, lists, "B3 %+v: the value passed validation", limits)
+		if lists != 1 {
+			t.Errorf("B3 %+v: the value passed validation: got %v, want %v", limits, lists, 1)
+		}
 	}
 }
 
@@ -117,8 +143,12 @@ func TestBehaviorB4_SchemaBytes60(t *testing.T) {
 	forEachVersion(t, func(t *testing.T, version string) {
 		h := sdkHarness(t, newSDKServer(t, nil, small), version)
 		catalog, err := discoverDefault(t, h, purramcp.Limits{MaxSchemaBytes: 60})
-		require.NoError(t, err, "B4 at %s", version)
-		assert.Len(t, catalog.Registrations(), 1, "B4 at %s", version)
+		if err != nil {
+			t.Fatalf("B4 at %s: %v", version, err)
+		}
+		if got := len(catalog.Registrations()); got != 1 {
+			t.Errorf("B4 at %s: len = %d, want %d", version, got, 1)
+		}
 	})
 }
 
@@ -216,13 +246,23 @@ func TestMemory_BoundedHeap(t *testing.T) {
 // holds MaxTools tools in 95–100% of MaxCatalogBytes.
 func requireNearCatalogLimit(t *testing.T, cs *mcp.ClientSession, limits purramcp.Limits) {
 	page, err := cs.ListTools(t.Context(), nil)
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	encoded, err := json.Marshal(page)
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	t.Logf("tools/list page: %d tools, %d bytes (MaxCatalogBytes %d)", len(page.Tools), len(encoded), limits.MaxCatalogBytes)
-	require.Len(t, page.Tools, limits.MaxTools)
-	require.Greater(t, len(encoded), limits.MaxCatalogBytes*95/100, "the catalog is close to MaxCatalogBytes")
-	require.LessOrEqual(t, len(encoded), limits.MaxCatalogBytes)
+	if got := len(page.Tools); got != limits.MaxTools {
+		t.Fatalf("len(page.Tools) = %d, want %d", got, limits.MaxTools)
+	}
+	if got, limit := len(encoded), limits.MaxCatalogBytes*95/100; got <= limit {
+		t.Fatalf("the catalog is close to MaxCatalogBytes: got %v, want > %v", got, limit)
+	}
+	if got := len(encoded); got > limits.MaxCatalogBytes {
+		t.Fatalf("len(encoded) = %v, want <= %v", got, limits.MaxCatalogBytes)
+	}
 }
 
 func memoryCase(t *testing.T, n, pad int) {
@@ -239,15 +279,23 @@ func memoryCase(t *testing.T, n, pad int) {
 	before := heapAlloc()
 	sampler := startPeakSampler()
 	catalog, err := purramcp.DiscoverTools(t.Context(), cs, "memory", memoryBindings(n), purramcp.DiscoveryOptions{Monitor: monitor})
-	require.NoError(t, err, "n=%d", n)
+	if err != nil {
+		t.Fatalf("n=%d: %v", n, err)
+	}
 	regs := catalog.Registrations()
-	require.Len(t, regs, n)
+	if got := len(regs); got != n {
+		t.Fatalf("len(regs) = %d, want %d", got, n)
+	}
 	discovered := heapAlloc()
 
 	run := func(i int) {
 		res, err := regs[i%n].Run(t.Context(), args, purramcp.ToolContext{CallID: fmt.Sprint(i)})
-		require.NoError(t, err)
-		require.Equal(t, want, res, "run %d", i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(res, want) {
+			t.Fatalf("run %d: got %v, want %v", i, res, want)
+		}
 	}
 	for i := range 100 { // warm-up: pools and caches settle
 		run(i)
@@ -266,12 +314,18 @@ func memoryCase(t *testing.T, n, pad int) {
 	runtime.KeepAlive(catalog)
 	runtime.KeepAlive(regs)
 
-	assert.EqualValues(t, 100+memoryRuns, calls.Load(), "one tools/call per Run")
+	if got, want := calls.Load(), int64(100+memoryRuns); got != want {
+		t.Errorf("one tools/call per Run: got %v, want %v", got, want)
+	}
 	catalogHeap := int64(discovered) - int64(before)
 	growth := int64(after) - int64(warm)
 	t.Logf("n=%d: heap before discovery %s, after %s (catalog and registrations %s), after warm-up %s, after %d Runs %s (growth %+d bytes), peak %s; %d bytes and %d allocations per Run",
 		n, mib(before), mib(discovered), mib(uint64(max(catalogHeap, 0))), mib(warm), memoryRuns, mib(after), growth, mib(peak),
 		(statsAfter.TotalAlloc-statsBefore.TotalAlloc)/memoryRuns, (statsAfter.Mallocs-statsBefore.Mallocs)/memoryRuns)
-	assert.Less(t, growth, int64(runGrowthBound), "n=%d: %d Runs retain no per-run state", n, memoryRuns)
-	assert.Less(t, catalogHeap, int64(catalogBound), "n=%d: the catalog's and registrations' live heap", n)
+	if limit := int64(runGrowthBound); growth >= limit {
+		t.Errorf("n=%d: %d Runs retain no per-run state: got %v, want < %v", n, memoryRuns, growth, limit)
+	}
+	if limit := int64(catalogBound); catalogHeap >= limit {
+		t.Errorf("n=%d: the catalog's and registrations' live heap: got %v, want < %v", n, catalogHeap, limit)
+	}
 }

@@ -5,13 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 
 	"purra.dev/purramcp"
 	"purra.dev/purramcp/internal/jssize"
@@ -63,7 +62,9 @@ func fuzzPageSeeds(t testing.TB, fx mcpFixture) []string {
 func FuzzDiscoverPage(f *testing.F) {
 	fx := loadMCPFixture(f)
 	seeds := fuzzPageSeeds(f, fx)
-	require.Len(f, seeds, 13+2*6, "seed count")
+	if got := len(seeds); got != 13+2*6 {
+		f.Fatalf("seed count: len = %d, want %d", got, 13+2*6)
+	}
 	for i, s := range seeds {
 		f.Add(s, uint8(0), uint32(0), i%2 == 0, i%3 == 0)
 	}
@@ -82,7 +83,9 @@ func FuzzDiscoverPage(f *testing.F) {
 		limits := purramcp.Limits{MaxPages: fuzzLimit(uint32(maxPages), 32),
 			MaxCatalogBytes: fuzzLimit(maxCatalogBytes, 1<<20), Timeout: 10 * time.Second}
 		resolved, err := purramcp.ResolveLimits(limits)
-		require.NoError(t, err)
+		if err != nil {
+			t.Fatal(err)
+		}
 		bindings := searchBinding()
 		if other {
 			bindings = otherBinding()
@@ -95,31 +98,47 @@ func FuzzDiscoverPage(f *testing.F) {
 		elapsed := time.Since(start)
 		lists, calls := h.counts()
 		what := "pages " + strings.Join(pages, " | ")
-		require.Less(t, elapsed, time.Duration(resolved.MaxPages)*resolved.Timeout, "%s", what)
-		require.LessOrEqual(t, lists, resolved.MaxPages, "%s: tools/list requests", what)
-		require.GreaterOrEqual(t, lists, 1, "%s: tools/list requests", what)
-		require.Zero(t, calls, "%s: tools/call requests", what)
+		if limit := time.Duration(resolved.MaxPages) * resolved.Timeout; elapsed >= limit {
+			t.Fatalf("%s: got %v, want < %v", what, elapsed, limit)
+		}
+		if lists > resolved.MaxPages {
+			t.Fatalf("%s: tools/list requests: got %v, want <= %v", what, lists, resolved.MaxPages)
+		}
+		if lists < 1 {
+			t.Fatalf("%s: tools/list requests: got %v, want >= %v", what, lists, 1)
+		}
+		if calls != 0 {
+			t.Fatalf("%s: tools/call requests: got %v, want zero", what, calls)
+		}
 
 		sizes := fuzzServedSizes(t, pages, lists)
 		if err != nil {
 			code := fuzzCheckError(t, catalog, err, fuzzPageCodes, what)
 			if len(sizes) > 0 && sizes[0] > resolved.MaxCatalogBytes {
-				require.Equal(t, purramcp.CodeCatalogLimitExceeded, code, "%s: first page of %d bytes", what, sizes[0])
+				if code != purramcp.CodeCatalogLimitExceeded {
+					t.Fatalf("%s: first page of %d bytes: got %q, want %q", what, sizes[0], code, purramcp.CodeCatalogLimitExceeded)
+				}
 			}
 			return
 		}
 		fuzzCheckCatalog(t, catalog, bindings, h.monitor.ProtocolVersion(), what)
-		require.Len(t, sizes, lists, "%s: go-sdk decodes every page discovery read", what)
+		if got := len(sizes); got != lists {
+			t.Fatalf("%s: go-sdk decodes every page discovery read: len = %d, want %d", what, got, lists)
+		}
 		total := 0
 		for _, n := range sizes {
 			total += n
 		}
-		require.LessOrEqual(t, total, resolved.MaxCatalogBytes, "%s: catalog bytes", what)
+		if total > resolved.MaxCatalogBytes {
+			t.Fatalf("%s: catalog bytes: got %v, want <= %v", what, total, resolved.MaxCatalogBytes)
+		}
 		var last struct {
 			NextCursor *string `json:"nextCursor"`
 		}
 		if json.Unmarshal([]byte(pages[min(lists, len(pages))-1]), &last) == nil && last.NextCursor != nil {
-			require.Empty(t, *last.NextCursor, "%s: discovery ended on a page with a cursor", what)
+			if got := *last.NextCursor; got != "" {
+				t.Fatalf("%s: discovery ended on a page with a cursor: got %q, want empty", what, got)
+			}
 		}
 	})
 }
@@ -139,7 +158,9 @@ func fuzzServedSizes(t *testing.T, pages []string, n int) []int {
 			break
 		}
 		size, err := jssize.Size(page)
-		require.NoError(t, err, "size of a decoded page")
+		if err != nil {
+			t.Fatalf("size of a decoded page: %v", err)
+		}
 		sizes = append(sizes, size)
 	}
 	return sizes
@@ -154,18 +175,34 @@ func TestBehaviorD1_PaginationSkipsUnbound(t *testing.T) {
 		raw := &rawServer{modern: modern, pages: []string{toolsPage(t, "next", unbound), toolsPage(t, "", f.Tool)}}
 		h := rawHarness(t, raw)
 		catalog, err := discoverDefault(t, h, purramcp.Limits{})
-		require.NoError(t, err)
-		require.Len(t, catalog.Registrations(), 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := len(catalog.Registrations()); got != 1 {
+			t.Fatalf("len(catalog.Registrations()) = %d, want %d", got, 1)
+		}
 		cursors := raw.seenCursors()
-		require.Len(t, cursors, 2)
-		assert.Nil(t, cursors[0], "the first request carries no cursor")
-		require.NotNil(t, cursors[1])
-		assert.Equal(t, "next", *cursors[1])
+		if got := len(cursors); got != 2 {
+			t.Fatalf("len(cursors) = %d, want %d", got, 2)
+		}
+		if cursors[0] != nil {
+			t.Errorf("the first request carries no cursor: got %v, want nil", cursors[0])
+		}
+		if cursors[1] == nil {
+			t.Fatalf("cursors[1] = nil, want non-nil")
+		}
+		if got := *cursors[1]; got != "next" {
+			t.Errorf("*cursors[1] = %q, want %q", got, "next")
+		}
 		if !modern {
-			assert.Equal(t, f.RevisionDigest, catalog.Snapshot().RevisionDigest)
+			if got := catalog.Snapshot().RevisionDigest; got != f.RevisionDigest {
+				t.Errorf("catalog.Snapshot().RevisionDigest = %q, want %q", got, f.RevisionDigest)
+			}
 		}
 		_, calls := h.counts()
-		assert.Zero(t, calls, "D1 modern=%v", modern)
+		if calls != 0 {
+			t.Errorf("D1 modern=%v: got %v, want zero", modern, calls)
+		}
 	}
 }
 
@@ -175,10 +212,16 @@ func TestBehaviorD2_RepeatedCursor(t *testing.T) {
 		raw := &rawServer{modern: modern, pages: []string{toolsPage(t, "again")}}
 		h := rawHarness(t, raw)
 		_, err := discoverDefault(t, h, purramcp.Limits{})
-		assert.Equal(t, purramcp.CodePaginationInvalid, purramcp.CodeOf(err), "D2 modern=%v", modern)
+		if got := purramcp.CodeOf(err); got != purramcp.CodePaginationInvalid {
+			t.Errorf("D2 modern=%v: got %q, want %q", modern, got, purramcp.CodePaginationInvalid)
+		}
 		lists, calls := h.counts()
-		assert.Equal(t, 2, lists, "D2 modern=%v", modern)
-		assert.Zero(t, calls, "D2 modern=%v", modern)
+		if lists != 2 {
+			t.Errorf("D2 modern=%v: got %v, want %v", modern, lists, 2)
+		}
+		if calls != 0 {
+			t.Errorf("D2 modern=%v: got %v, want zero", modern, calls)
+		}
 	}
 }
 
@@ -191,12 +234,20 @@ func TestBehaviorD3_OneListNoRelist(t *testing.T) {
 		reg := discoverWith(t, h, purramcp.Limits{}, nil)
 		for range 3 {
 			res, err := reg.Run(t.Context(), argsA, purramcp.ToolContext{})
-			require.NoError(t, err)
-			assert.Empty(t, res.ErrorCode, "D3 at %s", version)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.ErrorCode != "" {
+				t.Errorf("D3 at %s: got %q, want empty", version, res.ErrorCode)
+			}
 		}
 		lists, calls := h.counts()
-		assert.Equal(t, 1, lists, "D3 at %s: tools/list requests", version)
-		assert.Equal(t, 3, calls, "D3 at %s: tools/call requests", version)
+		if lists != 1 {
+			t.Errorf("D3 at %s: tools/list requests: got %v, want %v", version, lists, 1)
+		}
+		if calls != 3 {
+			t.Errorf("D3 at %s: tools/call requests: got %v, want %v", version, calls, 3)
+		}
 	})
 }
 
@@ -208,15 +259,29 @@ func TestDiscover_CursorCycle(t *testing.T) {
 		raw := &rawServer{modern: modern, pages: []string{toolsPage(t, "A", f.Tool), toolsPage(t, "B"), toolsPage(t, "A")}}
 		h := rawHarness(t, raw)
 		catalog, err := discoverDefault(t, h, purramcp.Limits{})
-		assert.Nil(t, catalog)
-		assert.Equal(t, purramcp.CodePaginationInvalid, purramcp.CodeOf(err), "modern=%v", modern)
+		if catalog != nil {
+			t.Errorf("catalog = %v, want nil", catalog)
+		}
+		if got := purramcp.CodeOf(err); got != purramcp.CodePaginationInvalid {
+			t.Errorf("modern=%v: got %q, want %q", modern, got, purramcp.CodePaginationInvalid)
+		}
 		lists, calls := h.counts()
-		assert.Equal(t, 3, lists, "modern=%v", modern)
-		assert.Zero(t, calls)
+		if lists != 3 {
+			t.Errorf("modern=%v: got %v, want %v", modern, lists, 3)
+		}
+		if calls != 0 {
+			t.Errorf("calls = %v, want zero", calls)
+		}
 		cursors := raw.seenCursors()
-		require.Len(t, cursors, 3)
-		assert.Nil(t, cursors[0])
-		assert.Equal(t, []string{"A", "B"}, []string{*cursors[1], *cursors[2]})
+		if got := len(cursors); got != 3 {
+			t.Fatalf("len(cursors) = %d, want %d", got, 3)
+		}
+		if cursors[0] != nil {
+			t.Errorf("cursors[0] = %v, want nil", cursors[0])
+		}
+		if got, want := []string{*cursors[1], *cursors[2]}, []string{"A", "B"}; !reflect.DeepEqual(got, want) {
+			t.Errorf("cursors[1:3] = %v, want %v", got, want)
+		}
 	}
 }
 
@@ -231,12 +296,20 @@ func TestGap7_EmptyCursor(t *testing.T) {
 		raw := &rawServer{modern: modern, pages: []string{page, toolsPage(t, "")}}
 		h := rawHarness(t, raw)
 		catalog, err := discoverDefault(t, h, purramcp.Limits{})
-		require.NoError(t, err, "empty cursor ends paging, modern=%v", modern)
-		assert.Len(t, catalog.Registrations(), 1)
+		if err != nil {
+			t.Fatalf("empty cursor ends paging, modern=%v: %v", modern, err)
+		}
+		if got := len(catalog.Registrations()); got != 1 {
+			t.Errorf("len(catalog.Registrations()) = %d, want %d", got, 1)
+		}
 		lists, _ := h.counts()
-		assert.Equal(t, 1, lists, "no second request, modern=%v", modern)
+		if lists != 1 {
+			t.Errorf("no second request, modern=%v: got %v, want %v", modern, lists, 1)
+		}
 		if !modern {
-			assert.Equal(t, f.RevisionDigest, catalog.Snapshot().RevisionDigest)
+			if got := catalog.Snapshot().RevisionDigest; got != f.RevisionDigest {
+				t.Errorf("catalog.Snapshot().RevisionDigest = %q, want %q", got, f.RevisionDigest)
+			}
 		}
 	}
 }
@@ -258,14 +331,24 @@ func TestGap7_CursorTooLong(t *testing.T) {
 		h := rawHarness(t, raw)
 		_, err := discoverDefault(t, h, purramcp.Limits{})
 		lists, calls := h.counts()
-		assert.Zero(t, calls, tc.id)
+		if calls != 0 {
+			t.Errorf("%v: got %v, want zero", tc.id, calls)
+		}
 		if tc.ok {
-			assert.NoError(t, err, "%s is allowed", tc.id)
-			assert.Equal(t, 2, lists, tc.id)
+			if err != nil {
+				t.Errorf("%s is allowed: %v", tc.id, err)
+			}
+			if lists != 2 {
+				t.Errorf("%v: got %v, want %v", tc.id, lists, 2)
+			}
 			continue
 		}
-		assert.Equal(t, purramcp.CodePaginationInvalid, purramcp.CodeOf(err), tc.id)
-		assert.Equal(t, 1, lists, "%s: the cursor is never sent", tc.id)
+		if got := purramcp.CodeOf(err); got != purramcp.CodePaginationInvalid {
+			t.Errorf("%v: got %q, want %q", tc.id, got, purramcp.CodePaginationInvalid)
+		}
+		if lists != 1 {
+			t.Errorf("%s: the cursor is never sent: got %v, want %v", tc.id, lists, 1)
+		}
 	}
 }
 
@@ -285,11 +368,19 @@ func TestGap7_DuplicateNameAcrossPages(t *testing.T) {
 			for _, modern := range modernities {
 				h := rawHarness(t, &rawServer{modern: modern, pages: tc.pages})
 				catalog, err := discoverDefault(t, h, purramcp.Limits{})
-				assert.Nil(t, catalog)
-				assert.Equal(t, purramcp.CodeNameConflict, purramcp.CodeOf(err), "%s modern=%v", tc.id, modern)
+				if catalog != nil {
+					t.Errorf("catalog = %v, want nil", catalog)
+				}
+				if got := purramcp.CodeOf(err); got != purramcp.CodeNameConflict {
+					t.Errorf("%s modern=%v: got %q, want %q", tc.id, modern, got, purramcp.CodeNameConflict)
+				}
 				lists, calls := h.counts()
-				assert.Equal(t, 2, lists, "%s modern=%v", tc.id, modern)
-				assert.Zero(t, calls)
+				if lists != 2 {
+					t.Errorf("%s modern=%v: got %v, want %v", tc.id, modern, lists, 2)
+				}
+				if calls != 0 {
+					t.Errorf("calls = %v, want zero", calls)
+				}
 			}
 		})
 	}
@@ -315,11 +406,19 @@ func TestDiscover_OversizedPage(t *testing.T) {
 		t.Run(tc.id, func(t *testing.T) {
 			h := rawHarness(t, &rawServer{pages: tc.pages})
 			catalog, err := discoverDefault(t, h, tc.limits)
-			assert.Nil(t, catalog)
-			assert.Equal(t, purramcp.CodeCatalogLimitExceeded, purramcp.CodeOf(err), tc.id)
+			if catalog != nil {
+				t.Errorf("catalog = %v, want nil", catalog)
+			}
+			if got := purramcp.CodeOf(err); got != purramcp.CodeCatalogLimitExceeded {
+				t.Errorf("%v: got %q, want %q", tc.id, got, purramcp.CodeCatalogLimitExceeded)
+			}
 			lists, calls := h.counts()
-			assert.Equal(t, tc.wantLists, lists, tc.id)
-			assert.Zero(t, calls, tc.id)
+			if lists != tc.wantLists {
+				t.Errorf("%v: got %v, want %v", tc.id, lists, tc.wantLists)
+			}
+			if calls != 0 {
+				t.Errorf("%v: got %v, want zero", tc.id, calls)
+			}
 		})
 	}
 }
@@ -357,38 +456,60 @@ func TestDiscover_PageSizeIsJSSize(t *testing.T) {
 		if tool != nil && tool.InputSchema != nil {
 			var decoded any // as go-sdk decodes it
 			raw, err := json.Marshal(tool.InputSchema)
-			require.NoError(t, err)
-			require.NoError(t, json.Unmarshal(raw, &decoded))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := json.Unmarshal(raw, &decoded); err != nil {
+				t.Fatalf("json.Unmarshal(raw, &decoded): %v", err)
+			}
 			tool.InputSchema = decoded
 		}
 	}
 	pages := []*mcp.ListToolsResult{{Tools: tools}, {Tools: tools[:1], NextCursor: "c1"}, {}, {Tools: []*mcp.Tool{}}}
 	for i, page := range pages {
 		want, err := jssize.Size(page)
-		require.NoError(t, err)
+		if err != nil {
+			t.Fatal(err)
+		}
 		got, schemaSizes, err := purramcp.PageSize(page, math.MaxInt)
-		require.NoError(t, err)
-		assert.Equal(t, want, got, "page %d", i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != want {
+			t.Errorf("page %d: got %v, want %v", i, got, want)
+		}
 		for _, limit := range []int{0, want / 2, want - 1, want} {
 			n, _, err := purramcp.PageSize(page, limit)
-			require.NoError(t, err)
-			assert.Equal(t, want > limit, n > limit, "page %d under limit %d: %d", i, limit, n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, want := n > limit, want > limit; got != want {
+				t.Errorf("page %d under limit %d: %d: got %v, want %v", i, limit, n, got, want)
+			}
 			if want <= limit {
-				assert.Equal(t, want, n, "page %d at limit %d", i, limit)
+				if n != want {
+					t.Errorf("page %d at limit %d: got %v, want %v", i, limit, n, want)
+				}
 			}
 		}
-		require.Len(t, schemaSizes, len(page.Tools), "page %d", i)
+		if got := len(schemaSizes); got != len(page.Tools) {
+			t.Fatalf("page %d: len = %d, want %d", i, got, len(page.Tools))
+		}
 		for j, tool := range page.Tools {
 			var wantSchemas [2]int
 			if tool != nil {
 				for k, schema := range []any{tool.InputSchema, tool.OutputSchema} {
 					if schema != nil {
 						wantSchemas[k], err = jssize.Size(schema)
-						require.NoError(t, err)
+						if err != nil {
+							t.Fatal(err)
+						}
 					}
 				}
 			}
-			assert.Equal(t, wantSchemas, schemaSizes[j], "page %d, tool %d: schema sizes", i, j)
+			if !reflect.DeepEqual(schemaSizes[j], wantSchemas) {
+				t.Errorf("page %d, tool %d: schema sizes: got %v, want %v", i, j, schemaSizes[j], wantSchemas)
+			}
 		}
 	}
 }

@@ -5,14 +5,13 @@ import (
 	"encoding/json"
 	"math"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 
 	"purra.dev/purramcp"
 	"purra.dev/purramcp/internal/jssize"
@@ -32,7 +31,9 @@ func sharedRow(t *testing.T, id string) {
 			tc = &f.Cases[i]
 		}
 	}
-	require.NotNil(t, tc, "case %s in mcp_tools.json", id)
+	if tc == nil {
+		t.Fatalf("case %s in mcp_tools.json: got nil", id)
+	}
 	for _, version := range testVersions {
 		t.Run(version, func(t *testing.T) {
 			runSharedCase(t, f, *tc, version)
@@ -54,27 +55,43 @@ func runSharedCase(t *testing.T, f mcpFixture, tc mcpCallCase, version string) s
 	} else {
 		h = sdkHarness(t, newSDKServer(t, tc.Result, f.Tool), version)
 	}
-	require.Equal(t, version, h.monitor.ProtocolVersion(), "case %s", tc.ID)
+	if got := h.monitor.ProtocolVersion(); got != version {
+		t.Fatalf("case %s: got %q, want %q", tc.ID, got, version)
+	}
 	catalog, err := discoverDefault(t, h, limits)
-	require.NoError(t, err, "case %s", tc.ID)
+	if err != nil {
+		t.Fatalf("case %s: %v", tc.ID, err)
+	}
 	regs := catalog.Registrations()
-	require.Len(t, regs, 1)
+	if got := len(regs); got != 1 {
+		t.Fatalf("len(regs) = %d, want %d", got, 1)
+	}
 	res, err := regs[0].Run(t.Context(), tc.Arguments, purramcp.ToolContext{CallID: "call", ToolName: "search"})
-	require.NoError(t, err, "case %s", tc.ID)
+	if err != nil {
+		t.Fatalf("case %s: %v", tc.ID, err)
+	}
 
 	want := ""
 	if tc.ErrorCode != nil {
 		want = *tc.ErrorCode
 	}
-	assert.Equal(t, want, res.ErrorCode, "case %s", tc.ID)
-	assert.Equal(t, "not_started", res.EffectState, "case %s", tc.ID)
+	if res.ErrorCode != want {
+		t.Errorf("case %s: got %q, want %q", tc.ID, res.ErrorCode, want)
+	}
+	if res.EffectState != "not_started" {
+		t.Errorf("case %s: got %q, want %q", tc.ID, res.EffectState, "not_started")
+	}
 	lists, calls := h.counts()
-	assert.Equal(t, 1, lists, "case %s: tools/list requests", tc.ID)
+	if lists != 1 {
+		t.Errorf("case %s: tools/list requests: got %v, want %v", tc.ID, lists, 1)
+	}
 	wantCalls := 1
 	if want == purramcp.CodeInvalidArguments {
 		wantCalls = 0
 	}
-	assert.Equal(t, wantCalls, calls, "case %s: tools/call requests", tc.ID)
+	if calls != wantCalls {
+		t.Errorf("case %s: tools/call requests: got %v, want %v", tc.ID, calls, wantCalls)
+	}
 	if want == "" {
 		var result struct {
 			Content []struct {
@@ -82,21 +99,37 @@ func runSharedCase(t *testing.T, f mcpFixture, tc mcpCallCase, version string) s
 			} `json:"content"`
 			StructuredContent map[string]any `json:"structuredContent"`
 		}
-		require.NoError(t, json.Unmarshal(tc.Result, &result))
+		if err := json.Unmarshal(tc.Result, &result); err != nil {
+			t.Fatalf("json.Unmarshal(tc.Result, &result): %v", err)
+		}
 		text := []string{}
 		for _, b := range result.Content {
 			text = append(text, b.Text)
 		}
-		assert.Equal(t, purramcp.Envelope{Text: text, Structured: result.StructuredContent}, res.Content, "case %s", tc.ID)
-		assert.Equal(t, decodeObject(t, tc.Arguments), decodeObject(t, h.lastArguments()), "case %s: arguments sent", tc.ID)
+		if want := (purramcp.Envelope{Text: text, Structured: result.StructuredContent}); !reflect.DeepEqual(res.Content, want) {
+			t.Errorf("case %s: got %v, want %v", tc.ID, res.Content, want)
+		}
+		if got, want := decodeObject(t, h.lastArguments()), decodeObject(t, tc.Arguments); !reflect.DeepEqual(got, want) {
+			t.Errorf("case %s: arguments sent: got %v, want %v", tc.ID, got, want)
+		}
 	} else {
-		assert.Equal(t, emptyEnvelope, res.Content, "case %s", tc.ID)
+		if !reflect.DeepEqual(res.Content, emptyEnvelope) {
+			t.Errorf("case %s: got %v, want %v", tc.ID, res.Content, emptyEnvelope)
+		}
 		encoded, err := json.Marshal(res)
-		require.NoError(t, err)
-		assert.NotContains(t, string(encoded), "private", "case %s: no remote text", tc.ID)
-		assert.NotContains(t, string(encoded), "never echo", "case %s: no remote text", tc.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(encoded), "private") {
+			t.Errorf("case %s: no remote text: %q contains %q", tc.ID, string(encoded), "private")
+		}
+		if strings.Contains(string(encoded), "never echo") {
+			t.Errorf("case %s: no remote text: %q contains %q", tc.ID, string(encoded), "never echo")
+		}
 	}
-	assert.NoError(t, h.session.Ping(t.Context(), nil), "case %s: session left open", tc.ID)
+	if err := h.session.Ping(t.Context(), nil); err != nil {
+		t.Errorf("case %s: session left open: %v", tc.ID, err)
+	}
 	return h
 }
 
@@ -111,9 +144,15 @@ func TestBehaviorH2_UnicodeInteger(t *testing.T) {
 	h := sdkHarness(t, newSDKServer(t, nil, f.Tool), "")
 	reg := discoverWith(t, h, purramcp.Limits{}, nil)
 	res, err := reg.Run(t.Context(), json.RawMessage(`{"q":"\ud83d\ude00","n":1.0}`), purramcp.ToolContext{})
-	require.NoError(t, err)
-	assert.Empty(t, res.ErrorCode, "H2")
-	assert.Equal(t, `{"n":1,"q":"😀"}`, string(h.lastArguments()), "H2: the wire carries n=1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.ErrorCode != "" {
+		t.Errorf("H2: got %q, want empty", res.ErrorCode)
+	}
+	if got := string(h.lastArguments()); got != `{"n":1,"q":"😀"}` {
+		t.Errorf("H2: the wire carries n=1: got %q, want %q", got, `{"n":1,"q":"😀"}`)
+	}
 }
 
 // TestBehaviorH3_NoCoercion: a JSON-looking string is not an array.
@@ -164,11 +203,16 @@ func TestBehaviorH15_TextNeverPromoted(t *testing.T) {
 		srv := newSDKServer(t, json.RawMessage(`{"content":[{"type":"text","text":"{\"count\":3}"}]}`), tool)
 		h := sdkHarness(t, srv, version)
 		catalog, err := discoverDefault(t, h, purramcp.Limits{})
-		require.NoError(t, err)
+		if err != nil {
+			t.Fatal(err)
+		}
 		res, err := catalog.Registrations()[0].Run(t.Context(), argsA, purramcp.ToolContext{})
-		require.NoError(t, err)
-		assert.Equal(t, purramcp.ToolResult{Content: purramcp.Envelope{Text: []string{`{"count":3}`}}, EffectState: "not_started"},
-			res, "H15 at %s", version)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := (purramcp.ToolResult{Content: purramcp.Envelope{Text: []string{`{"count":3}`}}, EffectState: "not_started"}); !reflect.DeepEqual(res, want) {
+			t.Errorf("H15 at %s: got %v, want %v", version, res, want)
+		}
 	})
 }
 
@@ -206,16 +250,28 @@ func TestGap14_StructuredWithoutOutputSchema(t *testing.T) {
 				h := rawHarness(t, raw)
 				reg := discoverWith(t, h, tc.limits, nil)
 				res, err := reg.Run(t.Context(), argsA, purramcp.ToolContext{})
-				require.NoError(t, err, tc.id)
-				assert.Equal(t, tc.want, res.ErrorCode, "%s modern=%v", tc.id, modern)
-				assert.Equal(t, "not_started", res.EffectState, tc.id)
+				if err != nil {
+					t.Fatalf("%v: %v", tc.id, err)
+				}
+				if res.ErrorCode != tc.want {
+					t.Errorf("%s modern=%v: got %q, want %q", tc.id, modern, res.ErrorCode, tc.want)
+				}
+				if res.EffectState != "not_started" {
+					t.Errorf("%v: got %q, want %q", tc.id, res.EffectState, "not_started")
+				}
 				if tc.want == "" {
-					assert.Equal(t, purramcp.Envelope{Text: []string{"t"}, Structured: tc.structuredWant}, res.Content, "%s modern=%v", tc.id, modern)
+					if want := (purramcp.Envelope{Text: []string{"t"}, Structured: tc.structuredWant}); !reflect.DeepEqual(res.Content, want) {
+						t.Errorf("%s modern=%v: got %v, want %v", tc.id, modern, res.Content, want)
+					}
 				} else {
-					assert.Equal(t, emptyEnvelope, res.Content, "%s modern=%v", tc.id, modern)
+					if !reflect.DeepEqual(res.Content, emptyEnvelope) {
+						t.Errorf("%s modern=%v: got %v, want %v", tc.id, modern, res.Content, emptyEnvelope)
+					}
 				}
 				_, calls := h.counts()
-				assert.Equal(t, 1, calls, "%s modern=%v", tc.id, modern)
+				if calls != 1 {
+					t.Errorf("%s modern=%v: got %v, want %v", tc.id, modern, calls, 1)
+				}
 			}
 		})
 	}
@@ -249,14 +305,24 @@ func TestRun_ResultShapes(t *testing.T) {
 			h := rawHarness(t, raw)
 			reg := discoverWith(t, h, purramcp.Limits{}, nil)
 			res, err := reg.Run(t.Context(), argsA, purramcp.ToolContext{})
-			require.NoError(t, err)
-			assert.Equal(t, tc.want, res.ErrorCode, tc.id)
-			if tc.wantEnvelope != nil {
-				assert.Equal(t, *tc.wantEnvelope, res.Content, tc.id)
-			} else {
-				assert.Equal(t, emptyEnvelope, res.Content, tc.id)
+			if err != nil {
+				t.Fatal(err)
 			}
-			assert.NoError(t, h.session.Ping(t.Context(), nil), tc.id)
+			if res.ErrorCode != tc.want {
+				t.Errorf("%v: got %q, want %q", tc.id, res.ErrorCode, tc.want)
+			}
+			if tc.wantEnvelope != nil {
+				if want := *tc.wantEnvelope; !reflect.DeepEqual(res.Content, want) {
+					t.Errorf("%v: got %v, want %v", tc.id, res.Content, want)
+				}
+			} else {
+				if !reflect.DeepEqual(res.Content, emptyEnvelope) {
+					t.Errorf("%v: got %v, want %v", tc.id, res.Content, emptyEnvelope)
+				}
+			}
+			if err := h.session.Ping(t.Context(), nil); err != nil {
+				t.Errorf("%v: %v", tc.id, err)
+			}
 		})
 	}
 }
@@ -279,14 +345,25 @@ func TestResult_UndecodableContent(t *testing.T) {
 				h := rawHarness(t, raw)
 				reg := discoverWith(t, h, purramcp.Limits{}, nil)
 				res, err := reg.Run(t.Context(), argsA, purramcp.ToolContext{})
-				require.NoError(t, err, tc.id)
-				assert.Equal(t, purramcp.ToolResult{Content: emptyEnvelope, EffectState: "not_started", ErrorCode: purramcp.CodeResultInvalid},
-					res, "%s modern=%v", tc.id, modern)
+				if err != nil {
+					t.Fatalf("%v: %v", tc.id, err)
+				}
+				if want := (purramcp.ToolResult{Content: emptyEnvelope, EffectState: "not_started", ErrorCode: purramcp.CodeResultInvalid}); !reflect.DeepEqual(res, want) {
+					t.Errorf("%s modern=%v: got %v, want %v", tc.id, modern, res, want)
+				}
 				lists, calls := h.counts()
-				assert.Equal(t, 1, lists, tc.id)
-				assert.Equal(t, 1, calls, "%s modern=%v", tc.id, modern)
-				assert.NoError(t, h.session.Ping(t.Context(), nil), "%s modern=%v: session alive", tc.id, modern)
-				assert.NoError(t, h.monitor.Check(0), "%s: the monitor stays open", tc.id)
+				if lists != 1 {
+					t.Errorf("%v: got %v, want %v", tc.id, lists, 1)
+				}
+				if calls != 1 {
+					t.Errorf("%s modern=%v: got %v, want %v", tc.id, modern, calls, 1)
+				}
+				if err := h.session.Ping(t.Context(), nil); err != nil {
+					t.Errorf("%s modern=%v: session alive: %v", tc.id, modern, err)
+				}
+				if err := h.monitor.Check(0); err != nil {
+					t.Errorf("%s: the monitor stays open: %v", tc.id, err)
+				}
 			}
 		})
 	}
@@ -309,11 +386,16 @@ func TestResult_InputRequestsOneCall(t *testing.T) {
 				h := rawHarness(t, raw)
 				reg := discoverWith(t, h, purramcp.Limits{}, nil)
 				res, err := reg.Run(t.Context(), argsA, purramcp.ToolContext{})
-				require.NoError(t, err, tc.id)
-				assert.Equal(t, purramcp.ToolResult{Content: emptyEnvelope, EffectState: "not_started", ErrorCode: purramcp.CodeResultUnsupported},
-					res, "%s modern=%v", tc.id, modern)
+				if err != nil {
+					t.Fatalf("%v: %v", tc.id, err)
+				}
+				if want := (purramcp.ToolResult{Content: emptyEnvelope, EffectState: "not_started", ErrorCode: purramcp.CodeResultUnsupported}); !reflect.DeepEqual(res, want) {
+					t.Errorf("%s modern=%v: got %v, want %v", tc.id, modern, res, want)
+				}
 				_, calls := h.counts()
-				assert.Equal(t, 1, calls, "%s modern=%v: exactly one tools/call reached the server", tc.id, modern)
+				if calls != 1 {
+					t.Errorf("%s modern=%v: exactly one tools/call reached the server: got %v, want %v", tc.id, modern, calls, 1)
+				}
 			}
 		})
 	}
@@ -325,13 +407,21 @@ func TestResult_InputRequestsOneCall(t *testing.T) {
 		call: func(json.RawMessage) (string, *jsonrpcError) { return loadShed, nil }}
 	monitor := purramcp.NewCatalogMonitor()
 	cs, err := raw.startWith(t, &mcp.ClientOptions{}, monitor)
-	assert.Equal(t, purramcp.CodeBindingInvalid, purramcp.CodeOf(err), "control: a client without the monitor's options")
+	if got := purramcp.CodeOf(err); got != purramcp.CodeBindingInvalid {
+		t.Errorf("control: a client without the monitor's options: got %q, want %q", got, purramcp.CodeBindingInvalid)
+	}
 	_, err = purramcp.DiscoverTools(t.Context(), cs, "fixture", searchBinding(), purramcp.DiscoveryOptions{Monitor: monitor})
-	assert.Equal(t, purramcp.CodeNotInitialized, purramcp.CodeOf(err), "control: the monitor never accepted a version")
+	if got := purramcp.CodeOf(err); got != purramcp.CodeNotInitialized {
+		t.Errorf("control: the monitor never accepted a version: got %q, want %q", got, purramcp.CodeNotInitialized)
+	}
 	_, err = cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "remote.search", Arguments: map[string]any{"a": 1}})
-	require.Error(t, err)
+	if err == nil {
+		t.Fatalf("err = nil, want an error")
+	}
 	_, calls := raw.counts()
-	assert.Equal(t, 3, calls, "control: without the monitor's options go-sdk re-sends tools/call")
+	if calls != 3 {
+		t.Errorf("control: without the monitor's options go-sdk re-sends tools/call: got %v, want %v", calls, 3)
+	}
 }
 
 // TestResult_ResultSizeIsJSSize: the result size Run charges, with the
@@ -347,22 +437,36 @@ func TestResult_ResultSizeIsJSSize(t *testing.T) {
 			results = append(results, &r)
 		}
 	}
-	require.Len(t, results, 13, "decodable fixture results")
+	if got := len(results); got != 13 {
+		t.Fatalf("decodable fixture results: len = %d, want %d", got, 13)
+	}
 	results = append(results, &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "<\u2029>"}},
 		StructuredContent: map[string]any{"z": math.Copysign(0, -1), "s": "\xff<&>", "a": []any{1e-7, nil}},
 		IsError:           true}, &mcp.CallToolResult{})
 	for i, r := range results {
 		want, err := jssize.Size(r)
-		require.NoError(t, err)
+		if err != nil {
+			t.Fatal(err)
+		}
 		got, err := purramcp.ResultSize(r, math.MaxInt)
-		require.NoError(t, err)
-		assert.Equal(t, want, got, "result %d", i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != want {
+			t.Errorf("result %d: got %v, want %v", i, got, want)
+		}
 		for _, limit := range []int{0, want / 2, want - 1, want} {
 			n, err := purramcp.ResultSize(r, limit)
-			require.NoError(t, err)
-			assert.Equal(t, want > limit, n > limit, "result %d under limit %d: %d", i, limit, n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, want := n > limit, want > limit; got != want {
+				t.Errorf("result %d under limit %d: %d: got %v, want %v", i, limit, n, got, want)
+			}
 			if want <= limit {
-				assert.Equal(t, want, n, "result %d at limit %d", i, limit)
+				if n != want {
+					t.Errorf("result %d at limit %d: got %v, want %v", i, limit, n, want)
+				}
 			}
 		}
 	}
@@ -397,10 +501,14 @@ func TestValidateWithMember_MatchesSnapshotPath(t *testing.T) {
 		}
 		inner, err := purramcp.NewContract(purramcp.ContractOptions{SchemaID: "inner", SchemaVersion: "1",
 			Schema: json.RawMessage(g.encode(nil, root)), Limits: limits})
-		require.NoError(t, err)
+		if err != nil {
+			t.Fatal(err)
+		}
 		outer, err := purramcp.NewContract(purramcp.ContractOptions{SchemaID: "envelope", SchemaVersion: "1",
 			Schema: map[string]any{"type": "object"}, Limits: limits})
-		require.NoError(t, err)
+		if err != nil {
+			t.Fatal(err)
+		}
 		for j := range valuesPerSchema {
 			label := "schema #" + strconv.Itoa(i) + " value #" + strconv.Itoa(j)
 			text := g.encode(nil, g.objectFor(root, 4))
@@ -409,7 +517,9 @@ func TestValidateWithMember_MatchesSnapshotPath(t *testing.T) {
 			}
 			envelope := func() map[string]any {
 				var structured any
-				require.NoError(t, json.Unmarshal(text, &structured), label)
+				if err := json.Unmarshal(text, &structured); err != nil {
+					t.Fatalf("%v: %v", label, err)
+				}
 				if j%5 == 4 {
 					if m, ok := structured.(map[string]any); ok {
 						m["negativeZero"] = math.Copysign(0, -1)
@@ -426,8 +536,12 @@ func TestValidateWithMember_MatchesSnapshotPath(t *testing.T) {
 			}
 			value := envelope()
 			got, err := purramcp.ValidateWithMember(outer, value, "structured", inner)
-			require.Equal(t, wantErr, err, "%s: %s", label, text)
-			require.Equal(t, want, got, "%s: %s", label, text)
+			if !reflect.DeepEqual(err, wantErr) {
+				t.Fatalf("%s: %s: got %v, want %v", label, text, err, wantErr)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("%s: %s: got %v, want %v", label, text, got, want)
+			}
 			switch {
 			case err != nil:
 				failed++
@@ -439,9 +553,15 @@ func TestValidateWithMember_MatchesSnapshotPath(t *testing.T) {
 		}
 	}
 	t.Logf("%d kept in place, %d copied, %d failed", kept, copied, failed)
-	require.Greater(t, kept, 500)
-	require.Greater(t, copied, 50)
-	require.Greater(t, failed, 500)
+	if kept <= 500 {
+		t.Fatalf("got = %v, want > %v", kept, 500)
+	}
+	if copied <= 50 {
+		t.Fatalf("got = %v, want > %v", copied, 50)
+	}
+	if failed <= 500 {
+		t.Fatalf("got = %v, want > %v", failed, 500)
+	}
 }
 
 // Fuzz targets for the MCP boundary: result conversion here, discovery
@@ -461,8 +581,12 @@ func fuzzResultSchemas(t testing.TB, fx mcpFixture) []json.RawMessage {
 	t.Helper()
 	outputOf := func(tool json.RawMessage) json.RawMessage {
 		var rt rawTool
-		require.NoError(t, json.Unmarshal(tool, &rt))
-		require.NotEmpty(t, rt.OutputSchema)
+		if err := json.Unmarshal(tool, &rt); err != nil {
+			t.Fatalf("json.Unmarshal(tool, &rt): %v", err)
+		}
+		if len(rt.OutputSchema) == 0 {
+			t.Fatalf("rt.OutputSchema is empty")
+		}
 		return rt.OutputSchema
 	}
 	return []json.RawMessage{outputOf(fx.Tool), nil, outputOf(fx.DeclaredDialectTool),
@@ -515,7 +639,9 @@ func FuzzConvertResult(f *testing.F) {
 	fx := loadMCPFixture(f)
 	schemas := fuzzResultSchemas(f, fx)
 	seeds := fuzzResultSeeds(f, fx)
-	require.Len(f, seeds, 2*14+62, "seed count")
+	if got := len(seeds); got != 2*14+62 {
+		f.Fatalf("seed count: len = %d, want %d", got, 2*14+62)
+	}
 	for _, s := range seeds {
 		f.Add([]byte(s.result), s.schema, s.schemaText, s.maxResultBytes, s.maxBlocks, s.modern)
 	}
@@ -524,7 +650,9 @@ func FuzzConvertResult(f *testing.F) {
 	for _, tc := range fx.Cases {
 		if tc.ErrorCode == nil || *tc.ErrorCode != purramcp.CodeInvalidArguments {
 			var buf bytes.Buffer
-			require.NoError(f, json.Compact(&buf, tc.Result))
+			if err := json.Compact(&buf, tc.Result); err != nil {
+				f.Fatalf("json.Compact(&buf, tc.Result): %v", err)
+			}
 			expected[buf.String()] = ""
 			if tc.ErrorCode != nil {
 				expected[buf.String()] = *tc.ErrorCode
@@ -557,29 +685,47 @@ func FuzzConvertResult(f *testing.F) {
 			purramcp.DiscoveryOptions{Monitor: h.monitor, Limits: limits})
 		if !fromFixture && err != nil {
 			// A compiled schema may still be over MaxSchemaBytes as compact JSON.
-			require.Equal(t, purramcp.CodeSchemaUnsupported, purramcp.CodeOf(err), "discovery of schema %q", schemaText)
+			if got := purramcp.CodeOf(err); got != purramcp.CodeSchemaUnsupported {
+				t.Fatalf("discovery of schema %q: got %q, want %q", schemaText, got, purramcp.CodeSchemaUnsupported)
+			}
 			return
 		}
-		require.NoError(t, err, "discovery of output schema %s", output)
+		if err != nil {
+			t.Fatalf("discovery of output schema %s: %v", output, err)
+		}
 
 		reg := catalog.Registrations()[0]
 		res, err := reg.Run(t.Context(), fuzzArguments, purramcp.ToolContext{CallID: "call", ToolName: "search"})
-		require.NoError(t, err, "Run with result %q", result)
-		require.Equal(t, "not_started", res.EffectState, "result %q", result)
+		if err != nil {
+			t.Fatalf("Run with result %q: %v", result, err)
+		}
+		if res.EffectState != "not_started" {
+			t.Fatalf("result %q: got %q, want %q", result, res.EffectState, "not_started")
+		}
 		lists, calls := h.counts()
 		if _, err := fuzzInputContract(t, fx, limits).Parse(string(fuzzArguments)); err != nil {
 			// MaxResultBytes also bounds the argument text.
-			require.Equal(t, [2]int{1, 0}, [2]int{lists, calls}, "tools/list and tools/call requests")
-			require.Equal(t, purramcp.CodeInvalidArguments, res.ErrorCode, "MaxResultBytes %d", limits.MaxResultBytes)
+			if got, want := [2]int{lists, calls}, [2]int{1, 0}; !reflect.DeepEqual(got, want) {
+				t.Fatalf("tools/list and tools/call requests: got %v, want %v", got, want)
+			}
+			if res.ErrorCode != purramcp.CodeInvalidArguments {
+				t.Fatalf("MaxResultBytes %d: got %q, want %q", limits.MaxResultBytes, res.ErrorCode, purramcp.CodeInvalidArguments)
+			}
 			return
 		}
-		require.Equal(t, [2]int{1, 1}, [2]int{lists, calls}, "tools/list and tools/call requests for %q", result)
+		if got, want := [2]int{lists, calls}, [2]int{1, 1}; !reflect.DeepEqual(got, want) {
+			t.Fatalf("tools/list and tools/call requests for %q: got %v, want %v", result, got, want)
+		}
 
 		var buf bytes.Buffer
-		require.NoError(t, json.Compact(&buf, result))
+		if err := json.Compact(&buf, result); err != nil {
+			t.Fatalf("json.Compact(&buf, result): %v", err)
+		}
 		if want, ok := expected[buf.String()]; ok && fromFixture && schema%uint8(len(schemas)) == 0 &&
 			fuzzFixtureLimits(fx, buf.String(), limits) {
-			assert.Equal(t, want, res.ErrorCode, "fixture result %s", result)
+			if res.ErrorCode != want {
+				t.Errorf("fixture result %s: got %q, want %q", result, res.ErrorCode, want)
+			}
 		}
 		fuzzCheckResult(t, result, output, limits, res)
 	})
@@ -592,14 +738,20 @@ var fuzzArguments = json.RawMessage(`{"q":"a"}`)
 // discovery compiles it: MaxResultBytes bounds the argument text and value.
 func fuzzInputContract(t *testing.T, fx mcpFixture, limits purramcp.Limits) *purramcp.Contract {
 	resolved, err := purramcp.ResolveLimits(limits)
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	var tool struct {
 		InputSchema json.RawMessage `json:"inputSchema"`
 	}
-	require.NoError(t, json.Unmarshal(fx.Tool, &tool))
+	if err := json.Unmarshal(fx.Tool, &tool); err != nil {
+		t.Fatalf("json.Unmarshal(fx.Tool, &tool): %v", err)
+	}
 	c, err := purramcp.NewContract(purramcp.ContractOptions{SchemaID: "fuzz", SchemaVersion: "1",
 		Schema: tool.InputSchema, Limits: purramcp.ContractLimits{OutputBytes: resolved.MaxResultBytes}})
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	return c
 }
 
@@ -624,60 +776,92 @@ func fuzzFixtureLimits(fx mcpFixture, result string, limits purramcp.Limits) boo
 func fuzzCheckResult(t *testing.T, result []byte, output json.RawMessage, limits purramcp.Limits,
 	res purramcp.ToolResult) {
 	resolved, err := purramcp.ResolveLimits(limits)
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	var decoded mcp.CallToolResult
 	decodeErr := json.Unmarshal(result, &decoded)
 	if res.ErrorCode != "" {
-		require.Contains(t, fuzzResultCodes, res.ErrorCode, "result %q", result)
-		require.Equal(t, purramcp.ToolResult{Content: emptyEnvelope, EffectState: "not_started",
-			ErrorCode: res.ErrorCode}, res, "failed result for %q", result)
+		if !slices.Contains(fuzzResultCodes, res.ErrorCode) {
+			t.Fatalf("result %q: %v does not contain %q", result, fuzzResultCodes, res.ErrorCode)
+		}
+		if want := (purramcp.ToolResult{Content: emptyEnvelope, EffectState: "not_started",
+			ErrorCode: res.ErrorCode}); !reflect.DeepEqual(res, want) {
+			t.Fatalf("failed result for %q: got %v, want %v", result, res, want)
+		}
 	}
 	if decodeErr != nil {
-		require.Equal(t, purramcp.CodeResultInvalid, res.ErrorCode, "undecodable result %q", result)
+		if res.ErrorCode != purramcp.CodeResultInvalid {
+			t.Fatalf("undecodable result %q: got %q, want %q", result, res.ErrorCode, purramcp.CodeResultInvalid)
+		}
 		return
 	}
 	if fuzzDepth(result) > 990 {
 		return // go-sdk's 1000-level bound applies to the whole JSON-RPC message
 	}
 	size, sizeErr := jssize.Size(&decoded) // the full encoding/json measure
-	require.NoError(t, sizeErr, "size of the decoded result %q", result)
+	if sizeErr != nil {
+		t.Fatalf("size of the decoded result %q: %v", result, sizeErr)
+	}
 	switch {
 	case decoded.IsError:
-		require.Equal(t, purramcp.CodeToolError, res.ErrorCode, "isError result %q", result)
+		if res.ErrorCode != purramcp.CodeToolError {
+			t.Fatalf("isError result %q: got %q, want %q", result, res.ErrorCode, purramcp.CodeToolError)
+		}
 		return
 	case len(decoded.Content) > resolved.MaxContentBlocks || size > resolved.MaxResultBytes:
-		require.Equal(t, purramcp.CodeResultTooLarge, res.ErrorCode, "result %q: %d blocks, %d bytes", result,
-			len(decoded.Content), size)
+		if res.ErrorCode != purramcp.CodeResultTooLarge {
+			t.Fatalf("result %q: %d blocks, %d bytes: got %q, want %q", result, len(decoded.Content), size, res.ErrorCode, purramcp.CodeResultTooLarge)
+		}
 		return
 	}
-	require.NotEqual(t, purramcp.CodeResultTooLarge, res.ErrorCode, "result %q: %d blocks, %d bytes", result,
-		len(decoded.Content), size)
+	if res.ErrorCode == purramcp.CodeResultTooLarge {
+		t.Fatalf("result %q: %d blocks, %d bytes: got %q, want anything else", result, len(decoded.Content), size, res.ErrorCode)
+	}
 	if res.ErrorCode != "" {
 		return
 	}
 	text := []string{}
 	for _, block := range decoded.Content {
 		tc, ok := block.(*mcp.TextContent)
-		require.True(t, ok, "result %q succeeded with a %T block", result, block)
+		if !ok {
+			t.Fatalf("result %q succeeded with a %T block", result, block)
+		}
 		text = append(text, tc.Text)
 	}
-	require.Equal(t, text, res.Content.Text, "text of result %q", result)
-	require.False(t, decoded.NeedsInput(), "result %q succeeded asking for input", result)
+	if !reflect.DeepEqual(res.Content.Text, text) {
+		t.Fatalf("text of result %q: got %v, want %v", result, res.Content.Text, text)
+	}
+	if decoded.NeedsInput() {
+		t.Fatalf("result %q succeeded asking for input", result)
+	}
 	if decoded.StructuredContent == nil {
-		require.Nil(t, res.Content.Structured, "structured content of result %q", result)
+		if res.Content.Structured != nil {
+			t.Fatalf("structured content of result %q: got %v, want nil", result, res.Content.Structured)
+		}
 	} else {
-		require.Equal(t, decoded.StructuredContent, any(res.Content.Structured), "structured content of %q", result)
+		if got := any(res.Content.Structured); !reflect.DeepEqual(got, decoded.StructuredContent) {
+			t.Fatalf("structured content of %q: got %v, want %v", result, got, decoded.StructuredContent)
+		}
 	}
 	if output != nil {
 		var schema map[string]any // as go-sdk decodes it; the root $schema is not compiled
-		require.NoError(t, json.Unmarshal(output, &schema))
+		if err := json.Unmarshal(output, &schema); err != nil {
+			t.Fatalf("json.Unmarshal(output, &schema): %v", err)
+		}
 		delete(schema, "$schema")
 		contract, err := purramcp.NewContract(purramcp.ContractOptions{SchemaID: "fuzz", SchemaVersion: "1",
 			Schema: schema, Limits: purramcp.ContractLimits{OutputBytes: resolved.MaxResultBytes}})
-		require.NoError(t, err, "output schema %s", output)
+		if err != nil {
+			t.Fatalf("output schema %s: %v", output, err)
+		}
 		got, err := contract.ValidateValue(res.Content.Structured)
-		require.NoError(t, err, "structured content of result %q under %s", result, output)
-		require.Equal(t, res.Content.Structured, got, "structured content of result %q", result)
+		if err != nil {
+			t.Fatalf("structured content of result %q under %s: %v", result, output, err)
+		}
+		if !reflect.DeepEqual(got, res.Content.Structured) {
+			t.Fatalf("structured content of result %q: got %v, want %v", result, got, res.Content.Structured)
+		}
 	}
 }
 

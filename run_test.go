@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"net"
+	"reflect"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -17,8 +18,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
 	"purra.dev/purramcp"
@@ -37,11 +36,19 @@ func TestBehaviorH16_ScopeDenied(t *testing.T) {
 		}
 	})
 	res, err := reg.Run(t.Context(), argsA, purramcp.ToolContext{RunID: "r"})
-	require.NoError(t, err)
-	assert.Equal(t, purramcp.ToolResult{Content: emptyEnvelope, EffectState: "not_started", ErrorCode: purramcp.CodeScopeDenied}, res)
-	assert.Equal(t, map[string]any{"q": "a"}, seen)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (purramcp.ToolResult{Content: emptyEnvelope, EffectState: "not_started", ErrorCode: purramcp.CodeScopeDenied}); !reflect.DeepEqual(res, want) {
+		t.Errorf("res = %v, want %v", res, want)
+	}
+	if want := map[string]any{"q": "a"}; !reflect.DeepEqual(seen, want) {
+		t.Errorf("seen = %v, want %v", seen, want)
+	}
 	_, calls := h.counts()
-	assert.Zero(t, calls)
+	if calls != 0 {
+		t.Errorf("calls = %v, want zero", calls)
+	}
 
 	wrapped := discoverWith(t, h, purramcp.Limits{}, func(b *purramcp.ToolBinding) {
 		b.Scope = func(context.Context, map[string]any, purramcp.ToolContext) error {
@@ -49,8 +56,12 @@ func TestBehaviorH16_ScopeDenied(t *testing.T) {
 		}
 	})
 	res, err = wrapped.Run(t.Context(), argsA, purramcp.ToolContext{})
-	require.NoError(t, err)
-	assert.Equal(t, purramcp.CodeScopeDenied, res.ErrorCode, "a wrapped denial still denies")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.ErrorCode != purramcp.CodeScopeDenied {
+		t.Errorf("a wrapped denial still denies: got %q, want %q", res.ErrorCode, purramcp.CodeScopeDenied)
+	}
 }
 
 // TestRun_ScopeHostFailure: any other scope error is returned unchanged.
@@ -62,10 +73,16 @@ func TestRun_ScopeHostFailure(t *testing.T) {
 		b.Scope = func(context.Context, map[string]any, purramcp.ToolContext) error { return boom }
 	})
 	res, err := reg.Run(t.Context(), argsA, purramcp.ToolContext{})
-	assert.Same(t, boom, err)
-	assert.Equal(t, purramcp.ToolResult{}, res)
+	if err != boom {
+		t.Errorf("err = %v, want %v", err, boom)
+	}
+	if want := (purramcp.ToolResult{}); !reflect.DeepEqual(res, want) {
+		t.Errorf("res = %v, want %v", res, want)
+	}
 	_, calls := h.counts()
-	assert.Zero(t, calls)
+	if calls != 0 {
+		t.Errorf("calls = %v, want zero", calls)
+	}
 }
 
 // TestRun_ScopeCannotChangeArguments: the scope gets a copy.
@@ -80,9 +97,15 @@ func TestRun_ScopeCannotChangeArguments(t *testing.T) {
 		}
 	})
 	res, err := reg.Run(t.Context(), argsA, purramcp.ToolContext{})
-	require.NoError(t, err)
-	assert.Empty(t, res.ErrorCode)
-	assert.JSONEq(t, `{"q":"a"}`, string(h.lastArguments()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.ErrorCode != "" {
+		t.Errorf("res.ErrorCode = %q, want empty", res.ErrorCode)
+	}
+	if got, want := string(h.lastArguments()), `{"q":"a"}`; !jsonEqual(t, got, want) {
+		t.Errorf("got %s, want JSON equal to %s", got, want)
+	}
 }
 
 // TestRun_ScopeWrapper: the registration's Scope checks the monitor and ctx.
@@ -90,12 +113,18 @@ func TestRun_ScopeWrapper(t *testing.T) {
 	f := loadMCPFixture(t)
 	h := sdkHarness(t, newSDKServer(t, nil, f.Tool), "")
 	reg := discoverWith(t, h, purramcp.Limits{}, nil)
-	require.NoError(t, reg.Scope(t.Context(), map[string]any{"q": "a"}, purramcp.ToolContext{}))
+	if err := reg.Scope(t.Context(), map[string]any{"q": "a"}, purramcp.ToolContext{}); err != nil {
+		t.Fatal(err)
+	}
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
-	assert.ErrorIs(t, reg.Scope(ctx, nil, purramcp.ToolContext{}), purramcp.ErrCanceled)
+	if err := reg.Scope(ctx, nil, purramcp.ToolContext{}); !errors.Is(err, purramcp.ErrCanceled) {
+		t.Errorf("error %v, want one matching %v", err, purramcp.ErrCanceled)
+	}
 	h.monitor.OnNotification("notifications/tools/list_changed")
-	assert.ErrorIs(t, reg.Scope(t.Context(), nil, purramcp.ToolContext{}), purramcp.ErrCatalogStale)
+	if err := reg.Scope(t.Context(), nil, purramcp.ToolContext{}); !errors.Is(err, purramcp.ErrCatalogStale) {
+		t.Errorf("error %v, want one matching %v", err, purramcp.ErrCatalogStale)
+	}
 }
 
 // TestRun_RPCErrors: JSON-RPC errors map by code, never echoing the message.
@@ -108,8 +137,12 @@ func TestRun_RPCErrors(t *testing.T) {
 			}}
 		h := rawHarness(t, raw)
 		res, err := discoverWith(t, h, purramcp.Limits{}, nil).Run(t.Context(), argsA, purramcp.ToolContext{})
-		require.NoError(t, err)
-		assert.Equal(t, want, res.ErrorCode, "code %d", code)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.ErrorCode != want {
+			t.Errorf("code %d: got %q, want %q", code, res.ErrorCode, want)
+		}
 	}
 }
 
@@ -121,24 +154,42 @@ func TestRun_Arguments(t *testing.T) {
 	for _, args := range []string{`{"q":"a","q":"b"}`, `{"q":"\ud800"}`, `{"q":"a","n":9007199254740993}`,
 		`[]`, `{"q":"a"} x`, `{"q":"a",}`, ` `, `null`, `{"q":1}`} {
 		res, err := reg.Run(t.Context(), json.RawMessage(args), purramcp.ToolContext{})
-		require.NoError(t, err)
-		assert.Equal(t, purramcp.CodeInvalidArguments, res.ErrorCode, "args %s", args)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.ErrorCode != purramcp.CodeInvalidArguments {
+			t.Errorf("args %s: got %q, want %q", args, res.ErrorCode, purramcp.CodeInvalidArguments)
+		}
 	}
 	_, calls := h.counts()
-	assert.Zero(t, calls)
+	if calls != 0 {
+		t.Errorf("calls = %v, want zero", calls)
+	}
 
 	res, err := reg.Run(t.Context(), json.RawMessage(" {\"q\" : \"a\", \"n\": 2e0}\n"), purramcp.ToolContext{})
-	require.NoError(t, err)
-	assert.Empty(t, res.ErrorCode)
-	assert.Equal(t, `{"n":2,"q":"a"}`, string(h.lastArguments()), "validated value, re-encoded compactly")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.ErrorCode != "" {
+		t.Errorf("res.ErrorCode = %q, want empty", res.ErrorCode)
+	}
+	if got := string(h.lastArguments()); got != `{"n":2,"q":"a"}` {
+		t.Errorf("validated value, re-encoded compactly: got %q, want %q", got, `{"n":2,"q":"a"}`)
+	}
 
 	open := json.RawMessage(`{"name":"remote.search","inputSchema":{"type":"object"}}`)
 	h2 := sdkHarness(t, newSDKServer(t, json.RawMessage(`{"content":[]}`), open), "")
 	reg2 := discoverWith(t, h2, purramcp.Limits{}, nil)
 	res, err = reg2.Run(t.Context(), nil, purramcp.ToolContext{})
-	require.NoError(t, err)
-	assert.Empty(t, res.ErrorCode)
-	assert.Equal(t, `{}`, string(h2.lastArguments()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.ErrorCode != "" {
+		t.Errorf("res.ErrorCode = %q, want empty", res.ErrorCode)
+	}
+	if got := string(h2.lastArguments()); got != `{}` {
+		t.Errorf("string(h2.lastArguments()) = %q, want %q", got, `{}`)
+	}
 }
 
 // TestRun_Concurrent: 100 concurrent runs on one registration.
@@ -146,7 +197,9 @@ func TestRun_Concurrent(t *testing.T) {
 	f := loadMCPFixture(t)
 	h := sdkHarness(t, newSDKServer(t, nil, f.Tool), "")
 	catalog, err := discoverDefault(t, h, purramcp.Limits{})
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	reg := catalog.Registrations()[0]
 	var wg sync.WaitGroup
 	errs := make(chan error, 100)
@@ -163,10 +216,14 @@ func TestRun_Concurrent(t *testing.T) {
 	wg.Wait()
 	close(errs)
 	for err := range errs {
-		assert.NoError(t, err)
+		if err != nil {
+			t.Error(err)
+		}
 	}
 	_, calls := h.counts()
-	assert.Equal(t, 100, calls)
+	if calls != 100 {
+		t.Errorf("calls = %v, want %v", calls, 100)
+	}
 }
 
 // TestRun_NoGoroutineLeft: after the session closes nothing of ours remains.
@@ -177,19 +234,33 @@ func TestRun_NoGoroutineLeft(t *testing.T) {
 		srv := newSDKServer(t, nil, f.Tool)
 		st, ct := mcp.NewInMemoryTransports()
 		ss, err := srv.server.Connect(t.Context(), st, nil)
-		require.NoError(t, err)
+		if err != nil {
+			t.Fatal(err)
+		}
 		monitor := purramcp.NewCatalogMonitor()
 		cs, err := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, monitor.ClientOptions(nil)).Connect(t.Context(), monitor.Transport(ct), nil)
-		require.NoError(t, err)
-		require.NoError(t, monitor.Attach(cs))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := monitor.Attach(cs); err != nil {
+			t.Fatalf("monitor.Attach(cs): %v", err)
+		}
 		reg := discoverWith(t, sessionHarness{session: cs, monitor: monitor}, purramcp.Limits{}, nil)
 		res, err := reg.Run(t.Context(), argsA, purramcp.ToolContext{})
-		require.NoError(t, err)
-		assert.Empty(t, res.ErrorCode)
-		require.NoError(t, cs.Close())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.ErrorCode != "" {
+			t.Errorf("res.ErrorCode = %q, want empty", res.ErrorCode)
+		}
+		if err := cs.Close(); err != nil {
+			t.Fatalf("cs.Close(): %v", err)
+		}
 		_ = ss.Wait()
 		synctest.Wait()
-		require.Error(t, monitor.Check(0), "the monitor closed with the session")
+		if err := monitor.Check(0); err == nil {
+			t.Fatalf("the monitor closed with the session: got no error")
+		}
 	})
 }
 
@@ -228,13 +299,21 @@ func TestRun_MapCallError(t *testing.T) {
 	} {
 		err := purramcp.MapCallError(tc.ctx, tc.callCtx, tc.err)
 		if tc.want == "" {
-			assert.True(t, err == purramcp.ErrCanceled, tc.id)
+			if err != purramcp.ErrCanceled {
+				t.Errorf("%v", tc.id)
+			}
 			continue
 		}
-		assert.Equal(t, tc.want, purramcp.CodeOf(err), tc.id)
+		if got := purramcp.CodeOf(err); got != tc.want {
+			t.Errorf("%v: got %q, want %q", tc.id, got, tc.want)
+		}
 		var rpc *jsonrpc.Error
-		assert.False(t, errors.As(err, &rpc), "%s: no SDK error reachable", tc.id)
-		assert.NotContains(t, err.Error(), "private", tc.id)
+		if errors.As(err, &rpc) {
+			t.Errorf("%s: no SDK error reachable", tc.id)
+		}
+		if strings.Contains(err.Error(), "private") {
+			t.Errorf("%v: %q contains %q", tc.id, err.Error(), "private")
+		}
 	}
 }
 
@@ -286,21 +365,39 @@ func TestGap11_ScopeDecisions(t *testing.T) {
 		res, err := reg.Run(ctx, json.RawMessage(`{"q":"a","n":2.0}`), purramcp.ToolContext{})
 		cancel()
 		_, after := h.counts()
-		assert.Equal(t, map[string]any{"q": "a", "n": 2.0}, seen, "%s: validated arguments", tc.id)
-		assert.Equal(t, tc.wantCalls, after-before, "%s: tools/call requests", tc.id)
+		if want := map[string]any{"q": "a", "n": 2.0}; !reflect.DeepEqual(seen, want) {
+			t.Errorf("%s: validated arguments: got %v, want %v", tc.id, seen, want)
+		}
+		if got := after - before; got != tc.wantCalls {
+			t.Errorf("%s: tools/call requests: got %v, want %v", tc.id, got, tc.wantCalls)
+		}
 		if tc.wantErr != nil {
-			assert.ErrorIs(t, err, tc.wantErr, tc.id)
-			assert.Equal(t, purramcp.ToolResult{}, res, "%s: no result with an error", tc.id)
+			if !errors.Is(err, tc.wantErr) {
+				t.Errorf("%v: error %v, want one matching %v", tc.id, err, tc.wantErr)
+			}
+			if want := (purramcp.ToolResult{}); !reflect.DeepEqual(res, want) {
+				t.Errorf("%s: no result with an error: got %v, want %v", tc.id, res, want)
+			}
 			if tc.wantErr == hostErr {
-				assert.Same(t, hostErr, err, "%s: the host's error, unchanged", tc.id)
+				if err != hostErr {
+					t.Errorf("%s: the host's error, unchanged: got %v, want %v", tc.id, err, hostErr)
+				}
 			}
 			continue
 		}
-		require.NoError(t, err, tc.id)
-		assert.Equal(t, tc.wantCode, res.ErrorCode, tc.id)
-		assert.Equal(t, "not_started", res.EffectState, tc.id)
+		if err != nil {
+			t.Fatalf("%v: %v", tc.id, err)
+		}
+		if res.ErrorCode != tc.wantCode {
+			t.Errorf("%v: got %q, want %q", tc.id, res.ErrorCode, tc.wantCode)
+		}
+		if res.EffectState != "not_started" {
+			t.Errorf("%v: got %q, want %q", tc.id, res.EffectState, "not_started")
+		}
 		if tc.wantCode != "" {
-			assert.Equal(t, emptyEnvelope, res.Content, tc.id)
+			if !reflect.DeepEqual(res.Content, emptyEnvelope) {
+				t.Errorf("%v: got %v, want %v", tc.id, res.Content, emptyEnvelope)
+			}
 		}
 	}
 }
@@ -363,9 +460,15 @@ func TestGap15_EffectStateNotStarted(t *testing.T) {
 		reg := discoverWith(t, h, limits, scoped)
 		run := func(reg purramcp.ToolDefinition, q, want string) {
 			res, err := reg.Run(t.Context(), json.RawMessage(`{"q":"`+q+`"}`), purramcp.ToolContext{})
-			require.NoError(t, err, "q=%s", q)
-			assert.Equal(t, want, res.ErrorCode, "q=%s", q)
-			assert.Equal(t, "not_started", res.EffectState, "q=%s (%s)", q, want)
+			if err != nil {
+				t.Fatalf("q=%s: %v", q, err)
+			}
+			if res.ErrorCode != want {
+				t.Errorf("q=%s: got %q, want %q", q, res.ErrorCode, want)
+			}
+			if res.EffectState != "not_started" {
+				t.Errorf("q=%s (%s): got %q, want %q", q, want, res.EffectState, "not_started")
+			}
 		}
 		for _, tc := range []struct{ q, want string }{
 			{"a", ""}, {"too long", purramcp.CodeInvalidArguments}, {"d", purramcp.CodeScopeDenied},
@@ -375,20 +478,30 @@ func TestGap15_EffectStateNotStarted(t *testing.T) {
 			run(reg, tc.q, tc.want)
 		}
 		res, err := reg.Run(t.Context(), json.RawMessage(`{"q":"f"}`), purramcp.ToolContext{})
-		assert.Same(t, hostErr, err)
-		assert.Equal(t, purramcp.ToolResult{}, res, "host failure: no result")
+		if err != hostErr {
+			t.Errorf("err = %v, want %v", err, hostErr)
+		}
+		if want := (purramcp.ToolResult{}); !reflect.DeepEqual(res, want) {
+			t.Errorf("host failure: no result: got %v, want %v", res, want)
+		}
 		ctx, cancel := context.WithCancel(t.Context())
 		cancel()
 		res, err = reg.Run(ctx, argsA, purramcp.ToolContext{})
-		assert.ErrorIs(t, err, purramcp.ErrCanceled)
-		assert.Equal(t, purramcp.ToolResult{}, res, "canceled: no result")
+		if !errors.Is(err, purramcp.ErrCanceled) {
+			t.Errorf("error %v, want one matching %v", err, purramcp.ErrCanceled)
+		}
+		if want := (purramcp.ToolResult{}); !reflect.DeepEqual(res, want) {
+			t.Errorf("canceled: no result: got %v, want %v", res, want)
+		}
 
 		h.monitor.OnNotification("notifications/tools/list_changed")
 		run(reg, "a", purramcp.CodeCatalogStale)
 		fresh := discoverWith(t, h, limits, scoped)
 		run(fresh, "c", purramcp.CodeTransportError)
 		synctest.Wait()
-		require.Error(t, h.monitor.Check(h.monitor.Revision()), "the monitor closed with the session")
+		if err := h.monitor.Check(h.monitor.Revision()); err == nil {
+			t.Fatalf("the monitor closed with the session: got no error")
+		}
 		run(fresh, "a", purramcp.CodeConnectionClosed)
 	})
 }
@@ -410,11 +523,17 @@ func TestRun_ArgumentBytes(t *testing.T) {
 		reg := discoverWith(t, h, purramcp.Limits{MaxResultBytes: tc.limit}, nil)
 		_, before := h.counts()
 		res, err := reg.Run(t.Context(), tags(tc.tags), purramcp.ToolContext{})
-		require.NoError(t, err)
-		assert.Equal(t, tc.want, res.ErrorCode, "MaxResultBytes %d, %d tags", tc.limit, tc.tags)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.ErrorCode != tc.want {
+			t.Errorf("MaxResultBytes %d, %d tags: got %q, want %q", tc.limit, tc.tags, res.ErrorCode, tc.want)
+		}
 		_, after := h.counts()
 		if tc.want != "" {
-			assert.Equal(t, before, after, "nothing sent for %d tags", tc.tags)
+			if after != before {
+				t.Errorf("nothing sent for %d tags: got %v, want %v", tc.tags, after, before)
+			}
 		}
 	}
 }
@@ -436,12 +555,20 @@ func TestRun_ScopeTypedNilErrorDenies(t *testing.T) {
 		})
 		var res purramcp.ToolResult
 		var err error
-		require.NotPanics(t, func() { res, err = reg.Run(t.Context(), argsA, purramcp.ToolContext{}) }, id)
-		require.NoError(t, err, id)
-		assert.Equal(t, purramcp.ToolResult{Content: emptyEnvelope, EffectState: "not_started", ErrorCode: purramcp.CodeScopeDenied}, res, id)
+		if r := recovered(func() { res, err = reg.Run(t.Context(), argsA, purramcp.ToolContext{}) }); r != nil {
+			t.Fatalf("%s: Run panicked: %v", id, r)
+		}
+		if err != nil {
+			t.Fatalf("%v: %v", id, err)
+		}
+		if want := (purramcp.ToolResult{Content: emptyEnvelope, EffectState: "not_started", ErrorCode: purramcp.CodeScopeDenied}); !reflect.DeepEqual(res, want) {
+			t.Errorf("%v: got %v, want %v", id, res, want)
+		}
 	}
 	_, calls := h.counts()
-	assert.Zero(t, calls, "nothing sent")
+	if calls != 0 {
+		t.Errorf("nothing sent: got %v, want zero", calls)
+	}
 }
 
 // In-flight errors, cancellation and timeouts. Timeouts run in synctest
@@ -501,7 +628,9 @@ func inFlight(t *testing.T, id, mode, version string) {
 		case "stale":
 			g.server.AddTool(sdkTool(t, f.Tool), g.call)
 			awaitServerNotify()
-			require.Positive(t, h.monitor.Revision(), "%s: list change seen", id)
+			if got := h.monitor.Revision(); got <= 0 {
+				t.Fatalf("%s: list change seen: got %v, want > 0", id, got)
+			}
 			close(g.gate)
 		case "rpc":
 			close(g.gate)
@@ -512,23 +641,45 @@ func inFlight(t *testing.T, id, mode, version string) {
 		<-g.finished
 		switch mode {
 		case "cancel":
-			assert.ErrorIs(t, r.err, purramcp.ErrCanceled, id)
-			assert.ErrorIs(t, r.err, context.Canceled, id)
-			assert.Equal(t, purramcp.ToolResult{}, r.res, "%s: a cancellation is not an error envelope", id)
-			assert.EqualValues(t, 1, g.ctxEnded.Load(), "%s: the server saw notifications/cancelled", id)
+			if !errors.Is(r.err, purramcp.ErrCanceled) {
+				t.Errorf("%v: error %v, want one matching %v", id, r.err, purramcp.ErrCanceled)
+			}
+			if !errors.Is(r.err, context.Canceled) {
+				t.Errorf("%v: error %v, want one matching %v", id, r.err, context.Canceled)
+			}
+			if want := (purramcp.ToolResult{}); !reflect.DeepEqual(r.res, want) {
+				t.Errorf("%s: a cancellation is not an error envelope: got %v, want %v", id, r.res, want)
+			}
+			if got := g.ctxEnded.Load(); got != 1 {
+				t.Errorf("%s: the server saw notifications/cancelled: got %v, want %v", id, got, 1)
+			}
 		case "timeout":
-			assert.Equal(t, 100*time.Millisecond, r.elapsed, "%s: Run returns at its timeout", id)
-			assert.EqualValues(t, 1, g.ctxEnded.Load(), "%s: go-sdk's cancel notification unblocked the server", id)
+			if want := 100 * time.Millisecond; r.elapsed != want {
+				t.Errorf("%s: Run returns at its timeout: got %v, want %v", id, r.elapsed, want)
+			}
+			if got := g.ctxEnded.Load(); got != 1 {
+				t.Errorf("%s: go-sdk's cancel notification unblocked the server: got %v, want %v", id, got, 1)
+			}
 		}
 		if mode != "cancel" {
-			require.NoError(t, r.err, id)
+			if r.err != nil {
+				t.Fatalf("%v: %v", id, r.err)
+			}
 			want := map[string]string{"timeout": purramcp.CodeTimeout, "stale": purramcp.CodeCatalogStale, "rpc": purramcp.CodeProtocolError}[mode]
-			assert.Equal(t, purramcp.ToolResult{Content: emptyEnvelope, EffectState: "not_started", ErrorCode: want}, r.res, id)
+			if want := (purramcp.ToolResult{Content: emptyEnvelope, EffectState: "not_started", ErrorCode: want}); !reflect.DeepEqual(r.res, want) {
+				t.Errorf("%v: got %v, want %v", id, r.res, want)
+			}
 		}
 		lists, calls := h.counts()
-		assert.Equal(t, 1, lists, id)
-		assert.Equal(t, 1, calls, id)
-		assert.NoError(t, h.session.Ping(t.Context(), nil), "%s: session left open", id)
+		if lists != 1 {
+			t.Errorf("%v: got %v, want %v", id, lists, 1)
+		}
+		if calls != 1 {
+			t.Errorf("%v: got %v, want %v", id, calls, 1)
+		}
+		if err := h.session.Ping(t.Context(), nil); err != nil {
+			t.Errorf("%s: session left open: %v", id, err)
+		}
 	})
 }
 
@@ -598,16 +749,30 @@ func TestBehaviorI4_Disconnect(t *testing.T) {
 			h := rawHarness(t, raw)
 			reg := discoverWith(t, h, purramcp.Limits{}, nil)
 			res, err := reg.Run(t.Context(), argsA, purramcp.ToolContext{})
-			require.NoError(t, err)
-			assert.Equal(t, purramcp.CodeTransportError, res.ErrorCode, "I4 raw modern=%v", modern)
-			assert.Equal(t, emptyEnvelope, res.Content)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.ErrorCode != purramcp.CodeTransportError {
+				t.Errorf("I4 raw modern=%v: got %q, want %q", modern, res.ErrorCode, purramcp.CodeTransportError)
+			}
+			if !reflect.DeepEqual(res.Content, emptyEnvelope) {
+				t.Errorf("res.Content = %v, want %v", res.Content, emptyEnvelope)
+			}
 			synctest.Wait()
-			require.Error(t, h.monitor.Check(h.monitor.Revision()), "I4 raw modern=%v: the monitor closed with the session", modern)
+			if err := h.monitor.Check(h.monitor.Revision()); err == nil {
+				t.Fatalf("I4 raw modern=%v: the monitor closed with the session: got no error", modern)
+			}
 			res, err = reg.Run(t.Context(), argsA, purramcp.ToolContext{})
-			require.NoError(t, err)
-			assert.Equal(t, purramcp.CodeConnectionClosed, res.ErrorCode, "the monitor closed with the session")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.ErrorCode != purramcp.CodeConnectionClosed {
+				t.Errorf("the monitor closed with the session: got %q, want %q", res.ErrorCode, purramcp.CodeConnectionClosed)
+			}
 			_, calls := h.counts()
-			assert.Equal(t, 1, calls, "I4 raw modern=%v", modern)
+			if calls != 1 {
+				t.Errorf("I4 raw modern=%v: got %v, want %v", modern, calls, 1)
+			}
 		})
 	}
 	forEachVersion(t, func(t *testing.T, version string) {
@@ -616,16 +781,22 @@ func TestBehaviorI4_Disconnect(t *testing.T) {
 			st, ct := mcp.NewInMemoryTransports()
 			drop := &dropTransport{Transport: st}
 			ss, err := g.server.Connect(t.Context(), drop, nil)
-			require.NoError(t, err)
+			if err != nil {
+				t.Fatal(err)
+			}
 			monitor := purramcp.NewCatalogMonitor()
 			cs, err := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, monitor.ClientOptions(nil)).
 				Connect(t.Context(), monitor.Transport(ct), &mcp.ClientSessionOptions{ProtocolVersion: version})
-			require.NoError(t, err)
+			if err != nil {
+				t.Fatal(err)
+			}
 			t.Cleanup(func() {
 				_ = cs.Close()
 				_ = ss.Wait()
 			})
-			require.NoError(t, monitor.Attach(cs))
+			if err := monitor.Attach(cs); err != nil {
+				t.Fatalf("monitor.Attach(cs): %v", err)
+			}
 			reg := discoverWith(t, sessionHarness{session: cs, monitor: monitor}, purramcp.Limits{}, nil)
 			done := runAsync(t.Context(), reg)
 			<-g.started
@@ -633,16 +804,27 @@ func TestBehaviorI4_Disconnect(t *testing.T) {
 			r := <-done
 			close(g.gate)
 			<-g.finished
-			require.NoError(t, r.err)
-			assert.Equal(t, purramcp.ToolResult{Content: emptyEnvelope, EffectState: "not_started", ErrorCode: purramcp.CodeTransportError},
-				r.res, "I4 go-sdk server at %s", version)
+			if r.err != nil {
+				t.Fatal(r.err)
+			}
+			if want := (purramcp.ToolResult{Content: emptyEnvelope, EffectState: "not_started", ErrorCode: purramcp.CodeTransportError}); !reflect.DeepEqual(r.res, want) {
+				t.Errorf("I4 go-sdk server at %s: got %v, want %v", version, r.res, want)
+			}
 			synctest.Wait()
-			require.Error(t, monitor.Check(monitor.Revision()), "I4 at %s: the monitor closed with the session", version)
+			if err := monitor.Check(monitor.Revision()); err == nil {
+				t.Fatalf("I4 at %s: the monitor closed with the session: got no error", version)
+			}
 			res, err := reg.Run(t.Context(), argsA, purramcp.ToolContext{})
-			require.NoError(t, err)
-			assert.Equal(t, purramcp.CodeConnectionClosed, res.ErrorCode, "I4 at %s", version)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.ErrorCode != purramcp.CodeConnectionClosed {
+				t.Errorf("I4 at %s: got %q, want %q", version, res.ErrorCode, purramcp.CodeConnectionClosed)
+			}
 			_, calls := g.counts()
-			assert.Equal(t, 1, calls, "I4 at %s", version)
+			if calls != 1 {
+				t.Errorf("I4 at %s: got %v, want %v", version, calls, 1)
+			}
 		})
 	})
 }
@@ -661,17 +843,31 @@ func TestBehaviorJ2_CancelInFlight(t *testing.T) {
 			done := runAsync(ctx, reg)
 			synctest.Wait()
 			_, calls := h.counts()
-			require.Equal(t, 1, calls, "J2 modern=%v: the call reached the server", modern)
+			if calls != 1 {
+				t.Fatalf("J2 modern=%v: the call reached the server: got %v, want %v", modern, calls, 1)
+			}
 			cancel()
 			r := <-done
-			assert.ErrorIs(t, r.err, purramcp.ErrCanceled, "J2 modern=%v", modern)
-			assert.ErrorIs(t, r.err, context.Canceled, "J2 modern=%v", modern)
-			assert.Equal(t, purramcp.ToolResult{}, r.res, "J2: not an error envelope")
+			if !errors.Is(r.err, purramcp.ErrCanceled) {
+				t.Errorf("J2 modern=%v: error %v, want one matching %v", modern, r.err, purramcp.ErrCanceled)
+			}
+			if !errors.Is(r.err, context.Canceled) {
+				t.Errorf("J2 modern=%v: error %v, want one matching %v", modern, r.err, context.Canceled)
+			}
+			if want := (purramcp.ToolResult{}); !reflect.DeepEqual(r.res, want) {
+				t.Errorf("J2: not an error envelope: got %v, want %v", r.res, want)
+			}
 			synctest.Wait()
-			require.Equal(t, 1, raw.cancelledCalls(), "J2 modern=%v: notifications/cancelled for the call", modern)
-			assert.NoError(t, h.session.Ping(t.Context(), nil), "J2 modern=%v", modern)
+			if got := raw.cancelledCalls(); got != 1 {
+				t.Fatalf("J2 modern=%v: notifications/cancelled for the call: got %v, want %v", modern, got, 1)
+			}
+			if err := h.session.Ping(t.Context(), nil); err != nil {
+				t.Errorf("J2 modern=%v: %v", modern, err)
+			}
 			_, calls = h.counts()
-			assert.Equal(t, 1, calls)
+			if calls != 1 {
+				t.Errorf("calls = %v, want %v", calls, 1)
+			}
 		})
 	}
 }
@@ -685,11 +881,19 @@ func TestBehaviorJ3_CanceledRun(t *testing.T) {
 		ctx, cancel := context.WithCancel(t.Context())
 		cancel()
 		res, err := reg.Run(ctx, argsA, purramcp.ToolContext{})
-		assert.ErrorIs(t, err, purramcp.ErrCanceled, "J3 at %s", version)
-		assert.ErrorIs(t, err, context.Canceled, "J3 at %s", version)
-		assert.Equal(t, purramcp.ToolResult{}, res)
+		if !errors.Is(err, purramcp.ErrCanceled) {
+			t.Errorf("J3 at %s: error %v, want one matching %v", version, err, purramcp.ErrCanceled)
+		}
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("J3 at %s: error %v, want one matching %v", version, err, context.Canceled)
+		}
+		if want := (purramcp.ToolResult{}); !reflect.DeepEqual(res, want) {
+			t.Errorf("res = %v, want %v", res, want)
+		}
 		_, calls := h.counts()
-		assert.Zero(t, calls, "J3 at %s", version)
+		if calls != 0 {
+			t.Errorf("J3 at %s: got %v, want zero", version, calls)
+		}
 	})
 }
 
@@ -710,14 +914,26 @@ func TestRun_NoAnswerTimesOut(t *testing.T) {
 			}
 			start := time.Now()
 			res, err := reg.Run(t.Context(), argsA, purramcp.ToolContext{})
-			require.NoError(t, err)
-			assert.Equal(t, purramcp.ToolResult{Content: emptyEnvelope, EffectState: "not_started", ErrorCode: purramcp.CodeTimeout}, res)
-			assert.Equal(t, want, time.Since(start), "timeout %v", want)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := (purramcp.ToolResult{Content: emptyEnvelope, EffectState: "not_started", ErrorCode: purramcp.CodeTimeout}); !reflect.DeepEqual(res, want) {
+				t.Errorf("res = %v, want %v", res, want)
+			}
+			if gotV := time.Since(start); gotV != want {
+				t.Errorf("timeout %v: got %v, want %v", want, gotV, want)
+			}
 			synctest.Wait()
-			require.Equal(t, 1, raw.cancelledCalls(), "timeout %v: request canceled on the wire", want)
-			assert.NoError(t, h.session.Ping(t.Context(), nil))
+			if gotV := raw.cancelledCalls(); gotV != 1 {
+				t.Fatalf("timeout %v: request canceled on the wire: got %v, want %v", want, gotV, 1)
+			}
+			if err := h.session.Ping(t.Context(), nil); err != nil {
+				t.Errorf("h.session.Ping(t.Context(), nil): %v", err)
+			}
 			_, calls := h.counts()
-			assert.Equal(t, 1, calls)
+			if calls != 1 {
+				t.Errorf("calls = %v, want %v", calls, 1)
+			}
 		})
 	}
 }
@@ -733,10 +949,18 @@ func TestRun_BlockedWriteTimesOut(t *testing.T) {
 		reg := discoverWith(t, h, purramcp.Limits{Timeout: 250 * time.Millisecond}, nil)
 		start := time.Now()
 		res, err := reg.Run(t.Context(), argsA, purramcp.ToolContext{})
-		require.NoError(t, err)
-		assert.Equal(t, purramcp.CodeTimeout, res.ErrorCode)
-		assert.Equal(t, 250*time.Millisecond, time.Since(start))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.ErrorCode != purramcp.CodeTimeout {
+			t.Errorf("res.ErrorCode = %q, want %q", res.ErrorCode, purramcp.CodeTimeout)
+		}
+		if got, want := time.Since(start), 250*time.Millisecond; got != want {
+			t.Errorf("time.Since(start) = %v, want %v", got, want)
+		}
 		_, calls := h.counts()
-		assert.Zero(t, calls, "the request never reached the server")
+		if calls != 0 {
+			t.Errorf("the request never reached the server: got %v, want zero", calls)
+		}
 	})
 }

@@ -6,13 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 
 	"purra.dev/purramcp"
 	"purra.dev/purramcp/internal/profile"
@@ -23,14 +23,28 @@ import (
 // nil *ContractError has no code, so it matches nothing.
 func TestContractError_NilTargetMatchesNothing(t *testing.T) {
 	_, err := purramcp.NewContract(purramcp.ContractOptions{SchemaID: "s", SchemaVersion: "1", Schema: map[string]any{"type": "string"}})
-	require.Error(t, err)
+	if err == nil {
+		t.Fatalf("err = nil, want an error")
+	}
 	var nilTarget *purramcp.ContractError
-	require.NotPanics(t, func() { assert.False(t, errors.Is(err, nilTarget)) })
-	require.NotPanics(t, func() { assert.False(t, nilTarget.Is(err)) })
-	require.NotPanics(t, func() {
-		assert.False(t, errors.Is(fmt.Errorf("w: %w", nilTarget), &purramcp.ContractError{Code: purramcp.CodeSchemaInvalid}))
-	})
-	assert.True(t, errors.Is(err, &purramcp.ContractError{Code: purramcp.CodeSchemaInvalid}), "a real target still matches")
+	for name, matches := range map[string]func() bool{
+		"errors.Is(err, nilTarget)": func() bool { return errors.Is(err, nilTarget) },
+		"nilTarget.Is(err)":         func() bool { return nilTarget.Is(err) },
+		"errors.Is(wrapped nilTarget, a ContractError)": func() bool {
+			return errors.Is(fmt.Errorf("w: %w", nilTarget), &purramcp.ContractError{Code: purramcp.CodeSchemaInvalid})
+		},
+	} {
+		var matched bool
+		if r := recovered(func() { matched = matches() }); r != nil {
+			t.Fatalf("%s panicked: %v", name, r)
+		}
+		if matched {
+			t.Errorf("%s is true", name)
+		}
+	}
+	if !errors.Is(err, &purramcp.ContractError{Code: purramcp.CodeSchemaInvalid}) {
+		t.Errorf("a real target no longer matches")
+	}
 }
 
 // The differential tests below are a second opinion on validation: random
@@ -55,15 +69,23 @@ func diffCompile(t *testing.T, label, schema string) (*purramcp.Contract, *jsons
 		SchemaID: "differential", SchemaVersion: "1", Schema: json.RawMessage(schema),
 		Limits: purramcp.ContractLimits{ValidationSteps: 100000},
 	})
-	require.NoError(t, err, "%s: NewContract rejected a schema inside the profile: %s", label, schema)
+	if err != nil {
+		t.Fatalf("%s: NewContract rejected a schema inside the profile: %s: %v", label, schema, err)
+	}
 	doc, err := jsonschema.UnmarshalJSON(strings.NewReader(schema))
-	require.NoError(t, err, "%s: decode schema %s", label, schema)
+	if err != nil {
+		t.Fatalf("%s: decode schema %s: %v", label, schema, err)
+	}
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(jsonschema.Draft2020)
 	const url = "https://purra.invalid/differential.json"
-	require.NoError(t, c.AddResource(url, doc), "%s: AddResource %s", label, schema)
+	if err := c.AddResource(url, doc); err != nil {
+		t.Fatalf("%s: AddResource %s: %v", label, schema, err)
+	}
 	reference, err := c.Compile(url)
-	require.NoError(t, err, "%s: jsonschema rejected schema %s", label, schema)
+	if err != nil {
+		t.Fatalf("%s: jsonschema rejected schema %s: %v", label, schema, err)
+	}
 	return contract, reference
 }
 
@@ -76,24 +98,34 @@ func diffCheck(t *testing.T, label string, contract *purramcp.Contract, referenc
 	_, pair.profile = contract.Parse(value)
 	var ce *purramcp.ContractError
 	if pair.profile != nil {
-		require.ErrorAs(t, pair.profile, &ce, "%s: Parse(%s)", label, value)
-		require.NotEqual(t, purramcp.CodeValidationLimitExceeded, ce.Code,
-			"%s: the generator must stay inside the work budget; schema %s value %s", label, schema, value)
-		require.Equal(t, purramcp.CodeSchemaMismatch, ce.Code, "%s: Parse(%s) code", label, value)
+		if !errors.As(pair.profile, &ce) {
+			t.Fatalf("%s: Parse(%s): error %v, want one of type %T", label, value, pair.profile, &ce)
+		}
+		if ce.Code == purramcp.CodeValidationLimitExceeded {
+			t.Fatalf("%s: the generator must stay inside the work budget; schema %s value %s: got %q, want anything else", label, schema, value, ce.Code)
+		}
+		if ce.Code != purramcp.CodeSchemaMismatch {
+			t.Fatalf("%s: Parse(%s) code: got %q, want %q", label, value, ce.Code, purramcp.CodeSchemaMismatch)
+		}
 	}
 	inst, err := jsonschema.UnmarshalJSON(strings.NewReader(value))
-	require.NoError(t, err, "%s: decode value %s", label, value)
+	if err != nil {
+		t.Fatalf("%s: decode value %s: %v", label, value, err)
+	}
 	_, viaValue := contract.ValidateValue(inst)
-	assert.Equal(t, pair.profile == nil, viaValue == nil,
-		"%s: Parse and ValidateValue disagree on %s: %v vs %v", label, value, pair.profile, viaValue)
+	if got, want := viaValue == nil, pair.profile == nil; got != want {
+		t.Errorf("%s: Parse and ValidateValue disagree on %s: %v vs %v: got %v, want %v", label, value, pair.profile, viaValue, got, want)
+	}
 	pair.reference = reference.Validate(inst)
 	if pair.reference != nil {
 		var ve *jsonschema.ValidationError
-		require.ErrorAs(t, pair.reference, &ve, "%s: jsonschema failed on %s for another reason", label, value)
+		if !errors.As(pair.reference, &ve) {
+			t.Fatalf("%s: jsonschema failed on %s for another reason: error %v, want one of type %T", label, value, pair.reference, &ve)
+		}
 	}
-	assert.Equal(t, pair.reference == nil, pair.profile == nil,
-		"%s: disagreement\nschema:    %s\nvalue:     %s\npurramcp:  %+v\njsonschema: %v",
-		label, schema, value, ce, pair.reference)
+	if got, want := pair.profile == nil, pair.reference == nil; got != want {
+		t.Errorf("%s: disagreement\nschema:    %s\nvalue:     %s\npurramcp:  %+v\njsonschema: %v: got %v, want %v", label, schema, value, ce, pair.reference, got, want)
+	}
 	return pair
 }
 
@@ -146,12 +178,18 @@ func TestProfileA7_DifferentialJSONSchema2020(t *testing.T) {
 	}
 	total := accepted + rejected
 	t.Logf("%d pairs: %d accepted, %d rejected by both", total, accepted, rejected)
-	assert.Greater(t, accepted, total/5, "too few accepted pairs for a meaningful comparison")
-	assert.Greater(t, rejected, total/5, "too few rejected pairs for a meaningful comparison")
+	if limit := total / 5; accepted <= limit {
+		t.Errorf("too few accepted pairs for a meaningful comparison: got %v, want > %v", accepted, limit)
+	}
+	if limit := total / 5; rejected <= limit {
+		t.Errorf("too few rejected pairs for a meaningful comparison: got %v, want > %v", rejected, limit)
+	}
 	t.Logf("violations by keyword: %v", keywords)
 	for _, kw := range []string{"type", "enum", "const", "minLength", "maxLength", "minItems", "maxItems",
 		"uniqueItems", "required", "additionalProperties", "minimum", "maximum", "anyOf", "oneOf"} {
-		assert.Positive(t, keywords[kw], "no generated value was rejected for %s", kw)
+		if keywords[kw] <= 0 {
+			t.Errorf("no generated value was rejected for %s: got %v, want > 0", kw, keywords[kw])
+		}
 	}
 }
 
@@ -199,8 +237,12 @@ func TestProfileA7_DifferentialSemanticPoints(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			contract, reference := diffCompile(t, tc.name, tc.schema)
 			pair := diffCheck(t, tc.name, contract, reference, tc.schema, tc.value)
-			assert.Equal(t, tc.accept, pair.profile == nil, "case %s: profile verdict: %v", tc.name, pair.profile)
-			assert.Equal(t, tc.accept, pair.reference == nil, "case %s: jsonschema verdict: %v", tc.name, pair.reference)
+			if got := pair.profile == nil; got != tc.accept {
+				t.Errorf("case %s: profile verdict: %v: got %v, want %v", tc.name, pair.profile, got, tc.accept)
+			}
+			if got := pair.reference == nil; got != tc.accept {
+				t.Errorf("case %s: jsonschema verdict: %v: got %v, want %v", tc.name, pair.reference, got, tc.accept)
+			}
 		})
 	}
 }
@@ -343,15 +385,23 @@ func diffCompileExtended(t *testing.T, label, schema string) (*purramcp.Contract
 		SchemaID: "differential", SchemaVersion: "1", Schema: json.RawMessage(schema),
 		Limits: purramcp.ContractLimits{ValidationSteps: 100000},
 	})
-	require.NoError(t, err, "%s: the extended profile rejected %s", label, schema)
+	if err != nil {
+		t.Fatalf("%s: the extended profile rejected %s: %v", label, schema, err)
+	}
 	doc, err := jsonschema.UnmarshalJSON(strings.NewReader(schema))
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(jsonschema.Draft2020)
 	const url = "https://purra.invalid/differential-extended.json"
-	require.NoError(t, c.AddResource(url, doc))
+	if err := c.AddResource(url, doc); err != nil {
+		t.Fatalf("c.AddResource(url, doc): %v", err)
+	}
 	reference, err := c.Compile(url)
-	require.NoError(t, err, "%s: jsonschema rejected %s", label, schema)
+	if err != nil {
+		t.Fatalf("%s: jsonschema rejected %s: %v", label, schema, err)
+	}
 	return contract, reference
 }
 
@@ -419,11 +469,19 @@ func TestExtended_DifferentialJSONSchema2020(t *testing.T) {
 	total := accepted + rejected
 	t.Logf("%d pairs: %d accepted, %d rejected by both; violations by keyword: %v", total, accepted, rejected, keywords)
 	t.Logf("%d schemas with $ref, %d of them with descriptions beside", withRefs, withSiblings)
-	assert.Greater(t, withRefs, schemas/5)
-	assert.Greater(t, accepted, total/5)
-	assert.Greater(t, rejected, total/5)
+	if limit := schemas / 5; withRefs <= limit {
+		t.Errorf("got = %v, want > %v", withRefs, limit)
+	}
+	if limit := total / 5; accepted <= limit {
+		t.Errorf("got = %v, want > %v", accepted, limit)
+	}
+	if limit := total / 5; rejected <= limit {
+		t.Errorf("got = %v, want > %v", rejected, limit)
+	}
 	for _, kw := range []string{"exclusiveMinimum", "exclusiveMaximum", "propertyNames", "additionalProperties", "type"} {
-		assert.Positive(t, keywords[kw], "no generated value was rejected for %s", kw)
+		if keywords[kw] <= 0 {
+			t.Errorf("no generated value was rejected for %s: got %v, want > 0", kw, keywords[kw])
+		}
 	}
 }
 
@@ -453,19 +511,27 @@ func TestExtended_DifferentialRefSiblings(t *testing.T) {
 		})
 		if err != nil {
 			var ce *purramcp.ContractError
-			require.ErrorAs(t, err, &ce, label)
+			if !errors.As(err, &ce) {
+				t.Fatalf("%v: error %v, want one of type %T", label, err, &ce)
+			}
 			closed++
 			continue
 		}
 		bound++
 		doc, err := jsonschema.UnmarshalJSON(strings.NewReader(schema))
-		require.NoError(t, err)
+		if err != nil {
+			t.Fatal(err)
+		}
 		c := jsonschema.NewCompiler()
 		c.DefaultDraft(jsonschema.Draft2020)
 		url := "https://purra.invalid/ref-siblings-" + strconv.Itoa(i) + ".json"
-		require.NoError(t, c.AddResource(url, doc))
+		if err := c.AddResource(url, doc); err != nil {
+			t.Fatalf("c.AddResource(url, doc): %v", err)
+		}
 		reference, err := c.Compile(url)
-		require.NoError(t, err, "%s: jsonschema rejected %s", label, schema)
+		if err != nil {
+			t.Fatalf("%s: jsonschema rejected %s: %v", label, schema, err)
+		}
 		for j := range valuesPerSchema {
 			var v any
 			switch j % 3 {
@@ -489,10 +555,18 @@ func TestExtended_DifferentialRefSiblings(t *testing.T) {
 		}
 	}
 	t.Logf("%d schemas bound, %d refused (fail closed); %d values accepted, %d rejected by both", bound, closed, accepted, rejected)
-	assert.Greater(t, bound, schemas/4, "most intersections are written")
-	assert.Positive(t, closed, "some are refused")
-	assert.Greater(t, accepted, bound)
-	assert.Greater(t, rejected, bound)
+	if limit := schemas / 4; bound <= limit {
+		t.Errorf("most intersections are written: got %v, want > %v", bound, limit)
+	}
+	if closed <= 0 {
+		t.Errorf("some are refused: got %v, want > 0", closed)
+	}
+	if accepted <= bound {
+		t.Errorf("got = %v, want > %v", accepted, bound)
+	}
+	if rejected <= bound {
+		t.Errorf("got = %v, want > %v", rejected, bound)
+	}
 }
 
 // contractLimits maps the fixture's camelCase limit names; an unknown name
@@ -506,7 +580,9 @@ func contractLimits(t testing.TB, m map[string]int) purramcp.ContractLimits {
 	}
 	for k, v := range m {
 		p, ok := fields[k]
-		require.True(t, ok, "unknown limit %q", k)
+		if !ok {
+			t.Fatalf("unknown limit %q", k)
+		}
 		*p = v
 	}
 	return l
@@ -539,7 +615,9 @@ var derivedDetails = map[string][2]string{
 
 func TestProfileC1_StructuredOutputVectors(t *testing.T) {
 	vectors := loadOutputVectors(t)
-	assert.Equal(t, purramcp.OutputSchemaProfile, vectors.Profile)
+	if vectors.Profile != purramcp.OutputSchemaProfile {
+		t.Errorf("vectors.Profile = %q, want %q", vectors.Profile, purramcp.OutputSchemaProfile)
+	}
 	digests := 0
 	for _, tc := range vectors.Cases {
 		if tc.SchemaDigest != "" {
@@ -550,7 +628,9 @@ func TestProfileC1_StructuredOutputVectors(t *testing.T) {
 			want := ""
 			if tc.Code != nil {
 				want = *tc.Code
-				require.Contains(t, derivedDetails, tc.Name, "case %s has no derived details", tc.Name)
+				if _, ok := derivedDetails[tc.Name]; !ok {
+					t.Fatalf("case %s has no derived details: no key %q", tc.Name, tc.Name)
+				}
 			}
 			opts := purramcp.ContractOptions{SchemaID: "test", SchemaVersion: "1",
 				Schema: tc.Schema, Mode: tc.Mode, Limits: contractLimits(t, tc.Limits)}
@@ -559,9 +639,15 @@ func TestProfileC1_StructuredOutputVectors(t *testing.T) {
 				if tc.SchemaDigest == "" {
 					return
 				}
-				require.NoError(t, err, "case %s", tc.Name)
-				assert.Equal(t, tc.SchemaDigest, c.SchemaDigest(), "case %s schemaDigest", tc.Name)
-				assert.Equal(t, tc.ContractDigest, c.ContractDigest(), "case %s contractDigest", tc.Name)
+				if err != nil {
+					t.Fatalf("case %s: %v", tc.Name, err)
+				}
+				if got := c.SchemaDigest(); got != tc.SchemaDigest {
+					t.Errorf("case %s schemaDigest: got %q, want %q", tc.Name, got, tc.SchemaDigest)
+				}
+				if got := c.ContractDigest(); got != tc.ContractDigest {
+					t.Errorf("case %s contractDigest: got %q, want %q", tc.Name, got, tc.ContractDigest)
+				}
 			})
 			t.Run("Parse", func(t *testing.T) {
 				var got map[string]any
@@ -577,13 +663,17 @@ func TestProfileC1_StructuredOutputVectors(t *testing.T) {
 				dec := json.NewDecoder(strings.NewReader(tc.Text))
 				dec.UseNumber()
 				var decoded any
-				require.NoError(t, dec.Decode(&decoded), "case %s", tc.Name)
+				if err := dec.Decode(&decoded); err != nil {
+					t.Fatalf("case %s: %v", tc.Name, err)
+				}
 				got, err := c.ValidateValue(decoded)
 				assertOutcome(t, tc, want, got, err)
 			})
 		})
 	}
-	assert.Equal(t, 48, digests, "schema/contract digest pairs")
+	if digests != 48 {
+		t.Errorf("schema/contract digest pairs: got %v, want %v", digests, 48)
+	}
 }
 
 // assertOutcome checks a Parse or ValidateValue outcome against a case:
@@ -592,24 +682,46 @@ func TestProfileC1_StructuredOutputVectors(t *testing.T) {
 func assertOutcome(t *testing.T, tc outputVector, want string, got map[string]any, err error) {
 	t.Helper()
 	if want == "" {
-		require.NoError(t, err, "case %s", tc.Name)
+		if err != nil {
+			t.Fatalf("case %s: %v", tc.Name, err)
+		}
 		var std any
-		require.NoError(t, json.Unmarshal([]byte(tc.Text), &std), "case %s", tc.Name)
-		assert.Equal(t, std, any(got), "case %s value", tc.Name)
+		if err := json.Unmarshal([]byte(tc.Text), &std); err != nil {
+			t.Fatalf("case %s: %v", tc.Name, err)
+		}
+		if got := any(got); !reflect.DeepEqual(got, std) {
+			t.Errorf("case %s value: got %v, want %v", tc.Name, got, std)
+		}
 		return
 	}
-	require.Error(t, err, "case %s", tc.Name)
-	assert.Nil(t, got, "case %s returns no value on error", tc.Name)
+	if err == nil {
+		t.Fatalf("case %s: got no error", tc.Name)
+	}
+	if got != nil {
+		t.Errorf("case %s returns no value on error: got %v, want nil", tc.Name, got)
+	}
 	var ce *purramcp.ContractError
-	require.ErrorAs(t, err, &ce, "case %s", tc.Name)
-	assert.Equal(t, want, ce.Code, "case %s code", tc.Name)
-	assert.Equal(t, derivedDetails[tc.Name], [2]string{ce.Keyword, ce.Path}, "case %s keyword and path", tc.Name)
-	assert.Equal(t, "Structured output contract validation failed", err.Error(), "case %s message", tc.Name)
-	assert.NotContains(t, ce.Path+ce.Keyword, "secret-candidate", "case %s echoes candidate text", tc.Name)
+	if !errors.As(err, &ce) {
+		t.Fatalf("case %s: error %v, want one of type %T", tc.Name, err, &ce)
+	}
+	if ce.Code != want {
+		t.Errorf("case %s code: got %q, want %q", tc.Name, ce.Code, want)
+	}
+	if got := [2]string{ce.Keyword, ce.Path}; !reflect.DeepEqual(got, derivedDetails[tc.Name]) {
+		t.Errorf("case %s keyword and path: got %v, want %v", tc.Name, got, derivedDetails[tc.Name])
+	}
+	if got := err.Error(); got != "Structured output contract validation failed" {
+		t.Errorf("case %s message: got %q, want %q", tc.Name, got, "Structured output contract validation failed")
+	}
+	if strings.Contains(ce.Path+ce.Keyword, "secret-candidate") {
+		t.Errorf("case %s echoes candidate text: %q contains %q", tc.Name, ce.Path+ce.Keyword, "secret-candidate")
+	}
 }
 
 func TestProfileA4_KeywordsMatchVectors(t *testing.T) {
-	assert.Equal(t, loadOutputVectors(t).Keywords, profile.Keywords)
+	if want := loadOutputVectors(t).Keywords; !reflect.DeepEqual(profile.Keywords, want) {
+		t.Errorf("profile.Keywords = %v, want %v", profile.Keywords, want)
+	}
 }
 
 // fuzzSchemaValueSeeds pairs every structured_output.json schema with its
@@ -626,7 +738,9 @@ func fuzzSchemaValueSeeds(t testing.TB) [][2]string {
 		InputSchema  json.RawMessage `json:"inputSchema"`
 		OutputSchema json.RawMessage `json:"outputSchema"`
 	}
-	require.NoError(t, json.Unmarshal(f.Tool, &tool), "mcp_tools.json tool")
+	if err := json.Unmarshal(f.Tool, &tool); err != nil {
+		t.Fatalf("mcp_tools.json tool: %v", err)
+	}
 	for _, tc := range f.Cases {
 		var result struct {
 			StructuredContent json.RawMessage `json:"structuredContent"`
@@ -648,22 +762,38 @@ var fuzzKeywords = []string{"additionalProperties", "anyOf", "const", "enum", "m
 // fuzzCheckParseError asserts the closed error surface of Parse (A9).
 func fuzzCheckParseError(t *testing.T, err error, text string) *purramcp.ContractError {
 	var ce *purramcp.ContractError
-	require.True(t, errors.As(err, &ce), "Parse(%q): error %T is not a *ContractError", text, err)
-	require.Equal(t, "Structured output contract validation failed", err.Error(), "Parse(%q) error text", text)
+	if !errors.As(err, &ce) {
+		t.Fatalf("Parse(%q): error %T is not a *ContractError", text, err)
+	}
+	if got := err.Error(); got != "Structured output contract validation failed" {
+		t.Fatalf("Parse(%q) error text: got %q, want %q", text, got, "Structured output contract validation failed")
+	}
 	switch ce.Code {
 	case purramcp.CodeInvalidJSON:
-		require.Equal(t, [2]string{"document", "$"}, [2]string{ce.Keyword, ce.Path}, "Parse(%q)", text)
+		if got, want := [2]string{ce.Keyword, ce.Path}, [2]string{"document", "$"}; !reflect.DeepEqual(got, want) {
+			t.Fatalf("Parse(%q): got %v, want %v", text, got, want)
+		}
 	case purramcp.CodeValidationLimitExceeded:
-		require.Equal(t, [2]string{"validation_steps", "$"}, [2]string{ce.Keyword, ce.Path}, "Parse(%q)", text)
+		if got, want := [2]string{ce.Keyword, ce.Path}, [2]string{"validation_steps", "$"}; !reflect.DeepEqual(got, want) {
+			t.Fatalf("Parse(%q): got %v, want %v", text, got, want)
+		}
 	case purramcp.CodeSchemaMismatch:
-		require.Contains(t, fuzzKeywords, ce.Keyword, "Parse(%q) keyword", text)
-		require.True(t, strings.HasPrefix(ce.Path, "$"), "Parse(%q) path %q", text, ce.Path)
-		require.LessOrEqual(t, len(ce.Path), 512, "Parse(%q) path length", text)
+		if !slices.Contains(fuzzKeywords, ce.Keyword) {
+			t.Fatalf("Parse(%q) keyword: %v does not contain %q", text, fuzzKeywords, ce.Keyword)
+		}
+		if !strings.HasPrefix(ce.Path, "$") {
+			t.Fatalf("Parse(%q) path %q", text, ce.Path)
+		}
+		if got := len(ce.Path); got > 512 {
+			t.Fatalf("Parse(%q) path length: got %v, want <= %v", text, got, 512)
+		}
 		if ce.Keyword == "additionalProperties" {
-			require.Equal(t, "$", ce.Path, "Parse(%q): additionalProperties never echoes a key", text)
+			if ce.Path != "$" {
+				t.Fatalf("Parse(%q): additionalProperties never echoes a key: got %q, want %q", text, ce.Path, "$")
+			}
 		}
 	default:
-		require.Failf(t, "unexpected code", "Parse(%q) code %q", text, ce.Code)
+		t.Fatalf("unexpected code: Parse(%q) code %q", text, ce.Code)
 	}
 	return ce
 }
@@ -678,7 +808,9 @@ func fuzzCheckParseError(t *testing.T, err error, text string) *purramcp.Contrac
 // decoding of the text.
 func FuzzValidate(f *testing.F) {
 	seeds := fuzzSchemaValueSeeds(f)
-	require.Len(f, seeds, 62+2*14+6, "seed count")
+	if got := len(seeds); got != 62+2*14+6 {
+		f.Fatalf("seed count: len = %d, want %d", got, 62+2*14+6)
+	}
 	for _, s := range seeds {
 		f.Add(s[0], s[1])
 	}
@@ -686,23 +818,36 @@ func FuzzValidate(f *testing.F) {
 		c, err := purramcp.NewContract(purramcp.ContractOptions{
 			SchemaID: "fuzz", SchemaVersion: "1", Schema: json.RawMessage(schemaText)})
 		if err != nil {
-			require.Nil(t, c, "NewContract(%q) failed but returned a contract", schemaText)
+			if c != nil {
+				t.Fatalf("NewContract(%q) failed but returned a contract: got %v, want nil", schemaText, c)
+			}
 			var ce *purramcp.ContractError
-			require.True(t, errors.As(err, &ce), "NewContract(%q): error %T", schemaText, err)
-			require.Equal(t, purramcp.ContractError{Code: purramcp.CodeSchemaInvalid, Path: "$", Keyword: "schema"},
-				*ce, "NewContract(%q)", schemaText)
+			if !errors.As(err, &ce) {
+				t.Fatalf("NewContract(%q): error %T", schemaText, err)
+			}
+			if got, want := *ce, (purramcp.ContractError{Code: purramcp.CodeSchemaInvalid, Path: "$", Keyword: "schema"}); !reflect.DeepEqual(got, want) {
+				t.Fatalf("NewContract(%q): got %v, want %v", schemaText, got, want)
+			}
 			return
 		}
 		digest, err := purramcp.IdentityDigest(json.RawMessage(schemaText))
-		require.NoError(t, err, "IdentityDigest of an accepted schema %q", schemaText)
-		require.Equal(t, digest, c.SchemaDigest(), "schemaDigest of %q", schemaText)
+		if err != nil {
+			t.Fatalf("IdentityDigest of an accepted schema %q: %v", schemaText, err)
+		}
+		if got := c.SchemaDigest(); got != digest {
+			t.Fatalf("schemaDigest of %q: got %q, want %q", schemaText, got, digest)
+		}
 
 		got, err := c.Parse(valueText)
 		again, errAgain := c.Parse(valueText)
 		if err != nil {
-			require.Nil(t, got, "Parse(%q) failed but returned a map", valueText)
+			if got != nil {
+				t.Fatalf("Parse(%q) failed but returned a map: got %v, want nil", valueText, got)
+			}
 			ce := fuzzCheckParseError(t, err, valueText)
-			require.Equal(t, err, errAgain, "Parse(%q) is not deterministic", valueText)
+			if !reflect.DeepEqual(errAgain, err) {
+				t.Fatalf("Parse(%q) is not deterministic: got %v, want %v", valueText, errAgain, err)
+			}
 			if len(valueText) > 1<<20 {
 				return // only Parse checks the raw text length
 			}
@@ -711,34 +856,54 @@ func FuzzValidate(f *testing.F) {
 			if want.Code == purramcp.CodeInvalidJSON {
 				want.Keyword = "value"
 			}
-			require.Equal(t, &want, viaValue, "ValidateValue(json.RawMessage(%q)) vs Parse", valueText)
+			if want := &want; !reflect.DeepEqual(viaValue, want) {
+				t.Fatalf("ValidateValue(json.RawMessage(%q)) vs Parse: got %v, want %v", valueText, viaValue, want)
+			}
 			return
 		}
-		require.NoError(t, errAgain, "Parse(%q) is not deterministic", valueText)
-		require.Equal(t, got, again, "Parse(%q) is not deterministic", valueText)
+		if errAgain != nil {
+			t.Fatalf("Parse(%q) is not deterministic: %v", valueText, errAgain)
+		}
+		if !reflect.DeepEqual(again, got) {
+			t.Fatalf("Parse(%q) is not deterministic: got %v, want %v", valueText, again, got)
+		}
 		fuzzCheckAccepted(t, c, valueText, got)
 	})
 }
 
 // fuzzCheckAccepted asserts the properties of an accepted value.
 func fuzzCheckAccepted(t *testing.T, c *purramcp.Contract, text string, got map[string]any) {
-	require.NotNil(t, got, "Parse(%q) returned a nil map", text)
+	if got == nil {
+		t.Fatalf("Parse(%q) returned a nil map: got nil", text)
+	}
 	revalidated, err := c.ValidateValue(got)
-	require.NoError(t, err, "ValidateValue of the result of Parse(%q)", text)
-	require.Equal(t, got, revalidated, "ValidateValue of the result of Parse(%q)", text)
+	if err != nil {
+		t.Fatalf("ValidateValue of the result of Parse(%q): %v", text, err)
+	}
+	if !reflect.DeepEqual(revalidated, got) {
+		t.Fatalf("ValidateValue of the result of Parse(%q): got %v, want %v", text, revalidated, got)
+	}
 
 	var std any
 	if json.Unmarshal([]byte(text), &std) == nil {
-		require.Equal(t, std, any(got), "Parse(%q) and encoding/json values", text)
+		if got := any(got); !reflect.DeepEqual(got, std) {
+			t.Fatalf("Parse(%q) and encoding/json values: got %v, want %v", text, got, std)
+		}
 	}
 
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
-	require.NoError(t, enc.Encode(got), "encode the result of Parse(%q)", text)
+	if err := enc.Encode(got); err != nil {
+		t.Fatalf("encode the result of Parse(%q): %v", text, err)
+	}
 	reparsed, err := c.Parse(buf.String())
-	require.NoError(t, err, "Parse of the re-encoding %q of %q", buf.String(), text)
-	require.Equal(t, got, reparsed, "re-encoding %q of %q", buf.String(), text)
+	if err != nil {
+		t.Fatalf("Parse of the re-encoding %q of %q: %v", buf.String(), text, err)
+	}
+	if !reflect.DeepEqual(reparsed, got) {
+		t.Fatalf("re-encoding %q of %q: got %v, want %v", buf.String(), text, reparsed, got)
+	}
 }
 
 // TestIdentityA10_ContractExamples checks the contract identity digests
@@ -761,12 +926,22 @@ func TestIdentityA10_ContractExamples(t *testing.T) {
 		t.Run(tc.id, func(t *testing.T) {
 			c, err := purramcp.NewContract(purramcp.ContractOptions{SchemaID: tc.id, SchemaVersion: "1",
 				Schema: json.RawMessage(tc.schema), Mode: tc.mode})
-			require.NoError(t, err, tc.schema)
-			assert.Equal(t, tc.schemaDigest, c.SchemaDigest(), tc.schema)
-			assert.Equal(t, tc.contractDigest, c.ContractDigest(), tc.schema)
+			if err != nil {
+				t.Fatalf("%v: %v", tc.schema, err)
+			}
+			if got := c.SchemaDigest(); got != tc.schemaDigest {
+				t.Errorf("%v: got %q, want %q", tc.schema, got, tc.schemaDigest)
+			}
+			if got := c.ContractDigest(); got != tc.contractDigest {
+				t.Errorf("%v: got %q, want %q", tc.schema, got, tc.contractDigest)
+			}
 			d, err := purramcp.IdentityDigest(json.RawMessage(tc.schema))
-			require.NoError(t, err)
-			assert.Equal(t, tc.schemaDigest, d, "IdentityDigest equals schemaDigest")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d != tc.schemaDigest {
+				t.Errorf("IdentityDigest equals schemaDigest: got %q, want %q", d, tc.schemaDigest)
+			}
 		})
 	}
 }
@@ -776,14 +951,18 @@ func TestIdentityA10_ContractExamples(t *testing.T) {
 func TestProfileA10_DigestsConcurrent(t *testing.T) {
 	c, err := purramcp.NewContract(purramcp.ContractOptions{SchemaID: "test", SchemaVersion: "1",
 		Schema: map[string]any{"type": "object"}})
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	got := make(chan [2]string, 16)
 	for range 16 {
 		go func() { got <- [2]string{c.SchemaDigest(), c.ContractDigest()} }()
 	}
 	for range 16 {
-		assert.Equal(t, [2]string{"35d2b71e1c667ec7dde27eb339b795691b3d5f1582109fa87a51ce344dff98c0",
-			"2ad666543996b1de6330a21191357c38604d23dd32992b2dd5cd9723d525af5f"}, <-got)
+		if got, want := <-got, [2]string{"35d2b71e1c667ec7dde27eb339b795691b3d5f1582109fa87a51ce344dff98c0",
+			"2ad666543996b1de6330a21191357c38604d23dd32992b2dd5cd9723d525af5f"}; !reflect.DeepEqual(got, want) {
+			t.Errorf("<-got = %v, want %v", got, want)
+		}
 	}
 }
 
@@ -792,15 +971,23 @@ func TestProfileA10_DigestsConcurrent(t *testing.T) {
 func TestProfileA9_NewContractErrorType(t *testing.T) {
 	for _, schema := range []any{map[string]any{"type": "object", "pattern": "x"}, map[string]any{}, math.NaN()} {
 		c, err := purramcp.NewContract(purramcp.ContractOptions{SchemaID: "s", SchemaVersion: "1", Schema: schema})
-		assert.Nil(t, c)
+		if c != nil {
+			t.Errorf("c = %v, want nil", c)
+		}
 		ce, ok := err.(*purramcp.ContractError)
-		require.True(t, ok, "%T for %v", err, schema)
-		assert.Equal(t, purramcp.ContractError{Code: "structured_output_schema_invalid", Path: "$", Keyword: "schema"}, *ce)
+		if !ok {
+			t.Fatalf("%T for %v", err, schema)
+		}
+		if got, want := *ce, (purramcp.ContractError{Code: "structured_output_schema_invalid", Path: "$", Keyword: "schema"}); !reflect.DeepEqual(got, want) {
+			t.Errorf("*ce = %v, want %v", got, want)
+		}
 	}
 	_, err := purramcp.NewContract(purramcp.ContractOptions{SchemaID: "s", SchemaVersion: "1",
 		Schema: map[string]any{"type": "object"}, Mode: "auto"})
 	_, ok := err.(*purramcp.ContractError)
-	assert.True(t, ok, "%T", err)
+	if !ok {
+		t.Errorf("%T", err)
+	}
 }
 
 // TestContractLimits_ZeroDefaultRange: the contract limits follow the same
@@ -814,8 +1001,12 @@ func TestContractLimits_ZeroDefaultRange(t *testing.T) {
 	defaults := purramcp.ContractLimits{SchemaBytes: 65536, OutputBytes: 1048576, SchemaDepth: 32, OutputDepth: 64,
 		SchemaNodes: 4096, OutputNodes: 65536, ValidationSteps: 100000}
 	c, err := newContract(purramcp.ContractLimits{})
-	require.NoError(t, err)
-	assert.Equal(t, defaults, c.Limits(), "zero means default")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := c.Limits(); !reflect.DeepEqual(got, defaults) {
+		t.Errorf("zero means default: got %v, want %v", got, defaults)
+	}
 	fields := map[string]func(*purramcp.ContractLimits) *int{
 		"SchemaBytes":     func(l *purramcp.ContractLimits) *int { return &l.SchemaBytes },
 		"OutputBytes":     func(l *purramcp.ContractLimits) *int { return &l.OutputBytes },
@@ -837,16 +1028,24 @@ func TestContractLimits_ZeroDefaultRange(t *testing.T) {
 					continue // {"type":"object"} itself is 3 nodes and 22 bytes
 				}
 				c, err := newContract(l)
-				require.NoError(t, err, "%s = %d", name, v)
-				assert.Equal(t, want, c.Limits(), "%s = %d", name, v)
+				if err != nil {
+					t.Fatalf("%s = %d: %v", name, v, err)
+				}
+				if got := c.Limits(); !reflect.DeepEqual(got, want) {
+					t.Errorf("%s = %d: got %v, want %v", name, v, got, want)
+				}
 			}
 			for _, v := range []int{-1, def + 1} {
 				var l purramcp.ContractLimits
 				*field(&l) = v
 				_, err := newContract(l)
 				var ce *purramcp.ContractError
-				require.ErrorAs(t, err, &ce, "%s = %d", name, v)
-				assert.Equal(t, purramcp.CodeSchemaInvalid, ce.Code, "%s = %d", name, v)
+				if !errors.As(err, &ce) {
+					t.Fatalf("%s = %d: error %v, want one of type %T", name, v, err, &ce)
+				}
+				if ce.Code != purramcp.CodeSchemaInvalid {
+					t.Errorf("%s = %d: got %q, want %q", name, v, ce.Code, purramcp.CodeSchemaInvalid)
+				}
 			}
 		})
 	}

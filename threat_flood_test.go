@@ -3,12 +3,10 @@ package purramcp_test
 import (
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 	"testing/synctest"
-
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 
 	"purra.dev/purramcp"
 )
@@ -75,15 +73,27 @@ func threatToolFlood(t *testing.T) {
 		t.Run(tc.id, func(t *testing.T) {
 			h := rawHarness(t, &rawServer{pages: tc.pages})
 			catalog, err := discoverDefault(t, h, purramcp.Limits{})
-			assert.Nil(t, catalog, "T6 %s", tc.id)
-			assert.Equal(t, purramcp.CodeCatalogLimitExceeded, purramcp.CodeOf(err), "T6 %s", tc.id)
+			if catalog != nil {
+				t.Errorf("T6 %s: got %v, want nil", tc.id, catalog)
+			}
+			if got := purramcp.CodeOf(err); got != purramcp.CodeCatalogLimitExceeded {
+				t.Errorf("T6 %s: got %q, want %q", tc.id, got, purramcp.CodeCatalogLimitExceeded)
+			}
 			lists, calls := h.counts()
-			assert.Equal(t, tc.wantLists, lists, "T6 %s: tools/list requests", tc.id)
-			assert.Zero(t, calls, "T6 %s", tc.id)
-			assert.NoError(t, h.session.Ping(t.Context(), nil), "T6 %s: session usable", tc.id)
+			if lists != tc.wantLists {
+				t.Errorf("T6 %s: tools/list requests: got %v, want %v", tc.id, lists, tc.wantLists)
+			}
+			if calls != 0 {
+				t.Errorf("T6 %s: got %v, want zero", tc.id, calls)
+			}
+			if err := h.session.Ping(t.Context(), nil); err != nil {
+				t.Errorf("T6 %s: session usable: %v", tc.id, err)
+			}
 		})
 	}
-	assert.Less(t, len(onePage), purramcp.DefaultLimits().MaxCatalogBytes, "T6: the one-page flood is under the byte limit")
+	if got, limit := len(onePage), purramcp.DefaultLimits().MaxCatalogBytes; got >= limit {
+		t.Errorf("T6: the one-page flood is under the byte limit: got %v, want < %v", got, limit)
+	}
 }
 
 // threatLimitsOnlyLower: a host cannot raise a limit to let a flood in;
@@ -96,11 +106,17 @@ func threatLimitsOnlyLower(t *testing.T) {
 		{MaxDescriptionBytes: 1 << 20}, {MaxResultBytes: 16 << 20}, {MaxContentBlocks: 10_000},
 	} {
 		catalog, err := discoverDefault(t, h, limits)
-		assert.Nil(t, catalog)
-		assert.Equal(t, purramcp.CodeBindingInvalid, purramcp.CodeOf(err), "T6 limits %+v", limits)
+		if catalog != nil {
+			t.Errorf("catalog = %v, want nil", catalog)
+		}
+		if got := purramcp.CodeOf(err); got != purramcp.CodeBindingInvalid {
+			t.Errorf("T6 limits %+v: got %q, want %q", limits, got, purramcp.CodeBindingInvalid)
+		}
 	}
 	lists, _ := h.counts()
-	assert.Zero(t, lists, "T6: nothing sent")
+	if lists != 0 {
+		t.Errorf("T6: nothing sent: got %v, want zero", lists)
+	}
 }
 
 // deepSchema is an input schema whose own JSON nesting depth is depth (at
@@ -126,21 +142,37 @@ func threatDeepSchema(t *testing.T) {
 	}
 	h := rawHarness(t, &rawServer{pages: []string{page("", deep(sdkMaxDepth-4))}})
 	catalog, err := discoverDefault(t, h, purramcp.Limits{})
-	assert.Nil(t, catalog)
-	assert.Equal(t, purramcp.CodeSchemaUnsupported, purramcp.CodeOf(err), "T6 996-deep schema")
-	assert.NoError(t, h.session.Ping(t.Context(), nil), "T6 996-deep schema: session usable")
+	if catalog != nil {
+		t.Errorf("catalog = %v, want nil", catalog)
+	}
+	if got := purramcp.CodeOf(err); got != purramcp.CodeSchemaUnsupported {
+		t.Errorf("T6 996-deep schema: got %q, want %q", got, purramcp.CodeSchemaUnsupported)
+	}
+	if err := h.session.Ping(t.Context(), nil); err != nil {
+		t.Errorf("T6 996-deep schema: session usable: %v", err)
+	}
 
 	synctest.Test(t, func(t *testing.T) {
 		h := rawHarness(t, &rawServer{pages: []string{page("", deep(1000))}})
 		catalog, err := discoverDefault(t, h, purramcp.Limits{})
-		assert.Nil(t, catalog)
-		assert.Equal(t, purramcp.CodeResultInvalid, purramcp.CodeOf(err), "T6 1000-deep schema: go-sdk's decode error")
+		if catalog != nil {
+			t.Errorf("catalog = %v, want nil", catalog)
+		}
+		if got := purramcp.CodeOf(err); got != purramcp.CodeResultInvalid {
+			t.Errorf("T6 1000-deep schema: go-sdk's decode error: got %q, want %q", got, purramcp.CodeResultInvalid)
+		}
 		synctest.Wait()
-		require.Error(t, h.monitor.Check(0), "T6 1000-deep schema: go-sdk ended the session")
+		if err := h.monitor.Check(0); err == nil {
+			t.Fatalf("T6 1000-deep schema: go-sdk ended the session: got no error")
+		}
 		_, err = discoverDefault(t, h, purramcp.Limits{})
-		assert.Equal(t, purramcp.CodeConnectionClosed, purramcp.CodeOf(err), "T6 1000-deep schema")
+		if got := purramcp.CodeOf(err); got != purramcp.CodeConnectionClosed {
+			t.Errorf("T6 1000-deep schema: got %q, want %q", got, purramcp.CodeConnectionClosed)
+		}
 		lists, _ := h.counts()
-		assert.Equal(t, 1, lists, "T6 1000-deep schema")
+		if lists != 1 {
+			t.Errorf("T6 1000-deep schema: got %v, want %v", lists, 1)
+		}
 	})
 }
 
@@ -165,9 +197,13 @@ func threatHugeDescription(t *testing.T) {
 		t.Run(tc.id, func(t *testing.T) {
 			h := rawHarness(t, &rawServer{pages: []string{tc.page}})
 			_, err := discoverDefault(t, h, purramcp.Limits{})
-			assert.Equal(t, tc.want, purramcp.CodeOf(err), "T6 %s", tc.id)
+			if got := purramcp.CodeOf(err); got != tc.want {
+				t.Errorf("T6 %s: got %q, want %q", tc.id, got, tc.want)
+			}
 			lists, _ := h.counts()
-			assert.Equal(t, 1, lists, "T6 %s", tc.id)
+			if lists != 1 {
+				t.Errorf("T6 %s: got %v, want %v", tc.id, lists, 1)
+			}
 		})
 	}
 }
@@ -183,9 +219,15 @@ func threatDigestBudget(t *testing.T) {
 	server, calls := memoryServer(max.MaxTools, memoryPadOverDigest)
 	cs, monitor := connectSDK(t, server, "")
 	catalog, err := purramcp.DiscoverTools(t.Context(), cs, "memory", memoryBindings(max.MaxTools), purramcp.DiscoveryOptions{Monitor: monitor})
-	assert.Nil(t, catalog)
-	assert.Equal(t, purramcp.CodeCatalogLimitExceeded, purramcp.CodeOf(err), "T6 digest budget")
-	assert.Zero(t, calls.Load())
+	if catalog != nil {
+		t.Errorf("catalog = %v, want nil", catalog)
+	}
+	if got := purramcp.CodeOf(err); got != purramcp.CodeCatalogLimitExceeded {
+		t.Errorf("T6 digest budget: got %q, want %q", got, purramcp.CodeCatalogLimitExceeded)
+	}
+	if got := calls.Load(); got != 0 {
+		t.Errorf("calls.Load() = %v, want zero", got)
+	}
 }
 
 // threatResultFlood: a 2 MiB text result and a result of 10,000 content
@@ -208,11 +250,19 @@ func threatResultFlood(t *testing.T) {
 			h := rawHarness(t, raw)
 			reg := discoverWith(t, h, purramcp.Limits{}, nil)
 			res, err := reg.Run(t.Context(), argsA, purramcp.ToolContext{})
-			require.NoError(t, err, tc.id)
-			assert.Equal(t, purramcp.ToolResult{Content: emptyEnvelope, EffectState: "not_started", ErrorCode: tc.want}, res, "T6 %s", tc.id)
+			if err != nil {
+				t.Fatalf("%v: %v", tc.id, err)
+			}
+			if want := (purramcp.ToolResult{Content: emptyEnvelope, EffectState: "not_started", ErrorCode: tc.want}); !reflect.DeepEqual(res, want) {
+				t.Errorf("T6 %s: got %v, want %v", tc.id, res, want)
+			}
 			_, calls := h.counts()
-			assert.Equal(t, 1, calls, "T6 %s", tc.id)
-			assert.NoError(t, h.session.Ping(t.Context(), nil), "T6 %s: session usable", tc.id)
+			if calls != 1 {
+				t.Errorf("T6 %s: got %v, want %v", tc.id, calls, 1)
+			}
+			if err := h.session.Ping(t.Context(), nil); err != nil {
+				t.Errorf("T6 %s: session usable: %v", tc.id, err)
+			}
 		})
 	}
 }
@@ -234,21 +284,39 @@ func threatListChangedStorm(t *testing.T) {
 				h := rawHarness(t, raw)
 				catalog, err := discoverDefault(t, h, purramcp.Limits{})
 				if err != nil {
-					assert.Nil(t, catalog)
-					assert.Equal(t, purramcp.CodeCatalogStale, purramcp.CodeOf(err), id)
+					if catalog != nil {
+						t.Errorf("catalog = %v, want nil", catalog)
+					}
+					if got := purramcp.CodeOf(err); got != purramcp.CodeCatalogStale {
+						t.Errorf("%v: got %q, want %q", id, got, purramcp.CodeCatalogStale)
+					}
 				} else {
 					synctest.Wait()
-					require.True(t, catalog.Stale(), "%s: ends up stale", id)
+					if !catalog.Stale() {
+						t.Fatalf("%s: ends up stale", id)
+					}
 					res, err := catalog.Registrations()[0].Run(t.Context(), argsA, purramcp.ToolContext{})
-					require.NoError(t, err)
-					assert.Equal(t, purramcp.CodeCatalogStale, res.ErrorCode, id)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if res.ErrorCode != purramcp.CodeCatalogStale {
+						t.Errorf("%v: got %q, want %q", id, res.ErrorCode, purramcp.CodeCatalogStale)
+					}
 				}
 				lists, calls := h.counts()
-				assert.LessOrEqual(t, lists, 3, "%s: at most the three pages", id)
-				assert.Zero(t, calls, id)
+				if lists > 3 {
+					t.Errorf("%s: at most the three pages: got %v, want <= %v", id, lists, 3)
+				}
+				if calls != 0 {
+					t.Errorf("%v: got %v, want zero", id, calls)
+				}
 				synctest.Wait()
-				require.Equal(t, uint64(storm*lists), h.monitor.Revision(), "%s: every notification counted", id)
-				assert.NoError(t, h.session.Ping(t.Context(), nil), id)
+				if got, want := h.monitor.Revision(), uint64(storm*lists); got != want {
+					t.Fatalf("%s: every notification counted: got %v, want %v", id, got, want)
+				}
+				if err := h.session.Ping(t.Context(), nil); err != nil {
+					t.Errorf("%v: %v", id, err)
+				}
 			})
 		}
 	}

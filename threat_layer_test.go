@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"runtime"
 	"strings"
 	"sync"
@@ -14,8 +15,6 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
 	"purra.dev/purramcp"
@@ -135,7 +134,9 @@ func (p *httpPeer) start(t *testing.T) sessionHarness {
 	cs, err := monitor.Connect(t.Context(), client, &mcp.StreamableClientTransport{Endpoint: hs.URL,
 		HTTPClient: &http.Client{Transport: transport}, MaxRetries: 2},
 		&mcp.ClientSessionOptions{ProtocolVersion: purramcp.ProtocolVersion20251125})
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	t.Cleanup(func() { _ = cs.Close() })
 	return sessionHarness{session: cs, monitor: monitor, counts: func() (int, int) { return 0, 0 }}
 }
@@ -160,10 +161,18 @@ func runHostileReading(t *testing.T, h sessionHarness, limits purramcp.Limits, l
 		res, err = reg.Run(t.Context(), argsA, purramcp.ToolContext{})
 		took = time.Since(start)
 	})
-	require.NoError(t, err, id)
-	assert.Equal(t, purramcp.ToolResult{Content: emptyEnvelope, EffectState: "not_started", ErrorCode: want}, res, id)
-	assert.Less(t, took, limits.Timeout+50*time.Millisecond, "%s: Run ends within Timeout + 50 ms", id)
-	assert.LessOrEqual(t, alloc, uint64(2*limit+1<<20+read), "%s: allocation", id)
+	if err != nil {
+		t.Fatalf("%v: %v", id, err)
+	}
+	if want := (purramcp.ToolResult{Content: emptyEnvelope, EffectState: "not_started", ErrorCode: want}); !reflect.DeepEqual(res, want) {
+		t.Errorf("%v: got %v, want %v", id, res, want)
+	}
+	if limit := limits.Timeout + 50*time.Millisecond; took >= limit {
+		t.Errorf("%s: Run ends within Timeout + 50 ms: got %v, want < %v", id, took, limit)
+	}
+	if limit := uint64(2*limit + 1<<20 + read); alloc > limit {
+		t.Errorf("%s: allocation: got %v, want <= %v", id, alloc, limit)
+	}
 	t.Logf("%s: %s in %v, %.2f MiB allocated", id, res.ErrorCode, took, float64(alloc)/(1<<20))
 }
 
@@ -196,7 +205,9 @@ func threatSSELongLine(t *testing.T) {
 		}}).start(t)
 		lim := purramcp.Limits{Timeout: 5 * time.Second}
 		runHostile(t, h, lim, purramcp.DefaultLimits().MaxResultBytes, purramcp.CodeResultTooLarge, "T6 long SSE line")
-		assert.NoError(t, h.monitor.Check(h.monitor.Revision()), "the session stays usable")
+		if err := h.monitor.Check(h.monitor.Revision()); err != nil {
+			t.Errorf("the session stays usable: %v", err)
+		}
 	})
 	leakChecked(t, "comment", func(t *testing.T) {
 		comment := ":" + strings.Repeat("c", hostileSSEBytes) + "\n"
@@ -205,8 +216,12 @@ func threatSSELongLine(t *testing.T) {
 		}}).start(t)
 		reg := discoverWith(t, h, purramcp.Limits{Timeout: 5 * time.Second}, nil)
 		res, err := reg.Run(t.Context(), argsA, purramcp.ToolContext{})
-		require.NoError(t, err)
-		assert.Equal(t, []string{"ok"}, res.Content.Text, "T6: a long comment is not the answer's data")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := []string{"ok"}; !reflect.DeepEqual(res.Content.Text, want) {
+			t.Errorf("T6: a long comment is not the answer's data: got %v, want %v", res.Content.Text, want)
+		}
 	})
 	leakChecked(t, "page", func(t *testing.T) {
 		described := `{"name":"big","inputSchema":{"type":"object"},"description":"` + strings.Repeat("d", 1<<20+150<<10) + `"}`
@@ -217,11 +232,19 @@ func threatSSELongLine(t *testing.T) {
 			catalog, err := purramcp.DiscoverTools(t.Context(), h.session, "fixture", searchBinding(),
 				purramcp.DiscoveryOptions{Monitor: h.monitor, Limits: purramcp.Limits{Timeout: 5 * time.Second}})
 			took = time.Since(start)
-			assert.Nil(t, catalog)
-			assert.Equal(t, purramcp.CodeCatalogLimitExceeded, purramcp.CodeOf(err), "T6 long SSE page line")
+			if catalog != nil {
+				t.Errorf("catalog = %v, want nil", catalog)
+			}
+			if got := purramcp.CodeOf(err); got != purramcp.CodeCatalogLimitExceeded {
+				t.Errorf("T6 long SSE page line: got %q, want %q", got, purramcp.CodeCatalogLimitExceeded)
+			}
 		})
-		assert.Less(t, took, 5*time.Second+50*time.Millisecond, "within Timeout + 50 ms")
-		assert.LessOrEqual(t, alloc, uint64(2*purramcp.DefaultLimits().MaxCatalogBytes+1<<20), "allocation")
+		if limit := 5*time.Second + 50*time.Millisecond; took >= limit {
+			t.Errorf("within Timeout + 50 ms: got %v, want < %v", took, limit)
+		}
+		if limit := uint64(2*purramcp.DefaultLimits().MaxCatalogBytes + 1<<20); alloc > limit {
+			t.Errorf("allocation: got %v, want <= %v", alloc, limit)
+		}
 		t.Logf("T6 long SSE page line: %v, %.2f MiB allocated", took, float64(alloc)/(1<<20))
 	})
 }
@@ -245,14 +268,20 @@ func threatResumedStream(t *testing.T) {
 			h := peer.start(t)
 			if tc.want == "" {
 				res, err := discoverWith(t, h, purramcp.Limits{Timeout: 5 * time.Second}, nil).Run(t.Context(), argsA, purramcp.ToolContext{})
-				require.NoError(t, err)
-				assert.Equal(t, []string{"ok"}, res.Content.Text, "T6 resumed stream: a fitting answer")
+				if err != nil {
+					t.Fatal(err)
+				}
+				if want := []string{"ok"}; !reflect.DeepEqual(res.Content.Text, want) {
+					t.Errorf("T6 resumed stream: a fitting answer: got %v, want %v", res.Content.Text, want)
+				}
 			} else {
 				runHostile(t, h, purramcp.Limits{Timeout: 5 * time.Second}, purramcp.DefaultLimits().MaxResultBytes, tc.want, "T6 resumed "+tc.id)
 			}
 			peer.mu.Lock()
 			defer peer.mu.Unlock()
-			assert.Equal(t, 1, peer.gets, "T6 %s: the answer came on the resumed stream", tc.id)
+			if peer.gets != 1 {
+				t.Errorf("T6 %s: the answer came on the resumed stream: got %v, want %v", tc.id, peer.gets, 1)
+			}
 		})
 	}
 }
@@ -283,11 +312,19 @@ func threatCountDense(t *testing.T) {
 			catalog, err := purramcp.DiscoverTools(t.Context(), h.session, "fixture", searchBinding(),
 				purramcp.DiscoveryOptions{Monitor: h.monitor, Limits: purramcp.Limits{Timeout: timeout}})
 			took = time.Since(start)
-			assert.Nil(t, catalog)
-			assert.Equal(t, purramcp.CodeCatalogLimitExceeded, purramcp.CodeOf(err), "T6 dense page over %s", wiring)
+			if catalog != nil {
+				t.Errorf("catalog = %v, want nil", catalog)
+			}
+			if got := purramcp.CodeOf(err); got != purramcp.CodeCatalogLimitExceeded {
+				t.Errorf("T6 dense page over %s: got %q, want %q", wiring, got, purramcp.CodeCatalogLimitExceeded)
+			}
 		})
-		assert.Less(t, took, timeout+50*time.Millisecond, "T6 dense page over %s: within Timeout + 50 ms", wiring)
-		assert.LessOrEqual(t, alloc, uint64(2*purramcp.DefaultLimits().MaxCatalogBytes+1<<20+read), "T6 dense page over %s: allocation", wiring)
+		if limit := timeout + 50*time.Millisecond; took >= limit {
+			t.Errorf("T6 dense page over %s: within Timeout + 50 ms: got %v, want < %v", wiring, took, limit)
+		}
+		if limit := uint64(2*purramcp.DefaultLimits().MaxCatalogBytes + 1<<20 + read); alloc > limit {
+			t.Errorf("T6 dense page over %s: allocation: got %v, want <= %v", wiring, alloc, limit)
+		}
 		t.Logf("T6 dense page over %s: %v, %.2f MiB allocated", wiring, took, float64(alloc)/(1<<20))
 	}
 	leakChecked(t, "io", func(t *testing.T) {
@@ -308,7 +345,9 @@ func threatCountDense(t *testing.T) {
 		monitor := purramcp.NewCatalogMonitor()
 		client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, monitor.ClientOptions(nil))
 		cs, err := monitor.Connect(t.Context(), client, serveInMemory(t, srv), nil)
-		require.NoError(t, err)
+		if err != nil {
+			t.Fatal(err)
+		}
 		t.Cleanup(func() { _ = cs.Close() })
 		h := sessionHarness{session: cs, monitor: monitor, counts: srv.counts}
 		// The go-sdk server encodes the result in this process: the bound adds
@@ -328,7 +367,9 @@ func threatCountDense(t *testing.T) {
 		denseMonitor := purramcp.NewCatalogMonitor()
 		denseClient := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, denseMonitor.ClientOptions(nil))
 		denseSession, err := denseMonitor.Connect(t.Context(), denseClient, serveInMemory(t, dense), nil)
-		require.NoError(t, err)
+		if err != nil {
+			t.Fatal(err)
+		}
 		t.Cleanup(func() { _ = denseSession.Close() })
 		// The go-sdk server encodes the page in this process (its result, its
 		// frame and go-sdk's reading of it: several copies): the bound adds
@@ -381,9 +422,15 @@ func threatDrippedEvent(t *testing.T) {
 		start := time.Now()
 		res, err := reg.Run(t.Context(), argsA, purramcp.ToolContext{})
 		took := time.Since(start)
-		require.NoError(t, err)
-		assert.Equal(t, purramcp.CodeResultTooLarge, res.ErrorCode, "T6 dripped SSE event")
-		assert.Less(t, took, timeout/2, "T6 dripped SSE event: rejected at the budget, not at Timeout")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.ErrorCode != purramcp.CodeResultTooLarge {
+			t.Errorf("T6 dripped SSE event: got %q, want %q", res.ErrorCode, purramcp.CodeResultTooLarge)
+		}
+		if limit := timeout / 2; took >= limit {
+			t.Errorf("T6 dripped SSE event: rejected at the budget, not at Timeout: got %v, want < %v", took, limit)
+		}
 		t.Logf("T6 dripped SSE event: %s after %v (Timeout %v)", res.ErrorCode, took, timeout)
 	})
 }
@@ -437,9 +484,13 @@ func threatClientBuiltWithOtherOptions(t *testing.T) {
 				monitor := purramcp.NewCatalogMonitor()
 				client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, tc.opts(monitor))
 				cs, err := monitor.Connect(t.Context(), client, ct, nil)
-				assert.Equal(t, tc.want, purramcp.CodeOf(err), "T10 %s: Connect", tc.id)
+				if got := purramcp.CodeOf(err); got != tc.want {
+					t.Errorf("T10 %s: Connect: got %q, want %q", tc.id, got, tc.want)
+				}
 				if tc.want != "" {
-					assert.Nil(t, cs, "T10 %s: no mis-wired session is returned", tc.id)
+					if cs != nil {
+						t.Errorf("T10 %s: no mis-wired session is returned: got %v, want nil", tc.id, cs)
+					}
 					return
 				}
 				t.Cleanup(func() { _ = cs.Close() })
@@ -452,11 +503,17 @@ func threatClientBuiltWithOtherOptions(t *testing.T) {
 				monitor := purramcp.NewCatalogMonitor()
 				client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, tc.opts(monitor))
 				cs, err := client.Connect(t.Context(), monitor.Transport(ct), nil)
-				require.NoError(t, err)
+				if err != nil {
+					t.Fatal(err)
+				}
 				t.Cleanup(func() { _ = cs.Close() })
-				assert.Equal(t, tc.want, purramcp.CodeOf(monitor.Attach(cs)), "T10 %s: Attach", tc.id)
+				if got := purramcp.CodeOf(monitor.Attach(cs)); got != tc.want {
+					t.Errorf("T10 %s: Attach: got %q, want %q", tc.id, got, tc.want)
+				}
 				if tc.want != "" {
-					assert.Equal(t, purramcp.CodeNotInitialized, purramcp.CodeOf(monitor.Check(0)), "T10 %s: nothing accepted", tc.id)
+					if got := purramcp.CodeOf(monitor.Check(0)); got != purramcp.CodeNotInitialized {
+						t.Errorf("T10 %s: nothing accepted: got %q, want %q", tc.id, got, purramcp.CodeNotInitialized)
+					}
 				}
 			})
 		})
@@ -495,8 +552,12 @@ func threatHTTPConnectionFailsInFlight(t *testing.T) {
 			h := (&httpPeer{list: page("", tool), call: tc.call}).start(t)
 			reg := discoverWith(t, h, purramcp.Limits{Timeout: 5 * time.Second}, nil)
 			res, err := reg.Run(t.Context(), argsA, purramcp.ToolContext{})
-			require.NoError(t, err)
-			assert.Equal(t, purramcp.ToolResult{Content: emptyEnvelope, EffectState: "not_started", ErrorCode: tc.want}, res, "T11 %s", tc.id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := (purramcp.ToolResult{Content: emptyEnvelope, EffectState: "not_started", ErrorCode: tc.want}); !reflect.DeepEqual(res, want) {
+				t.Errorf("T11 %s: got %v, want %v", tc.id, res, want)
+			}
 		})
 	}
 }
@@ -508,21 +569,27 @@ func startReference(t *testing.T, s *rawServer) sessionHarness {
 	t.Helper()
 	st, ct := mcp.NewInMemoryTransports()
 	conn, err := st.Connect(context.Background())
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	s.conn, s.done = conn, make(chan struct{})
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	go s.serve()
 	monitor := purramcp.NewCatalogMonitor()
 	client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, monitor.ClientOptions(nil))
 	cs, err := client.Connect(context.Background(), ct, nil)
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	t.Cleanup(func() {
 		s.cancel()
 		_ = s.conn.Close() // unblocks the stalled client write first
 		_ = cs.Close()
 		<-s.done
 	})
-	require.NoError(t, monitor.Attach(cs))
+	if err := monitor.Attach(cs); err != nil {
+		t.Fatalf("monitor.Attach(cs): %v", err)
+	}
 	return sessionHarness{session: cs, monitor: monitor, counts: s.counts, lastArguments: s.lastArguments}
 }
 
@@ -540,28 +607,48 @@ func threatReferenceWiringOneAbandoned(t *testing.T) {
 		timeout := 200 * time.Millisecond
 		catalog, err := purramcp.DiscoverTools(t.Context(), h.session, "fixture", searchBinding(),
 			purramcp.DiscoveryOptions{Monitor: h.monitor, Limits: purramcp.Limits{Timeout: timeout}})
-		require.NoError(t, err)
+		if err != nil {
+			t.Fatal(err)
+		}
 		reg := catalog.Registrations()[0]
 		res, err := reg.Run(t.Context(), bigArgs, purramcp.ToolContext{})
-		require.NoError(t, err)
-		assert.Equal(t, purramcp.CodeTimeout, res.ErrorCode, "T11: written, never answered")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.ErrorCode != purramcp.CodeTimeout {
+			t.Errorf("T11: written, never answered: got %q, want %q", res.ErrorCode, purramcp.CodeTimeout)
+		}
 		before := runtime.NumGoroutine()
 		start := time.Now()
 		res, err = reg.Run(t.Context(), bigArgs, purramcp.ToolContext{})
 		took := time.Since(start)
-		require.NoError(t, err)
-		assert.Equal(t, purramcp.CodeTimeout, res.ErrorCode, "T11: the write blocks")
-		assert.Less(t, took, timeout+150*time.Millisecond, "T11: Run returns at its Timeout")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.ErrorCode != purramcp.CodeTimeout {
+			t.Errorf("T11: the write blocks: got %q, want %q", res.ErrorCode, purramcp.CodeTimeout)
+		}
+		if limit := timeout + 150*time.Millisecond; took >= limit {
+			t.Errorf("T11: Run returns at its Timeout: got %v, want < %v", took, limit)
+		}
 		start = time.Now()
 		for range 200 {
 			res, err = reg.Run(t.Context(), bigArgs, purramcp.ToolContext{})
-			require.NoError(t, err)
-			require.Equal(t, purramcp.CodeTransportError, res.ErrorCode, "T11: later Runs are refused")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.ErrorCode != purramcp.CodeTransportError {
+				t.Fatalf("T11: later Runs are refused: got %q, want %q", res.ErrorCode, purramcp.CodeTransportError)
+			}
 		}
 		refused := time.Since(start)
 		after := runtime.NumGoroutine()
-		assert.LessOrEqual(t, after, before+1, "T11: one abandoned goroutine, none per later Run")
-		assert.False(t, catalog.Stale(), "T11: nothing severs the reference wiring")
+		if limit := before + 1; after > limit {
+			t.Errorf("T11: one abandoned goroutine, none per later Run: got %v, want <= %v", after, limit)
+		}
+		if catalog.Stale() {
+			t.Errorf("T11: nothing severs the reference wiring")
+		}
 		t.Logf("T11 reference wiring: blocked Run returned after %v (Timeout %v); 200 later Runs refused in %v; goroutines %d before, %d after",
 			took, timeout, refused, before, after)
 	})

@@ -1,24 +1,34 @@
 package purramcp_test
 
 import (
+	"errors"
 	"testing"
-
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 
 	"purra.dev/purramcp"
 )
 
 func TestToolResult_Err(t *testing.T) {
-	assert.NoError(t, purramcp.ToolResult{}.Err())
+	if err := (purramcp.ToolResult{}).Err(); err != nil {
+		t.Errorf("ToolResult{}.Err() = %v, want nil", err)
+	}
 	err := purramcp.ToolResult{ErrorCode: purramcp.CodeScopeDenied}.Err()
-	assert.ErrorIs(t, err, purramcp.ErrScopeDenied)
-	assert.Equal(t, purramcp.CodeScopeDenied, purramcp.CodeOf(err))
-	assert.NotErrorIs(t, err, purramcp.ErrToolError)
+	if !errors.Is(err, purramcp.ErrScopeDenied) {
+		t.Errorf("error %v, want one matching %v", err, purramcp.ErrScopeDenied)
+	}
+	if got := purramcp.CodeOf(err); got != purramcp.CodeScopeDenied {
+		t.Errorf("purramcp.CodeOf(err) = %q, want %q", got, purramcp.CodeScopeDenied)
+	}
+	if errors.Is(err, purramcp.ErrToolError) {
+		t.Errorf("error %v matches %v", err, purramcp.ErrToolError)
+	}
 }
 
 func TestErrors_DenyIsNotRemote(t *testing.T) {
 	err := purramcp.Deny("needs admin")
-	require.Error(t, err)
-	assert.NotErrorIs(t, err, purramcp.ErrScopeDenied, "a denial is the host's decision, not an adapter code")
+	if err == nil {
+		t.Fatalf("err = nil, want an error")
+	}
+	if errors.Is(err, purramcp.ErrScopeDenied) {
+		t.Errorf("a denial is the host's decision, not an adapter code: error %v matches %v", err, purramcp.ErrScopeDenied)
+	}
 }

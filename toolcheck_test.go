@@ -3,9 +3,6 @@ package purramcp_test
 import (
 	"testing"
 
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
-
 	"purra.dev/purramcp"
 )
 
@@ -24,6 +21,10 @@ func TestDiscover_RequiredTaskDroppedByGoSDK(t *testing.T) {
 	task := withField(t, f.Tool, "execution", map[string]any{"taskSupport": "required"})
 	h := rawHarness(t, &rawServer{pages: []string{toolsPage(t, "", task)}})
 	catalog, err := discoverDefault(t, h, purramcp.Limits{})
-	require.NoError(t, err, "go-sdk drops execution.taskSupport")
-	assert.Equal(t, f.RevisionDigest, catalog.Snapshot().RevisionDigest)
+	if err != nil {
+		t.Fatalf("go-sdk drops execution.taskSupport: %v", err)
+	}
+	if got := catalog.Snapshot().RevisionDigest; got != f.RevisionDigest {
+		t.Errorf("catalog.Snapshot().RevisionDigest = %q, want %q", got, f.RevisionDigest)
+	}
 }
