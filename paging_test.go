@@ -3,10 +3,12 @@ package purramcp_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"reflect"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -511,5 +513,63 @@ func TestDiscover_PageSizeIsJSSize(t *testing.T) {
 				t.Errorf("page %d, tool %d: schema sizes: got %v, want %v", i, j, schemaSizes[j], wantSchemas)
 			}
 		}
+	}
+}
+
+// TestDiscover_NoPageRequestAfterCancel: once the caller's context has
+// ended, paging sends no further tools/list; discovery returns ErrCanceled.
+// The context ends as the first of two pages arrives at the client.
+func TestDiscover_NoPageRequestAfterCancel(t *testing.T) {
+	f := loadMCPFixture(t)
+	server := mcp.NewServer(&mcp.Implementation{Name: "fixture", Version: "1"}, &mcp.ServerOptions{PageSize: 1,
+		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}}})
+	var lists atomic.Int32
+	server.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method == "tools/list" {
+				lists.Add(1)
+			}
+			return next(ctx, method, req)
+		}
+	})
+	unused := func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return nil, errors.New("no call expected")
+	}
+	server.AddTool(sdkTool(t, f.Tool), unused)
+	server.AddTool(sdkTool(t, json.RawMessage(otherTool)), unused)
+
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := server.Connect(t.Context(), st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	monitor := purramcp.NewCatalogMonitor()
+	client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, monitor.ClientOptions(nil))
+	client.AddSendingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			res, err := next(ctx, method, req)
+			if method == "tools/list" {
+				cancel()
+			}
+			return res, err
+		}
+	})
+	cs, err := client.Connect(t.Context(), monitor.Transport(ct), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cs.Close(); _ = ss.Wait() })
+	if err := monitor.Attach(cs); err != nil {
+		t.Fatal(err)
+	}
+
+	catalog, err := purramcp.DiscoverTools(ctx, cs, "fixture", otherBinding(), purramcp.DiscoveryOptions{Monitor: monitor})
+	if catalog != nil || !errors.Is(err, purramcp.ErrCanceled) {
+		t.Fatalf("got catalog %v, error %v; want no catalog and ErrCanceled", catalog, err)
+	}
+	if got := lists.Load(); got != 1 {
+		t.Errorf("tools/list requests = %d, want 1 (none after the context ended)", got)
 	}
 }

@@ -1050,3 +1050,49 @@ func TestContractLimits_ZeroDefaultRange(t *testing.T) {
 		})
 	}
 }
+
+// TestNewContract_IdentityStrings: a schema id or version must be at most
+// 128 bytes of valid UTF-8 that JavaScript's trim() does not leave empty;
+// anything else fails CodeSchemaInvalid at "$" with keyword "schema" and the
+// fixed text, before the schema is looked at. Accepted strings are kept
+// verbatim, surrounding whitespace included.
+func TestNewContract_IdentityStrings(t *testing.T) {
+	schema := map[string]any{"type": "object"}
+	for _, bad := range []string{"", " ", "\t\n", "\u3000", "\ufeff", "\u2028", "\xff", strings.Repeat("a", 129)} {
+		for _, field := range []string{"SchemaID", "SchemaVersion"} {
+			opts := purramcp.ContractOptions{SchemaID: "s", SchemaVersion: "1", Schema: schema}
+			if field == "SchemaID" {
+				opts.SchemaID = bad
+			} else {
+				opts.SchemaVersion = bad
+			}
+			c, err := purramcp.NewContract(opts)
+			if c != nil {
+				t.Errorf("%s %q: got a contract, want none", field, bad)
+			}
+			var ce *purramcp.ContractError
+			if !errors.As(err, &ce) {
+				t.Fatalf("%s %q: error %v, want a *ContractError", field, bad, err)
+			}
+			want := purramcp.ContractError{Code: purramcp.CodeSchemaInvalid, Path: "$", Keyword: "schema"}
+			if *ce != want {
+				t.Errorf("%s %q: got %+v, want %+v", field, bad, *ce, want)
+			}
+			if got := err.Error(); got != "Structured output contract validation failed" {
+				t.Errorf("%s %q: error text %q", field, bad, got)
+			}
+		}
+	}
+	for _, good := range []string{"a", " a ", "é", strings.Repeat("a", 128)} {
+		c, err := purramcp.NewContract(purramcp.ContractOptions{SchemaID: good, SchemaVersion: good, Schema: schema})
+		if err != nil {
+			t.Fatalf("%q: %v", good, err)
+		}
+		if c.SchemaID() != good || c.SchemaVersion() != good {
+			t.Errorf("%q: SchemaID() = %q, SchemaVersion() = %q, want them verbatim", good, c.SchemaID(), c.SchemaVersion())
+		}
+		if c.Mode() != purramcp.ModeLocal {
+			t.Errorf("%q: Mode() = %q, want %q (the default)", good, c.Mode(), purramcp.ModeLocal)
+		}
+	}
+}
