@@ -667,8 +667,8 @@ func BenchmarkRawCallToolNearEmpty(b *testing.B) {
 	benchRawCallTool(b, benchCallOn(b, &benchNearEmpty, nearEmptyServer), 0)
 }
 
-// The catalogs and values that the benchmarks, the schema cache's tests and
-// the interleaved harness (built with -tags purrabench) share.
+// The catalogs and values that the benchmarks and the interleaved harness
+// share.
 
 // nearEmptyServer serves the search tool with a near-empty result: one
 // short text block and no hits, valid under its output schema. Run's fixed

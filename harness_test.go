@@ -32,6 +32,11 @@ import (
 	"purra.dev/purramcp"
 )
 
+// The package's test harness: the fixture, the in-memory, raw and byte
+// servers the tests drive, connecting and discovering helpers, the shared
+// generators and fuzz checks, and the small assertions the tests share. The
+// benchmarks' own harness is in bench_test.go (-tags purrabench).
+
 // mcpFixture is testdata/mcp_tools.json, loaded strictly (unknown fields fail).
 type mcpFixture struct {
 	SchemaVersion         int             `json:"schemaVersion"`

@@ -152,9 +152,8 @@ func TestBehaviorB4_SchemaBytes60(t *testing.T) {
 	})
 }
 
-// Memory under load: a
-// catalog and 1,000 sequential Runs over a real go-sdk session keep the heap
-// bounded. HeapAlloc is read after runtime.GC(), so the figures are live
+// Memory under load: a catalog and 1,000 sequential Runs over a real go-sdk
+// session keep the heap bounded. HeapAlloc is read after runtime.GC(), so the figures are live
 // heap: the catalog, both ends of the in-memory session and the test's own
 // state. A peak sampler reads HeapAlloc without GC every millisecond.
 
