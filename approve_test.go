@@ -54,7 +54,7 @@ func TestApprove_PinnedDigest(t *testing.T) {
 		t.Errorf("one listing each, the approver sends nothing: got %v, want %v", lists, 2)
 	}
 	if calls != 0 {
-		t.Errorf("calls = %v, want zero", calls)
+		t.Errorf("calls = %v, want 0", calls)
 	}
 	res, err := catalog.Registrations()[0].Run(t.Context(), argsA, purramcp.ToolContext{})
 	if err != nil {
@@ -115,7 +115,7 @@ func TestApprove_Rejected(t *testing.T) {
 	}
 	_, calls := h.counts()
 	if calls != 0 {
-		t.Errorf("calls = %v, want zero", calls)
+		t.Errorf("calls = %v, want 0", calls)
 	}
 }
 
@@ -168,7 +168,7 @@ func TestApprove_AfterEveryOtherCheck(t *testing.T) {
 		})
 	}
 	if called != 0 {
-		t.Errorf("called = %v, want zero", called)
+		t.Errorf("called = %v, want 0", called)
 	}
 	h := rawHarness(t, &rawServer{pages: []string{page("", string(f.Tool))}})
 	h.monitor.Close()
@@ -177,7 +177,7 @@ func TestApprove_AfterEveryOtherCheck(t *testing.T) {
 		t.Errorf("purramcp.CodeOf(err) = %q, want %q", got, purramcp.CodeConnectionClosed)
 	}
 	if called != 0 {
-		t.Errorf("called = %v, want zero", called)
+		t.Errorf("called = %v, want 0", called)
 	}
 }
 

@@ -32,7 +32,7 @@ type eventLog struct {
 func (l *eventLog) observe(_ context.Context, e purramcp.Event) {
 	now := time.Now()
 	if limit := time.Duration(0); e.Duration < limit {
-		l.t.Errorf("got = %v, want >= %v", e.Duration, limit)
+		l.t.Errorf("e.Duration = %v, want >= %v", e.Duration, limit)
 	}
 	if e.Start.IsZero() {
 		l.t.Errorf("Start is set")
@@ -417,7 +417,7 @@ func TestSlogObserver_Wired(t *testing.T) {
 	for i := range logged { // durations vary; the two new attributes follow
 		n := len(logged[i].Attrs)
 		if !strings.HasPrefix(logged[i].Attrs[n-3], "duration=") {
-			t.Fatalf("condition is false")
+			t.Fatalf("record %d: attribute %q, want duration=…", i, logged[i].Attrs[n-3])
 		}
 		logged[i].Attrs = append(logged[i].Attrs[:n-3], logged[i].Attrs[n-2:]...)
 	}

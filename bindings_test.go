@@ -310,7 +310,7 @@ func TestBehaviorA1_NonReadPolicy(t *testing.T) {
 	}
 	lists, _ := h.counts()
 	if lists != 0 {
-		t.Errorf("A1: no tools/list sent: got %v, want zero", lists)
+		t.Errorf("A1: no tools/list sent: got %v, want 0", lists)
 	}
 }
 
@@ -335,7 +335,7 @@ func TestBehaviorA2_DuplicateLocalName(t *testing.T) {
 	}
 	lists, _ := h.counts()
 	if lists != 0 {
-		t.Errorf("A2: lists stays empty: got %v, want zero", lists)
+		t.Errorf("A2: lists stays empty: got %v, want 0", lists)
 	}
 }
 
@@ -412,7 +412,7 @@ func TestGap3_BindingValidation(t *testing.T) {
 			}
 			lists, _ := h.counts()
 			if lists != 0 {
-				t.Errorf("%s: nothing sent: got %v, want zero", tc.id, lists)
+				t.Errorf("%s: nothing sent: got %v, want 0", tc.id, lists)
 			}
 		})
 	}

@@ -49,7 +49,7 @@ func TestDiffSnapshots_Equal(t *testing.T) {
 		t.Errorf("purramcp.DiffSnapshots(s, s) = %v, want nil", got)
 	}
 	if got := purramcp.DiffSnapshots(purramcp.Snapshot{}, purramcp.Snapshot{}); got != nil {
-		t.Errorf("got = %v, want nil", got)
+		t.Errorf("DiffSnapshots of two empty snapshots = %v, want nil", got)
 	}
 	for _, useNumber := range []bool{false, true} {
 		stored := roundTrip(t, s, useNumber)

@@ -86,7 +86,7 @@ func TestDiscover_CatalogRejects(t *testing.T) {
 			}
 			_, calls := h.counts()
 			if calls != 0 {
-				t.Errorf("calls = %v, want zero", calls)
+				t.Errorf("calls = %v, want 0", calls)
 			}
 		})
 	}
@@ -103,7 +103,7 @@ func TestGap6_ToolsUnavailable(t *testing.T) {
 		}
 		lists, _ := h.counts()
 		if lists != 0 {
-			t.Errorf("raw modern=%v: got %v, want zero", modern, lists)
+			t.Errorf("raw modern=%v: got %v, want 0", modern, lists)
 		}
 	}
 	forEachVersion(t, func(t *testing.T, version string) {
@@ -144,7 +144,7 @@ func TestGap5_NotInitialized(t *testing.T) {
 		}
 		lists, _ := h.counts()
 		if lists != 0 {
-			t.Errorf("%v: got %v, want zero", version, lists)
+			t.Errorf("%v: got %v, want 0", version, lists)
 		}
 	})
 }
@@ -316,7 +316,7 @@ func TestBehaviorJ1_CanceledDiscovery(t *testing.T) {
 		}
 		lists, _ := h.counts()
 		if lists != 0 {
-			t.Errorf("J1 at %s: got %v, want zero", version, lists)
+			t.Errorf("J1 at %s: got %v, want 0", version, lists)
 		}
 	})
 }

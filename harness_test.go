@@ -1450,7 +1450,7 @@ func catalogLimitCase(t *testing.T, id string, limits purramcp.Limits, wantLists
 			t.Errorf("%s modern=%v: tools/list requests: got %v, want %v", id, modern, lists, wantLists)
 		}
 		if calls != 0 {
-			t.Errorf("%s modern=%v: got %v, want zero", id, modern, calls)
+			t.Errorf("%s modern=%v: got %v, want 0", id, modern, calls)
 		}
 	}
 }

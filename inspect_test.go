@@ -177,7 +177,7 @@ func TestInspect_OneListing(t *testing.T) {
 		t.Errorf("one listing: got %v, want %v", lists, 1)
 	}
 	if calls != 0 {
-		t.Errorf("calls = %v, want zero", calls)
+		t.Errorf("calls = %v, want 0", calls)
 	}
 	if got := len(report.Tools); got != 1 {
 		t.Fatalf("len(report.Tools) = %d, want %d", got, 1)

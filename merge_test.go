@@ -67,7 +67,7 @@ func TestMerge(t *testing.T) {
 	}
 	_, shadowCalls := shadowSrv.counts()
 	if shadowCalls != 0 {
-		t.Errorf("shadowCalls = %v, want zero", shadowCalls)
+		t.Errorf("shadowCalls = %v, want 0", shadowCalls)
 	}
 
 	for _, catalogs := range [][]*purramcp.Catalog{{nil}, {docs, nil}, {docs, shadow, nil}} {

@@ -302,7 +302,7 @@ func TestBehaviorC4_CloseMakesStale(t *testing.T) {
 		}
 		_, calls := h.counts()
 		if calls != 0 {
-			t.Errorf("C4 at %s: got %v, want zero", version, calls)
+			t.Errorf("C4 at %s: got %v, want 0", version, calls)
 		}
 	})
 }
@@ -337,7 +337,7 @@ func TestBehaviorK1_ListChangedMakesStale(t *testing.T) {
 				}
 				_, calls := h.counts()
 				if calls != 0 {
-					t.Errorf("calls = %v, want zero", calls)
+					t.Errorf("calls = %v, want 0", calls)
 				}
 				again, err := discoverDefault(t, h, purramcp.Limits{})
 				if err != nil {
@@ -400,7 +400,7 @@ func TestBehaviorK2_ListChangedDuringList(t *testing.T) {
 					}
 					_, calls := h.counts()
 					if calls != 0 {
-						t.Errorf("K2 round %d: got %v, want zero", i, calls)
+						t.Errorf("K2 round %d: got %v, want 0", i, calls)
 					}
 				})
 			}
@@ -501,11 +501,11 @@ func TestGap17_ProtocolConflict(t *testing.T) {
 
 	lists, _ := h.counts()
 	if lists != 0 {
-		t.Errorf("lists = %v, want zero", lists)
+		t.Errorf("lists = %v, want 0", lists)
 	}
 	lists, _ = h2.counts()
 	if lists != 0 {
-		t.Errorf("lists = %v, want zero", lists)
+		t.Errorf("lists = %v, want 0", lists)
 	}
 }
 

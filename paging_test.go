@@ -110,7 +110,7 @@ func FuzzDiscoverPage(f *testing.F) {
 			t.Fatalf("%s: tools/list requests: got %v, want >= %v", what, lists, 1)
 		}
 		if calls != 0 {
-			t.Fatalf("%s: tools/call requests: got %v, want zero", what, calls)
+			t.Fatalf("%s: tools/call requests: got %v, want 0", what, calls)
 		}
 
 		sizes := fuzzServedSizes(t, pages, lists)
@@ -203,7 +203,7 @@ func TestBehaviorD1_PaginationSkipsUnbound(t *testing.T) {
 		}
 		_, calls := h.counts()
 		if calls != 0 {
-			t.Errorf("D1 modern=%v: got %v, want zero", modern, calls)
+			t.Errorf("D1 modern=%v: got %v, want 0", modern, calls)
 		}
 	}
 }
@@ -222,7 +222,7 @@ func TestBehaviorD2_RepeatedCursor(t *testing.T) {
 			t.Errorf("D2 modern=%v: got %v, want %v", modern, lists, 2)
 		}
 		if calls != 0 {
-			t.Errorf("D2 modern=%v: got %v, want zero", modern, calls)
+			t.Errorf("D2 modern=%v: got %v, want 0", modern, calls)
 		}
 	}
 }
@@ -272,7 +272,7 @@ func TestDiscover_CursorCycle(t *testing.T) {
 			t.Errorf("modern=%v: got %v, want %v", modern, lists, 3)
 		}
 		if calls != 0 {
-			t.Errorf("calls = %v, want zero", calls)
+			t.Errorf("calls = %v, want 0", calls)
 		}
 		cursors := raw.seenCursors()
 		if got := len(cursors); got != 3 {
@@ -334,7 +334,7 @@ func TestGap7_CursorTooLong(t *testing.T) {
 		_, err := discoverDefault(t, h, purramcp.Limits{})
 		lists, calls := h.counts()
 		if calls != 0 {
-			t.Errorf("%v: got %v, want zero", tc.id, calls)
+			t.Errorf("%v: got %v, want 0", tc.id, calls)
 		}
 		if tc.ok {
 			if err != nil {
@@ -381,7 +381,7 @@ func TestGap7_DuplicateNameAcrossPages(t *testing.T) {
 					t.Errorf("%s modern=%v: got %v, want %v", tc.id, modern, lists, 2)
 				}
 				if calls != 0 {
-					t.Errorf("calls = %v, want zero", calls)
+					t.Errorf("calls = %v, want 0", calls)
 				}
 			}
 		})
@@ -419,7 +419,7 @@ func TestDiscover_OversizedPage(t *testing.T) {
 				t.Errorf("%v: got %v, want %v", tc.id, lists, tc.wantLists)
 			}
 			if calls != 0 {
-				t.Errorf("%v: got %v, want zero", tc.id, calls)
+				t.Errorf("%v: got %v, want 0", tc.id, calls)
 			}
 		})
 	}

@@ -40,7 +40,7 @@ func TestBehaviorF1_FixtureSchemasCompile(t *testing.T) {
 		}
 		_, calls := h.counts()
 		if calls != 0 {
-			t.Errorf("calls = %v, want zero", calls)
+			t.Errorf("calls = %v, want 0", calls)
 		}
 	})
 }
@@ -196,7 +196,7 @@ func TestBehaviorF6_LocalRef(t *testing.T) {
 			t.Errorf("F6 at %s: got %v, want %v", version, lists, 1)
 		}
 		if calls != 0 {
-			t.Errorf("F6 at %s: got %v, want zero", version, calls)
+			t.Errorf("F6 at %s: got %v, want 0", version, calls)
 		}
 	})
 }
@@ -278,7 +278,7 @@ func TestBehaviorF13_SchemaBytesIncludeDialect(t *testing.T) {
 		}
 		_, calls := h.counts()
 		if calls != 0 {
-			t.Errorf("calls = %v, want zero", calls)
+			t.Errorf("calls = %v, want 0", calls)
 		}
 	})
 }

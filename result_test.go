@@ -554,13 +554,13 @@ func TestValidateWithMember_MatchesSnapshotPath(t *testing.T) {
 	}
 	t.Logf("%d kept in place, %d copied, %d failed", kept, copied, failed)
 	if kept <= 500 {
-		t.Fatalf("got = %v, want > %v", kept, 500)
+		t.Fatalf("kept = %v, want > %v", kept, 500)
 	}
 	if copied <= 50 {
-		t.Fatalf("got = %v, want > %v", copied, 50)
+		t.Fatalf("copied = %v, want > %v", copied, 50)
 	}
 	if failed <= 500 {
-		t.Fatalf("got = %v, want > %v", failed, 500)
+		t.Fatalf("failed = %v, want > %v", failed, 500)
 	}
 }
 

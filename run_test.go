@@ -47,7 +47,7 @@ func TestBehaviorH16_ScopeDenied(t *testing.T) {
 	}
 	_, calls := h.counts()
 	if calls != 0 {
-		t.Errorf("calls = %v, want zero", calls)
+		t.Errorf("calls = %v, want 0", calls)
 	}
 
 	wrapped := discoverWith(t, h, purramcp.Limits{}, func(b *purramcp.ToolBinding) {
@@ -81,7 +81,7 @@ func TestRun_ScopeHostFailure(t *testing.T) {
 	}
 	_, calls := h.counts()
 	if calls != 0 {
-		t.Errorf("calls = %v, want zero", calls)
+		t.Errorf("calls = %v, want 0", calls)
 	}
 }
 
@@ -163,7 +163,7 @@ func TestRun_Arguments(t *testing.T) {
 	}
 	_, calls := h.counts()
 	if calls != 0 {
-		t.Errorf("calls = %v, want zero", calls)
+		t.Errorf("calls = %v, want 0", calls)
 	}
 
 	res, err := reg.Run(t.Context(), json.RawMessage(" {\"q\" : \"a\", \"n\": 2e0}\n"), purramcp.ToolContext{})
@@ -567,7 +567,7 @@ func TestRun_ScopeTypedNilErrorDenies(t *testing.T) {
 	}
 	_, calls := h.counts()
 	if calls != 0 {
-		t.Errorf("nothing sent: got %v, want zero", calls)
+		t.Errorf("nothing sent: got %v, want 0", calls)
 	}
 }
 
@@ -892,7 +892,7 @@ func TestBehaviorJ3_CanceledRun(t *testing.T) {
 		}
 		_, calls := h.counts()
 		if calls != 0 {
-			t.Errorf("J3 at %s: got %v, want zero", version, calls)
+			t.Errorf("J3 at %s: got %v, want 0", version, calls)
 		}
 	})
 }
@@ -960,7 +960,7 @@ func TestRun_BlockedWriteTimesOut(t *testing.T) {
 		}
 		_, calls := h.counts()
 		if calls != 0 {
-			t.Errorf("the request never reached the server: got %v, want zero", calls)
+			t.Errorf("the request never reached the server: got %v, want 0", calls)
 		}
 	})
 }

@@ -470,13 +470,13 @@ func TestExtended_DifferentialJSONSchema2020(t *testing.T) {
 	t.Logf("%d pairs: %d accepted, %d rejected by both; violations by keyword: %v", total, accepted, rejected, keywords)
 	t.Logf("%d schemas with $ref, %d of them with descriptions beside", withRefs, withSiblings)
 	if limit := schemas / 5; withRefs <= limit {
-		t.Errorf("got = %v, want > %v", withRefs, limit)
+		t.Errorf("withRefs = %v, want > %v", withRefs, limit)
 	}
 	if limit := total / 5; accepted <= limit {
-		t.Errorf("got = %v, want > %v", accepted, limit)
+		t.Errorf("accepted = %v, want > %v", accepted, limit)
 	}
 	if limit := total / 5; rejected <= limit {
-		t.Errorf("got = %v, want > %v", rejected, limit)
+		t.Errorf("rejected = %v, want > %v", rejected, limit)
 	}
 	for _, kw := range []string{"exclusiveMinimum", "exclusiveMaximum", "propertyNames", "additionalProperties", "type"} {
 		if keywords[kw] <= 0 {
@@ -562,10 +562,10 @@ func TestExtended_DifferentialRefSiblings(t *testing.T) {
 		t.Errorf("some are refused: got %v, want > 0", closed)
 	}
 	if accepted <= bound {
-		t.Errorf("got = %v, want > %v", accepted, bound)
+		t.Errorf("accepted = %v, want > %v", accepted, bound)
 	}
 	if rejected <= bound {
-		t.Errorf("got = %v, want > %v", rejected, bound)
+		t.Errorf("rejected = %v, want > %v", rejected, bound)
 	}
 }
 

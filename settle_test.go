@@ -290,7 +290,7 @@ func TestStaleRetries_Range(t *testing.T) {
 	}
 	lists, _ := h.counts()
 	if lists != 0 {
-		t.Errorf("lists = %v, want zero", lists)
+		t.Errorf("lists = %v, want 0", lists)
 	}
 	for _, n := range []int{0, 1, 8} {
 		_, err := approving(t, t.Context(), h, purramcp.DiscoveryOptions{StaleRetries: n})
@@ -414,7 +414,7 @@ func TestStaleRetries_OnlyForListChanges(t *testing.T) {
 			t.Errorf("no implicit rediscovery: got %v, want %v", lists, 1)
 		}
 		if calls != 0 {
-			t.Errorf("calls = %v, want zero", calls)
+			t.Errorf("calls = %v, want 0", calls)
 		}
 	})
 }

@@ -569,7 +569,7 @@ func threatHugeNotification(t *testing.T) {
 						t.Errorf("T6 %s: changes nothing", tc.method)
 					}
 					if got := h.monitor.Revision(); got != 0 {
-						t.Errorf("h.monitor.Revision() = %v, want zero", got)
+						t.Errorf("h.monitor.Revision() = %v, want 0", got)
 					}
 					return
 				}

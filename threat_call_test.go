@@ -270,7 +270,7 @@ func TestThreatT12_NoSecretsInFailures(t *testing.T) {
 		assertNoSecret(t, "T12 scope denial", res, err)
 		_, calls := h.counts()
 		if calls != 0 {
-			t.Errorf("T12 host side: nothing sent: got %v, want zero", calls)
+			t.Errorf("T12 host side: nothing sent: got %v, want 0", calls)
 		}
 	})
 }
@@ -602,6 +602,6 @@ func TestThreatT14_ResourceLinksNeverFollowed(t *testing.T) {
 		})
 	}
 	if got := hits.Load(); got != 0 {
-		t.Errorf("T14: no URL was fetched: got %v, want zero", got)
+		t.Errorf("T14: no URL was fetched: got %v, want 0", got)
 	}
 }

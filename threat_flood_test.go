@@ -84,7 +84,7 @@ func threatToolFlood(t *testing.T) {
 				t.Errorf("T6 %s: tools/list requests: got %v, want %v", tc.id, lists, tc.wantLists)
 			}
 			if calls != 0 {
-				t.Errorf("T6 %s: got %v, want zero", tc.id, calls)
+				t.Errorf("T6 %s: got %v, want 0", tc.id, calls)
 			}
 			if err := h.session.Ping(t.Context(), nil); err != nil {
 				t.Errorf("T6 %s: session usable: %v", tc.id, err)
@@ -115,7 +115,7 @@ func threatLimitsOnlyLower(t *testing.T) {
 	}
 	lists, _ := h.counts()
 	if lists != 0 {
-		t.Errorf("T6: nothing sent: got %v, want zero", lists)
+		t.Errorf("T6: nothing sent: got %v, want 0", lists)
 	}
 }
 
@@ -226,7 +226,7 @@ func threatDigestBudget(t *testing.T) {
 		t.Errorf("T6 digest budget: got %q, want %q", got, purramcp.CodeCatalogLimitExceeded)
 	}
 	if got := calls.Load(); got != 0 {
-		t.Errorf("calls.Load() = %v, want zero", got)
+		t.Errorf("calls.Load() = %v, want 0", got)
 	}
 }
 
@@ -308,7 +308,7 @@ func threatListChangedStorm(t *testing.T) {
 					t.Errorf("%s: at most the three pages: got %v, want <= %v", id, lists, 3)
 				}
 				if calls != 0 {
-					t.Errorf("%v: got %v, want zero", id, calls)
+					t.Errorf("%v: got %v, want 0", id, calls)
 				}
 				synctest.Wait()
 				if got, want := h.monitor.Revision(), uint64(storm*lists); got != want {

@@ -285,7 +285,7 @@ func TestThreatT2_RugPullChangesDigest(t *testing.T) {
 				}
 				_, calls := h.counts()
 				if calls != 0 {
-					t.Errorf("T2: nothing ever reached the server: got %v, want zero", calls)
+					t.Errorf("T2: nothing ever reached the server: got %v, want 0", calls)
 				}
 			})
 		})
@@ -318,7 +318,7 @@ func TestThreatT2_RugPullChangesDigest(t *testing.T) {
 	}
 	_, calls := h.counts()
 	if calls != 0 {
-		t.Errorf("calls = %v, want zero", calls)
+		t.Errorf("calls = %v, want 0", calls)
 	}
 
 	// Approval closes it for the host: a pin of the reviewed digest refuses
@@ -367,7 +367,7 @@ func TestThreatT2_RugPullChangesDigest(t *testing.T) {
 			}
 			_, calls := h.counts()
 			if calls != 0 {
-				t.Errorf("T2 %s: got %v, want zero", tc.id, calls)
+				t.Errorf("T2 %s: got %v, want 0", tc.id, calls)
 			}
 		})
 	}
@@ -407,7 +407,7 @@ func TestThreatT3_ShadowingAndTakeover(t *testing.T) {
 				}
 				_, calls := h.counts()
 				if calls != 0 {
-					t.Errorf("T3 %s: got %v, want zero", tc.id, calls)
+					t.Errorf("T3 %s: got %v, want 0", tc.id, calls)
 				}
 			}
 		})
@@ -677,7 +677,7 @@ func TestThreatT7_ParserDifferentials(t *testing.T) {
 		}
 		_, calls := h.counts()
 		if calls != 0 {
-			t.Errorf("T7 modern=%v: nothing sent: got %v, want zero", modern, calls)
+			t.Errorf("T7 modern=%v: nothing sent: got %v, want 0", modern, calls)
 		}
 	}
 
@@ -820,7 +820,7 @@ func TestThreatT9_HintsGrantNothing(t *testing.T) {
 	}
 	lists, _ := h.counts()
 	if lists != 0 {
-		t.Errorf("T9: refused before any request: got %v, want zero", lists)
+		t.Errorf("T9: refused before any request: got %v, want 0", lists)
 	}
 
 	catalog, err := discoverDefault(t, h, purramcp.Limits{})
@@ -877,7 +877,7 @@ func TestThreatT9_HintsGrantNothing(t *testing.T) {
 			}
 			_, calls := tc.h.counts()
 			if calls != 0 {
-				t.Errorf("T9 %s: got %v, want zero", tc.id, calls)
+				t.Errorf("T9 %s: got %v, want 0", tc.id, calls)
 			}
 		})
 	}
