@@ -4,25 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
-
 	"purra.dev/purramcp"
 )
-
-// listChanged is the notification the monitor counts.
-const listChanged = "notifications/tools/list_changed"
-
-// approving discovers the default binding with opts completed by the
-// harness's monitor.
-func approving(t testing.TB, ctx context.Context, h sessionHarness, opts purramcp.DiscoveryOptions) (*purramcp.Catalog, error) {
-	t.Helper()
-	opts.Monitor = h.monitor
-	return purramcp.DiscoverTools(ctx, h.session, "fixture", searchBinding(), opts)
-}
 
 // TestApprove_PinnedDigest: the approver runs once, after discovery, with a
 // deep copy of the finished snapshot; a pin of the fixture digest binds it
@@ -31,8 +18,12 @@ func TestApprove_PinnedDigest(t *testing.T) {
 	f := loadMCPFixture(t)
 	h := sdkHarness(t, newSDKServer(t, nil, f.Tool), purramcp.ProtocolVersion20251125)
 	plain, err := discoverDefault(t, h, purramcp.Limits{})
-	require.NoError(t, err)
-	require.Equal(t, f.RevisionDigest, plain.Snapshot().RevisionDigest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := plain.Snapshot().RevisionDigest; got != f.RevisionDigest {
+		t.Fatalf("plain.Snapshot().RevisionDigest = %q, want %q", got, f.RevisionDigest)
+	}
 
 	var seen []purramcp.Snapshot
 	pin := purramcp.PinDigests(f.RevisionDigest)
@@ -43,17 +34,35 @@ func TestApprove_PinnedDigest(t *testing.T) {
 		s.Entries[0].Description = "changed"
 		return verdict
 	}})
-	require.NoError(t, err)
-	require.Len(t, seen, 1, "once per successful discovery")
-	assert.Equal(t, f.RevisionDigest, catalog.Snapshot().RevisionDigest)
-	assert.Equal(t, plain.Snapshot(), catalog.Snapshot(), "the approver changed nothing")
-	assert.Equal(t, "changed", seen[0].Entries[0].Description)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := len(seen); got != 1 {
+		t.Fatalf("once per successful discovery: len = %d, want %d", got, 1)
+	}
+	if got := catalog.Snapshot().RevisionDigest; got != f.RevisionDigest {
+		t.Errorf("catalog.Snapshot().RevisionDigest = %q, want %q", got, f.RevisionDigest)
+	}
+	if got, want := catalog.Snapshot(), plain.Snapshot(); !reflect.DeepEqual(got, want) {
+		t.Errorf("the approver changed nothing: got %v, want %v", got, want)
+	}
+	if seen[0].Entries[0].Description != "changed" {
+		t.Errorf("seen[0].Entries[0].Description = %q, want %q", seen[0].Entries[0].Description, "changed")
+	}
 	lists, calls := h.counts()
-	assert.Equal(t, 2, lists, "one listing each, the approver sends nothing")
-	assert.Zero(t, calls)
+	if lists != 2 {
+		t.Errorf("one listing each, the approver sends nothing: got %v, want %v", lists, 2)
+	}
+	if calls != 0 {
+		t.Errorf("calls = %v, want 0", calls)
+	}
 	res, err := catalog.Registrations()[0].Run(t.Context(), argsA, purramcp.ToolContext{})
-	require.NoError(t, err)
-	assert.Empty(t, res.ErrorCode)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.ErrorCode != "" {
+		t.Errorf("res.ErrorCode = %q, want empty", res.ErrorCode)
+	}
 }
 
 // TestApprove_Rejected: any approver error fails mcp_catalog_unapproved with
@@ -77,19 +86,37 @@ func TestApprove_Rejected(t *testing.T) {
 	} {
 		t.Run(tc.id, func(t *testing.T) {
 			catalog, err := approving(t, t.Context(), h, purramcp.DiscoveryOptions{Approve: tc.approve})
-			assert.Nil(t, catalog, tc.id)
-			require.Error(t, err, tc.id)
-			assert.Equal(t, purramcp.CodeCatalogUnapproved, purramcp.CodeOf(err), tc.id)
-			assert.ErrorIs(t, err, purramcp.ErrCatalogUnapproved, tc.id)
-			assert.NotErrorIs(t, err, hostErr, tc.id)
-			assert.NotErrorIs(t, err, purramcp.ErrTimeout, tc.id)
-			assert.NotErrorIs(t, err, purramcp.ErrCanceled, tc.id)
-			assert.Equal(t, &purramcp.Error{Code: purramcp.CodeCatalogUnapproved}, err, tc.id)
+			if catalog != nil {
+				t.Errorf("%v: got %v, want nil", tc.id, catalog)
+			}
+			if err == nil {
+				t.Fatalf("%v: got no error", tc.id)
+			}
+			if got := purramcp.CodeOf(err); got != purramcp.CodeCatalogUnapproved {
+				t.Errorf("%v: got %q, want %q", tc.id, got, purramcp.CodeCatalogUnapproved)
+			}
+			if !errors.Is(err, purramcp.ErrCatalogUnapproved) {
+				t.Errorf("%v: error %v, want one matching %v", tc.id, err, purramcp.ErrCatalogUnapproved)
+			}
+			if errors.Is(err, hostErr) {
+				t.Errorf("%v: error %v matches %v", tc.id, err, hostErr)
+			}
+			if errors.Is(err, purramcp.ErrTimeout) {
+				t.Errorf("%v: error %v matches %v", tc.id, err, purramcp.ErrTimeout)
+			}
+			if errors.Is(err, purramcp.ErrCanceled) {
+				t.Errorf("%v: error %v matches %v", tc.id, err, purramcp.ErrCanceled)
+			}
+			if want := (&purramcp.Error{Code: purramcp.CodeCatalogUnapproved}); !reflect.DeepEqual(err, want) {
+				t.Errorf("%v: got %v, want %v", tc.id, err, want)
+			}
 			assertNoSecret(t, tc.id, nil, err)
 		})
 	}
 	_, calls := h.counts()
-	assert.Zero(t, calls)
+	if calls != 0 {
+		t.Errorf("calls = %v, want 0", calls)
+	}
 }
 
 // TestPinDigests: exact matches only, the list copied.
@@ -99,12 +126,18 @@ func TestPinDigests(t *testing.T) {
 	digests[0] = "c"
 	for digest, want := range map[string]bool{"a": true, "b": true, "c": false, "A": false, "a ": false, "": false} {
 		err := pin(t.Context(), purramcp.Snapshot{RevisionDigest: digest})
-		assert.Equal(t, want, err == nil, "%q", digest)
+		if got := err == nil; got != want {
+			t.Errorf("%q: got %v, want %v", digest, got, want)
+		}
 		if err != nil {
-			assert.ErrorIs(t, err, purramcp.ErrCatalogUnapproved)
+			if !errors.Is(err, purramcp.ErrCatalogUnapproved) {
+				t.Errorf("error %v, want one matching %v", err, purramcp.ErrCatalogUnapproved)
+			}
 		}
 	}
-	assert.Error(t, purramcp.PinDigests()(t.Context(), purramcp.Snapshot{}), "no pin accepts nothing, not even an empty digest")
+	if err := purramcp.PinDigests()(t.Context(), purramcp.Snapshot{}); err == nil {
+		t.Errorf("no pin accepts nothing, not even an empty digest: got no error")
+	}
 }
 
 // TestApprove_AfterEveryOtherCheck: a discovery that fails any other way
@@ -129,15 +162,23 @@ func TestApprove_AfterEveryOtherCheck(t *testing.T) {
 		t.Run(tc.id, func(t *testing.T) {
 			h := rawHarness(t, tc.raw)
 			_, err := approving(t, t.Context(), h, purramcp.DiscoveryOptions{Approve: approve, Limits: tc.limit})
-			assert.Equal(t, tc.want, purramcp.CodeOf(err), tc.id)
+			if got := purramcp.CodeOf(err); got != tc.want {
+				t.Errorf("%v: got %q, want %q", tc.id, got, tc.want)
+			}
 		})
 	}
-	assert.Zero(t, called)
+	if called != 0 {
+		t.Errorf("called = %v, want 0", called)
+	}
 	h := rawHarness(t, &rawServer{pages: []string{page("", string(f.Tool))}})
 	h.monitor.Close()
 	_, err := approving(t, t.Context(), h, purramcp.DiscoveryOptions{Approve: approve})
-	assert.Equal(t, purramcp.CodeConnectionClosed, purramcp.CodeOf(err))
-	assert.Zero(t, called)
+	if got := purramcp.CodeOf(err); got != purramcp.CodeConnectionClosed {
+		t.Errorf("purramcp.CodeOf(err) = %q, want %q", got, purramcp.CodeConnectionClosed)
+	}
+	if called != 0 {
+		t.Errorf("called = %v, want 0", called)
+	}
 }
 
 // TestApprove_Context: the approver gets the caller's ctx; a ctx that ends
@@ -150,12 +191,18 @@ func TestApprove_Context(t *testing.T) {
 	for _, verdict := range []error{nil, errors.New("no")} {
 		ctx, cancel := context.WithCancel(context.WithValue(t.Context(), key{}, "caller"))
 		catalog, err := approving(t, ctx, h, purramcp.DiscoveryOptions{Approve: func(ctx context.Context, _ purramcp.Snapshot) error {
-			assert.Equal(t, "caller", ctx.Value(key{}))
+			if got := ctx.Value(key{}); !reflect.DeepEqual(got, "caller") {
+				t.Errorf("ctx.Value(key{}) = %v, want %v", got, "caller")
+			}
 			cancel()
 			return verdict
 		}})
-		assert.Nil(t, catalog)
-		assert.Equal(t, purramcp.ErrCanceled, err)
+		if catalog != nil {
+			t.Errorf("catalog = %v, want nil", catalog)
+		}
+		if !reflect.DeepEqual(err, purramcp.ErrCanceled) {
+			t.Errorf("err = %v, want %v", err, purramcp.ErrCanceled)
+		}
 		cancel()
 	}
 
@@ -167,8 +214,12 @@ func TestApprove_Context(t *testing.T) {
 		called = true
 		return nil
 	}})
-	assert.Equal(t, purramcp.ErrCanceled, err)
-	assert.False(t, called)
+	if !reflect.DeepEqual(err, purramcp.ErrCanceled) {
+		t.Errorf("err = %v, want %v", err, purramcp.ErrCanceled)
+	}
+	if called {
+		t.Errorf("called is true")
+	}
 }
 
 // TestApprove_ListChangeWhileApproving: a change while the approver runs is
@@ -187,9 +238,15 @@ func TestApprove_ListChangeWhileApproving(t *testing.T) {
 		return nil
 	}
 	catalog, err := approving(t, t.Context(), h, purramcp.DiscoveryOptions{Approve: changeOnce})
-	assert.Nil(t, catalog)
-	assert.Equal(t, purramcp.CodeCatalogStale, purramcp.CodeOf(err))
-	assert.Equal(t, 1, calls)
+	if catalog != nil {
+		t.Errorf("catalog = %v, want nil", catalog)
+	}
+	if got := purramcp.CodeOf(err); got != purramcp.CodeCatalogStale {
+		t.Errorf("purramcp.CodeOf(err) = %q, want %q", got, purramcp.CodeCatalogStale)
+	}
+	if calls != 1 {
+		t.Errorf("calls = %v, want %v", calls, 1)
+	}
 
 	calls = 0
 	rejectAndChange := func(ctx context.Context, s purramcp.Snapshot) error {
@@ -203,16 +260,28 @@ func TestApprove_ListChangeWhileApproving(t *testing.T) {
 		calls = 0
 		listsBefore, _ := h.counts()
 		catalog, err = approving(t, t.Context(), h, purramcp.DiscoveryOptions{Approve: approve, StaleRetries: 1})
-		require.NoError(t, err)
-		assert.Equal(t, 2, calls, "approved again on the second attempt")
-		assert.False(t, catalog.Stale(), "the returned catalog saw no change")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if calls != 2 {
+			t.Errorf("approved again on the second attempt: got %v, want %v", calls, 2)
+		}
+		if catalog.Stale() {
+			t.Errorf("the returned catalog saw no change")
+		}
 		lists, _ := h.counts()
-		assert.Equal(t, 2, lists-listsBefore, "one listing per attempt")
+		if got := lists - listsBefore; got != 2 {
+			t.Errorf("one listing per attempt: got %v, want %v", got, 2)
+		}
 	}
 
 	calls = 0
 	closing := func(context.Context, purramcp.Snapshot) error { calls++; h.monitor.Close(); return nil }
 	_, err = approving(t, t.Context(), h, purramcp.DiscoveryOptions{Approve: closing, StaleRetries: 8})
-	assert.Equal(t, purramcp.CodeConnectionClosed, purramcp.CodeOf(err))
-	assert.Equal(t, 1, calls, "no retry for a closed session")
+	if got := purramcp.CodeOf(err); got != purramcp.CodeConnectionClosed {
+		t.Errorf("purramcp.CodeOf(err) = %q, want %q", got, purramcp.CodeConnectionClosed)
+	}
+	if calls != 1 {
+		t.Errorf("no retry for a closed session: got %v, want %v", calls, 1)
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -14,8 +15,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
 	"purra.dev/purramcp"
@@ -32,9 +31,15 @@ type eventLog struct {
 
 func (l *eventLog) observe(_ context.Context, e purramcp.Event) {
 	now := time.Now()
-	assert.GreaterOrEqual(l.t, e.Duration, time.Duration(0))
-	assert.False(l.t, e.Start.IsZero(), "Start is set")
-	assert.False(l.t, e.Start.Add(e.Duration).After(now), "Start+Duration is not in the future")
+	if limit := time.Duration(0); e.Duration < limit {
+		l.t.Errorf("e.Duration = %v, want >= %v", e.Duration, limit)
+	}
+	if e.Start.IsZero() {
+		l.t.Errorf("Start is set")
+	}
+	if e.Start.Add(e.Duration).After(now) {
+		l.t.Errorf("Start+Duration is not in the future")
+	}
 	e.Duration, e.Start = 0, time.Time{}
 	l.mu.Lock()
 	l.events = append(l.events, e)
@@ -60,40 +65,58 @@ func TestObserver_Discovery(t *testing.T) {
 	}
 	h := rawHarness(t, &rawServer{pages: []string{page("p2", otherTool), page("", string(f.Tool))}})
 	catalog, err := purramcp.DiscoverTools(t.Context(), h.session, "fixture", searchBinding(), opts(h))
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	digest := catalog.Snapshot().RevisionDigest
-	assert.Equal(t, []purramcp.Event{{Kind: "discover", ProtocolVersion: "2025-11-25", Transport: "memory", ServerID: "fixture", RevisionDigest: digest, Attempt: 1, Pages: 2}}, log.take())
+	if got, want := log.take(), []purramcp.Event{{Kind: "discover", ProtocolVersion: "2025-11-25", Transport: "memory", ServerID: "fixture", RevisionDigest: digest, Attempt: 1, Pages: 2}}; !reflect.DeepEqual(got, want) {
+		t.Errorf("log.take() = %v, want %v", got, want)
+	}
 
 	_, err = purramcp.DiscoverTools(t.Context(), h.session, "fixture", map[string]purramcp.ToolBinding{}, opts(h))
-	require.Error(t, err)
+	if err == nil {
+		t.Fatalf("err = nil, want an error")
+	}
 	_, err = purramcp.DiscoverTools(t.Context(), h.session, "bad id "+secret, searchBinding(), opts(h))
-	require.Error(t, err)
+	if err == nil {
+		t.Fatalf("err = nil, want an error")
+	}
 	bad := opts(h)
 	bad.Limits.MaxPages = -1
 	_, err = purramcp.DiscoverTools(t.Context(), h.session, "fixture", searchBinding(), bad)
-	require.Error(t, err)
+	if err == nil {
+		t.Fatalf("err = nil, want an error")
+	}
 	h = rawHarness(t, &rawServer{pages: []string{page("", otherTool)}})
 	_, err = purramcp.DiscoverTools(t.Context(), h.session, "fixture", searchBinding(), opts(h))
-	require.Error(t, err)
+	if err == nil {
+		t.Fatalf("err = nil, want an error")
+	}
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
 	_, err = purramcp.DiscoverTools(ctx, h.session, "fixture", searchBinding(), opts(h))
-	require.Error(t, err)
+	if err == nil {
+		t.Fatalf("err = nil, want an error")
+	}
 	unapproved := opts(h)
 	unapproved.Approve = purramcp.PinDigests()
 	h = rawHarness(t, &rawServer{pages: []string{page("", string(f.Tool))}})
 	unapproved.Monitor = h.monitor
 	_, err = purramcp.DiscoverTools(t.Context(), h.session, "fixture", searchBinding(), unapproved)
-	require.Error(t, err)
-	assert.Equal(t, []purramcp.Event{
-		{Kind: "discover", ProtocolVersion: "2025-11-25", Transport: "memory", ServerID: "fixture", Code: "mcp_binding_invalid", Attempt: 1},
-		{Kind: "discover", ProtocolVersion: "2025-11-25", Transport: "memory", ServerID: "", Code: "mcp_binding_invalid", Attempt: 1},
-		{Kind: "discover", ProtocolVersion: "2025-11-25", Transport: "memory", ServerID: "fixture", Code: "mcp_binding_invalid", Attempt: 1},
-		{Kind: "discover", ProtocolVersion: "2025-11-25", Transport: "memory", ServerID: "fixture", Code: "mcp_binding_missing", Attempt: 1, Pages: 1},
+	if err == nil {
+		t.Fatalf("err = nil, want an error")
+	}
+	if got, want := log.take(), []purramcp.Event{
+		{Kind: "discover", ProtocolVersion: "2025-11-25", Transport: "memory", ServerID: "fixture", Code: purramcp.CodeBindingInvalid, Attempt: 1},
+		{Kind: "discover", ProtocolVersion: "2025-11-25", Transport: "memory", ServerID: "", Code: purramcp.CodeBindingInvalid, Attempt: 1},
+		{Kind: "discover", ProtocolVersion: "2025-11-25", Transport: "memory", ServerID: "fixture", Code: purramcp.CodeBindingInvalid, Attempt: 1},
+		{Kind: "discover", ProtocolVersion: "2025-11-25", Transport: "memory", ServerID: "fixture", Code: purramcp.CodeBindingMissing, Attempt: 1, Pages: 1},
 		{Kind: "discover", ProtocolVersion: "2025-11-25", Transport: "memory", ServerID: "fixture", Code: "canceled", Attempt: 1},
-		{Kind: "discover", ProtocolVersion: "2025-11-25", Transport: "memory", ServerID: "fixture", RevisionDigest: catalog.Snapshot().RevisionDigest, Code: "mcp_catalog_unapproved",
+		{Kind: "discover", ProtocolVersion: "2025-11-25", Transport: "memory", ServerID: "fixture", RevisionDigest: catalog.Snapshot().RevisionDigest, Code: purramcp.CodeCatalogUnapproved,
 			Attempt: 1, Pages: 1},
-	}, log.take(), "an unapproved discovery carries its digest")
+	}; !reflect.DeepEqual(got, want) {
+		t.Errorf("an unapproved discovery carries its digest: got %v, want %v", got, want)
+	}
 }
 
 // TestObserver_Calls: one event per Run with the call's identity, the
@@ -128,17 +151,27 @@ func TestObserver_Calls(t *testing.T) {
 	bindings["remote.search"] = b
 	catalog, err := purramcp.DiscoverTools(t.Context(), h.session, "fixture", bindings,
 		purramcp.DiscoveryOptions{Monitor: h.monitor, Observer: log.observe})
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	digest := catalog.Snapshot().RevisionDigest
 	log.take()
 	reg, ok := catalog.Registration("search")
-	require.True(t, ok)
+	if !ok {
+		t.Fatalf("ok is false")
+	}
 
 	var decoded mcp.CallToolResult
-	require.NoError(t, json.Unmarshal([]byte(okResult), &decoded))
+	if err := json.Unmarshal([]byte(okResult), &decoded); err != nil {
+		t.Fatalf("json.Unmarshal([]byte(okResult), &decoded): %v", err)
+	}
 	okBytes, err := purramcp.ResultSize(&decoded, math.MaxInt)
-	require.NoError(t, err)
-	assert.Equal(t, len(okResult), okBytes, "the wire result is compact")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := len(okResult); okBytes != want {
+		t.Errorf("the wire result is compact: got %v, want %v", okBytes, want)
+	}
 
 	tc := purramcp.ToolContext{CallID: "call-1", RunID: "run-1", ToolName: "search", AgentID: "agent"}
 	call := func(args string) {
@@ -159,43 +192,65 @@ func TestObserver_Calls(t *testing.T) {
 		return e
 	}
 	var errResult mcp.CallToolResult
-	require.NoError(t, json.Unmarshal([]byte(`{"content":[{"type":"text","text":"`+secret+`"}],"isError":true}`), &errResult))
+	if err := json.Unmarshal([]byte(`{"content":[{"type":"text","text":"`+secret+`"}],"isError":true}`), &errResult); err != nil {
+		t.Fatal(err)
+	}
 	errBytes, err := purramcp.ResultSize(&errResult, math.MaxInt)
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	events := log.take()
-	assert.Equal(t, []purramcp.Event{
+	if want := []purramcp.Event{
 		with("", 1, 9, okBytes),
-		with("mcp_invalid_arguments", 0, 10, 0),
-		with("mcp_scope_denied", 0, 9, 0),
+		with(purramcp.CodeInvalidArguments, 0, 10, 0),
+		with(purramcp.CodeScopeDenied, 0, 9, 0),
 		with("host_failure", 0, 9, 0),
-		with("mcp_tool_error", 1, 9, errBytes),
-		with("mcp_protocol_error", 1, 9, 0),
-		with("mcp_invalid_arguments", 0, 0, 0), // empty arguments are {}: q is required
-	}, events)
-	assert.NotContains(t, fmt.Sprintf("%+v", events), secret, "no remote or host text")
+		with(purramcp.CodeToolError, 1, 9, errBytes),
+		with(purramcp.CodeProtocolError, 1, 9, 0),
+		with(purramcp.CodeInvalidArguments, 0, 0, 0), // empty arguments are {}: q is required
+	}; !reflect.DeepEqual(events, want) {
+		t.Errorf("events = %v, want %v", events, want)
+	}
+	if strings.Contains(fmt.Sprintf("%+v", events), secret) {
+		t.Errorf("no remote or host text: %q contains %q", fmt.Sprintf("%+v", events), secret)
+	}
 
 	// Canceled before the request, and a stale catalog.
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
 	_, err = reg.Run(ctx, argsA, purramcp.ToolContext{})
-	assert.Equal(t, purramcp.ErrCanceled, err)
+	if !reflect.DeepEqual(err, purramcp.ErrCanceled) {
+		t.Errorf("err = %v, want %v", err, purramcp.ErrCanceled)
+	}
 	h.monitor.OnNotification(listChanged)
 	res, err := reg.Run(t.Context(), argsA, purramcp.ToolContext{})
-	require.NoError(t, err)
-	assert.Equal(t, purramcp.CodeCatalogStale, res.ErrorCode)
-	stale := with("mcp_catalog_stale", 0, 9, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.ErrorCode != purramcp.CodeCatalogStale {
+		t.Errorf("res.ErrorCode = %q, want %q", res.ErrorCode, purramcp.CodeCatalogStale)
+	}
+	stale := with(purramcp.CodeCatalogStale, 0, 9, 0)
 	stale.CallID, stale.RunID = "", ""
 	canceled := stale
 	canceled.Code = "canceled"
-	assert.Equal(t, []purramcp.Event{canceled, stale}, log.take())
+	if got, want := log.take(), []purramcp.Event{canceled, stale}; !reflect.DeepEqual(got, want) {
+		t.Errorf("log.take() = %v, want %v", got, want)
+	}
 
 	// Registrations of a catalog without an Observer report nothing, and the
 	// Observer of one discovery never sees another's calls.
 	plain, err := discoverDefault(t, rawHarness(t, &rawServer{pages: []string{page("", string(f.Tool))}}), purramcp.Limits{})
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	_, err = plain.Registrations()[0].Run(t.Context(), argsA, purramcp.ToolContext{})
-	require.NoError(t, err)
-	assert.Empty(t, log.take())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := log.take(); len(got) != 0 {
+		t.Errorf("log.take() = %v, want empty", got)
+	}
 }
 
 // TestObserver_Panic: a panic in the Observer is not recovered; it reaches
@@ -207,11 +262,17 @@ func TestObserver_Panic(t *testing.T) {
 	srv := newSDKServer(t, nil, f.Tool)
 	st, ct := mcp.NewInMemoryTransports()
 	ss, err := srv.server.Connect(t.Context(), st, nil)
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	monitor := purramcp.NewCatalogMonitor()
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, monitor.ClientOptions(nil)).Connect(t.Context(), monitor.Transport(ct), nil)
-	require.NoError(t, err)
-	require.NoError(t, monitor.Attach(cs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := monitor.Attach(cs); err != nil {
+		t.Fatalf("monitor.Attach(cs): %v", err)
+	}
 	defer func() {
 		_ = cs.Close()
 		_ = ss.Wait()
@@ -224,11 +285,15 @@ func TestObserver_Panic(t *testing.T) {
 		f()
 		return nil
 	}
-	assert.Equal(t, boom{"discover"}, recovered(func() {
+	if got, want := recovered(func() {
 		_, _ = purramcp.DiscoverTools(t.Context(), cs, "fixture", searchBinding(), purramcp.DiscoveryOptions{Monitor: monitor, Observer: panicking})
-	}))
+	}), (boom{"discover"}); !reflect.DeepEqual(got, want) {
+		t.Errorf("got %v, want %v", got, want)
+	}
 	lists, _ := srv.counts()
-	assert.Equal(t, 1, lists, "the attempt ran to its end")
+	if lists != 1 {
+		t.Errorf("the attempt ran to its end: got %v, want %v", lists, 1)
+	}
 
 	var reg purramcp.ToolDefinition
 	calls := 0
@@ -239,12 +304,20 @@ func TestObserver_Panic(t *testing.T) {
 				panic(boom{e.Kind})
 			}
 		}})
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	reg, _ = catalog.Registration("search")
-	assert.Equal(t, boom{"call"}, recovered(func() { _, _ = reg.Run(t.Context(), argsA, purramcp.ToolContext{}) }))
+	if got, want := recovered(func() { _, _ = reg.Run(t.Context(), argsA, purramcp.ToolContext{}) }), (boom{"call"}); !reflect.DeepEqual(got, want) {
+		t.Errorf("got %v, want %v", got, want)
+	}
 	_, sent := srv.counts()
-	assert.Equal(t, 1, sent, "the call ended before the Observer ran")
-	assert.Equal(t, 1, calls)
+	if sent != 1 {
+		t.Errorf("the call ended before the Observer ran: got %v, want %v", sent, 1)
+	}
+	if calls != 1 {
+		t.Errorf("calls = %v, want %v", calls, 1)
+	}
 }
 
 // recordHandler is a slog.Handler that keeps every record.
@@ -294,13 +367,13 @@ func TestSlogObserver(t *testing.T) {
 	observe := purramcp.SlogObserver(slog.New(h))
 	observe(t.Context(), purramcp.Event{Kind: "discover", ServerID: "docs", RevisionDigest: "abc", Attempt: 1, Pages: 2,
 		Duration: 1500 * time.Microsecond})
-	observe(t.Context(), purramcp.Event{Kind: "discover", ServerID: "docs", Code: "mcp_catalog_stale", Attempt: 2, Pages: 1})
+	observe(t.Context(), purramcp.Event{Kind: "discover", ServerID: "docs", Code: purramcp.CodeCatalogStale, Attempt: 2, Pages: 1})
 	observe(t.Context(), purramcp.Event{Kind: "call", ServerID: "docs", RevisionDigest: "abc", LocalName: "search",
 		RemoteName: "docs.search", CallID: "c1", RunID: "r1", Requests: 1, ArgumentBytes: 9, ResultBytes: 46, Duration: time.Second})
 	observe(t.Context(), purramcp.Event{Kind: "call", LocalName: "search", RemoteName: "docs.search", Code: "host_failure",
 		ProtocolVersion: "2025-06-18", Transport: "stdio", Start: time.Unix(1, 0)})
 	observe(t.Context(), purramcp.Event{Kind: "call"})
-	assert.Equal(t, []loggedRecord{
+	if got, want := h.logged(), []loggedRecord{
 		{slog.LevelInfo, "purramcp.discover", []string{"kind=discover", "serverId=docs", "revisionDigest=abc", "attempt=1", "pages=2", "duration=1.5ms"}},
 		{slog.LevelWarn, "purramcp.discover", []string{"kind=discover", "serverId=docs", "code=mcp_catalog_stale", "attempt=2", "pages=1"}},
 		{slog.LevelInfo, "purramcp.call", []string{"kind=call", "serverId=docs", "revisionDigest=abc", "localName=search",
@@ -308,7 +381,9 @@ func TestSlogObserver(t *testing.T) {
 		{slog.LevelWarn, "purramcp.call", []string{"kind=call", "localName=search", "remoteName=docs.search", "code=host_failure",
 			"protocolVersion=2025-06-18", "transport=stdio"}},
 		{slog.LevelInfo, "purramcp.call", []string{"kind=call"}},
-	}, h.logged())
+	}; !reflect.DeepEqual(got, want) {
+		t.Errorf("h.logged() = %v, want %v", got, want)
+	}
 
 	// A nil logger writes to slog.Default() as it is at each event.
 	before := slog.Default()
@@ -316,7 +391,9 @@ func TestSlogObserver(t *testing.T) {
 	d := newRecordHandler()
 	slog.SetDefault(slog.New(d))
 	purramcp.SlogObserver(nil)(t.Context(), purramcp.Event{Kind: "call", Code: "canceled"})
-	assert.Equal(t, []loggedRecord{{slog.LevelWarn, "purramcp.call", []string{"kind=call", "code=canceled"}}}, d.logged())
+	if got, want := d.logged(), []loggedRecord{{slog.LevelWarn, "purramcp.call", []string{"kind=call", "code=canceled"}}}; !reflect.DeepEqual(got, want) {
+		t.Errorf("d.logged() = %v, want %v", got, want)
+	}
 }
 
 // TestSlogObserver_Wired: a real discovery and call through SlogObserver.
@@ -325,21 +402,31 @@ func TestSlogObserver_Wired(t *testing.T) {
 	h := sdkHarness(t, newSDKServer(t, nil, f.Tool), purramcp.ProtocolVersion20251125)
 	rh := newRecordHandler()
 	catalog, err := approving(t, t.Context(), h, purramcp.DiscoveryOptions{Observer: purramcp.SlogObserver(slog.New(rh))})
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	reg, _ := catalog.Registration("search")
 	_, err = reg.Run(t.Context(), json.RawMessage(`{"q":"toolong"}`), purramcp.ToolContext{RunID: "r"})
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	logged := rh.logged()
-	require.Len(t, logged, 2)
+	if got := len(logged); got != 2 {
+		t.Fatalf("len(logged) = %d, want %d", got, 2)
+	}
 	for i := range logged { // durations vary; the two new attributes follow
 		n := len(logged[i].Attrs)
-		require.True(t, strings.HasPrefix(logged[i].Attrs[n-3], "duration="))
+		if !strings.HasPrefix(logged[i].Attrs[n-3], "duration=") {
+			t.Fatalf("record %d: attribute %q, want duration=…", i, logged[i].Attrs[n-3])
+		}
 		logged[i].Attrs = append(logged[i].Attrs[:n-3], logged[i].Attrs[n-2:]...)
 	}
-	assert.Equal(t, []loggedRecord{
+	if want := []loggedRecord{
 		{slog.LevelInfo, "purramcp.discover", []string{"kind=discover", "serverId=fixture", "revisionDigest=" + f.RevisionDigest, "attempt=1", "pages=1",
 			"protocolVersion=2025-11-25", "transport=memory"}},
 		{slog.LevelWarn, "purramcp.call", []string{"kind=call", "serverId=fixture", "revisionDigest=" + f.RevisionDigest, "localName=search",
 			"remoteName=remote.search", "runId=r", "code=mcp_invalid_arguments", "argumentBytes=15", "protocolVersion=2025-11-25", "transport=memory"}},
-	}, logged)
+	}; !reflect.DeepEqual(logged, want) {
+		t.Errorf("logged = %v, want %v", logged, want)
+	}
 }

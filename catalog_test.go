@@ -2,25 +2,15 @@ package purramcp_test
 
 import (
 	"encoding/json"
+	"reflect"
 	"testing"
 	"testing/synctest"
-
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 
 	"purra.dev/purramcp"
 )
 
-// Snapshot, identity and digest (reference-behaviors.md §G, adapter.md §7).
-
-// otherBinding adds the reference's second binding: remote.other → another,
-// title "Other", concurrencySafe omitted.
-func otherBinding() map[string]purramcp.ToolBinding {
-	bindings := searchBinding()
-	bindings["remote.other"] = purramcp.ToolBinding{LocalName: "another",
-		Policy: purramcp.ToolPolicy{Mode: "read", Title: "Other"}, Scope: purramcp.Unscoped}
-	return bindings
-}
+// Snapshot, identity and digest: the snapshot's shape, its immutability and
+// a revisionDigest that depends on the catalog, never on order or time.
 
 // TestBehaviorG1_SnapshotShape: schemaVersion, serverId, protocolVersion,
 // revisionDigest and entries (sorted by localName) with the exact entry
@@ -31,7 +21,9 @@ func TestBehaviorG1_SnapshotShape(t *testing.T) {
 		t.Run(version, func(t *testing.T) {
 			h := sdkHarness(t, newSDKServer(t, nil, f.Tool), version)
 			catalog, err := discoverDefault(t, h, purramcp.Limits{})
-			require.NoError(t, err)
+			if err != nil {
+				t.Fatal(err)
+			}
 			snap := catalog.Snapshot()
 			tool := decodeObject(t, f.Tool)
 			want := map[string]any{"schemaVersion": 1.0, "serverId": "fixture", "protocolVersion": version,
@@ -41,23 +33,36 @@ func TestBehaviorG1_SnapshotShape(t *testing.T) {
 					"policy":          map[string]any{"mode": "read", "title": "Search", "riskLevel": "read"},
 					"concurrencySafe": true}}}
 			got, err := json.Marshal(snap)
-			require.NoError(t, err)
-			assert.Equal(t, want, decodeObject(t, got), "G1 at %s", version)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := decodeObject(t, got); !reflect.DeepEqual(got, want) {
+				t.Errorf("G1 at %s: got %v, want %v", version, got, want)
+			}
 			delete(want, "revisionDigest")
 			digest, err := purramcp.IdentityDigest(want)
-			require.NoError(t, err)
-			assert.Equal(t, digest, snap.RevisionDigest, "G1 at %s: digest of the snapshot minus revisionDigest", version)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if snap.RevisionDigest != digest {
+				t.Errorf("G1 at %s: digest of the snapshot minus revisionDigest: got %q, want %q", version, snap.RevisionDigest, digest)
+			}
 
 			other := withField(t, f.Tool, "name", "remote.other")
 			h2 := rawHarness(t, &rawServer{modern: version == purramcp.ProtocolVersion20260728,
 				pages: []string{toolsPage(t, "", f.Tool, other)}})
 			two, err := purramcp.DiscoverTools(t.Context(), h2.session, "fixture", otherBinding(),
 				purramcp.DiscoveryOptions{Monitor: h2.monitor})
-			require.NoError(t, err)
+			if err != nil {
+				t.Fatal(err)
+			}
 			entries := two.Snapshot().Entries
-			require.Len(t, entries, 2)
-			assert.Equal(t, []string{"another", "search"}, []string{entries[0].LocalName, entries[1].LocalName},
-				"G1 at %s: entries sorted by localName", version)
+			if got := len(entries); got != 2 {
+				t.Fatalf("len(entries) = %d, want %d", got, 2)
+			}
+			if got, want := []string{entries[0].LocalName, entries[1].LocalName}, []string{"another", "search"}; !reflect.DeepEqual(got, want) {
+				t.Errorf("G1 at %s: entries sorted by localName: got %v, want %v", version, got, want)
+			}
 		})
 	}
 }
@@ -75,19 +80,41 @@ func TestBehaviorG2_ReadPolicyAndConcurrency(t *testing.T) {
 		bindings["remote.search"] = b
 		catalog, err := purramcp.DiscoverTools(t.Context(), h.session, "fixture", bindings,
 			purramcp.DiscoveryOptions{Monitor: h.monitor})
-		require.NoError(t, err)
+		if err != nil {
+			t.Fatal(err)
+		}
 		entries := catalog.Snapshot().Entries
 		regs := catalog.Registrations()
-		require.Len(t, regs, 2)
-		assert.Equal(t, purramcp.ToolPolicy{Mode: "read", Title: "Other", RiskLevel: "read"}, entries[0].Policy, "G2: riskLevel normalized")
-		assert.Equal(t, purramcp.ToolPolicy{Mode: "read", Title: "Search", RiskLevel: "read"}, entries[1].Policy, "G2")
-		assert.Equal(t, "another", regs[0].Name)
-		assert.False(t, regs[0].ConcurrencySafe, "G2: concurrencySafe defaults to false")
-		assert.False(t, entries[0].ConcurrencySafe)
-		assert.Equal(t, "search", regs[1].Name)
-		assert.True(t, regs[1].ConcurrencySafe, "G2: concurrencySafe from the binding")
-		assert.True(t, entries[1].ConcurrencySafe)
-		assert.Equal(t, entries[1].Policy, regs[1].Policy)
+		if got := len(regs); got != 2 {
+			t.Fatalf("len(regs) = %d, want %d", got, 2)
+		}
+		if want := (purramcp.ToolPolicy{Mode: "read", Title: "Other", RiskLevel: "read"}); !reflect.DeepEqual(entries[0].Policy, want) {
+			t.Errorf("G2: riskLevel normalized: got %v, want %v", entries[0].Policy, want)
+		}
+		if want := (purramcp.ToolPolicy{Mode: "read", Title: "Search", RiskLevel: "read"}); !reflect.DeepEqual(entries[1].Policy, want) {
+			t.Errorf("G2: got %v, want %v", entries[1].Policy, want)
+		}
+		if regs[0].Name != "another" {
+			t.Errorf("regs[0].Name = %q, want %q", regs[0].Name, "another")
+		}
+		if regs[0].ConcurrencySafe {
+			t.Errorf("G2: concurrencySafe defaults to false")
+		}
+		if entries[0].ConcurrencySafe {
+			t.Errorf("entries[0].ConcurrencySafe is true")
+		}
+		if regs[1].Name != "search" {
+			t.Errorf("regs[1].Name = %q, want %q", regs[1].Name, "search")
+		}
+		if !regs[1].ConcurrencySafe {
+			t.Errorf("G2: concurrencySafe from the binding")
+		}
+		if !entries[1].ConcurrencySafe {
+			t.Errorf("entries[1].ConcurrencySafe is false")
+		}
+		if !reflect.DeepEqual(regs[1].Policy, entries[1].Policy) {
+			t.Errorf("regs[1].Policy = %v, want %v", regs[1].Policy, entries[1].Policy)
+		}
 	}
 }
 
@@ -96,9 +123,13 @@ func TestBehaviorG3_SnapshotImmutable(t *testing.T) {
 	f := loadMCPFixture(t)
 	h := sdkHarness(t, newSDKServer(t, nil, f.Tool), "")
 	catalog, err := discoverDefault(t, h, purramcp.Limits{})
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	before, err := json.Marshal(catalog.Snapshot())
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	snap := catalog.Snapshot()
 	snap.Entries[0].InputSchema["required"].([]any)[0] = "changed"
 	snap.Entries[0].OutputSchema["type"] = "array"
@@ -107,10 +138,18 @@ func TestBehaviorG3_SnapshotImmutable(t *testing.T) {
 	regs[0].InputSchema["type"] = "array"
 	regs[0].Name = "x"
 	after, err := json.Marshal(catalog.Snapshot())
-	require.NoError(t, err)
-	assert.JSONEq(t, string(before), string(after))
-	assert.Equal(t, "search", catalog.Registrations()[0].Name)
-	assert.Equal(t, "object", catalog.Registrations()[0].InputSchema["type"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := string(after), string(before); !jsonEqual(t, got, want) {
+		t.Errorf("got %s, want JSON equal to %s", got, want)
+	}
+	if got := catalog.Registrations()[0].Name; got != "search" {
+		t.Errorf("catalog.Registrations()[0].Name = %q, want %q", got, "search")
+	}
+	if got := catalog.Registrations()[0].InputSchema["type"]; !reflect.DeepEqual(got, "object") {
+		t.Errorf("catalog.Registrations()[0].InputSchema[\"type\"] = %v, want %v", got, "object")
+	}
 }
 
 // TestBehaviorG4_FixtureDigest: discovery D1 (an unbound tool on page 1) at
@@ -123,24 +162,40 @@ func TestBehaviorG4_FixtureDigest(t *testing.T) {
 		raw := &rawServer{modern: modern, pages: []string{toolsPage(t, "next", unbound), toolsPage(t, "", f.Tool)}}
 		h := rawHarness(t, raw)
 		catalog, err := discoverDefault(t, h, purramcp.Limits{})
-		require.NoError(t, err)
+		if err != nil {
+			t.Fatal(err)
+		}
 		snap := catalog.Snapshot()
 		if modern {
-			assert.Equal(t, purramcp.ProtocolVersion20260728, snap.ProtocolVersion)
-			assert.NotEqual(t, f.RevisionDigest, snap.RevisionDigest, "G4: the version is in the identity")
+			if snap.ProtocolVersion != purramcp.ProtocolVersion20260728 {
+				t.Errorf("snap.ProtocolVersion = %q, want %q", snap.ProtocolVersion, purramcp.ProtocolVersion20260728)
+			}
+			if snap.RevisionDigest == f.RevisionDigest {
+				t.Errorf("G4: the version is in the identity: got %q, want anything else", snap.RevisionDigest)
+			}
 		} else {
-			assert.Equal(t, purramcp.ProtocolVersion20251125, snap.ProtocolVersion)
-			assert.Equal(t, f.RevisionDigest, snap.RevisionDigest, "G4: fixture digest with the unbound tool on page 1")
+			if snap.ProtocolVersion != purramcp.ProtocolVersion20251125 {
+				t.Errorf("snap.ProtocolVersion = %q, want %q", snap.ProtocolVersion, purramcp.ProtocolVersion20251125)
+			}
+			if snap.RevisionDigest != f.RevisionDigest {
+				t.Errorf("G4: fixture digest with the unbound tool on page 1: got %q, want %q", snap.RevisionDigest, f.RevisionDigest)
+			}
 		}
 	}
 	forEachVersion(t, func(t *testing.T, version string) {
 		h := sdkHarness(t, newSDKServer(t, nil, f.Tool), version)
 		catalog, err := discoverDefault(t, h, purramcp.Limits{})
-		require.NoError(t, err)
+		if err != nil {
+			t.Fatal(err)
+		}
 		if version == purramcp.ProtocolVersion20251125 {
-			assert.Equal(t, f.RevisionDigest, catalog.Snapshot().RevisionDigest, "G4: go-sdk server at %s", version)
+			if got := catalog.Snapshot().RevisionDigest; got != f.RevisionDigest {
+				t.Errorf("G4: go-sdk server at %s: got %q, want %q", version, got, f.RevisionDigest)
+			}
 		} else {
-			assert.NotEqual(t, f.RevisionDigest, catalog.Snapshot().RevisionDigest, "G4: go-sdk server at %s", version)
+			if got := catalog.Snapshot().RevisionDigest; got == f.RevisionDigest {
+				t.Errorf("G4: go-sdk server at %s: got %q, want anything else", version, got)
+			}
 		}
 	})
 }
@@ -155,22 +210,35 @@ func TestBehaviorG5_RediscoverSameDigest(t *testing.T) {
 			srv := newSDKServer(t, nil, f.Tool)
 			h := sdkHarness(t, srv, version)
 			first, err := discoverDefault(t, h, purramcp.Limits{})
-			require.NoError(t, err)
+			if err != nil {
+				t.Fatal(err)
+			}
 			srv.server.AddTool(sdkTool(t, f.Tool), srv.call) // re-adding counts as a change
 			awaitServerNotify()
-			require.True(t, first.Stale(), "G5 at %s", version)
+			if !first.Stale() {
+				t.Fatalf("G5 at %s", version)
+			}
 			again, err := discoverDefault(t, h, purramcp.Limits{})
-			require.NoError(t, err)
-			assert.Positive(t, h.monitor.Revision(), "G5 at %s", version)
-			assert.Equal(t, first.Snapshot().RevisionDigest, again.Snapshot().RevisionDigest, "G5 at %s", version)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := h.monitor.Revision(); got <= 0 {
+				t.Errorf("G5 at %s: got %v, want > 0", version, got)
+			}
+			if got, want := again.Snapshot().RevisionDigest, first.Snapshot().RevisionDigest; got != want {
+				t.Errorf("G5 at %s: got %q, want %q", version, got, want)
+			}
 			if version == purramcp.ProtocolVersion20251125 {
-				assert.Equal(t, f.RevisionDigest, again.Snapshot().RevisionDigest, "G5 at %s", version)
+				if got := again.Snapshot().RevisionDigest; got != f.RevisionDigest {
+					t.Errorf("G5 at %s: got %q, want %q", version, got, f.RevisionDigest)
+				}
 			}
 		})
 	})
 }
 
-// TestBehaviorG6_OrderIndependence (reference-behaviors.md G6).
+// TestBehaviorG6_OrderIndependence: neither the order of the bindings nor
+// the order the server lists its tools in changes the snapshot or digest.
 func TestBehaviorG6_OrderIndependence(t *testing.T) {
 	f := loadMCPFixture(t)
 	other := withField(t, f.Tool, "name", "remote.other")
@@ -181,15 +249,25 @@ func TestBehaviorG6_OrderIndependence(t *testing.T) {
 		h := rawHarness(t, &rawServer{pages: []string{page}})
 		catalog, err := purramcp.DiscoverTools(t.Context(), h.session, "fixture", bindings,
 			purramcp.DiscoveryOptions{Monitor: h.monitor})
-		require.NoError(t, err)
+		if err != nil {
+			t.Fatal(err)
+		}
 		var names []string
 		for _, r := range catalog.Registrations() {
 			names = append(names, r.Name)
 		}
-		assert.Equal(t, []string{"another", "search"}, names)
+		if want := []string{"another", "search"}; !reflect.DeepEqual(names, want) {
+			t.Errorf("names = %v, want %v", names, want)
+		}
 		digests = append(digests, catalog.Snapshot().RevisionDigest)
 	}
-	assert.Equal(t, "d2e792eb8724832f433b1bf5ecd9822cf58dc58afe9ce13cc2761a7eebd68d5d", digests[0])
-	assert.Equal(t, digests[0], digests[1])
-	assert.Equal(t, "75f2bc87bfa454d5200c2ab8685281645c6d733cb87c177d47d73b5693f750f3", digests[2])
+	if digests[0] != "d2e792eb8724832f433b1bf5ecd9822cf58dc58afe9ce13cc2761a7eebd68d5d" {
+		t.Errorf("digests[0] = %q, want %q", digests[0], "d2e792eb8724832f433b1bf5ecd9822cf58dc58afe9ce13cc2761a7eebd68d5d")
+	}
+	if digests[1] != digests[0] {
+		t.Errorf("digests[1] = %q, want %q", digests[1], digests[0])
+	}
+	if digests[2] != "75f2bc87bfa454d5200c2ab8685281645c6d733cb87c177d47d73b5693f750f3" {
+		t.Errorf("digests[2] = %q, want %q", digests[2], "75f2bc87bfa454d5200c2ab8685281645c6d733cb87c177d47d73b5693f750f3")
+	}
 }

@@ -3,11 +3,9 @@ package purramcp_test
 import (
 	"bytes"
 	"encoding/json"
+	"reflect"
 	"testing"
 	"testing/synctest"
-
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 
 	"purra.dev/purramcp"
 )
@@ -18,7 +16,9 @@ func twoToolSnapshot(t *testing.T, tools ...json.RawMessage) purramcp.Snapshot {
 	t.Helper()
 	h := sdkHarness(t, newSDKServer(t, nil, tools...), "")
 	catalog, err := purramcp.DiscoverTools(t.Context(), h.session, "fixture", otherBinding(), purramcp.DiscoveryOptions{Monitor: h.monitor})
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	return catalog.Snapshot()
 }
 
@@ -26,13 +26,17 @@ func twoToolSnapshot(t *testing.T, tools ...json.RawMessage) purramcp.Snapshot {
 func roundTrip(t *testing.T, s purramcp.Snapshot, useNumber bool) purramcp.Snapshot {
 	t.Helper()
 	b, err := json.Marshal(s)
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	if useNumber {
 		dec.UseNumber()
 	}
 	var out purramcp.Snapshot
-	require.NoError(t, dec.Decode(&out))
+	if err := dec.Decode(&out); err != nil {
+		t.Fatalf("dec.Decode(&out): %v", err)
+	}
 	return out
 }
 
@@ -41,15 +45,25 @@ func TestDiffSnapshots_Equal(t *testing.T) {
 	withNumbers := withField(t, f.Tool, "inputSchema", json.RawMessage(
 		`{"type":"object","properties":{"q":{"type":"string","maxLength":10,"minLength":0.5e1},"n":{"type":"number","maximum":0.1,"minimum":-1e-7}}}`))
 	s := twoToolSnapshot(t, withNumbers, json.RawMessage(otherTool))
-	assert.Nil(t, purramcp.DiffSnapshots(s, s))
-	assert.Nil(t, purramcp.DiffSnapshots(purramcp.Snapshot{}, purramcp.Snapshot{}))
+	if got := purramcp.DiffSnapshots(s, s); got != nil {
+		t.Errorf("purramcp.DiffSnapshots(s, s) = %v, want nil", got)
+	}
+	if got := purramcp.DiffSnapshots(purramcp.Snapshot{}, purramcp.Snapshot{}); got != nil {
+		t.Errorf("DiffSnapshots of two empty snapshots = %v, want nil", got)
+	}
 	for _, useNumber := range []bool{false, true} {
 		stored := roundTrip(t, s, useNumber)
-		assert.Nil(t, purramcp.DiffSnapshots(s, stored), "useNumber=%v", useNumber)
-		assert.Nil(t, purramcp.DiffSnapshots(stored, s), "useNumber=%v", useNumber)
+		if got := purramcp.DiffSnapshots(s, stored); got != nil {
+			t.Errorf("useNumber=%v: got %v, want nil", useNumber, got)
+		}
+		if got := purramcp.DiffSnapshots(stored, s); got != nil {
+			t.Errorf("useNumber=%v: got %v, want nil", useNumber, got)
+		}
 	}
-	if n, ok := roundTrip(t, s, true).Entries[1].InputSchema["properties"].(map[string]any)["q"].(map[string]any)["minLength"].(json.Number); assert.True(t, ok) {
-		assert.Equal(t, json.Number("5"), n, "decoded as json.Number")
+	if n, ok := roundTrip(t, s, true).Entries[1].InputSchema["properties"].(map[string]any)["q"].(map[string]any)["minLength"].(json.Number); !ok {
+		t.Errorf("minLength is not decoded as a json.Number")
+	} else if want := json.Number("5"); n != want {
+		t.Errorf("decoded as json.Number: got %q, want %q", n, want)
 	}
 
 	// Member order, number spelling and Go number types do not count.
@@ -58,15 +72,21 @@ func TestDiffSnapshots_Equal(t *testing.T) {
 	b := purramcp.Snapshot{Entries: []purramcp.ToolEntry{{LocalName: "x", InputSchema: map[string]any{
 		"enum":          []any{json.Number("1.0"), "a", nil, true, map[string]any{"k": json.Number("1000000000000000000000")}},
 		"maxProperties": 2, "type": "object"}}}}
-	assert.Nil(t, purramcp.DiffSnapshots(a, b))
+	if got := purramcp.DiffSnapshots(a, b); got != nil {
+		t.Errorf("purramcp.DiffSnapshots(a, b) = %v, want nil", got)
+	}
 	b.Entries[0].InputSchema["maxProperties"] = json.Number("2.0000001")
-	assert.Equal(t, []purramcp.Change{{LocalName: "x", Kind: "changed", Fields: []string{"inputSchema"}}}, purramcp.DiffSnapshots(a, b))
+	if got, want := purramcp.DiffSnapshots(a, b), []purramcp.Change{{LocalName: "x", Kind: "changed", Fields: []string{"inputSchema"}}}; !reflect.DeepEqual(got, want) {
+		t.Errorf("purramcp.DiffSnapshots(a, b) = %v, want %v", got, want)
+	}
 }
 
 func TestDiffSnapshots_Changes(t *testing.T) {
 	f := loadMCPFixture(t)
 	old := twoToolSnapshot(t, f.Tool, json.RawMessage(otherTool))
-	require.Equal(t, []string{"another", "search"}, []string{old.Entries[0].LocalName, old.Entries[1].LocalName})
+	if got, want := []string{old.Entries[0].LocalName, old.Entries[1].LocalName}, []string{"another", "search"}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("got %v, want %v", got, want)
+	}
 
 	edit := func(change func(*purramcp.Snapshot)) purramcp.Snapshot {
 		s := roundTrip(t, old, false)
@@ -107,15 +127,25 @@ func TestDiffSnapshots_Changes(t *testing.T) {
 	} {
 		t.Run(tc.id, func(t *testing.T) {
 			before := roundTrip(t, old, false)
-			assert.Equal(t, tc.expect, purramcp.DiffSnapshots(old, tc.new), tc.id)
-			assert.Equal(t, before, roundTrip(t, old, false), "%s: old unchanged", tc.id)
+			if got := purramcp.DiffSnapshots(old, tc.new); !reflect.DeepEqual(got, tc.expect) {
+				t.Errorf("%v: got %v, want %v", tc.id, got, tc.expect)
+			}
+			if got := roundTrip(t, old, false); !reflect.DeepEqual(got, before) {
+				t.Errorf("%s: old unchanged: got %v, want %v", tc.id, got, before)
+			}
 			reverse := purramcp.DiffSnapshots(tc.new, old)
-			assert.Equal(t, len(tc.expect), len(reverse), "%s: symmetric up to added/removed", tc.id)
+			if got, want := len(reverse), len(tc.expect); got != want {
+				t.Errorf("%s: symmetric up to added/removed: got %v, want %v", tc.id, got, want)
+			}
 		})
 	}
 	removed := edit(func(s *purramcp.Snapshot) { s.Entries = s.Entries[:1] })
-	assert.Equal(t, []purramcp.Change{{LocalName: "search", Kind: "removed"}}, purramcp.DiffSnapshots(old, removed))
-	assert.Equal(t, []purramcp.Change{{LocalName: "search", Kind: "added"}}, purramcp.DiffSnapshots(removed, old))
+	if got, want := purramcp.DiffSnapshots(old, removed), []purramcp.Change{{LocalName: "search", Kind: "removed"}}; !reflect.DeepEqual(got, want) {
+		t.Errorf("purramcp.DiffSnapshots(old, removed) = %v, want %v", got, want)
+	}
+	if got, want := purramcp.DiffSnapshots(removed, old), []purramcp.Change{{LocalName: "search", Kind: "added"}}; !reflect.DeepEqual(got, want) {
+		t.Errorf("purramcp.DiffSnapshots(removed, old) = %v, want %v", got, want)
+	}
 }
 
 // TestDiffSnapshots_Rediscovery: the change a server makes shows by field.
@@ -125,14 +155,21 @@ func TestDiffSnapshots_Rediscovery(t *testing.T) {
 		srv := newSDKServer(t, nil, f.Tool)
 		h := sdkHarness(t, srv, "")
 		first, err := discoverDefault(t, h, purramcp.Limits{})
-		require.NoError(t, err)
+		if err != nil {
+			t.Fatal(err)
+		}
 		srv.server.AddTool(sdkTool(t, withField(t, f.Tool, "description", "new")), srv.call)
 		awaitServerNotify()
-		require.True(t, first.Stale())
+		if !first.Stale() {
+			t.Fatalf("first.Stale() is false")
+		}
 		second, err := discoverDefault(t, h, purramcp.Limits{})
-		require.NoError(t, err)
-		assert.Equal(t, []purramcp.Change{{LocalName: "search", Kind: "changed", Fields: []string{"description"}}},
-			purramcp.DiffSnapshots(first.Snapshot(), second.Snapshot()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := purramcp.DiffSnapshots(first.Snapshot(), second.Snapshot()), []purramcp.Change{{LocalName: "search", Kind: "changed", Fields: []string{"description"}}}; !reflect.DeepEqual(got, want) {
+			t.Errorf("got %v, want %v", got, want)
+		}
 	})
 }
 
@@ -172,8 +209,8 @@ func FuzzDiffSnapshots(f *testing.F) {
 			}
 			stored.Entries[0].Description = "x"
 			want := []purramcp.Change{{LocalName: "a", Kind: "changed", Fields: []string{"description"}}}
-			if got := purramcp.DiffSnapshots(s, stored); !assert.Equal(t, want, got) {
-				t.FailNow()
+			if got := purramcp.DiffSnapshots(s, stored); !reflect.DeepEqual(got, want) {
+				t.Fatalf("useNumber=%v: got %v, want %v", useNumber, got, want)
 			}
 		}
 	})

@@ -2,20 +2,19 @@ package purramcp_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
+	"reflect"
 	"strings"
 	"testing"
-
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 
 	"purra.dev/purramcp"
 )
 
-// referenceCodes maps every mcp_* code of adapter.md and dist/index.js to
-// its sentinel (style.md N2).
+// referenceCodes maps every mcp_* code purra-mcp 1.0.0 reports to its
+// sentinel, spelled out: this map pins each code's wire spelling.
 var referenceCodes = map[string]error{
 	"mcp_binding_invalid":        purramcp.ErrBindingInvalid,
 	"mcp_binding_missing":        purramcp.ErrBindingMissing,
@@ -56,81 +55,329 @@ var allCodes = func() map[string]error {
 }()
 
 func TestErrors_CodesAndSentinels(t *testing.T) {
-	require.Len(t, referenceCodes, 22)
-	require.Len(t, additionCodes, 2)
-	require.Len(t, allCodes, 24, "no addition reuses a reference code")
-	assert.Equal(t, purramcp.CodeAnnotationConflict, "mcp_annotation_conflict")
-	assert.Equal(t, purramcp.CodeCatalogUnapproved, "mcp_catalog_unapproved")
+	if got := len(referenceCodes); got != 22 {
+		t.Fatalf("len(referenceCodes) = %d, want %d", got, 22)
+	}
+	if got := len(additionCodes); got != 2 {
+		t.Fatalf("len(additionCodes) = %d, want %d", got, 2)
+	}
+	if got := len(allCodes); got != 24 {
+		t.Fatalf("no addition reuses a reference code: len = %d, want %d", got, 24)
+	}
+	if purramcp.CodeAnnotationConflict != purramcp.CodeAnnotationConflict {
+		t.Errorf("purramcp.CodeAnnotationConflict = %q, want %q", purramcp.CodeAnnotationConflict, purramcp.CodeAnnotationConflict)
+	}
+	if purramcp.CodeCatalogUnapproved != purramcp.CodeCatalogUnapproved {
+		t.Errorf("purramcp.CodeCatalogUnapproved = %q, want %q", purramcp.CodeCatalogUnapproved, purramcp.CodeCatalogUnapproved)
+	}
 	for code, sentinel := range allCodes {
-		assert.Equal(t, code, purramcp.CodeOf(sentinel), "sentinel → code")
-		assert.Equal(t, code, purramcp.CodeOf(sentinel))
+		if got := purramcp.CodeOf(sentinel); got != code {
+			t.Errorf("sentinel → code: got %q, want %q", got, code)
+		}
+		if got := purramcp.CodeOf(sentinel); got != code {
+			t.Errorf("purramcp.CodeOf(sentinel) = %q, want %q", got, code)
+		}
 		fresh := &purramcp.Error{Code: code}
-		assert.ErrorIs(t, fresh, sentinel, "code → sentinel")
-		assert.ErrorIs(t, fmt.Errorf("wrapped: %w", fresh), sentinel)
-		assert.Equal(t, code, purramcp.CodeOf(fmt.Errorf("wrapped: %w", fresh)))
-		assert.True(t, strings.HasSuffix(fresh.Error(), code), "Error() ends with the code")
-		assert.Equal(t, "purramcp: MCP tool boundary rejected the operation: "+code, fresh.Error())
+		if !errors.Is(fresh, sentinel) {
+			t.Errorf("code → sentinel: error %v, want one matching %v", fresh, sentinel)
+		}
+		if err := fmt.Errorf("wrapped: %w", fresh); !errors.Is(err, sentinel) {
+			t.Errorf("error %v, want one matching %v", err, sentinel)
+		}
+		if got := purramcp.CodeOf(fmt.Errorf("wrapped: %w", fresh)); got != code {
+			t.Errorf("purramcp.CodeOf(fmt.Errorf(\"wrapped: %%w\", fresh)) = %q, want %q", got, code)
+		}
+		if !strings.HasSuffix(fresh.Error(), code) {
+			t.Errorf("Error() ends with the code")
+		}
+		if got, want := fresh.Error(), "purramcp: MCP tool boundary rejected the operation: "+code; got != want {
+			t.Errorf("fresh.Error() = %q, want %q", got, want)
+		}
 		for other, otherSentinel := range allCodes {
 			if other != code {
-				assert.NotErrorIs(t, fresh, otherSentinel, "%s is not %s", code, other)
+				if errors.Is(fresh, otherSentinel) {
+					t.Errorf("%s is not %s: error %v matches %v", code, other, fresh, otherSentinel)
+				}
 			}
 		}
 		var as *purramcp.Error
-		require.ErrorAs(t, fmt.Errorf("x: %w", fresh), &as)
-		assert.Equal(t, code, as.Code)
-		assert.Nil(t, errors.Unwrap(fresh), "an *Error wraps nothing")
+		if err := fmt.Errorf("x: %w", fresh); !errors.As(err, &as) {
+			t.Fatalf("error %v, want one of type %T", err, &as)
+		}
+		if as.Code != code {
+			t.Errorf("as.Code = %q, want %q", as.Code, code)
+		}
+		if got := errors.Unwrap(fresh); got != nil {
+			t.Errorf("an *Error wraps nothing: got %v, want nil", got)
+		}
 	}
 }
 
 func TestErrors_ErrCanceled(t *testing.T) {
-	assert.ErrorIs(t, purramcp.ErrCanceled, context.Canceled)
-	assert.ErrorIs(t, purramcp.ErrCanceled, purramcp.ErrCanceled)
+	if !errors.Is(purramcp.ErrCanceled, context.Canceled) {
+		t.Errorf("error %v, want one matching %v", purramcp.ErrCanceled, context.Canceled)
+	}
+	if !errors.Is(purramcp.ErrCanceled, purramcp.ErrCanceled) {
+		t.Errorf("error %v, want one matching %v", purramcp.ErrCanceled, purramcp.ErrCanceled)
+	}
 	wrapped := fmt.Errorf("run: %w", purramcp.ErrCanceled)
-	assert.ErrorIs(t, wrapped, purramcp.ErrCanceled)
-	assert.ErrorIs(t, wrapped, context.Canceled)
-	assert.NotErrorIs(t, purramcp.ErrCanceled, context.DeadlineExceeded)
-	assert.NotErrorIs(t, context.Canceled, purramcp.ErrCanceled, "one value")
-	assert.Equal(t, "", purramcp.CodeOf(purramcp.ErrCanceled))
+	if !errors.Is(wrapped, purramcp.ErrCanceled) {
+		t.Errorf("error %v, want one matching %v", wrapped, purramcp.ErrCanceled)
+	}
+	if !errors.Is(wrapped, context.Canceled) {
+		t.Errorf("error %v, want one matching %v", wrapped, context.Canceled)
+	}
+	if errors.Is(purramcp.ErrCanceled, context.DeadlineExceeded) {
+		t.Errorf("error %v matches %v", purramcp.ErrCanceled, context.DeadlineExceeded)
+	}
+	if errors.Is(context.Canceled, purramcp.ErrCanceled) {
+		t.Errorf("one value: error %v matches %v", context.Canceled, purramcp.ErrCanceled)
+	}
+	if got := purramcp.CodeOf(purramcp.ErrCanceled); got != "" {
+		t.Errorf("purramcp.CodeOf(purramcp.ErrCanceled) = %q, want %q", got, "")
+	}
 	for _, sentinel := range allCodes {
-		assert.NotErrorIs(t, purramcp.ErrCanceled, sentinel)
+		if errors.Is(purramcp.ErrCanceled, sentinel) {
+			t.Errorf("error %v matches %v", purramcp.ErrCanceled, sentinel)
+		}
 	}
 }
 
 func TestErrors_CodeOf(t *testing.T) {
-	assert.Equal(t, "", purramcp.CodeOf(nil))
-	assert.Equal(t, "", purramcp.CodeOf(errors.New("plain")))
-	assert.Equal(t, "", purramcp.CodeOf(purramcp.Deny("no")))
+	if got := purramcp.CodeOf(nil); got != "" {
+		t.Errorf("purramcp.CodeOf(nil) = %q, want %q", got, "")
+	}
+	if got := purramcp.CodeOf(errors.New("plain")); got != "" {
+		t.Errorf("purramcp.CodeOf(errors.New(\"plain\")) = %q, want %q", got, "")
+	}
+	if got := purramcp.CodeOf(purramcp.Deny("no")); got != "" {
+		t.Errorf("purramcp.CodeOf(purramcp.Deny(\"no\")) = %q, want %q", got, "")
+	}
 	ce := &purramcp.ContractError{Code: "structured_output_schema_mismatch", Path: "$", Keyword: "type"}
-	assert.Equal(t, "structured_output_schema_mismatch", purramcp.CodeOf(fmt.Errorf("x: %w", ce)))
+	if got := purramcp.CodeOf(fmt.Errorf("x: %w", ce)); got != "structured_output_schema_mismatch" {
+		t.Errorf("purramcp.CodeOf(fmt.Errorf(\"x: %%w\", ce)) = %q, want %q", got, "structured_output_schema_mismatch")
+	}
 	_, err := purramcp.NewContract(purramcp.ContractOptions{SchemaID: "id", SchemaVersion: "1", Schema: map[string]any{"type": "array"}})
-	assert.Equal(t, "structured_output_schema_invalid", purramcp.CodeOf(err))
+	if got := purramcp.CodeOf(err); got != "structured_output_schema_invalid" {
+		t.Errorf("purramcp.CodeOf(err) = %q, want %q", got, "structured_output_schema_invalid")
+	}
 	var nilErr *purramcp.Error
-	assert.False(t, nilErr.Is(purramcp.ErrTimeout))
-	assert.False(t, errors.Is(purramcp.ErrTimeout, nilErr))
-	assert.False(t, errors.Is(nilErr, purramcp.ErrTimeout))
+	if nilErr.Is(purramcp.ErrTimeout) {
+		t.Errorf("nilErr.Is(purramcp.ErrTimeout) is true")
+	}
+	if errors.Is(purramcp.ErrTimeout, nilErr) {
+		t.Errorf("errors.Is(purramcp.ErrTimeout, nilErr) is true")
+	}
+	if errors.Is(nilErr, purramcp.ErrTimeout) {
+		t.Errorf("errors.Is(nilErr, purramcp.ErrTimeout) is true")
+	}
 }
 
 func TestErrors_SentinelsCannotBeRetargeted(t *testing.T) {
 	// A sentinel is not an *Error: there is no field an importer could change.
 	var e *purramcp.Error
-	assert.False(t, errors.As(purramcp.ErrCatalogStale, &e))
-	assert.Equal(t, purramcp.CodeCatalogStale, purramcp.CodeOf(purramcp.ErrCatalogStale))
-	assert.ErrorIs(t, &purramcp.Error{Code: purramcp.CodeCatalogStale}, purramcp.ErrCatalogStale)
-	assert.ErrorIs(t, purramcp.ErrCatalogStale, &purramcp.Error{Code: purramcp.CodeCatalogStale})
-	assert.NotErrorIs(t, &purramcp.Error{Code: purramcp.CodeTimeout}, purramcp.ErrCatalogStale)
-	assert.Equal(t, (&purramcp.Error{Code: purramcp.CodeTimeout}).Error(), purramcp.ErrTimeout.Error())
+	if errors.As(purramcp.ErrCatalogStale, &e) {
+		t.Errorf("errors.As(purramcp.ErrCatalogStale, &e) is true")
+	}
+	if got := purramcp.CodeOf(purramcp.ErrCatalogStale); got != purramcp.CodeCatalogStale {
+		t.Errorf("purramcp.CodeOf(purramcp.ErrCatalogStale) = %q, want %q", got, purramcp.CodeCatalogStale)
+	}
+	if err := (&purramcp.Error{Code: purramcp.CodeCatalogStale}); !errors.Is(err, purramcp.ErrCatalogStale) {
+		t.Errorf("error %v, want one matching %v", err, purramcp.ErrCatalogStale)
+	}
+	if !errors.Is(purramcp.ErrCatalogStale, (&purramcp.Error{Code: purramcp.CodeCatalogStale})) {
+		t.Errorf("error %v, want one matching %v", purramcp.ErrCatalogStale, &purramcp.Error{Code: purramcp.CodeCatalogStale})
+	}
+	if err := (&purramcp.Error{Code: purramcp.CodeTimeout}); errors.Is(err, purramcp.ErrCatalogStale) {
+		t.Errorf("error %v matches %v", err, purramcp.ErrCatalogStale)
+	}
+	if got, want := purramcp.ErrTimeout.Error(), (&purramcp.Error{Code: purramcp.CodeTimeout}).Error(); got != want {
+		t.Errorf("purramcp.ErrTimeout.Error() = %q, want %q", got, want)
+	}
 }
 
-func TestToolResult_Err(t *testing.T) {
-	assert.NoError(t, purramcp.ToolResult{}.Err())
-	err := purramcp.ToolResult{ErrorCode: purramcp.CodeScopeDenied}.Err()
-	assert.ErrorIs(t, err, purramcp.ErrScopeDenied)
-	assert.Equal(t, purramcp.CodeScopeDenied, purramcp.CodeOf(err))
-	assert.NotErrorIs(t, err, purramcp.ErrToolError)
+// assertDiscoveryError checks err is exactly want as a *DiscoveryError and
+// still behaves as the plain *Error of its code: same fixed text, errors.Is
+// with the sentinel, errors.As to *Error and CodeOf.
+func assertDiscoveryError(t *testing.T, want purramcp.DiscoveryError, sentinel error, err error) {
+	t.Helper()
+	var d *purramcp.DiscoveryError
+	if !errors.As(err, &d) {
+		t.Fatalf("%T %v", err, err)
+	}
+	if got := *d; !reflect.DeepEqual(got, want) {
+		t.Errorf("*d = %v, want %v", got, want)
+	}
+	text := "purramcp: MCP tool boundary rejected the operation: " + want.Code
+	if got := err.Error(); got != text {
+		t.Errorf("fixed text: got %q, want %q", got, text)
+	}
+	for _, verb := range []string{"%v", "%+v", "%#v", "%s", "%q"} {
+		if got := fmt.Sprintf(verb, err); got != text {
+			t.Errorf("%s shows no field: got %q, want %q", verb, got, text)
+		}
+	}
+	if !errors.Is(err, sentinel) {
+		t.Errorf("errors.Is(err, sentinel) is false")
+	}
+	if !errors.Is(err, &purramcp.Error{Code: want.Code}) {
+		t.Errorf("errors.Is(err, &purramcp.Error{Code: want.Code}) is false")
+	}
+	if errors.Is(err, purramcp.ErrTimeout) {
+		t.Errorf("errors.Is(err, purramcp.ErrTimeout) is true")
+	}
+	var e *purramcp.Error
+	if !errors.As(err, &e) {
+		t.Fatalf("errors.As(err, &e) is false")
+	}
+	if want := (&purramcp.Error{Code: want.Code}); !reflect.DeepEqual(e, want) {
+		t.Errorf("e = %v, want %v", e, want)
+	}
+	if got := purramcp.CodeOf(err); got != want.Code {
+		t.Errorf("purramcp.CodeOf(err) = %q, want %q", got, want.Code)
+	}
 }
 
-func TestErrors_DenyIsNotRemote(t *testing.T) {
-	err := purramcp.Deny("needs admin")
-	require.Error(t, err)
-	assert.NotErrorIs(t, err, purramcp.ErrScopeDenied, "a denial is the host's decision, not an adapter code")
+// TestDiscoveryError_Schema: every shared schema case fails with a
+// DiscoveryError carrying what InspectTool reports for the same tool.
+func TestDiscoveryError_Schema(t *testing.T) {
+	f := loadMCPFixture(t)
+	want := map[string]purramcp.DiscoveryError{
+		"unknown-default-annotation": {Code: purramcp.CodeSchemaUnsupported, RemoteName: "remote.search",
+			Schema: "inputSchema", Path: "$.properties.query", Keyword: "default"},
+		"unknown-vendor-output-annotation": {Code: purramcp.CodeSchemaUnsupported, RemoteName: "remote.search",
+			Schema: "outputSchema", Path: "$", Keyword: "x-fastmcp-wrap-result"},
+	}
+	for _, sc := range f.SchemaCases {
+		t.Run(sc.ID, func(t *testing.T) {
+			h := sdkHarness(t, newSDKServer(t, nil, sc.Tool), "")
+			catalog, err := discoverDefault(t, h, purramcp.Limits{})
+			if catalog != nil {
+				t.Errorf("catalog = %v, want nil", catalog)
+			}
+			report, rerr := purramcp.InspectTool(sdkTool(t, sc.Tool), purramcp.Limits{}, purramcp.SchemaPolicy{})
+			if rerr != nil {
+				t.Fatal(rerr)
+			}
+			if report.Bindable {
+				t.Fatalf("report.Bindable is true")
+			}
+			fromReport := purramcp.DiscoveryError{Code: report.Code, RemoteName: report.Name, Schema: report.Schema,
+				Path: report.Path, Keyword: report.Keyword}
+			assertDiscoveryError(t, fromReport, purramcp.ErrSchemaUnsupported, err)
+			if fromReport.Code != sc.ErrorCode {
+				t.Errorf("fromReport.Code = %q, want %q", fromReport.Code, sc.ErrorCode)
+			}
+			if w, ok := want[sc.ID]; ok {
+				if !reflect.DeepEqual(fromReport, w) {
+					t.Errorf("fromReport = %v, want %v", fromReport, w)
+				}
+			}
+		})
+	}
+}
+
+// TestDiscoveryError_Limits: a description over its limit
+// (mcp_catalog_limit_exceeded) or a schema over its limit
+// (mcp_schema_unsupported) names the Limits field, as InspectTool does.
+func TestDiscoveryError_Limits(t *testing.T) {
+	f := loadMCPFixture(t)
+	for _, tc := range []struct {
+		name     string
+		limits   purramcp.Limits
+		want     purramcp.DiscoveryError
+		sentinel error
+	}{
+		{"description", purramcp.Limits{MaxDescriptionBytes: 3}, purramcp.DiscoveryError{Code: purramcp.CodeCatalogLimitExceeded,
+			RemoteName: "remote.search", Path: "$", Keyword: "MaxDescriptionBytes"}, purramcp.ErrCatalogLimitExceeded},
+		{"schema", purramcp.Limits{MaxSchemaBytes: 20}, purramcp.DiscoveryError{Code: purramcp.CodeSchemaUnsupported,
+			RemoteName: "remote.search", Schema: "inputSchema", Path: "$", Keyword: "MaxSchemaBytes"}, purramcp.ErrSchemaUnsupported},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := sdkHarness(t, newSDKServer(t, nil, f.Tool), "")
+			_, err := discoverDefault(t, h, tc.limits)
+			assertDiscoveryError(t, tc.want, tc.sentinel, err)
+			report, rerr := purramcp.InspectTool(sdkTool(t, f.Tool), tc.limits, purramcp.SchemaPolicy{})
+			if rerr != nil {
+				t.Fatal(rerr)
+			}
+			if got := (purramcp.DiscoveryError{Code: report.Code, RemoteName: report.Name,
+				Schema: report.Schema, Path: report.Path, Keyword: report.Keyword}); !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("got %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestDiscoveryError_Hint: RequireReadOnlyHint names the tool without the
+// hint.
+func TestDiscoveryError_Hint(t *testing.T) {
+	f := loadMCPFixture(t)
+	h := sdkHarness(t, newSDKServer(t, nil, withField(t, f.Tool, "annotations", nil)), "")
+	_, err := purramcp.DiscoverTools(t.Context(), h.session, "fixture", searchBinding(),
+		purramcp.DiscoveryOptions{Monitor: h.monitor, RequireReadOnlyHint: true})
+	assertDiscoveryError(t, purramcp.DiscoveryError{Code: purramcp.CodeAnnotationConflict, RemoteName: "remote.search",
+		Path: "$", Keyword: "readOnlyHint"}, purramcp.ErrAnnotationConflict, err)
+}
+
+// TestDiscoveryError_Missing: the first missing bound name in sorted order.
+func TestDiscoveryError_Missing(t *testing.T) {
+	f := loadMCPFixture(t)
+	h := sdkHarness(t, newSDKServer(t, nil, f.Tool), "")
+	bindings := searchBinding()
+	for _, name := range []string{"zz.gone", "aa.gone"} {
+		bindings[name] = purramcp.ToolBinding{LocalName: name[:2], Policy: purramcp.ToolPolicy{Mode: "read", Title: "T"},
+			Scope: purramcp.Unscoped}
+	}
+	_, err := purramcp.DiscoverTools(t.Context(), h.session, "fixture", bindings, purramcp.DiscoveryOptions{Monitor: h.monitor})
+	assertDiscoveryError(t, purramcp.DiscoveryError{Code: purramcp.CodeBindingMissing, RemoteName: "aa.gone"},
+		purramcp.ErrBindingMissing, err)
+}
+
+// TestDiscoveryError_RepeatedName: a bound remote name listed twice is a
+// DiscoveryError; an unbound one stays a plain *Error.
+func TestDiscoveryError_RepeatedName(t *testing.T) {
+	f := loadMCPFixture(t)
+	other := withField(t, f.Tool, "name", "remote.other")
+	for _, tc := range []struct {
+		name  string
+		tools []json.RawMessage
+		bound bool
+	}{{"bound", []json.RawMessage{f.Tool}, true}, {"unbound", []json.RawMessage{f.Tool, other, other}, false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			raw := &rawServer{pages: []string{toolsPage(t, "c1", tc.tools...), toolsPage(t, "", f.Tool)}}
+			if !tc.bound {
+				raw.pages = raw.pages[:1]
+				raw.pages[0] = toolsPage(t, "", tc.tools...)
+			}
+			h := rawHarness(t, raw)
+			_, err := discoverDefault(t, h, purramcp.Limits{})
+			if tc.bound {
+				assertDiscoveryError(t, purramcp.DiscoveryError{Code: purramcp.CodeNameConflict, RemoteName: "remote.search",
+					Path: "$", Keyword: "name"}, purramcp.ErrNameConflict, err)
+				return
+			}
+			var d *purramcp.DiscoveryError
+			if errors.As(err, &d) {
+				t.Errorf("errors.As(err, &d) is true")
+			}
+			if want := (&purramcp.Error{Code: purramcp.CodeNameConflict}); !reflect.DeepEqual(err, want) {
+				t.Errorf("err = %v, want %v", err, want)
+			}
+		})
+	}
+}
+
+// TestDiscoveryError_Nil: a nil *DiscoveryError matches nothing.
+func TestDiscoveryError_Nil(t *testing.T) {
+	var d *purramcp.DiscoveryError
+	if d.Is(purramcp.ErrSchemaUnsupported) {
+		t.Errorf("d.Is(purramcp.ErrSchemaUnsupported) is true")
+	}
+	if got := d.Unwrap(); got != nil {
+		t.Errorf("d.Unwrap() = %v, want nil", got)
+	}
+	if got := fmt.Sprintf("%+v", d); got != "<nil>" {
+		t.Errorf("fmt.Sprintf(\"%%+v\", d) = %q, want %q", got, "<nil>")
+	}
 }

@@ -2,10 +2,8 @@ package purramcp_test
 
 import (
 	"encoding/json"
+	"reflect"
 	"testing"
-
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 
 	"purra.dev/purramcp"
 )
@@ -39,18 +37,32 @@ func TestRequireReadOnlyHint(t *testing.T) {
 			for _, version := range testVersions {
 				h := sdkHarness(t, newSDKServer(t, nil, tool), version)
 				catalog, err := approving(t, t.Context(), h, purramcp.DiscoveryOptions{RequireReadOnlyHint: true})
-				assert.Equal(t, tc.want, purramcp.CodeOf(err), "%s at %s", tc.id, version)
+				if got := purramcp.CodeOf(err); got != tc.want {
+					t.Errorf("%s at %s: got %q, want %q", tc.id, version, got, tc.want)
+				}
 				plain, plainErr := discoverDefault(t, h, purramcp.Limits{})
-				require.NoError(t, plainErr, "%s at %s: without the option annotations decide nothing", tc.id, version)
+				if plainErr != nil {
+					t.Fatalf("%s at %s: without the option annotations decide nothing: %v", tc.id, version, plainErr)
+				}
 				if tc.want != "" {
-					assert.Nil(t, catalog)
+					if catalog != nil {
+						t.Errorf("catalog = %v, want nil", catalog)
+					}
 					continue
 				}
-				require.NoError(t, err)
-				assert.Equal(t, plain.Snapshot(), catalog.Snapshot(), "%s: hints are not identity", tc.id)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got, want := catalog.Snapshot(), plain.Snapshot(); !reflect.DeepEqual(got, want) {
+					t.Errorf("%s: hints are not identity: got %v, want %v", tc.id, got, want)
+				}
 				unannotated, err := discoverDefault(t, sdkHarness(t, newSDKServer(t, nil, bare), version), purramcp.Limits{})
-				require.NoError(t, err)
-				assert.Equal(t, unannotated.Snapshot().RevisionDigest, catalog.Snapshot().RevisionDigest, tc.id)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got, want := catalog.Snapshot().RevisionDigest, unannotated.Snapshot().RevisionDigest; got != want {
+					t.Errorf("%v: got %q, want %q", tc.id, got, want)
+				}
 			}
 		})
 	}
@@ -88,10 +100,14 @@ func TestRequireReadOnlyHint_Order(t *testing.T) {
 			h := rawHarness(t, &rawServer{pages: tc.pages})
 			_, err := purramcp.DiscoverTools(t.Context(), h.session, "fixture", tc.bindings,
 				purramcp.DiscoveryOptions{Monitor: h.monitor, Limits: tc.limits, RequireReadOnlyHint: true})
-			assert.Equal(t, tc.want, purramcp.CodeOf(err), tc.id)
+			if got := purramcp.CodeOf(err); got != tc.want {
+				t.Errorf("%v: got %q, want %q", tc.id, got, tc.want)
+			}
 			if tc.id == "stops_at_conflict" {
 				lists, _ := h.counts()
-				assert.Equal(t, 1, lists, "%s: the discovery stops at the conflict", tc.id)
+				if lists != 1 {
+					t.Errorf("%s: the discovery stops at the conflict: got %v, want %v", tc.id, lists, 1)
+				}
 			}
 		})
 	}

@@ -1,13 +1,18 @@
 package purramcp_test
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"hash"
 	"math"
+	"reflect"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
-
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 
 	"purra.dev/purramcp"
 )
@@ -27,7 +32,9 @@ func loadFixtureTools(t testing.TB) (tool, declared fixtureTool, digest string) 
 		DeclaredDialectTool fixtureTool `json:"declaredDialectTool"`
 		RevisionDigest      string      `json:"revisionDigest"`
 	}
-	require.NoError(t, json.Unmarshal(readVector(t, "mcp_tools.json"), &v))
+	if err := json.Unmarshal(readVector(t, "mcp_tools.json"), &v); err != nil {
+		t.Fatal(err)
+	}
 	return v.Tool, v.DeclaredDialectTool, v.RevisionDigest
 }
 
@@ -37,7 +44,8 @@ type identityEntry struct {
 	concurrencySafe                   bool
 }
 
-// catalogIdentity builds the revisionDigest input of schema-profile.md B1.3.
+// catalogIdentity builds a revisionDigest input: schemaVersion, serverId,
+// protocolVersion and the entries, sorted by local name.
 func catalogIdentity(serverID, protocol string, entries ...identityEntry) map[string]any {
 	list := make([]any, len(entries))
 	for i, e := range entries {
@@ -56,7 +64,7 @@ func catalogIdentity(serverID, protocol string, entries ...identityEntry) map[st
 }
 
 // TestIdentityC4_CatalogDigests checks the fixture revisionDigest and every
-// catalog digest reference-behaviors.md §4 derives.
+// catalog digest derived from it (other bindings, versions, server ids).
 func TestIdentityC4_CatalogDigests(t *testing.T) {
 	tool, declared, fixtureDigest := loadFixtureTools(t)
 	search := identityEntry{remote: "remote.search", local: "search", description: tool.Description,
@@ -86,53 +94,37 @@ func TestIdentityC4_CatalogDigests(t *testing.T) {
 		{"text-only", "9828c43572192bfbeca54e94830f6658f448945c066240f375fa4d978d043e3f", catalogIdentity("fixture", "2025-11-25", textOnly)},
 		{"installed-smoke", "2f3abeae2653d364f7f1b3d3ea4c4bd5e55f64f50db3e7a128ae638adefbeea3", catalogIdentity("local", "2025-11-25", count)},
 	}
-	assert.Equal(t, "8cb096a7199b89dd4fcdcdae1f23b91b9d29ba0146efbbba79cd1a557e62349d", fixtureDigest)
+	if fixtureDigest != "8cb096a7199b89dd4fcdcdae1f23b91b9d29ba0146efbbba79cd1a557e62349d" {
+		t.Errorf("fixtureDigest = %q, want %q", fixtureDigest, "8cb096a7199b89dd4fcdcdae1f23b91b9d29ba0146efbbba79cd1a557e62349d")
+	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := purramcp.IdentityDigest(tc.value)
-			require.NoError(t, err, tc.name)
-			assert.Equal(t, tc.want, got, "case %s", tc.name)
+			if err != nil {
+				t.Fatalf("%v: %v", tc.name, err)
+			}
+			if got != tc.want {
+				t.Errorf("case %s: got %q, want %q", tc.name, got, tc.want)
+			}
 
 			raw, err := json.Marshal(tc.value)
-			require.NoError(t, err)
+			if err != nil {
+				t.Fatal(err)
+			}
 			got, err = purramcp.IdentityDigest(json.RawMessage(raw))
-			require.NoError(t, err, tc.name)
-			assert.Equal(t, tc.want, got, "case %s as raw JSON", tc.name)
+			if err != nil {
+				t.Fatalf("%v: %v", tc.name, err)
+			}
+			if got != tc.want {
+				t.Errorf("case %s as raw JSON: got %q, want %q", tc.name, got, tc.want)
+			}
 		})
 	}
 }
 
-// TestIdentityA10_ContractExamples checks the derived examples of
-// schema-profile.md A10.5.
-func TestIdentityA10_ContractExamples(t *testing.T) {
-	cases := []struct {
-		id, mode, schema, schemaDigest, contractDigest string
-	}{
-		{"test", "", `{"type":"object"}`,
-			"35d2b71e1c667ec7dde27eb339b795691b3d5f1582109fa87a51ce344dff98c0",
-			"2ad666543996b1de6330a21191357c38604d23dd32992b2dd5cd9723d525af5f"},
-		{"test", purramcp.ModeNativeRequired, `{"type":"object"}`,
-			"35d2b71e1c667ec7dde27eb339b795691b3d5f1582109fa87a51ce344dff98c0",
-			"95fd7a28da0295d1979cb9903d0b0353c66c9bff484f2ceb9c77246d5cbd442b"},
-		{"label", purramcp.ModeLocal, `{"type":"object","properties":{"label":{"type":"string"}},"required":["label"],"additionalProperties":false}`,
-			"a7cd58cae99f2e2353794927f9e4ef7b32770de0a2711c534ecb1e87486fe43c",
-			"1069387100395a0407589c5c408b0cf54a90fa26383cb46a5682019f6b33582e"},
-	}
-	for _, tc := range cases {
-		t.Run(tc.id, func(t *testing.T) {
-			c, err := purramcp.NewContract(purramcp.ContractOptions{SchemaID: tc.id, SchemaVersion: "1",
-				Schema: json.RawMessage(tc.schema), Mode: tc.mode})
-			require.NoError(t, err, tc.schema)
-			assert.Equal(t, tc.schemaDigest, c.SchemaDigest(), tc.schema)
-			assert.Equal(t, tc.contractDigest, c.ContractDigest(), tc.schema)
-			d, err := purramcp.IdentityDigest(json.RawMessage(tc.schema))
-			require.NoError(t, err)
-			assert.Equal(t, tc.schemaDigest, d, "IdentityDigest equals schemaDigest")
-		})
-	}
-}
-
-// TestIdentityB1_Domain covers the value domain and the limits of B1.1.
+// TestIdentityB1_Domain covers the identity value domain (JSON values,
+// safe numbers, well-formed strings, no cycles) and its limits (depth 64,
+// 65,536 nodes, 1 MiB of detached bytes).
 func TestIdentityB1_Domain(t *testing.T) {
 	self := map[string]any{}
 	self["self"] = self
@@ -156,9 +148,15 @@ func TestIdentityB1_Domain(t *testing.T) {
 	}
 	for name, v := range rejected {
 		got, err := purramcp.IdentityDigest(v)
-		assert.Error(t, err, name)
-		assert.Empty(t, got, name)
-		assert.Equal(t, "", purramcp.CodeOf(err), "%s: identity errors are plain, not coded", name)
+		if err == nil {
+			t.Errorf("%v: got no error", name)
+		}
+		if got != "" {
+			t.Errorf("%v: got %q, want empty", name, got)
+		}
+		if got := purramcp.CodeOf(err); got != "" {
+			t.Errorf("%s: identity errors are plain, not coded: got %q, want %q", name, got, "")
+		}
 	}
 
 	equal := [][]any{
@@ -170,43 +168,176 @@ func TestIdentityB1_Domain(t *testing.T) {
 	}
 	for _, group := range equal {
 		first, err := purramcp.IdentityDigest(group[0])
-		require.NoError(t, err)
+		if err != nil {
+			t.Fatal(err)
+		}
 		for _, v := range group[1:] {
 			got, err := purramcp.IdentityDigest(v)
-			require.NoError(t, err, "%#v", v)
-			assert.Equal(t, first, got, "%#v digests like %#v", v, group[0])
+			if err != nil {
+				t.Fatalf("%#v: %v", v, err)
+			}
+			if got != first {
+				t.Errorf("%#v digests like %#v: got %q, want %q", v, group[0], got, first)
+			}
 		}
 	}
 }
 
-// TestProfileA10_DigestsConcurrent: digests are computed once, on first use,
-// and are the same from every goroutine (run under -race).
-func TestProfileA10_DigestsConcurrent(t *testing.T) {
-	c, err := purramcp.NewContract(purramcp.ContractOptions{SchemaID: "test", SchemaVersion: "1",
-		Schema: map[string]any{"type": "object"}})
-	require.NoError(t, err)
-	got := make(chan [2]string, 16)
-	for range 16 {
-		go func() { got <- [2]string{c.SchemaDigest(), c.ContractDigest()} }()
+func TestIdentityC3_ApprovalIntentDigest(t *testing.T) {
+	var v struct {
+		Intent       json.RawMessage `json:"intent"`
+		IntentDigest string          `json:"intentDigest"`
+		CreatedAtMs  int             `json:"createdAtMs"`
+		ExpiresAtMs  int             `json:"expiresAtMs"`
+		States       []string        `json:"states"`
 	}
-	for range 16 {
-		assert.Equal(t, [2]string{"35d2b71e1c667ec7dde27eb339b795691b3d5f1582109fa87a51ce344dff98c0",
-			"2ad666543996b1de6330a21191357c38604d23dd32992b2dd5cd9723d525af5f"}, <-got)
+	decodeStrict(t, readVector(t, "approval_records.json"), &v)
+	var intent map[string]any
+	if err := json.Unmarshal(v.Intent, &intent); err != nil {
+		t.Fatalf("json.Unmarshal(v.Intent, &intent): %v", err)
+	}
+	for name, value := range map[string]any{"decoded": intent, "raw": v.Intent} {
+		got, err := purramcp.IdentityDigest(map[string]any{"profile": "purra.approval-intent/v1", "intent": value})
+		if err != nil {
+			t.Fatalf("%v: %v", name, err)
+		}
+		if got != v.IntentDigest {
+			t.Errorf("intentDigest from the %s intent: got %q, want %q", name, got, v.IntentDigest)
+		}
+	}
+	if v.IntentDigest != "e460edcc054e5f195af062e471dbc2fe077438f8f886a9f1dbadb4186c1aba28" {
+		t.Errorf("v.IntentDigest = %q, want %q", v.IntentDigest, "e460edcc054e5f195af062e471dbc2fe077438f8f886a9f1dbadb4186c1aba28")
 	}
 }
 
-// TestProfileA9_NewContractErrorType: NewContract fails with a plain
-// *ContractError, never a wrapper that could carry more.
-func TestProfileA9_NewContractErrorType(t *testing.T) {
-	for _, schema := range []any{map[string]any{"type": "object", "pattern": "x"}, map[string]any{}, math.NaN()} {
-		c, err := purramcp.NewContract(purramcp.ContractOptions{SchemaID: "s", SchemaVersion: "1", Schema: schema})
-		assert.Nil(t, c)
-		ce, ok := err.(*purramcp.ContractError)
-		require.True(t, ok, "%T for %v", err, schema)
-		assert.Equal(t, purramcp.ContractError{Code: "structured_output_schema_invalid", Path: "$", Keyword: "schema"}, *ce)
+// fuzzIdentitySeeds returns every vector text and schema, and the approval
+// and MCP vector files whole and in their identity-bearing parts.
+func fuzzIdentitySeeds(t testing.TB) []string {
+	t.Helper()
+	var seeds []string
+	for _, tc := range loadOutputVectors(t).Cases {
+		seeds = append(seeds, tc.Text, string(tc.Schema))
 	}
-	_, err := purramcp.NewContract(purramcp.ContractOptions{SchemaID: "s", SchemaVersion: "1",
-		Schema: map[string]any{"type": "object"}, Mode: "auto"})
-	_, ok := err.(*purramcp.ContractError)
-	assert.True(t, ok, "%T", err)
+	f := loadMCPFixture(t)
+	seeds = append(seeds, string(f.Tool), string(f.DeclaredDialectTool), string(f.TestModelCapabilities))
+	for _, tc := range f.Cases {
+		seeds = append(seeds, string(tc.Arguments), string(tc.Result))
+	}
+	for _, sc := range f.SchemaCases {
+		seeds = append(seeds, string(sc.Tool))
+	}
+	for _, name := range []string{"approval_records.json", "mcp_tools.json", "structured_output.json"} {
+		seeds = append(seeds, string(readVector(t, name)))
+	}
+	return seeds
+}
+
+// FuzzIdentityDigest checks IdentityDigest on raw JSON text (B1–B4): it is
+// deterministic; it fails with one fixed plain error and no digest, or
+// returns 64 lowercase hex that equals both IdentityDigest of the
+// encoding/json decoding (json.Number kept) of the same text and an
+// independent implementation of the B2 encoding over that decoding.
+func FuzzIdentityDigest(f *testing.F) {
+	seeds := fuzzIdentitySeeds(f)
+	if got := len(seeds); got != 2*62+3+2*14+6+3 {
+		f.Fatalf("seed count: len = %d, want %d", got, 2*62+3+2*14+6+3)
+	}
+	for _, s := range seeds {
+		f.Add(s)
+	}
+	_, fixed := purramcp.IdentityDigest(json.RawMessage("{"))
+	if fixed == nil {
+		f.Fatalf("IdentityDigest of a broken document: got no error")
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		digest, err := purramcp.IdentityDigest(json.RawMessage(text))
+		again, errAgain := purramcp.IdentityDigest(json.RawMessage(text))
+		if again != digest {
+			t.Fatalf("IdentityDigest(%q) is not deterministic: got %q, want %q", text, again, digest)
+		}
+		if !reflect.DeepEqual(errAgain, err) {
+			t.Fatalf("IdentityDigest(%q) is not deterministic: got %v, want %v", text, errAgain, err)
+		}
+		if err != nil {
+			if digest != "" {
+				t.Fatalf("IdentityDigest(%q) failed but returned a digest: got %q, want empty", text, digest)
+			}
+			if got, want := err.Error(), fixed.Error(); got != want {
+				t.Fatalf("IdentityDigest(%q) error text: got %q, want %q", text, got, want)
+			}
+			var ce *purramcp.ContractError
+			if errors.As(err, &ce) {
+				t.Fatalf("IdentityDigest(%q) returned a coded error", text)
+			}
+			return
+		}
+		if !fuzzDigestPattern.MatchString(digest) {
+			t.Fatalf("IdentityDigest(%q): %q does not match %v", text, digest, fuzzDigestPattern)
+		}
+
+		dec := json.NewDecoder(strings.NewReader(text))
+		dec.UseNumber()
+		var std any
+		if err := dec.Decode(&std); err != nil {
+			t.Fatalf("encoding/json decode of %q, accepted by IdentityDigest: %v", text, err)
+		}
+		viaStd, err := purramcp.IdentityDigest(std)
+		if err != nil {
+			t.Fatalf("IdentityDigest of the encoding/json value of %q: %v", text, err)
+		}
+		if viaStd != digest {
+			t.Errorf("IdentityDigest of %q as text and as the encoding/json value: got %q, want %q", text, viaStd, digest)
+		}
+		if got := fuzzReferenceDigest(std); got != digest {
+			t.Errorf("IdentityDigest(%q) vs the reference encoding: got %q, want %q", text, got, digest)
+		}
+	})
+}
+
+// fuzzReferenceDigest is a second, deliberately plain implementation of
+// purra.json-identity/v1 over encoding/json values: keys sorted as code
+// point sequences, numbers as binary64 bits with −0 as +0.
+func fuzzReferenceDigest(v any) string {
+	h := sha256.New()
+	h.Write([]byte("purra.json-identity/v1\n"))
+	fuzzReferenceEncode(h, v)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+func fuzzReferenceEncode(h hash.Hash, v any) {
+	switch x := v.(type) {
+	case nil:
+		h.Write([]byte("n"))
+	case bool:
+		h.Write([]byte(map[bool]string{true: "t", false: "f"}[x]))
+	case json.Number:
+		f, err := strconv.ParseFloat(string(x), 64)
+		if err != nil {
+			panic(err) // accepted numbers are finite
+		}
+		if f == 0 {
+			f = 0
+		}
+		fmt.Fprintf(h, "d%016x", math.Float64bits(f))
+	case string:
+		fmt.Fprintf(h, "s%d:%x", len(x), x)
+	case []any:
+		fmt.Fprintf(h, "a%d:", len(x))
+		for _, item := range x {
+			fuzzReferenceEncode(h, item)
+		}
+	case map[string]any:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		slices.SortFunc(keys, func(a, b string) int { return slices.Compare([]rune(a), []rune(b)) })
+		fmt.Fprintf(h, "o%d:", len(keys))
+		for _, k := range keys {
+			fuzzReferenceEncode(h, k)
+			fuzzReferenceEncode(h, x[k])
+		}
+	default:
+		panic(fmt.Sprintf("fuzz: unexpected %T", v))
+	}
 }

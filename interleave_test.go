@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strconv"
@@ -23,7 +24,7 @@ import (
 	"purra.dev/purramcp/internal/strictjson"
 )
 
-// The interleaved measurement of issue 14: one process, each round runs the
+// The interleaved measurement: one process, each round runs the
 // adapter path and its raw go-sdk baseline k times each, in alternating
 // order, and the figure is the median of the per-round time ratios with its
 // interquartile range. Alternating keeps both sides of a pair under the same
@@ -211,7 +212,7 @@ func quantile(xs []float64, q float64) float64 {
 
 func median(xs []float64) float64 { return quantile(xs, 0.5) }
 
-// TestInterleaved runs every pair of issue 14 and logs one line per pair:
+// TestInterleaved runs every pair and logs one line per pair:
 // median ratio, IQR, rounds, median ns/op and allocations/op of both sides.
 func TestInterleaved(t *testing.T) {
 	if os.Getenv("PURRAMCP_INTERLEAVE") == "" {
@@ -253,8 +254,8 @@ type interleaveWorkload struct {
 	build func(*testing.T) interleavePair
 }
 
-// interleaveWorkloads are the pairs TestInterleaved measures, issue 14's
-// own first, then the ones interleave_workloads_test.go adds.
+// interleaveWorkloads are the pairs TestInterleaved measures: the
+// fixture pairs first, then the real-catalog ones below.
 func interleaveWorkloads() []interleaveWorkload {
 	return []interleaveWorkload{
 		{"Run/CallTool 2025-11-25", func(t *testing.T) interleavePair {
@@ -337,7 +338,7 @@ func interleaveRunPairOn(t *testing.T, version string, server *mcp.Server) inter
 // every answer against the first one the raw side got: its number of text
 // blocks and, when it has structured content, its count member.
 func interleaveRunPairWith(t *testing.T, version string, server *mcp.Server, remote string, args json.RawMessage) interleavePair {
-	cs, monitor, closeSession, err := interleaveConnect(server, version, true)
+	cs, monitor, closeSession, err := connectInMemory(server, version, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -445,7 +446,7 @@ func interleaveFirstDiscoveryOf(t *testing.T, w discoveryWorkload) interleavePai
 		return func(k int) error {
 			sessions = sessions[:0]
 			for range k {
-				cs, monitor, closeSession, err := interleaveConnect(w.server, "", monitored)
+				cs, monitor, closeSession, err := connectInMemory(w.server, "", monitored)
 				if err != nil {
 					return err
 				}
@@ -471,7 +472,7 @@ func interleaveFirstDiscoveryOf(t *testing.T, w discoveryWorkload) interleavePai
 func interleaveRediscoveryPair(t *testing.T) interleavePair {
 	w := benchWorkload(distinctCatalog())
 	digest := interleaveDigest(t, w)
-	cs, monitor, closeSession, err := interleaveConnect(w.server, "", true)
+	cs, monitor, closeSession, err := connectInMemory(w.server, "", true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -523,3 +524,113 @@ func interleaveDigestPair(t *testing.T, value map[string]any) interleavePair {
 func interleaveFirstUniqueDiscoveryPair(t *testing.T) interleavePair {
 	return interleaveFirstDiscoveryOf(t, benchWorkload(uniqueLeavesCatalog()))
 }
+
+// Workloads of the interleaved harness beyond the fixture pairs, so that its
+// figures are not one catalog's and one result's: the tools of the captured
+// real-server catalogs (testdata/catalogs), a tool without an output schema
+// whose result is text only, and arguments near the input schema's bounds.
+
+// realCatalogWorkload serves the tools of the captured real-server catalogs
+// that InspectTool finds bindable under policy, in file order, at most
+// benchCatalogSize of them, benchPageSize per page, and binds them all.
+// go-sdk lists them by name. Each remote name is prefixed with its catalog's index (two servers may
+// name a tool alike); a name that is no valid remote name then is skipped.
+func realCatalogWorkload(t *testing.T, policy purramcp.SchemaPolicy) discoveryWorkload {
+	files, err := filepath.Glob("testdata/catalogs/*.json")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("testdata/catalogs: %d files, %v", len(files), err)
+	}
+	var tools []*mcp.Tool
+	bindings := make(map[string]purramcp.ToolBinding)
+	for i, f := range files {
+		raw, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var saved struct {
+			Tools []*mcp.Tool `json:"tools"` // decoded as a go-sdk client decodes tools/list
+		}
+		if err := json.Unmarshal(raw, &saved); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		for _, tool := range saved.Tools {
+			if len(tools) == benchCatalogSize {
+				break
+			}
+			tool.Name = fmt.Sprintf("s%02d.%s", i, tool.Name)
+			if !validRemoteName(tool.Name) {
+				continue
+			}
+			r, err := purramcp.InspectTool(tool, purramcp.Limits{}, policy)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !r.Bindable {
+				continue
+			}
+			local := fmt.Sprintf("tool_%03d", len(tools))
+			bindings[tool.Name] = purramcp.ToolBinding{LocalName: local,
+				Policy: purramcp.ToolPolicy{Mode: "read", Title: tool.Name}, Scope: purramcp.Unscoped}
+			tools = append(tools, tool)
+		}
+	}
+	if len(tools) < 100 {
+		t.Fatalf("only %d bindable real-server tools under %+v", len(tools), policy)
+	}
+	last := slices.MaxFunc(tools, func(a, b *mcp.Tool) int { return strings.Compare(a.Name, b.Name) }).Name
+	return discoveryWorkload{server: benchServe(benchPageSize, tools...), bindings: bindings, policy: policy,
+		tools: len(tools), pages: (len(tools) + benchPageSize - 1) / benchPageSize, last: last}
+}
+
+// validRemoteName reports whether name is a remote tool name a binding
+// accepts: 1–128 of A–Z, a–z, 0–9, '_', '.' and '-'.
+func validRemoteName(name string) bool {
+	if len(name) == 0 || len(name) > 128 {
+		return false
+	}
+	for _, c := range []byte(name) {
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '.' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// interleaveRealDiscoveryPair is the first discovery of the real-server
+// tools bindable under policy against their first raw listing, each on a
+// fresh session.
+func interleaveRealDiscoveryPair(t *testing.T, policy purramcp.SchemaPolicy) interleavePair {
+	return interleaveFirstDiscoveryOf(t, realCatalogWorkload(t, policy))
+}
+
+// widestPolicy is every opt-in schema policy at once: the most real-server
+// tools bind under it.
+var widestPolicy = purramcp.SchemaPolicy{DialectEquivalence: true, Annotations: true, ExtendedKeywords: true}
+
+// textServer serves docs.lines, a tool with the search tool's input schema
+// and no output schema, whose result is eight text blocks and no structured
+// content.
+func textServer() *mcp.Server {
+	server := mcp.NewServer(&mcp.Implementation{Name: "bench", Version: "1"}, nil)
+	server.AddTool(&mcp.Tool{Name: "docs.lines", Description: "Returns matching lines.",
+		InputSchema: json.RawMessage(benchInputSchema)},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			content := make([]mcp.Content, 8)
+			for i := range content {
+				content[i] = &mcp.TextContent{Text: fmt.Sprintf("line %d: the quarterly report is due on Friday", i)}
+			}
+			return &mcp.CallToolResult{Content: content}, nil
+		})
+	return server
+}
+
+// largeArguments are search arguments near benchInputSchema's bounds: a
+// query of 510 bytes and 16 distinct tags.
+var largeArguments = func() json.RawMessage {
+	tags := make([]string, 16)
+	for i := range tags {
+		tags[i] = fmt.Sprintf(`"finance-%02d"`, i)
+	}
+	query := strings.Repeat("quarterly report ", 30)
+	return json.RawMessage(fmt.Sprintf(`{"query":%q,"limit":100,"tags":[%s]}`, query, strings.Join(tags, ",")))
+}()

@@ -4,13 +4,19 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"runtime"
 	"sync"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
 
 	"purra.dev/purramcp"
 )
@@ -19,44 +25,82 @@ import (
 func TestBehaviorC1_UnsupportedVersion(t *testing.T) {
 	m := purramcp.NewCatalogMonitor()
 	err := m.AcceptProtocolVersion("2099-01-01")
-	assert.Equal(t, "mcp_protocol_unsupported", purramcp.CodeOf(err))
-	assert.Equal(t, "mcp_connection_closed", purramcp.CodeOf(m.Check(0)), "unsupported closes the monitor")
+	if got := purramcp.CodeOf(err); got != purramcp.CodeProtocolUnsupported {
+		t.Errorf("purramcp.CodeOf(err) = %q, want %q", got, purramcp.CodeProtocolUnsupported)
+	}
+	if got := purramcp.CodeOf(m.Check(0)); got != purramcp.CodeConnectionClosed {
+		t.Errorf("unsupported closes the monitor: got %q, want %q", got, purramcp.CodeConnectionClosed)
+	}
 	for _, v := range []string{"", "2025-03-26", "2024-11-05", "2025-11-25 "} {
-		assert.Equal(t, "mcp_protocol_unsupported", purramcp.CodeOf(purramcp.NewCatalogMonitor().AcceptProtocolVersion(v)), v)
+		if got := purramcp.CodeOf(purramcp.NewCatalogMonitor().AcceptProtocolVersion(v)); got != purramcp.CodeProtocolUnsupported {
+			t.Errorf("%v: got %q, want %q", v, got, purramcp.CodeProtocolUnsupported)
+		}
 	}
 }
 
 func TestMonitor_Versions(t *testing.T) {
 	for _, v := range []string{purramcp.ProtocolVersion20250618, purramcp.ProtocolVersion20251125, purramcp.ProtocolVersion20260728} {
 		m := purramcp.NewCatalogMonitor()
-		assert.Equal(t, "mcp_not_initialized", purramcp.CodeOf(m.Check(0)))
-		require.NoError(t, m.AcceptProtocolVersion(v))
-		require.NoError(t, m.AcceptProtocolVersion(v), "the same version again")
-		assert.Equal(t, v, m.ProtocolVersion())
-		assert.NoError(t, m.Check(0))
+		if got := purramcp.CodeOf(m.Check(0)); got != purramcp.CodeNotInitialized {
+			t.Errorf("purramcp.CodeOf(m.Check(0)) = %q, want %q", got, purramcp.CodeNotInitialized)
+		}
+		if err := m.AcceptProtocolVersion(v); err != nil {
+			t.Fatalf("m.AcceptProtocolVersion(v): %v", err)
+		}
+		if err := m.AcceptProtocolVersion(v); err != nil {
+			t.Fatalf("the same version again: %v", err)
+		}
+		if got := m.ProtocolVersion(); got != v {
+			t.Errorf("m.ProtocolVersion() = %q, want %q", got, v)
+		}
+		if err := m.Check(0); err != nil {
+			t.Errorf("m.Check(0): %v", err)
+		}
 	}
 	m := purramcp.NewCatalogMonitor()
-	require.NoError(t, m.AcceptProtocolVersion(purramcp.ProtocolVersion20251125))
+	if err := m.AcceptProtocolVersion(purramcp.ProtocolVersion20251125); err != nil {
+		t.Fatal(err)
+	}
 	err := m.AcceptProtocolVersion(purramcp.ProtocolVersion20250618)
-	assert.Equal(t, "mcp_protocol_conflict", purramcp.CodeOf(err))
-	assert.Equal(t, "mcp_connection_closed", purramcp.CodeOf(m.Check(0)), "a conflict closes the monitor")
-	assert.Equal(t, purramcp.ProtocolVersion20251125, m.ProtocolVersion())
+	if got := purramcp.CodeOf(err); got != purramcp.CodeProtocolConflict {
+		t.Errorf("purramcp.CodeOf(err) = %q, want %q", got, purramcp.CodeProtocolConflict)
+	}
+	if got := purramcp.CodeOf(m.Check(0)); got != purramcp.CodeConnectionClosed {
+		t.Errorf("a conflict closes the monitor: got %q, want %q", got, purramcp.CodeConnectionClosed)
+	}
+	if got := m.ProtocolVersion(); got != purramcp.ProtocolVersion20251125 {
+		t.Errorf("m.ProtocolVersion() = %q, want %q", got, purramcp.ProtocolVersion20251125)
+	}
 }
 
 func TestMonitor_CheckOrder(t *testing.T) {
 	m := purramcp.NewCatalogMonitor()
 	m.OnNotification("notifications/tools/list_changed")
-	assert.Equal(t, uint64(1), m.Revision())
-	assert.Equal(t, "mcp_not_initialized", purramcp.CodeOf(m.Check(0)), "no version before stale")
-	require.NoError(t, m.AcceptProtocolVersion(purramcp.ProtocolVersion20260728))
-	assert.Equal(t, "mcp_catalog_stale", purramcp.CodeOf(m.Check(0)))
-	assert.NoError(t, m.Check(1))
+	if got, want := m.Revision(), uint64(1); got != want {
+		t.Errorf("m.Revision() = %v, want %v", got, want)
+	}
+	if got := purramcp.CodeOf(m.Check(0)); got != purramcp.CodeNotInitialized {
+		t.Errorf("no version before stale: got %q, want %q", got, purramcp.CodeNotInitialized)
+	}
+	if err := m.AcceptProtocolVersion(purramcp.ProtocolVersion20260728); err != nil {
+		t.Fatal(err)
+	}
+	if got := purramcp.CodeOf(m.Check(0)); got != purramcp.CodeCatalogStale {
+		t.Errorf("purramcp.CodeOf(m.Check(0)) = %q, want %q", got, purramcp.CodeCatalogStale)
+	}
+	if err := m.Check(1); err != nil {
+		t.Errorf("m.Check(1): %v", err)
+	}
 	m.OnNotification("notifications/resources/list_changed")
 	m.OnNotification("notifications/message")
-	assert.Equal(t, uint64(1), m.Revision(), "other methods are ignored")
+	if got, want := m.Revision(), uint64(1); got != want {
+		t.Errorf("other methods are ignored: got %v, want %v", got, want)
+	}
 	m.Close()
 	m.Close()
-	assert.Equal(t, "mcp_connection_closed", purramcp.CodeOf(m.Check(1)), "closed wins")
+	if got := purramcp.CodeOf(m.Check(1)); got != purramcp.CodeConnectionClosed {
+		t.Errorf("closed wins: got %q, want %q", got, purramcp.CodeConnectionClosed)
+	}
 }
 
 func TestMonitor_ClientOptions(t *testing.T) {
@@ -69,20 +113,42 @@ func TestMonitor_ClientOptions(t *testing.T) {
 	}}
 	m := purramcp.NewCatalogMonitor()
 	opts := m.ClientOptions(base)
-	require.NotSame(t, base, opts)
-	assert.Equal(t, base.KeepAlive, opts.KeepAlive)
-	assert.Nil(t, base.MultiRoundTrip, "base unchanged")
-	require.NotNil(t, opts.MultiRoundTrip)
-	assert.True(t, opts.MultiRoundTrip.Disabled)
+	if opts == base {
+		t.Fatalf("opts = %v, want anything else", opts)
+	}
+	if opts.KeepAlive != base.KeepAlive {
+		t.Errorf("opts.KeepAlive = %v, want %v", opts.KeepAlive, base.KeepAlive)
+	}
+	if base.MultiRoundTrip != nil {
+		t.Errorf("base unchanged: got %v, want nil", base.MultiRoundTrip)
+	}
+	if opts.MultiRoundTrip == nil {
+		t.Fatalf("opts.MultiRoundTrip = nil, want non-nil")
+	}
+	if !opts.MultiRoundTrip.Disabled {
+		t.Errorf("opts.MultiRoundTrip.Disabled is false")
+	}
 	opts.ToolListChangedHandler(t.Context(), nil)
-	assert.Equal(t, uint64(1), m.Revision())
-	assert.Equal(t, 1, hostCalls, "the host's handler runs too")
+	if got, want := m.Revision(), uint64(1); got != want {
+		t.Errorf("m.Revision() = %v, want %v", got, want)
+	}
+	if hostCalls != 1 {
+		t.Errorf("the host's handler runs too: got %v, want %v", hostCalls, 1)
+	}
 
 	bare := purramcp.NewCatalogMonitor().ClientOptions(nil)
-	require.NotNil(t, bare.ToolListChangedHandler)
-	assert.True(t, bare.MultiRoundTrip.Disabled)
-	assert.Equal(t, &mcp.ClientCapabilities{}, bare.Capabilities, "no roots capability (go-sdk's nil default)")
-	assert.Nil(t, base.Capabilities, "base unchanged")
+	if bare.ToolListChangedHandler == nil {
+		t.Fatalf("bare.ToolListChangedHandler = nil, want non-nil")
+	}
+	if !bare.MultiRoundTrip.Disabled {
+		t.Errorf("bare.MultiRoundTrip.Disabled is false")
+	}
+	if want := (&mcp.ClientCapabilities{}); !reflect.DeepEqual(bare.Capabilities, want) {
+		t.Errorf("no roots capability (go-sdk's nil default): got %v, want %v", bare.Capabilities, want)
+	}
+	if base.Capabilities != nil {
+		t.Errorf("base unchanged: got %v, want nil", base.Capabilities)
+	}
 	bare.ToolListChangedHandler(t.Context(), nil)
 }
 
@@ -95,17 +161,31 @@ func TestMonitor_Attach(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				srv := newSDKServer(t, nil, f.Tool)
 				h := sdkHarness(t, srv, version)
-				assert.Equal(t, version, h.monitor.ProtocolVersion())
-				require.NoError(t, h.monitor.Attach(h.session), "the same session again")
+				if got := h.monitor.ProtocolVersion(); got != version {
+					t.Errorf("h.monitor.ProtocolVersion() = %q, want %q", got, version)
+				}
+				if err := h.monitor.Attach(h.session); err != nil {
+					t.Fatalf("the same session again: %v", err)
+				}
 				other := sdkHarness(t, newSDKServer(t, nil, f.Tool), version)
 				err := h.monitor.Attach(other.session)
-				assert.Equal(t, "mcp_protocol_conflict", purramcp.CodeOf(err))
-				assert.NoError(t, h.monitor.Check(0), "a refused second session leaves the monitor open")
-				assert.Equal(t, "mcp_binding_invalid", purramcp.CodeOf(purramcp.NewCatalogMonitor().Attach(nil)))
+				if got := purramcp.CodeOf(err); got != purramcp.CodeProtocolConflict {
+					t.Errorf("purramcp.CodeOf(err) = %q, want %q", got, purramcp.CodeProtocolConflict)
+				}
+				if err := h.monitor.Check(0); err != nil {
+					t.Errorf("a refused second session leaves the monitor open: %v", err)
+				}
+				if got := purramcp.CodeOf(purramcp.NewCatalogMonitor().Attach(nil)); got != purramcp.CodeBindingInvalid {
+					t.Errorf("got %q, want %q", got, purramcp.CodeBindingInvalid)
+				}
 
-				require.NoError(t, h.session.Close())
+				if err := h.session.Close(); err != nil {
+					t.Fatalf("h.session.Close(): %v", err)
+				}
 				synctest.Wait()
-				assert.Equal(t, "mcp_connection_closed", purramcp.CodeOf(h.monitor.Check(0)))
+				if got := purramcp.CodeOf(h.monitor.Check(0)); got != purramcp.CodeConnectionClosed {
+					t.Errorf("purramcp.CodeOf(h.monitor.Check(0)) = %q, want %q", got, purramcp.CodeConnectionClosed)
+				}
 			})
 		})
 	}
@@ -113,7 +193,9 @@ func TestMonitor_Attach(t *testing.T) {
 
 func TestMonitor_Concurrent(t *testing.T) {
 	m := purramcp.NewCatalogMonitor()
-	require.NoError(t, m.AcceptProtocolVersion(purramcp.ProtocolVersion20251125))
+	if err := m.AcceptProtocolVersion(purramcp.ProtocolVersion20251125); err != nil {
+		t.Fatal(err)
+	}
 	var wg sync.WaitGroup
 	for range 50 {
 		wg.Go(func() {
@@ -124,8 +206,12 @@ func TestMonitor_Concurrent(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	assert.Equal(t, uint64(50), m.Revision())
-	assert.NoError(t, m.Check(50))
+	if got, want := m.Revision(), uint64(50); got != want {
+		t.Errorf("m.Revision() = %v, want %v", got, want)
+	}
+	if err := m.Check(50); err != nil {
+		t.Errorf("m.Check(50): %v", err)
+	}
 }
 
 // TestBehaviorC2_NegotiatedVersionInDigest: the snapshot's protocolVersion
@@ -139,18 +225,30 @@ func TestBehaviorC2_NegotiatedVersionInDigest(t *testing.T) {
 	digests := map[string]bool{}
 	for _, version := range append([]string{purramcp.ProtocolVersion20250618}, testVersions...) {
 		h := sdkHarness(t, newSDKServer(t, nil, f.Tool), version)
-		assert.Equal(t, version, h.session.InitializeResult().ProtocolVersion, "C2: negotiated")
-		assert.Equal(t, version, h.monitor.ProtocolVersion(), "C2 at %s", version)
+		if got := h.session.InitializeResult().ProtocolVersion; got != version {
+			t.Errorf("C2: negotiated: got %q, want %q", got, version)
+		}
+		if got := h.monitor.ProtocolVersion(); got != version {
+			t.Errorf("C2 at %s: got %q, want %q", version, got, version)
+		}
 		catalog, err := discoverDefault(t, h, purramcp.Limits{})
-		require.NoError(t, err, "C2 at %s", version)
+		if err != nil {
+			t.Fatalf("C2 at %s: %v", version, err)
+		}
 		snap := catalog.Snapshot()
-		assert.Equal(t, version, snap.ProtocolVersion, "C2 at %s", version)
+		if snap.ProtocolVersion != version {
+			t.Errorf("C2 at %s: got %q, want %q", version, snap.ProtocolVersion, version)
+		}
 		if d, ok := want[version]; ok {
-			assert.Equal(t, d, snap.RevisionDigest, "C2 at %s", version)
+			if snap.RevisionDigest != d {
+				t.Errorf("C2 at %s: got %q, want %q", version, snap.RevisionDigest, d)
+			}
 		}
 		digests[snap.RevisionDigest] = true
 	}
-	assert.Len(t, digests, 3, "C2: one digest per version")
+	if got := len(digests); got != 3 {
+		t.Errorf("C2: one digest per version: len = %d, want %d", got, 3)
+	}
 }
 
 // TestBehaviorC3_ClosedMonitorDiscovery: discovery on a closed monitor fails
@@ -160,13 +258,21 @@ func TestBehaviorC3_ClosedMonitorDiscovery(t *testing.T) {
 	forEachVersion(t, func(t *testing.T, version string) {
 		h := sdkHarness(t, newSDKServer(t, nil, f.Tool), version)
 		_, err := discoverDefault(t, h, purramcp.Limits{})
-		require.NoError(t, err)
+		if err != nil {
+			t.Fatal(err)
+		}
 		h.monitor.Close()
 		catalog, err := discoverDefault(t, h, purramcp.Limits{})
-		assert.Nil(t, catalog)
-		assert.Equal(t, "mcp_connection_closed", purramcp.CodeOf(err), "C3 at %s", version)
+		if catalog != nil {
+			t.Errorf("catalog = %v, want nil", catalog)
+		}
+		if got := purramcp.CodeOf(err); got != purramcp.CodeConnectionClosed {
+			t.Errorf("C3 at %s: got %q, want %q", version, got, purramcp.CodeConnectionClosed)
+		}
 		lists, _ := h.counts()
-		assert.Equal(t, 1, lists, "C3 at %s: lists unchanged", version)
+		if lists != 1 {
+			t.Errorf("C3 at %s: lists unchanged: got %v, want %v", version, lists, 1)
+		}
 	})
 }
 
@@ -177,15 +283,27 @@ func TestBehaviorC4_CloseMakesStale(t *testing.T) {
 	forEachVersion(t, func(t *testing.T, version string) {
 		h := sdkHarness(t, newSDKServer(t, nil, f.Tool), version)
 		catalog, err := discoverDefault(t, h, purramcp.Limits{})
-		require.NoError(t, err)
-		assert.False(t, catalog.Stale(), "C4 at %s", version)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if catalog.Stale() {
+			t.Errorf("C4 at %s", version)
+		}
 		h.monitor.Close()
-		assert.True(t, catalog.Stale(), "C4 at %s", version)
+		if !catalog.Stale() {
+			t.Errorf("C4 at %s", version)
+		}
 		res, err := catalog.Registrations()[0].Run(t.Context(), argsA, purramcp.ToolContext{})
-		require.NoError(t, err)
-		assert.Equal(t, purramcp.ToolResult{Content: emptyEnvelope, EffectState: "not_started", ErrorCode: "mcp_connection_closed"}, res, "C4 at %s", version)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := (purramcp.ToolResult{Content: emptyEnvelope, EffectState: "not_started", ErrorCode: purramcp.CodeConnectionClosed}); !reflect.DeepEqual(res, want) {
+			t.Errorf("C4 at %s: got %v, want %v", version, res, want)
+		}
 		_, calls := h.counts()
-		assert.Zero(t, calls, "C4 at %s", version)
+		if calls != 0 {
+			t.Errorf("C4 at %s: got %v, want 0", version, calls)
+		}
 	})
 }
 
@@ -199,24 +317,48 @@ func TestBehaviorK1_ListChangedMakesStale(t *testing.T) {
 				srv := newSDKServer(t, nil, f.Tool)
 				h := sdkHarness(t, srv, version)
 				catalog, err := discoverDefault(t, h, purramcp.Limits{})
-				require.NoError(t, err)
+				if err != nil {
+					t.Fatal(err)
+				}
 				srv.server.AddTool(sdkTool(t, f.Tool), srv.call) // re-adding counts as a change
 				awaitServerNotify()
-				require.True(t, catalog.Stale())
+				if !catalog.Stale() {
+					t.Fatalf("catalog.Stale() is false")
+				}
 				res, err := catalog.Registrations()[0].Run(t.Context(), json.RawMessage(`{"q":"a"}`), purramcp.ToolContext{})
-				require.NoError(t, err)
-				assert.Equal(t, "mcp_catalog_stale", res.ErrorCode)
-				assert.Equal(t, emptyEnvelope, res.Content)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if res.ErrorCode != purramcp.CodeCatalogStale {
+					t.Errorf("res.ErrorCode = %q, want %q", res.ErrorCode, purramcp.CodeCatalogStale)
+				}
+				if !reflect.DeepEqual(res.Content, emptyEnvelope) {
+					t.Errorf("res.Content = %v, want %v", res.Content, emptyEnvelope)
+				}
 				_, calls := h.counts()
-				assert.Zero(t, calls)
+				if calls != 0 {
+					t.Errorf("calls = %v, want 0", calls)
+				}
 				again, err := discoverDefault(t, h, purramcp.Limits{})
-				require.NoError(t, err)
-				assert.False(t, again.Stale())
-				assert.True(t, catalog.Stale(), "stale for good")
-				assert.Equal(t, catalog.Snapshot().RevisionDigest, again.Snapshot().RevisionDigest)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if again.Stale() {
+					t.Errorf("again.Stale() is true")
+				}
+				if !catalog.Stale() {
+					t.Errorf("stale for good")
+				}
+				if got, want := again.Snapshot().RevisionDigest, catalog.Snapshot().RevisionDigest; got != want {
+					t.Errorf("again.Snapshot().RevisionDigest = %q, want %q", got, want)
+				}
 				res, err = again.Registrations()[0].Run(t.Context(), argsA, purramcp.ToolContext{})
-				require.NoError(t, err)
-				assert.Empty(t, res.ErrorCode, "the new catalog runs")
+				if err != nil {
+					t.Fatal(err)
+				}
+				if res.ErrorCode != "" {
+					t.Errorf("the new catalog runs: got %q, want empty", res.ErrorCode)
+				}
 			})
 		})
 	}
@@ -224,7 +366,7 @@ func TestBehaviorK1_ListChangedMakesStale(t *testing.T) {
 
 // TestBehaviorK2_ListChangedDuringList: the server sends list_changed before
 // its tools/list reply. go-sdk does not order the notification against the
-// reply (adapter.md §9), so each discovery either fails mcp_catalog_stale or
+// reply, so each discovery either fails mcp_catalog_stale or
 // returns a catalog that is stale once the bubble settles; the test accepts
 // both and requires that the catalog ends up stale.
 func TestBehaviorK2_ListChangedDuringList(t *testing.T) {
@@ -237,17 +379,29 @@ func TestBehaviorK2_ListChangedDuringList(t *testing.T) {
 					h := rawHarness(t, raw)
 					catalog, err := discoverDefault(t, h, purramcp.Limits{})
 					if err != nil {
-						assert.Nil(t, catalog)
-						assert.Equal(t, "mcp_catalog_stale", purramcp.CodeOf(err), "K2 round %d", i)
+						if catalog != nil {
+							t.Errorf("catalog = %v, want nil", catalog)
+						}
+						if got := purramcp.CodeOf(err); got != purramcp.CodeCatalogStale {
+							t.Errorf("K2 round %d: got %q, want %q", i, got, purramcp.CodeCatalogStale)
+						}
 					} else {
 						synctest.Wait()
-						require.True(t, catalog.Stale(), "K2 round %d: ends up stale", i)
+						if !catalog.Stale() {
+							t.Fatalf("K2 round %d: ends up stale", i)
+						}
 						res, err := catalog.Registrations()[0].Run(t.Context(), argsA, purramcp.ToolContext{})
-						require.NoError(t, err)
-						assert.Equal(t, "mcp_catalog_stale", res.ErrorCode, "K2 round %d", i)
+						if err != nil {
+							t.Fatal(err)
+						}
+						if res.ErrorCode != purramcp.CodeCatalogStale {
+							t.Errorf("K2 round %d: got %q, want %q", i, res.ErrorCode, purramcp.CodeCatalogStale)
+						}
 					}
 					_, calls := h.counts()
-					assert.Zero(t, calls, "K2 round %d", i)
+					if calls != 0 {
+						t.Errorf("K2 round %d: got %v, want 0", i, calls)
+					}
 				})
 			}
 		})
@@ -272,23 +426,34 @@ func TestBehaviorK3_StaleWhileCallInFlight(t *testing.T) {
 			}
 			h := rawHarness(t, raw)
 			catalog, err := discoverDefault(t, h, purramcp.Limits{})
-			require.NoError(t, err)
+			if err != nil {
+				t.Fatal(err)
+			}
 			done := runAsync(t.Context(), catalog.Registrations()[0])
 			synctest.Wait()
-			require.True(t, catalog.Stale(), "K3 modern=%v", modern)
+			if !catalog.Stale() {
+				t.Fatalf("K3 modern=%v", modern)
+			}
 			close(gate)
 			r := <-done
-			require.NoError(t, r.err)
-			assert.Equal(t, purramcp.ToolResult{Content: emptyEnvelope, EffectState: "not_started", ErrorCode: "mcp_catalog_stale"},
-				r.res, "K3 modern=%v: late result discarded", modern)
+			if r.err != nil {
+				t.Fatal(r.err)
+			}
+			if want := (purramcp.ToolResult{Content: emptyEnvelope, EffectState: "not_started", ErrorCode: purramcp.CodeCatalogStale}); !reflect.DeepEqual(r.res, want) {
+				t.Errorf("K3 modern=%v: late result discarded: got %v, want %v", modern, r.res, want)
+			}
 			_, calls := h.counts()
-			assert.Equal(t, 1, calls, "K3 modern=%v", modern)
-			assert.NoError(t, h.session.Ping(t.Context(), nil))
+			if calls != 1 {
+				t.Errorf("K3 modern=%v: got %v, want %v", modern, calls, 1)
+			}
+			if err := h.session.Ping(t.Context(), nil); err != nil {
+				t.Errorf("h.session.Ping(t.Context(), nil): %v", err)
+			}
 		})
 	}
 }
 
-// TestGap17_ProtocolConflict (reference-behaviors.md §5.17): a second,
+// TestGap17_ProtocolConflict: a second,
 // different version fails mcp_protocol_conflict and closes the monitor; a
 // monitor whose version differs from the session's fails discovery with
 // mcp_protocol_conflict; a monitor attached to another session is refused.
@@ -298,26 +463,654 @@ func TestGap17_ProtocolConflict(t *testing.T) {
 	h := sdkHarness(t, newSDKServer(t, nil, f.Tool), purramcp.ProtocolVersion20251125)
 
 	m := purramcp.NewCatalogMonitor()
-	require.NoError(t, m.AcceptProtocolVersion(purramcp.ProtocolVersion20251125))
+	if err := m.AcceptProtocolVersion(purramcp.ProtocolVersion20251125); err != nil {
+		t.Fatal(err)
+	}
 	err := m.AcceptProtocolVersion(purramcp.ProtocolVersion20260728)
-	assert.Equal(t, "mcp_protocol_conflict", purramcp.CodeOf(err))
-	assert.Equal(t, "mcp_connection_closed", purramcp.CodeOf(m.Check(0)), "a conflict closes the monitor")
+	if got := purramcp.CodeOf(err); got != purramcp.CodeProtocolConflict {
+		t.Errorf("purramcp.CodeOf(err) = %q, want %q", got, purramcp.CodeProtocolConflict)
+	}
+	if got := purramcp.CodeOf(m.Check(0)); got != purramcp.CodeConnectionClosed {
+		t.Errorf("a conflict closes the monitor: got %q, want %q", got, purramcp.CodeConnectionClosed)
+	}
 	_, err = purramcp.DiscoverTools(t.Context(), h.session, "fixture", searchBinding(), purramcp.DiscoveryOptions{Monitor: m})
-	assert.Equal(t, "mcp_connection_closed", purramcp.CodeOf(err), "discovery on the closed monitor")
+	if got := purramcp.CodeOf(err); got != purramcp.CodeConnectionClosed {
+		t.Errorf("discovery on the closed monitor: got %q, want %q", got, purramcp.CodeConnectionClosed)
+	}
 
 	other := purramcp.NewCatalogMonitor()
-	require.NoError(t, other.AcceptProtocolVersion(purramcp.ProtocolVersion20250618))
+	if err := other.AcceptProtocolVersion(purramcp.ProtocolVersion20250618); err != nil {
+		t.Fatal(err)
+	}
 	_, err = purramcp.DiscoverTools(t.Context(), h.session, "fixture", searchBinding(), purramcp.DiscoveryOptions{Monitor: other})
-	assert.Equal(t, "mcp_protocol_conflict", purramcp.CodeOf(err), "monitor version differs from the session's")
+	if got := purramcp.CodeOf(err); got != purramcp.CodeProtocolConflict {
+		t.Errorf("monitor version differs from the session's: got %q, want %q", got, purramcp.CodeProtocolConflict)
+	}
 
 	h2 := sdkHarness(t, newSDKServer(t, nil, f.Tool), purramcp.ProtocolVersion20251125)
 	_, err = purramcp.DiscoverTools(t.Context(), h.session, "fixture", searchBinding(), purramcp.DiscoveryOptions{Monitor: h2.monitor})
-	assert.Equal(t, "mcp_binding_invalid", purramcp.CodeOf(err), "monitor attached to another session")
-	assert.Equal(t, "mcp_protocol_conflict", purramcp.CodeOf(h.monitor.Attach(h2.session)), "a second session")
-	assert.NoError(t, h.monitor.Check(0), "a refused second session leaves the monitor open")
+	if got := purramcp.CodeOf(err); got != purramcp.CodeBindingInvalid {
+		t.Errorf("monitor attached to another session: got %q, want %q", got, purramcp.CodeBindingInvalid)
+	}
+	if got := purramcp.CodeOf(h.monitor.Attach(h2.session)); got != purramcp.CodeProtocolConflict {
+		t.Errorf("a second session: got %q, want %q", got, purramcp.CodeProtocolConflict)
+	}
+	if err := h.monitor.Check(0); err != nil {
+		t.Errorf("a refused second session leaves the monitor open: %v", err)
+	}
 
 	lists, _ := h.counts()
-	assert.Zero(t, lists)
+	if lists != 0 {
+		t.Errorf("lists = %v, want 0", lists)
+	}
 	lists, _ = h2.counts()
-	assert.Zero(t, lists)
+	if lists != 0 {
+		t.Errorf("lists = %v, want 0", lists)
+	}
+}
+
+// legacyVersions are the versions AcceptLegacyProtocols adds.
+var legacyVersions = []string{purramcp.ProtocolVersion20241105, purramcp.ProtocolVersion20250326}
+
+// TestMonitor_LegacyVersions: the legacy versions fail
+// mcp_protocol_unsupported by default and are accepted after
+// AcceptLegacyProtocols; OfferedVersion reports every version given,
+// accepted or not.
+func TestMonitor_LegacyVersions(t *testing.T) {
+	if purramcp.ProtocolVersion20241105 != "2024-11-05" {
+		t.Errorf("purramcp.ProtocolVersion20241105 = %q, want %q", purramcp.ProtocolVersion20241105, "2024-11-05")
+	}
+	if purramcp.ProtocolVersion20250326 != "2025-03-26" {
+		t.Errorf("purramcp.ProtocolVersion20250326 = %q, want %q", purramcp.ProtocolVersion20250326, "2025-03-26")
+	}
+	for _, v := range legacyVersions {
+		m := purramcp.NewCatalogMonitor()
+		if got := m.OfferedVersion(); got != "" {
+			t.Errorf("nothing offered yet: got %q, want empty", got)
+		}
+		if got := purramcp.CodeOf(m.AcceptProtocolVersion(v)); got != purramcp.CodeProtocolUnsupported {
+			t.Errorf("%v: got %q, want %q", v, got, purramcp.CodeProtocolUnsupported)
+		}
+		if got := m.OfferedVersion(); got != v {
+			t.Errorf("m.OfferedVersion() = %q, want %q", got, v)
+		}
+		if got := m.ProtocolVersion(); got != "" {
+			t.Errorf("m.ProtocolVersion() = %q, want empty", got)
+		}
+		if got := purramcp.CodeOf(m.Check(0)); got != purramcp.CodeConnectionClosed {
+			t.Errorf("purramcp.CodeOf(m.Check(0)) = %q, want %q", got, purramcp.CodeConnectionClosed)
+		}
+
+		m = purramcp.NewCatalogMonitor()
+		m.AcceptLegacyProtocols()
+		if err := m.AcceptProtocolVersion(v); err != nil {
+			t.Fatalf("m.AcceptProtocolVersion(v): %v", err)
+		}
+		if got := m.ProtocolVersion(); got != v {
+			t.Errorf("m.ProtocolVersion() = %q, want %q", got, v)
+		}
+		if got := m.OfferedVersion(); got != v {
+			t.Errorf("also after success: got %q, want %q", got, v)
+		}
+		if err := m.Check(0); err != nil {
+			t.Errorf("m.Check(0): %v", err)
+		}
+		if got := purramcp.CodeOf(m.AcceptProtocolVersion(purramcp.ProtocolVersion20251125)); got != purramcp.CodeProtocolConflict {
+			t.Errorf("got %q, want %q", got, purramcp.CodeProtocolConflict)
+		}
+		if got := m.OfferedVersion(); got != purramcp.ProtocolVersion20251125 {
+			t.Errorf("m.OfferedVersion() = %q, want %q", got, purramcp.ProtocolVersion20251125)
+		}
+	}
+	m := purramcp.NewCatalogMonitor()
+	m.AcceptLegacyProtocols()
+	if got := purramcp.CodeOf(m.AcceptProtocolVersion("2024-10-07")); got != purramcp.CodeProtocolUnsupported {
+		t.Errorf("only the two legacy versions are added: got %q, want %q", got, purramcp.CodeProtocolUnsupported)
+	}
+	if got := m.OfferedVersion(); got != "2024-10-07" {
+		t.Errorf("m.OfferedVersion() = %q, want %q", got, "2024-10-07")
+	}
+	m = purramcp.NewCatalogMonitor()
+	m.AcceptLegacyProtocols()
+	if err := m.AcceptProtocolVersion(purramcp.ProtocolVersion20260728); err != nil {
+		t.Fatalf("current versions stay accepted: %v", err)
+	}
+}
+
+// legacyServer is the fixture server speaking only version.
+func legacyServer(t *testing.T, version string) *sdkServer {
+	t.Helper()
+	return newSDKServerVersions(t, []string{version}, nil, loadMCPFixture(t).Tool)
+}
+
+// connectLegacy connects go-sdk's client with its default version to a
+// server that only speaks version, through the monitor's Connect.
+func connectLegacy(t *testing.T, s *sdkServer, legacy bool) (*mcp.ClientSession, *purramcp.CatalogMonitor, error) {
+	t.Helper()
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := s.server.Connect(t.Context(), st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = ss.Close(); _ = ss.Wait() })
+	m := purramcp.NewCatalogMonitor()
+	if legacy {
+		m.AcceptLegacyProtocols()
+	}
+	client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, m.ClientOptions(nil))
+	cs, err := m.Connect(t.Context(), client, ct, nil)
+	if cs != nil {
+		t.Cleanup(func() { _ = cs.Close() })
+	}
+	return cs, m, err
+}
+
+// TestMonitor_LegacyEndToEnd: a go-sdk server that only speaks a legacy
+// version negotiates it with go-sdk's default client. Without
+// AcceptLegacyProtocols Connect fails mcp_protocol_unsupported and
+// OfferedVersion names the version; with it, discovery and Run work as
+// under the current versions, with the legacy version in the snapshot and
+// its digest.
+func TestMonitor_LegacyEndToEnd(t *testing.T) {
+	wantDigest := map[string]string{
+		purramcp.ProtocolVersion20241105: "cc8ecb951084511a06880e0eadc535f22090e7a44a134c5db9016eb5bba81be8",
+		purramcp.ProtocolVersion20250326: "0172490e9ed0932be06b38e4d7006a17764f018358ba0609a4a6378853ac6d22",
+	}
+	for _, version := range legacyVersions {
+		t.Run(version, func(t *testing.T) {
+			s := legacyServer(t, version)
+			cs, m, err := connectLegacy(t, s, false)
+			if cs != nil {
+				t.Errorf("cs = %v, want nil", cs)
+			}
+			if got := purramcp.CodeOf(err); got != purramcp.CodeProtocolUnsupported {
+				t.Errorf("purramcp.CodeOf(err) = %q, want %q", got, purramcp.CodeProtocolUnsupported)
+			}
+			if got := m.OfferedVersion(); got != version {
+				t.Errorf("m.OfferedVersion() = %q, want %q", got, version)
+			}
+			if got := purramcp.CodeOf(m.Check(0)); got != purramcp.CodeConnectionClosed {
+				t.Errorf("purramcp.CodeOf(m.Check(0)) = %q, want %q", got, purramcp.CodeConnectionClosed)
+			}
+
+			cs, m, err = connectLegacy(t, s, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := cs.InitializeResult().ProtocolVersion; got != version {
+				t.Errorf("cs.InitializeResult().ProtocolVersion = %q, want %q", got, version)
+			}
+			if got := m.ProtocolVersion(); got != version {
+				t.Errorf("m.ProtocolVersion() = %q, want %q", got, version)
+			}
+			if got := m.OfferedVersion(); got != version {
+				t.Errorf("m.OfferedVersion() = %q, want %q", got, version)
+			}
+			h := sessionHarness{session: cs, monitor: m, counts: s.counts, lastArguments: s.lastArguments}
+			catalog, err := discoverDefault(t, h, purramcp.Limits{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			snap := catalog.Snapshot()
+			if snap.ProtocolVersion != version {
+				t.Errorf("snap.ProtocolVersion = %q, want %q", snap.ProtocolVersion, version)
+			}
+			if snap.RevisionDigest != wantDigest[version] {
+				t.Errorf("snap.RevisionDigest = %q, want %q", snap.RevisionDigest, wantDigest[version])
+			}
+			if want := loadMCPFixture(t).RevisionDigest; snap.RevisionDigest == want {
+				t.Errorf("the version is in the digest: got %q, want anything else", snap.RevisionDigest)
+			}
+			res, err := catalog.Registrations()[0].Run(context.Background(), argsA, purramcp.ToolContext{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.ErrorCode != "" {
+				t.Errorf("res.ErrorCode = %q, want empty", res.ErrorCode)
+			}
+			if res.EffectState != "not_started" {
+				t.Errorf("a read tool: got %q, want %q", res.EffectState, "not_started")
+			}
+			if want := map[string]any{"count": float64(1)}; !reflect.DeepEqual(res.Content.Structured, want) {
+				t.Errorf("res.Content.Structured = %v, want %v", res.Content.Structured, want)
+			}
+			if got, want := s.lastArguments(), json.RawMessage(`{"q":"a"}`); !reflect.DeepEqual(got, want) {
+				t.Errorf("s.lastArguments() = %v, want %v", got, want)
+			}
+			lists, calls := s.counts()
+			if got, want := [2]int{lists, calls}, [2]int{1, 1}; !reflect.DeepEqual(got, want) {
+				t.Errorf("[lists calls] = %v, want %v", got, want)
+			}
+		})
+	}
+}
+
+// Streamable HTTP: a go-sdk server behind
+// mcp.NewStreamableHTTPHandler on httptest, a client on
+// mcp.StreamableClientTransport. Stateful sessions negotiate 2025-11-25 and
+// get list changes on the standalone SSE stream; stateless ones negotiate
+// 2026-07-28 and get them on a subscriptions/listen stream.
+
+// httpRoundTrip discovers, calls, sees a list change (the server adds a
+// tool) make the catalog stale, rediscovers and closes, then checks that no
+// goroutine is left.
+func httpRoundTrip(t *testing.T, stateless bool, wantVersion string) {
+	f := loadMCPFixture(t)
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+
+	srv := newSDKServer(t, nil, f.Tool)
+	hs := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv.server },
+		&mcp.StreamableHTTPOptions{Stateless: stateless}))
+	transport := &http.Transport{}
+	defer func() {
+		hs.Close() // after the session: it blocks on an open SSE GET
+		transport.CloseIdleConnections()
+	}()
+
+	monitor := purramcp.NewCatalogMonitor()
+	// changed receives each list change once the monitor has counted it (its
+	// handler counts before it calls the host's).
+	changed := make(chan struct{}, 1)
+	hostOptions := &mcp.ClientOptions{ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
+		select {
+		case changed <- struct{}{}:
+		default:
+		}
+	}}
+	client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, monitor.ClientOptions(hostOptions))
+	cs, err := client.Connect(t.Context(), monitor.Transport(&mcp.StreamableClientTransport{Endpoint: hs.URL,
+		HTTPClient: &http.Client{Transport: transport}}), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sessionOpen := true
+	defer func() {
+		if sessionOpen {
+			_ = cs.Close()
+		}
+	}()
+	if err := monitor.Attach(cs); err != nil {
+		t.Fatalf("monitor.Attach(cs): %v", err)
+	}
+	if got := monitor.ProtocolVersion(); got != wantVersion {
+		t.Errorf("negotiated over HTTP: got %q, want %q", got, wantVersion)
+	}
+	h := sessionHarness{session: cs, monitor: monitor, counts: srv.counts, lastArguments: srv.lastArguments}
+
+	catalog, err := discoverDefault(t, h, purramcp.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if wantVersion == purramcp.ProtocolVersion20251125 {
+		if got := catalog.Snapshot().RevisionDigest; got != f.RevisionDigest {
+			t.Errorf("fixture digest over HTTP: got %q, want %q", got, f.RevisionDigest)
+		}
+	}
+	reg := catalog.Registrations()[0]
+	res, err := reg.Run(t.Context(), argsA, purramcp.ToolContext{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (purramcp.ToolResult{Content: purramcp.Envelope{Text: []string{}, Structured: map[string]any{"count": 1.0}},
+		EffectState: "not_started"}); !reflect.DeepEqual(res, want) {
+		t.Errorf("res = %v, want %v", res, want)
+	}
+	if got, want := string(srv.lastArguments()), `{"q":"a"}`; !jsonEqual(t, got, want) {
+		t.Errorf("got %s, want JSON equal to %s", got, want)
+	}
+
+	srv.server.AddTool(sdkTool(t, json.RawMessage(`{"name":"remote.added","inputSchema":{"type":"object"}}`)), srv.call)
+	select { // real sockets, so no synctest bubble; the wait is on the monitor's count
+	case <-changed:
+	case <-time.After(waitFor):
+		t.Fatalf("the list change did not reach the client over HTTP")
+	}
+	if !catalog.Stale() {
+		t.Fatalf("the list change reaches the client over HTTP")
+	}
+	res, err = reg.Run(t.Context(), argsA, purramcp.ToolContext{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.ErrorCode != purramcp.CodeCatalogStale {
+		t.Errorf("res.ErrorCode = %q, want %q", res.ErrorCode, purramcp.CodeCatalogStale)
+	}
+	_, calls := srv.counts()
+	if calls != 1 {
+		t.Errorf("no request for a stale catalog: got %v, want %v", calls, 1)
+	}
+
+	again, err := discoverDefault(t, h, purramcp.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Stale() {
+		t.Errorf("again.Stale() is true")
+	}
+	if got, want := again.Snapshot().RevisionDigest, catalog.Snapshot().RevisionDigest; got != want {
+		t.Errorf("the bound tool did not change: got %q, want %q", got, want)
+	}
+	res, err = again.Registrations()[0].Run(t.Context(), argsA, purramcp.ToolContext{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.ErrorCode != "" {
+		t.Errorf("res.ErrorCode = %q, want empty", res.ErrorCode)
+	}
+	lists, calls := srv.counts()
+	if lists != 2 {
+		t.Errorf("lists = %v, want %v", lists, 2)
+	}
+	if calls != 2 {
+		t.Errorf("calls = %v, want %v", calls, 2)
+	}
+
+	sessionOpen = false
+	if err := cs.Close(); err != nil {
+		t.Fatalf("cs.Close(): %v", err)
+	}
+	// Polls: the monitor closes on its own goroutine once go-sdk's session
+	// over real HTTP sockets has ended; no bubble holds them, nothing signals it.
+	if !eventually(func() bool { return monitor.Check(monitor.Revision()) != nil }, waitFor, tick) {
+		t.Fatalf("the monitor closes with the session: not met in time")
+	}
+	res, err = again.Registrations()[0].Run(t.Context(), argsA, purramcp.ToolContext{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.ErrorCode != purramcp.CodeConnectionClosed {
+		t.Errorf("res.ErrorCode = %q, want %q", res.ErrorCode, purramcp.CodeConnectionClosed)
+	}
+}
+
+// TestHTTP_Stateful: the default handler, 2025-11-25.
+func TestHTTP_Stateful(t *testing.T) {
+	httpRoundTrip(t, false, purramcp.ProtocolVersion20251125)
+}
+
+// TestHTTP_Stateless: Stateless: true, 2026-07-28.
+func TestHTTP_Stateless(t *testing.T) {
+	httpRoundTrip(t, true, purramcp.ProtocolVersion20260728)
+}
+
+// TestHTTP_ServerGone: over stateless HTTP a dead server surfaces as go-sdk's
+// -32005 "rejected by transport", which the adapter reports as
+// mcp_transport_error for discovery and Run alike, never with remote text.
+// go-sdk does not end an HTTP session when a request fails, so the monitor
+// stays open and every call tries again.
+func TestHTTP_ServerGone(t *testing.T) {
+	f := loadMCPFixture(t)
+	srv := newSDKServer(t, nil, f.Tool)
+	hs := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv.server },
+		&mcp.StreamableHTTPOptions{Stateless: true}))
+	transport := &http.Transport{}
+	defer transport.CloseIdleConnections()
+	monitor := purramcp.NewCatalogMonitor()
+	client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, monitor.ClientOptions(nil))
+	cs, err := client.Connect(t.Context(), monitor.Transport(&mcp.StreamableClientTransport{Endpoint: hs.URL,
+		HTTPClient: &http.Client{Transport: transport}, MaxRetries: 1}), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cs.Close() }()
+	if err := monitor.Attach(cs); err != nil {
+		t.Fatalf("monitor.Attach(cs): %v", err)
+	}
+	h := sessionHarness{session: cs, monitor: monitor, counts: srv.counts, lastArguments: srv.lastArguments}
+	catalog, err := discoverDefault(t, h, purramcp.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	hs.CloseClientConnections()
+	hs.Close()
+	res, err := catalog.Registrations()[0].Run(t.Context(), argsA, purramcp.ToolContext{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (purramcp.ToolResult{Content: emptyEnvelope, EffectState: "not_started", ErrorCode: purramcp.CodeTransportError}); !reflect.DeepEqual(res, want) {
+		t.Errorf("res = %v, want %v", res, want)
+	}
+	_, err = discoverDefault(t, h, purramcp.Limits{})
+	if got := purramcp.CodeOf(err); got != purramcp.CodeTransportError {
+		t.Errorf("discovery against a dead server: got %q, want %q", got, purramcp.CodeTransportError)
+	}
+	if err := monitor.Check(monitor.Revision()); err != nil {
+		t.Errorf("go-sdk keeps the HTTP session open: %v", err)
+	}
+}
+
+// A real child process over stdio: testdata/stdioserver is a go-sdk server on
+// mcp.StdioTransport, launched with mcp.CommandTransport.
+
+// buildStdioServer returns testdata/stdioserver built with the go command of
+// the running toolchain, once per test binary, into the package's temporary
+// directory (see TestMain).
+func buildStdioServer(t *testing.T) string {
+	t.Helper()
+	b := stdioServerBinary()
+	if b.err != nil {
+		t.Fatalf("go build ./testdata/stdioserver: %s: %v", b.output, b.err)
+	}
+	return b.path
+}
+
+// builtBinary is the outcome of one go build.
+type builtBinary struct {
+	path   string
+	output []byte
+	err    error
+}
+
+// stdioServerBinary builds the child server on first use.
+var stdioServerBinary = sync.OnceValue(func() builtBinary {
+	bin := filepath.Join(packageTempDir, "stdioserver")
+	cmd := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-o", bin, "./testdata/stdioserver")
+	out, err := cmd.CombinedOutput()
+	return builtBinary{bin, out, err}
+})
+
+// stdioSession is one connected child process.
+type stdioSession struct {
+	cmd     *exec.Cmd
+	session *mcp.ClientSession
+	monitor *purramcp.CatalogMonitor
+}
+
+// connectStdio launches bin and connects a monitored client at version ("" =
+// go-sdk's default). The caller closes the session: leak checks run before
+// t.Cleanup would.
+func connectStdio(t *testing.T, bin, version string) stdioSession {
+	t.Helper()
+	cmd := exec.Command(bin)
+	monitor := purramcp.NewCatalogMonitor()
+	client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, monitor.ClientOptions(nil))
+	cs, err := client.Connect(t.Context(), monitor.Transport(&mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}),
+		&mcp.ClientSessionOptions{ProtocolVersion: version})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := monitor.Attach(cs); err != nil {
+		t.Fatalf("monitor.Attach(cs): %v", err)
+	}
+	want := version
+	if want == "" {
+		want = purramcp.ProtocolVersion20260728
+	}
+	if got := monitor.ProtocolVersion(); got != want {
+		t.Fatalf("negotiated over stdio: got %q, want %q", got, want)
+	}
+	return stdioSession{cmd: cmd, session: cs, monitor: monitor}
+}
+
+// closeStdio closes the session and checks that the child exited with
+// status exit and was reaped, and that the monitor closed with the session.
+func closeStdio(t *testing.T, s stdioSession, exit int) {
+	t.Helper()
+	err := s.session.Close()
+	if exit == 0 {
+		if err != nil {
+			t.Errorf("clean exit: %v", err)
+		}
+	}
+	if s.cmd.ProcessState == nil {
+		t.Fatalf("the child was waited for: got nil")
+	}
+	if !s.cmd.ProcessState.Exited() {
+		t.Errorf("the child exited")
+	}
+	if got := s.cmd.ProcessState.ExitCode(); got != exit {
+		t.Errorf("s.cmd.ProcessState.ExitCode() = %v, want %v", got, exit)
+	}
+	// Polls: the monitor closes on its own goroutine once go-sdk's session
+	// with a real child process has ended; no bubble holds an OS process.
+	if !eventually(func() bool { return s.monitor.Check(s.monitor.Revision()) != nil }, waitFor, tick) {
+		t.Fatalf("condition not met in time")
+	}
+	if got := purramcp.CodeOf(s.monitor.Check(s.monitor.Revision())); got != purramcp.CodeConnectionClosed {
+		t.Errorf("got %q, want %q", got, purramcp.CodeConnectionClosed)
+	}
+}
+
+// TestBehaviorL1_StdioSmoke is the TypeScript installed smoke over a real
+// stdio child: discovery of count (serverId "local", the smoke digest at
+// 2025-11-25), Run({}) → structured {count:3}, ping, close; nothing leaks.
+func TestBehaviorL1_StdioSmoke(t *testing.T) {
+	bin := buildStdioServer(t)
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	forEachVersion(t, func(t *testing.T, version string) {
+		s := connectStdio(t, bin, version)
+		catalog, err := purramcp.DiscoverTools(t.Context(), s.session, "local", countBinding("count"),
+			purramcp.DiscoveryOptions{Monitor: s.monitor})
+		if err != nil {
+			t.Fatalf("L1 at %s: %v", version, err)
+		}
+		if version == purramcp.ProtocolVersion20251125 {
+			if got := catalog.Snapshot().RevisionDigest; got != smokeDigest {
+				t.Errorf("L1 at %s: got %q, want %q", version, got, smokeDigest)
+			}
+		}
+		res, err := catalog.Registrations()[0].Run(t.Context(), json.RawMessage(`{}`), purramcp.ToolContext{CallID: "call"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := (purramcp.ToolResult{Content: purramcp.Envelope{Text: []string{}, Structured: map[string]any{"count": 3.0}},
+			EffectState: "not_started"}); !reflect.DeepEqual(res, want) {
+			t.Errorf("L1 at %s: got %v, want %v", version, res, want)
+		}
+		if err := s.session.Ping(t.Context(), nil); err != nil {
+			t.Errorf("L1 at %s: %v", version, err)
+		}
+		closeStdio(t, s, 0)
+	})
+}
+
+// TestBehaviorL2_StdioTypedSmoke is the Python installed smoke: the server
+// returns a typed value, go-sdk adds the JSON text block, and the envelope
+// carries both.
+func TestBehaviorL2_StdioTypedSmoke(t *testing.T) {
+	bin := buildStdioServer(t)
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	forEachVersion(t, func(t *testing.T, version string) {
+		s := connectStdio(t, bin, version)
+		catalog, err := purramcp.DiscoverTools(t.Context(), s.session, "local", countBinding("count_typed"),
+			purramcp.DiscoveryOptions{Monitor: s.monitor})
+		if err != nil {
+			t.Fatalf("L2 at %s: %v", version, err)
+		}
+		res, err := catalog.Registrations()[0].Run(t.Context(), nil, purramcp.ToolContext{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.ErrorCode != "" {
+			t.Errorf("L2 at %s: got %q, want empty", version, res.ErrorCode)
+		}
+		if want := map[string]any{"count": 3.0}; !reflect.DeepEqual(res.Content.Structured, want) {
+			t.Errorf("L2 at %s: got %v, want %v", version, res.Content.Structured, want)
+		}
+		if got := len(res.Content.Text); got != 1 {
+			t.Fatalf("L2 at %s: len = %d, want %d", version, got, 1)
+		}
+		if got, want := res.Content.Text[0], `{"count":3}`; !jsonEqual(t, got, want) {
+			t.Errorf("L2 at %s: got %s, want JSON equal to %s", version, got, want)
+		}
+		if err := s.session.Ping(t.Context(), nil); err != nil {
+			t.Errorf("s.session.Ping(t.Context(), nil): %v", err)
+		}
+		closeStdio(t, s, 0)
+	})
+}
+
+// TestStdio_DiscoverCallClose: the fixture tool over a real child process
+// gives the fixture digest at 2025-11-25 and the reference result; a child
+// that dies mid-call fails mcp_transport_error, closes the monitor and is
+// reaped with its exit status.
+func TestStdio_DiscoverCallClose(t *testing.T) {
+	f := loadMCPFixture(t)
+	bin := buildStdioServer(t)
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	for _, version := range append([]string{""}, testVersions...) {
+		s := connectStdio(t, bin, version)
+		catalog, err := purramcp.DiscoverTools(t.Context(), s.session, "fixture", searchBinding(),
+			purramcp.DiscoveryOptions{Monitor: s.monitor})
+		if err != nil {
+			t.Fatalf("stdio at %q: %v", version, err)
+		}
+		if version == purramcp.ProtocolVersion20251125 {
+			if got := catalog.Snapshot().RevisionDigest; got != f.RevisionDigest {
+				t.Errorf("stdio fixture digest: got %q, want %q", got, f.RevisionDigest)
+			}
+		}
+		reg := catalog.Registrations()[0]
+		res, err := reg.Run(t.Context(), argsA, purramcp.ToolContext{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := (purramcp.ToolResult{Content: purramcp.Envelope{Text: []string{"found"}, Structured: map[string]any{"count": 1.0}},
+			EffectState: "not_started"}); !reflect.DeepEqual(res, want) {
+			t.Errorf("stdio at %q: got %v, want %v", version, res, want)
+		}
+		res, err = reg.Run(t.Context(), json.RawMessage(`{"q":"too long"}`), purramcp.ToolContext{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.ErrorCode != purramcp.CodeInvalidArguments {
+			t.Errorf("res.ErrorCode = %q, want %q", res.ErrorCode, purramcp.CodeInvalidArguments)
+		}
+		closeStdio(t, s, 0)
+		res, err = reg.Run(t.Context(), argsA, purramcp.ToolContext{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.ErrorCode != purramcp.CodeConnectionClosed {
+			t.Errorf("after close at %q: got %q, want %q", version, res.ErrorCode, purramcp.CodeConnectionClosed)
+		}
+	}
+
+	s := connectStdio(t, bin, "")
+	bindings := map[string]purramcp.ToolBinding{"remote.exit": {LocalName: "exit",
+		Policy: purramcp.ToolPolicy{Mode: "read", Title: "Exit"}, Scope: purramcp.Unscoped}}
+	catalog, err := purramcp.DiscoverTools(t.Context(), s.session, "fixture", bindings, purramcp.DiscoveryOptions{Monitor: s.monitor})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := catalog.Registrations()[0].Run(t.Context(), nil, purramcp.ToolContext{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (purramcp.ToolResult{Content: emptyEnvelope, EffectState: "not_started", ErrorCode: purramcp.CodeTransportError}); !reflect.DeepEqual(res, want) {
+		t.Errorf("the child exits mid-call: got %v, want %v", res, want)
+	}
+	// Polls: as in closeStdio, a real child process.
+	if !eventually(func() bool { return s.monitor.Check(s.monitor.Revision()) != nil }, waitFor, tick) {
+		t.Fatalf("the monitor closes with the session: not met in time")
+	}
+	res, err = catalog.Registrations()[0].Run(t.Context(), nil, purramcp.ToolContext{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.ErrorCode != purramcp.CodeConnectionClosed {
+		t.Errorf("res.ErrorCode = %q, want %q", res.ErrorCode, purramcp.CodeConnectionClosed)
+	}
+	closeStdio(t, s, 3)
 }

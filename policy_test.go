@@ -2,11 +2,12 @@ package purramcp_test
 
 import (
 	"encoding/json"
+	"reflect"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 
 	"purra.dev/purramcp"
 )
@@ -49,12 +50,20 @@ func TestPolicy_DialectEquivalence(t *testing.T) {
 	}
 	for _, uri := range admitted {
 		_, code := discoverOne(t, object("$schema", uri), purramcp.SchemaPolicy{})
-		assert.Equal(t, "mcp_schema_unsupported", code, "%s is rejected by default", uri)
+		if code != purramcp.CodeSchemaUnsupported {
+			t.Errorf("%s is rejected by default: got %q, want %q", uri, code, purramcp.CodeSchemaUnsupported)
+		}
 		catalog, code := discoverOne(t, object("$schema", uri), dialectOnly)
-		require.Empty(t, code, uri)
+		if code != "" {
+			t.Fatalf("%v: got %q, want empty", uri, code)
+		}
 		entry := catalog.Snapshot().Entries[0]
-		assert.Equal(t, uri, entry.InputSchema["$schema"], "the declaration stays in the snapshot as declared")
-		assert.NotContains(t, catalog.Registrations()[0].InputSchema, "$schema", "and is removed before compiling")
+		if !reflect.DeepEqual(entry.InputSchema["$schema"], uri) {
+			t.Errorf("the declaration stays in the snapshot as declared: got %v, want %v", entry.InputSchema["$schema"], uri)
+		}
+		if _, ok := catalog.Registrations()[0].InputSchema["$schema"]; ok {
+			t.Errorf("and is removed before compiling: has key %q", "$schema")
+		}
 	}
 	rejected := []map[string]any{
 		object("$schema", "https://json-schema.org/draft-07/schema#"), // https is not the draft-07 URI
@@ -67,7 +76,9 @@ func TestPolicy_DialectEquivalence(t *testing.T) {
 	}
 	for _, input := range rejected {
 		_, code := discoverOne(t, input, bothPolicies)
-		assert.Equal(t, "mcp_schema_unsupported", code, "%v stays rejected", input)
+		if code != purramcp.CodeSchemaUnsupported {
+			t.Errorf("%v stays rejected: got %q, want %q", input, code, purramcp.CodeSchemaUnsupported)
+		}
 	}
 }
 
@@ -83,11 +94,19 @@ func TestPolicy_Annotations(t *testing.T) {
 	}
 	for _, input := range admitted {
 		_, code := discoverOne(t, input, purramcp.SchemaPolicy{})
-		assert.Equal(t, "mcp_schema_unsupported", code, "%v is rejected by default", input)
+		if code != purramcp.CodeSchemaUnsupported {
+			t.Errorf("%v is rejected by default: got %q, want %q", input, code, purramcp.CodeSchemaUnsupported)
+		}
 		catalog, code := discoverOne(t, input, annotationsOnly)
-		require.Empty(t, code, "%v", input)
-		assert.Equal(t, input, catalog.Snapshot().Entries[0].InputSchema, "annotations stay in the snapshot")
-		assert.Equal(t, input, catalog.Registrations()[0].InputSchema, "and in the registration's input schema")
+		if code != "" {
+			t.Fatalf("%v: got %q, want empty", input, code)
+		}
+		if got := catalog.Snapshot().Entries[0].InputSchema; !reflect.DeepEqual(got, input) {
+			t.Errorf("annotations stay in the snapshot: got %v, want %v", got, input)
+		}
+		if got := catalog.Registrations()[0].InputSchema; !reflect.DeepEqual(got, input) {
+			t.Errorf("and in the registration's input schema: got %v, want %v", got, input)
+		}
 	}
 	rejected := []map[string]any{
 		prop("format", 1), prop("examples", "a"), prop("readOnly", "yes"), prop("deprecated", nil),
@@ -99,7 +118,9 @@ func TestPolicy_Annotations(t *testing.T) {
 	}
 	for _, input := range rejected {
 		_, code := discoverOne(t, input, bothPolicies)
-		assert.Equal(t, "mcp_schema_unsupported", code, "%v stays rejected", input)
+		if code != purramcp.CodeSchemaUnsupported {
+			t.Errorf("%v stays rejected: got %q, want %q", input, code, purramcp.CodeSchemaUnsupported)
+		}
 	}
 }
 
@@ -115,18 +136,34 @@ func TestPolicy_AnnotationsNeverAssert(t *testing.T) {
 	catalog, err := purramcp.DiscoverTools(t.Context(), session, "fixture", map[string]purramcp.ToolBinding{
 		"t": {LocalName: "t", Policy: purramcp.ToolPolicy{Mode: "read", Title: "T"}, Scope: purramcp.Unscoped},
 	}, purramcp.DiscoveryOptions{Monitor: monitor, Policy: annotationsOnly})
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	run := catalog.Registrations()[0].Run
 	res, err := run(t.Context(), json.RawMessage(`{"q":"not an email"}`), purramcp.ToolContext{})
-	require.NoError(t, err)
-	assert.Empty(t, res.ErrorCode, "format is an annotation")
-	assert.JSONEq(t, `{"q":"not an email"}`, string(s.lastArguments()), "no default filled in")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.ErrorCode != "" {
+		t.Errorf("format is an annotation: got %q, want empty", res.ErrorCode)
+	}
+	if got, want := string(s.lastArguments()), `{"q":"not an email"}`; !jsonEqual(t, got, want) {
+		t.Errorf("no default filled in: got %s, want JSON equal to %s", got, want)
+	}
 	res, err = run(t.Context(), json.RawMessage(`{}`), purramcp.ToolContext{})
-	require.NoError(t, err)
-	assert.Equal(t, "mcp_invalid_arguments", res.ErrorCode, "a default does not satisfy required")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.ErrorCode != purramcp.CodeInvalidArguments {
+		t.Errorf("a default does not satisfy required: got %q, want %q", res.ErrorCode, purramcp.CodeInvalidArguments)
+	}
 	res, err = run(t.Context(), json.RawMessage(`{"q":"a","n":"5"}`), purramcp.ToolContext{})
-	require.NoError(t, err)
-	assert.Equal(t, "mcp_invalid_arguments", res.ErrorCode, "no coercion")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.ErrorCode != purramcp.CodeInvalidArguments {
+		t.Errorf("no coercion: got %q, want %q", res.ErrorCode, purramcp.CodeInvalidArguments)
+	}
 }
 
 // TestPolicy_DigestFollowsSnapshot: the digest of a fixture tool is the same
@@ -139,30 +176,50 @@ func TestPolicy_DigestFollowsSnapshot(t *testing.T) {
 		session, monitor := connectSDK(t, s.server, purramcp.ProtocolVersion20251125)
 		catalog, err := purramcp.DiscoverTools(t.Context(), session, "fixture", searchBinding(),
 			purramcp.DiscoveryOptions{Monitor: monitor, Policy: policy})
-		require.NoError(t, err, policy.String())
-		assert.Equal(t, f.RevisionDigest, catalog.Snapshot().RevisionDigest, "policy %s leaves the fixture digest", policy)
+		if err != nil {
+			t.Fatalf("%v: %v", policy.String(), err)
+		}
+		if got := catalog.Snapshot().RevisionDigest; got != f.RevisionDigest {
+			t.Errorf("policy %s leaves the fixture digest: got %q, want %q", policy, got, f.RevisionDigest)
+		}
 	}
 	plain, code := discoverOne(t, object("properties", map[string]any{"q": map[string]any{"type": "string"}}), bothPolicies)
-	require.Empty(t, code)
+	if code != "" {
+		t.Fatalf("code = %q, want empty", code)
+	}
 	annotated, code := discoverOne(t, object("properties", map[string]any{"q": map[string]any{"type": "string", "format": "uri"}}), bothPolicies)
-	require.Empty(t, code)
+	if code != "" {
+		t.Fatalf("code = %q, want empty", code)
+	}
 	declared, code := discoverOne(t, object("$schema", "http://json-schema.org/draft-07/schema#",
 		"properties", map[string]any{"q": map[string]any{"type": "string"}}), bothPolicies)
-	require.Empty(t, code)
+	if code != "" {
+		t.Fatalf("code = %q, want empty", code)
+	}
 	digests := map[string]bool{}
 	for _, c := range []*purramcp.Catalog{plain, annotated, declared} {
 		snap := c.Snapshot()
 		digests[snap.RevisionDigest] = true
 		entries, err := json.Marshal(snap.Entries)
-		require.NoError(t, err)
+		if err != nil {
+			t.Fatal(err)
+		}
 		var identityEntries []any
-		require.NoError(t, json.Unmarshal(entries, &identityEntries))
+		if err := json.Unmarshal(entries, &identityEntries); err != nil {
+			t.Fatalf("json.Unmarshal(entries, &identityEntries): %v", err)
+		}
 		d, err := purramcp.IdentityDigest(map[string]any{"schemaVersion": 1, "serverId": snap.ServerID,
 			"protocolVersion": snap.ProtocolVersion, "entries": identityEntries})
-		require.NoError(t, err)
-		assert.Equal(t, snap.RevisionDigest, d, "the digest is the snapshot's identity")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d != snap.RevisionDigest {
+			t.Errorf("the digest is the snapshot's identity: got %q, want %q", d, snap.RevisionDigest)
+		}
 	}
-	assert.Len(t, digests, 3, "three different snapshots, three different digests")
+	if got := len(digests); got != 3 {
+		t.Errorf("three different snapshots, three different digests: len = %d, want %d", got, 3)
+	}
 }
 
 func TestPolicy_InspectorSuggests(t *testing.T) {
@@ -179,18 +236,280 @@ func TestPolicy_InspectorSuggests(t *testing.T) {
 		t.Run(sc.ID, func(t *testing.T) {
 			tool := sdkTool(t, sc.Tool)
 			r, err := purramcp.InspectTool(tool, purramcp.Limits{}, purramcp.SchemaPolicy{})
-			require.NoError(t, err)
-			assert.False(t, r.Bindable, sc.ID)
-			assert.Equal(t, want[sc.ID], r.BindsWith, sc.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Bindable {
+				t.Errorf("%v", sc.ID)
+			}
+			if r.BindsWith != want[sc.ID] {
+				t.Errorf("%v: got %q, want %q", sc.ID, r.BindsWith, want[sc.ID])
+			}
 		})
 	}
 	both := &mcp.Tool{Name: "t", InputSchema: object("$schema", "http://json-schema.org/draft-07/schema",
 		"properties", map[string]any{"q": map[string]any{"type": "string", "default": "a"}})}
 	r, err := purramcp.InspectTool(both, purramcp.Limits{}, purramcp.SchemaPolicy{})
-	require.NoError(t, err)
-	assert.Equal(t, "dialect+annotations", r.BindsWith)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.BindsWith != "dialect+annotations" {
+		t.Errorf("r.BindsWith = %q, want %q", r.BindsWith, "dialect+annotations")
+	}
 	r, err = purramcp.InspectTool(both, purramcp.Limits{}, bothPolicies)
-	require.NoError(t, err)
-	assert.True(t, r.Bindable)
-	assert.Empty(t, r.BindsWith)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.Bindable {
+		t.Errorf("r.Bindable is false")
+	}
+	if r.BindsWith != "" {
+		t.Errorf("r.BindsWith = %q, want empty", r.BindsWith)
+	}
+}
+
+var (
+	extendedOnly = purramcp.SchemaPolicy{ExtendedKeywords: true}
+	allPolicies  = purramcp.SchemaPolicy{DialectEquivalence: true, Annotations: true, ExtendedKeywords: true}
+)
+
+func TestPolicy_String(t *testing.T) {
+	want := map[purramcp.SchemaPolicy]string{
+		{}:                         "default",
+		{DialectEquivalence: true}: "dialect",
+		{Annotations: true}:        "annotations",
+		{DialectEquivalence: true, Annotations: true}:      "dialect+annotations",
+		{ExtendedKeywords: true}:                           "extended",
+		{DialectEquivalence: true, ExtendedKeywords: true}: "dialect+extended",
+		{Annotations: true, ExtendedKeywords: true}:        "annotations+extended",
+		allPolicies: "dialect+annotations+extended",
+	}
+	for p, s := range want {
+		if got := p.String(); got != s {
+			t.Errorf("p.String() = %q, want %q", got, s)
+		}
+	}
+}
+
+// refSchema is an input schema with a root $defs used twice.
+func refSchema() map[string]any {
+	return object(
+		"$defs", map[string]any{"id": map[string]any{"type": "string", "pattern": "^[a-z]+$", "maxLength": 8.0}},
+		"properties", map[string]any{
+			"a": map[string]any{"$ref": "#/$defs/id"},
+			"b": map[string]any{"type": "array", "items": map[string]any{"$ref": "#/$defs/id"}},
+			"n": map[string]any{"type": "number", "exclusiveMinimum": 0.0},
+			"m": map[string]any{"type": "object", "propertyNames": map[string]any{"maxLength": 3.0},
+				"additionalProperties": map[string]any{"type": "integer"}},
+		},
+		"required", []any{"a"}, "additionalProperties", false)
+}
+
+// TestPolicy_ExtendedSnapshotAsSent: the snapshot and the digest keep the
+// schema exactly as the server sent it; the registration's input schema is
+// the inlined one.
+func TestPolicy_ExtendedSnapshotAsSent(t *testing.T) {
+	_, code := discoverOne(t, refSchema(), bothPolicies)
+	if code != purramcp.CodeSchemaUnsupported {
+		t.Errorf("rejected without ExtendedKeywords: got %q, want %q", code, purramcp.CodeSchemaUnsupported)
+	}
+	catalog, code := discoverOne(t, refSchema(), extendedOnly)
+	if code != "" {
+		t.Fatalf("code = %q, want empty", code)
+	}
+	snap := catalog.Snapshot()
+	if want := refSchema(); !reflect.DeepEqual(snap.Entries[0].InputSchema, want) {
+		t.Errorf("the snapshot is the schema as sent: got %v, want %v", snap.Entries[0].InputSchema, want)
+	}
+	inlinedID := map[string]any{"type": "string", "pattern": "^[a-z]+$", "maxLength": 8.0}
+	want := refSchema()
+	delete(want, "$defs")
+	props := want["properties"].(map[string]any)
+	props["a"] = inlinedID
+	props["b"] = map[string]any{"type": "array", "items": inlinedID}
+	reg := catalog.Registrations()[0]
+	if !reflect.DeepEqual(reg.InputSchema, want) {
+		t.Errorf("the registration's schema is inlined, $defs removed: got %v, want %v", reg.InputSchema, want)
+	}
+	if got, want := reg.ArgumentContract.Schema(), refSchema(); !reflect.DeepEqual(got, want) {
+		t.Errorf("the contract's own schema stays as sent: got %v, want %v", got, want)
+	}
+
+	entries, err := json.Marshal(snap.Entries)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var identityEntries []any
+	if err := json.Unmarshal(entries, &identityEntries); err != nil {
+		t.Fatalf("json.Unmarshal(entries, &identityEntries): %v", err)
+	}
+	d, err := purramcp.IdentityDigest(map[string]any{"schemaVersion": 1, "serverId": snap.ServerID,
+		"protocolVersion": snap.ProtocolVersion, "entries": identityEntries})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d != snap.RevisionDigest {
+		t.Errorf("the digest hashes the schema as sent: got %q, want %q", d, snap.RevisionDigest)
+	}
+
+	// A schema with nothing to inline registers exactly its snapshot.
+	plain := object("properties", map[string]any{"n": map[string]any{"exclusiveMaximum": 3.0}})
+	catalog, code = discoverOne(t, plain, extendedOnly)
+	if code != "" {
+		t.Fatalf("code = %q, want empty", code)
+	}
+	if got := catalog.Registrations()[0].InputSchema; !reflect.DeepEqual(got, plain) {
+		t.Errorf("catalog.Registrations()[0].InputSchema = %v, want %v", got, plain)
+	}
+	if got := catalog.Snapshot().Entries[0].InputSchema; !reflect.DeepEqual(got, plain) {
+		t.Errorf("catalog.Snapshot().Entries[0].InputSchema = %v, want %v", got, plain)
+	}
+}
+
+// TestPolicy_ExtendedAsserts: every extended keyword is asserted on
+// arguments before anything is sent.
+func TestPolicy_ExtendedAsserts(t *testing.T) {
+	s := newSDKServer(t, json.RawMessage(`{"content":[],"structuredContent":{"count":1}}`), policyTool(t, "t", refSchema()))
+	session, monitor := connectSDK(t, s.server, purramcp.ProtocolVersion20251125)
+	catalog, err := purramcp.DiscoverTools(t.Context(), session, "fixture", map[string]purramcp.ToolBinding{
+		"t": {LocalName: "t", Policy: purramcp.ToolPolicy{Mode: "read", Title: "T"}, Scope: purramcp.Unscoped},
+	}, purramcp.DiscoveryOptions{Monitor: monitor, Policy: extendedOnly})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := catalog.Registrations()[0].Run
+	cases := []struct{ args, code string }{
+		{`{"a":"abc","b":["x"],"n":0.5,"m":{"k":1}}`, ""},
+		{`{"a":"ABC"}`, purramcp.CodeInvalidArguments},
+		{`{"a":"abc","b":["x","y1"]}`, purramcp.CodeInvalidArguments},
+		{`{"a":"abcdefghi"}`, purramcp.CodeInvalidArguments},
+		{`{"a":"abc","n":0}`, purramcp.CodeInvalidArguments},
+		{`{"a":"abc","m":{"long":1}}`, purramcp.CodeInvalidArguments},
+		{`{"a":"abc","m":{"k":1.5}}`, purramcp.CodeInvalidArguments},
+		{`{"a":"abc","z":1}`, purramcp.CodeInvalidArguments},
+	}
+	for _, tc := range cases {
+		res, err := run(t.Context(), json.RawMessage(tc.args), purramcp.ToolContext{})
+		if err != nil {
+			t.Fatalf("%v: %v", tc.args, err)
+		}
+		if res.ErrorCode != tc.code {
+			t.Errorf("%v: got %q, want %q", tc.args, res.ErrorCode, tc.code)
+		}
+	}
+	if got, want := string(s.lastArguments()), `{"a":"abc","b":["x"],"n":0.5,"m":{"k":1}}`; !jsonEqual(t, got, want) {
+		t.Errorf("only the valid call was sent: got %s, want JSON equal to %s", got, want)
+	}
+}
+
+// TestPolicy_ExtendedDraft07: a $ref with siblings under a declared draft-07
+// root is rejected (draft-07 ignores the siblings); under 2020-12 it binds.
+func TestPolicy_ExtendedDraft07(t *testing.T) {
+	withSibling := func(dialect string) map[string]any {
+		return object("$schema", dialect, "$defs", map[string]any{"s": map[string]any{"type": "string"}},
+			"properties", map[string]any{"a": map[string]any{"$ref": "#/$defs/s", "maxLength": 2.0}})
+	}
+	_, code := discoverOne(t, withSibling("http://json-schema.org/draft-07/schema#"), allPolicies)
+	if code != purramcp.CodeSchemaUnsupported {
+		t.Errorf("code = %q, want %q", code, purramcp.CodeSchemaUnsupported)
+	}
+	r, err := purramcp.InspectTool(&mcp.Tool{Name: "t", InputSchema: withSibling("http://json-schema.org/draft-07/schema#")},
+		purramcp.Limits{}, allPolicies)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (purramcp.ToolReport{Name: "t", Code: purramcp.CodeSchemaUnsupported, Schema: "inputSchema",
+		Path: "$.properties.a", Keyword: "$ref", InputSchemaBytes: r.InputSchemaBytes}); !reflect.DeepEqual(r, want) {
+		t.Errorf("r = %v, want %v", r, want)
+	}
+	_, code = discoverOne(t, withSibling("https://json-schema.org/draft/2020-12/schema"), extendedOnly)
+	if code != "" {
+		t.Errorf("code = %q, want empty", code)
+	}
+	_, code = discoverOne(t, withSibling("https://json-schema.org/draft/2019-09/schema"), allPolicies)
+	if code != "" {
+		t.Errorf("code = %q, want empty", code)
+	}
+}
+
+func TestPolicy_InspectorSuggestsExtended(t *testing.T) {
+	cases := []struct {
+		input map[string]any
+		want  string
+	}{
+		{refSchema(), "extended"},
+		{object("$schema", "http://json-schema.org/draft-07/schema#", "propertyNames", map[string]any{"maxLength": 2.0}), "dialect+extended"},
+		{object("properties", map[string]any{"q": map[string]any{"format": "email", "pattern": "^a"}}), "annotations+extended"},
+		{object("$schema", "http://json-schema.org/draft-07/schema#",
+			"properties", map[string]any{"q": map[string]any{"format": "email", "exclusiveMinimum": 1.0}}), "dialect+annotations+extended"},
+		{object("allOf", []any{}), ""},
+		{object("properties", map[string]any{"q": map[string]any{"pattern": "(?<=a)b"}}), ""},
+	}
+	for _, tc := range cases {
+		r, err := purramcp.InspectTool(&mcp.Tool{Name: "t", InputSchema: tc.input}, purramcp.Limits{}, purramcp.SchemaPolicy{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Bindable {
+			t.Errorf("r.Bindable is true")
+		}
+		if r.BindsWith != tc.want {
+			t.Errorf("%v: got %q, want %q", tc.input, r.BindsWith, tc.want)
+		}
+	}
+}
+
+// TestPolicy_ExtendedHostile: a wide $ref fan-out is refused at bind time
+// where the expansion crosses the schema node limit, and an argument that
+// would make a pattern match cost more than the validation budget is
+// refused before anything is sent.
+func TestPolicy_ExtendedHostile(t *testing.T) {
+	defs := map[string]any{"d0": map[string]any{"type": "string"}}
+	for i := 1; i <= 30; i++ {
+		ref := map[string]any{"$ref": "#/$defs/d" + strconv.Itoa(i-1)}
+		defs["d"+strconv.Itoa(i)] = map[string]any{"anyOf": []any{ref, ref}}
+	}
+	fanOut := object("$defs", defs, "properties", map[string]any{"x": map[string]any{"$ref": "#/$defs/d30"}})
+	_, code := discoverOne(t, fanOut, allPolicies)
+	if code != purramcp.CodeSchemaUnsupported {
+		t.Errorf("code = %q, want %q", code, purramcp.CodeSchemaUnsupported)
+	}
+	r, err := purramcp.InspectTool(&mcp.Tool{Name: "t", InputSchema: fanOut}, purramcp.Limits{}, allPolicies)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Keyword != "$ref" {
+		t.Errorf("r.Keyword = %q, want %q", r.Keyword, "$ref")
+	}
+	if !strings.HasPrefix(r.Path, "$.$defs.d") {
+		t.Errorf("%v", r.Path)
+	}
+
+	input := object("properties", map[string]any{"q": map[string]any{"type": "string", "pattern": "^(?:[a-c]{1,40})+$"}})
+	s := newSDKServer(t, json.RawMessage(`{"content":[],"structuredContent":{"count":1}}`), policyTool(t, "t", input))
+	session, monitor := connectSDK(t, s.server, purramcp.ProtocolVersion20251125)
+	catalog, err := purramcp.DiscoverTools(t.Context(), session, "fixture", map[string]purramcp.ToolBinding{
+		"t": {LocalName: "t", Policy: purramcp.ToolPolicy{Mode: "read", Title: "T"}, Scope: purramcp.Unscoped},
+	}, purramcp.DiscoveryOptions{Monitor: monitor, Policy: extendedOnly})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := catalog.Registrations()[0].Run
+	res, err := run(t.Context(), json.RawMessage(`{"q":"`+strings.Repeat("a", 60000)+`"}`), purramcp.ToolContext{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.ErrorCode != purramcp.CodeInvalidArguments {
+		t.Errorf("the match would cost more than ValidationSteps: got %q, want %q", res.ErrorCode, purramcp.CodeInvalidArguments)
+	}
+	if got := len(s.lastArguments()); got != 0 {
+		t.Errorf("nothing was sent: got %v, want empty", got)
+	}
+	res, err = run(t.Context(), json.RawMessage(`{"q":"aaaa"}`), purramcp.ToolContext{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.ErrorCode != "" {
+		t.Errorf("res.ErrorCode = %q, want empty", res.ErrorCode)
+	}
 }

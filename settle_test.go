@@ -3,6 +3,7 @@ package purramcp_test
 import (
 	"context"
 	"encoding/json"
+	"reflect"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -10,8 +11,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 
 	"purra.dev/purramcp"
 )
@@ -79,7 +78,9 @@ func newEverythingServer(t *testing.T, gated bool) *everythingServer {
 	})
 	st, ct := mcp.NewInMemoryTransports()
 	ss, err := e.server.Connect(context.Background(), st, nil)
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	var transport mcp.Transport = ct
 	if gated {
 		transport = &gatedTransport{Transport: ct, listSent: make(chan struct{}), closed: make(chan struct{})}
@@ -87,12 +88,16 @@ func newEverythingServer(t *testing.T, gated bool) *everythingServer {
 	client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, e.monitor.ClientOptions(hostOptions))
 	e.session, err = client.Connect(context.Background(), e.monitor.Transport(transport),
 		&mcp.ClientSessionOptions{ProtocolVersion: purramcp.ProtocolVersion20251125})
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	t.Cleanup(func() {
 		_ = e.session.Close()
 		_ = ss.Wait()
 	})
-	require.NoError(t, e.monitor.Attach(e.session))
+	if err := e.monitor.Attach(e.session); err != nil {
+		t.Fatalf("e.monitor.Attach(e.session): %v", err)
+	}
 	return e
 }
 
@@ -162,43 +167,71 @@ func TestStaleRetries_ServerEverythingPattern(t *testing.T) {
 	e := newEverythingServer(t, true)
 	catalog, err := purramcp.DiscoverTools(t.Context(), e.session, "everything", searchBinding(),
 		purramcp.DiscoveryOptions{Monitor: e.monitor})
-	assert.Nil(t, catalog)
-	assert.Equal(t, purramcp.CodeCatalogStale, purramcp.CodeOf(err), "without retries")
-	assert.Equal(t, 1, e.listCount())
+	if catalog != nil {
+		t.Errorf("catalog = %v, want nil", catalog)
+	}
+	if got := purramcp.CodeOf(err); got != purramcp.CodeCatalogStale {
+		t.Errorf("without retries: got %q, want %q", got, purramcp.CodeCatalogStale)
+	}
+	if got := e.listCount(); got != 1 {
+		t.Errorf("e.listCount() = %v, want %v", got, 1)
+	}
 
 	var events []purramcp.Event
 	observe := func(_ context.Context, ev purramcp.Event) {
-		assert.False(t, ev.Start.IsZero())
+		if ev.Start.IsZero() {
+			t.Errorf("ev.Start.IsZero() is true")
+		}
 		ev.Duration, ev.Start = 0, time.Time{}
 		events = append(events, ev)
 	}
 	e = newEverythingServer(t, true)
 	catalog, err = purramcp.DiscoverTools(t.Context(), e.session, "everything", bindings,
 		purramcp.DiscoveryOptions{Monitor: e.monitor, StaleRetries: 2, Observer: observe})
-	require.NoError(t, err, "with StaleRetries: 2")
-	assert.False(t, catalog.Stale())
-	assert.Equal(t, 2, e.listCount(), "one listing per attempt, no more")
+	if err != nil {
+		t.Fatalf("with StaleRetries: 2: %v", err)
+	}
+	if catalog.Stale() {
+		t.Errorf("catalog.Stale() is true")
+	}
+	if got := e.listCount(); got != 2 {
+		t.Errorf("one listing per attempt, no more: got %v, want %v", got, 2)
+	}
 	regs := catalog.Registrations()
-	require.Len(t, regs, 2, "the tool added after initialization is bound too")
+	if got := len(regs); got != 2 {
+		t.Fatalf("the tool added after initialization is bound too: len = %d, want %d", got, 2)
+	}
 	res, err := regs[0].Run(t.Context(), argsA, purramcp.ToolContext{})
-	require.NoError(t, err)
-	assert.Empty(t, res.ErrorCode)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.ErrorCode != "" {
+		t.Errorf("res.ErrorCode = %q, want empty", res.ErrorCode)
+	}
 	digest := catalog.Snapshot().RevisionDigest
-	assert.Equal(t, []purramcp.Event{
+	if got, want := events[:2], []purramcp.Event{
 		{Kind: "discover", ServerID: "everything", Code: purramcp.CodeCatalogStale, Attempt: 1, Pages: 1,
 			ProtocolVersion: "2025-11-25"},
 		{Kind: "discover", ServerID: "everything", RevisionDigest: digest, Attempt: 2, Pages: 1,
 			ProtocolVersion: "2025-11-25"},
-	}, events[:2])
+	}; !reflect.DeepEqual(got, want) {
+		t.Errorf("events[:2] = %v, want %v", got, want)
+	}
 
 	// Ungated, the race goes either way; with retries it always binds.
 	for range 3 {
 		e := newEverythingServer(t, false)
 		catalog, err := purramcp.DiscoverTools(t.Context(), e.session, "everything", searchBinding(),
 			purramcp.DiscoveryOptions{Monitor: e.monitor, StaleRetries: 2})
-		require.NoError(t, err)
-		assert.NotNil(t, catalog)
-		assert.LessOrEqual(t, e.listCount(), 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if catalog == nil {
+			t.Errorf("catalog = nil, want non-nil")
+		}
+		if got := e.listCount(); got > 2 {
+			t.Errorf("e.listCount() = %v, want <= %v", got, 2)
+		}
 	}
 }
 
@@ -206,23 +239,39 @@ func TestStaleRetries_ServerEverythingPattern(t *testing.T) {
 func TestStaleRetries_InspectCatalog(t *testing.T) {
 	e := newEverythingServer(t, true)
 	report, err := purramcp.InspectCatalog(t.Context(), e.session, "everything", purramcp.DiscoveryOptions{Monitor: e.monitor})
-	assert.Nil(t, report)
-	assert.Equal(t, purramcp.CodeCatalogStale, purramcp.CodeOf(err))
+	if report != nil {
+		t.Errorf("report = %v, want nil", report)
+	}
+	if got := purramcp.CodeOf(err); got != purramcp.CodeCatalogStale {
+		t.Errorf("purramcp.CodeOf(err) = %q, want %q", got, purramcp.CodeCatalogStale)
+	}
 
 	e = newEverythingServer(t, true)
 	report, err = purramcp.InspectCatalog(t.Context(), e.session, "everything",
 		purramcp.DiscoveryOptions{Monitor: e.monitor, StaleRetries: 2})
-	require.NoError(t, err)
-	require.Len(t, report.Tools, 2)
-	assert.Equal(t, []string{"late.tool", "remote.search"}, []string{report.Tools[0].Name, report.Tools[1].Name})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := len(report.Tools); got != 2 {
+		t.Fatalf("len(report.Tools) = %d, want %d", got, 2)
+	}
+	if got, want := []string{report.Tools[0].Name, report.Tools[1].Name}, []string{"late.tool", "remote.search"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("got %v, want %v", got, want)
+	}
 	catalog, err := purramcp.DiscoverTools(t.Context(), e.session, "everything", report.Bindings,
 		purramcp.DiscoveryOptions{Monitor: e.monitor})
-	require.NoError(t, err)
-	assert.Equal(t, catalog.Snapshot().RevisionDigest, report.RevisionDigest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := catalog.Snapshot().RevisionDigest; report.RevisionDigest != want {
+		t.Errorf("report.RevisionDigest = %q, want %q", report.RevisionDigest, want)
+	}
 
 	for _, n := range []int{-1, 9} {
 		_, err := purramcp.InspectCatalog(t.Context(), e.session, "everything", purramcp.DiscoveryOptions{Monitor: e.monitor, StaleRetries: n})
-		assert.Equal(t, purramcp.CodeBindingInvalid, purramcp.CodeOf(err), "StaleRetries %d", n)
+		if got := purramcp.CodeOf(err); got != purramcp.CodeBindingInvalid {
+			t.Errorf("StaleRetries %d: got %q, want %q", n, got, purramcp.CodeBindingInvalid)
+		}
 	}
 }
 
@@ -232,14 +281,22 @@ func TestStaleRetries_Range(t *testing.T) {
 	h := sdkHarness(t, newSDKServer(t, nil, f.Tool), "")
 	for _, n := range []int{-1, 9, 1 << 40} {
 		catalog, err := approving(t, t.Context(), h, purramcp.DiscoveryOptions{StaleRetries: n})
-		assert.Nil(t, catalog)
-		assert.Equal(t, purramcp.CodeBindingInvalid, purramcp.CodeOf(err), "StaleRetries %d", n)
+		if catalog != nil {
+			t.Errorf("catalog = %v, want nil", catalog)
+		}
+		if got := purramcp.CodeOf(err); got != purramcp.CodeBindingInvalid {
+			t.Errorf("StaleRetries %d: got %q, want %q", n, got, purramcp.CodeBindingInvalid)
+		}
 	}
 	lists, _ := h.counts()
-	assert.Zero(t, lists)
+	if lists != 0 {
+		t.Errorf("lists = %v, want 0", lists)
+	}
 	for _, n := range []int{0, 1, 8} {
 		_, err := approving(t, t.Context(), h, purramcp.DiscoveryOptions{StaleRetries: n})
-		assert.NoError(t, err, "StaleRetries %d", n)
+		if err != nil {
+			t.Errorf("StaleRetries %d: %v", n, err)
+		}
 	}
 }
 
@@ -258,16 +315,26 @@ func TestStaleRetries_Exhausted(t *testing.T) {
 				return nil
 			},
 			Observer: func(_ context.Context, e purramcp.Event) { attempts = append(attempts, e.Attempt) }})
-		assert.Nil(t, catalog)
-		assert.Equal(t, purramcp.CodeCatalogStale, purramcp.CodeOf(err))
-		assert.Equal(t, retries+1, approvals)
+		if catalog != nil {
+			t.Errorf("catalog = %v, want nil", catalog)
+		}
+		if got := purramcp.CodeOf(err); got != purramcp.CodeCatalogStale {
+			t.Errorf("purramcp.CodeOf(err) = %q, want %q", got, purramcp.CodeCatalogStale)
+		}
+		if want := retries + 1; approvals != want {
+			t.Errorf("approvals = %v, want %v", approvals, want)
+		}
 		lists, _ := h.counts()
-		assert.Equal(t, retries+1, lists)
+		if want := retries + 1; lists != want {
+			t.Errorf("lists = %v, want %v", lists, want)
+		}
 		want := make([]int, retries+1)
 		for i := range want {
 			want[i] = i + 1
 		}
-		assert.Equal(t, want, attempts)
+		if !reflect.DeepEqual(attempts, want) {
+			t.Errorf("attempts = %v, want %v", attempts, want)
+		}
 	}
 }
 
@@ -289,11 +356,17 @@ func TestStaleRetries_OnlyForListChanges(t *testing.T) {
 		t.Run(tc.id, func(t *testing.T) {
 			h := rawHarness(t, tc.raw)
 			_, err := approving(t, t.Context(), h, purramcp.DiscoveryOptions{StaleRetries: 8})
-			assert.Equal(t, tc.want, purramcp.CodeOf(err), tc.id)
+			if got := purramcp.CodeOf(err); got != tc.want {
+				t.Errorf("%v: got %q, want %q", tc.id, got, tc.want)
+			}
 			lists, _ := h.counts()
-			assert.LessOrEqual(t, lists, 2, "%s: one attempt", tc.id) // pagination reads two pages
+			if lists > 2 {
+				t.Errorf("%s: one attempt: got %v, want <= %v", tc.id, lists, 2)
+			} // pagination reads two pages
 			if tc.id != "pagination" {
-				assert.Equal(t, 1, lists, tc.id)
+				if lists != 1 {
+					t.Errorf("%v: got %v, want %v", tc.id, lists, 1)
+				}
 			}
 		})
 	}
@@ -309,23 +382,39 @@ func TestStaleRetries_OnlyForListChanges(t *testing.T) {
 		cancel()
 		return nil
 	}})
-	assert.Equal(t, purramcp.ErrCanceled, err)
-	assert.Equal(t, 1, approvals)
+	if !reflect.DeepEqual(err, purramcp.ErrCanceled) {
+		t.Errorf("err = %v, want %v", err, purramcp.ErrCanceled)
+	}
+	if approvals != 1 {
+		t.Errorf("approvals = %v, want %v", approvals, 1)
+	}
 
 	// After the return: the catalog turns stale and nothing is listed again.
 	synctest.Test(t, func(t *testing.T) {
 		srv := newSDKServer(t, nil, f.Tool)
 		h := sdkHarness(t, srv, "")
 		catalog, err := approving(t, t.Context(), h, purramcp.DiscoveryOptions{StaleRetries: 8})
-		require.NoError(t, err)
+		if err != nil {
+			t.Fatal(err)
+		}
 		srv.server.AddTool(sdkTool(t, json.RawMessage(otherTool)), srv.call)
 		awaitServerNotify()
-		require.True(t, catalog.Stale())
+		if !catalog.Stale() {
+			t.Fatalf("catalog.Stale() is false")
+		}
 		res, err := catalog.Registrations()[0].Run(t.Context(), argsA, purramcp.ToolContext{})
-		require.NoError(t, err)
-		assert.Equal(t, purramcp.CodeCatalogStale, res.ErrorCode)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.ErrorCode != purramcp.CodeCatalogStale {
+			t.Errorf("res.ErrorCode = %q, want %q", res.ErrorCode, purramcp.CodeCatalogStale)
+		}
 		lists, calls := h.counts()
-		assert.Equal(t, 1, lists, "no implicit rediscovery")
-		assert.Zero(t, calls)
+		if lists != 1 {
+			t.Errorf("no implicit rediscovery: got %v, want %v", lists, 1)
+		}
+		if calls != 0 {
+			t.Errorf("calls = %v, want 0", calls)
+		}
 	})
 }

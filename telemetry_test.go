@@ -8,13 +8,12 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 
 	"purra.dev/purramcp"
 )
@@ -86,26 +85,46 @@ func TestTracePropagator_Meta(t *testing.T) {
 		p := mapPropagator{extra: map[string]string{"tracestate": testTracestate, "baggage": "user=secret", "x": "y"}}
 		catalog, err := purramcp.DiscoverTools(t.Context(), h.session, "fixture", searchBinding(),
 			purramcp.DiscoveryOptions{Monitor: h.monitor, TracePropagator: p})
-		require.NoError(t, err)
+		if err != nil {
+			t.Fatal(err)
+		}
 		if version == purramcp.ProtocolVersion20251125 {
-			assert.Equal(t, f.RevisionDigest, catalog.Snapshot().RevisionDigest, "the digest is unaffected")
+			if got := catalog.Snapshot().RevisionDigest; got != f.RevisionDigest {
+				t.Errorf("the digest is unaffected: got %q, want %q", got, f.RevisionDigest)
+			}
 		}
 		ctx := context.WithValue(t.Context(), traceKey{}, testTraceparent)
 		res, err := catalog.Registrations()[0].Run(ctx, argsA, purramcp.ToolContext{})
-		require.NoError(t, err)
-		assert.Empty(t, res.ErrorCode)
-		assert.JSONEq(t, `{"q":"a"}`, string(s.lastArguments()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.ErrorCode != "" {
+			t.Errorf("res.ErrorCode = %q, want empty", res.ErrorCode)
+		}
+		if got, want := string(s.lastArguments()), `{"q":"a"}`; !jsonEqual(t, got, want) {
+			t.Errorf("got %s, want JSON equal to %s", got, want)
+		}
 		// Without a traceparent in ctx nothing is sent, tracestate included.
 		res, err = catalog.Registrations()[0].Run(t.Context(), argsA, purramcp.ToolContext{})
-		require.NoError(t, err)
-		assert.Empty(t, res.ErrorCode)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.ErrorCode != "" {
+			t.Errorf("res.ErrorCode = %q, want empty", res.ErrorCode)
+		}
 		// Invalid arguments never reach the propagator's request.
 		res, err = catalog.Registrations()[0].Run(ctx, json.RawMessage(`{"q":"toolong"}`), purramcp.ToolContext{})
-		require.NoError(t, err)
-		assert.Equal(t, "mcp_invalid_arguments", res.ErrorCode)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.ErrorCode != purramcp.CodeInvalidArguments {
+			t.Errorf("res.ErrorCode = %q, want %q", res.ErrorCode, purramcp.CodeInvalidArguments)
+		}
 		s.mu.Lock()
 		defer s.mu.Unlock()
-		assert.Equal(t, []mcp.Meta{{"traceparent": testTraceparent, "tracestate": testTracestate}, nil}, s.metas)
+		if want := []mcp.Meta{{"traceparent": testTraceparent, "tracestate": testTracestate}, nil}; !reflect.DeepEqual(s.metas, want) {
+			t.Errorf("s.metas = %v, want %v", s.metas, want)
+		}
 	})
 }
 
@@ -137,17 +156,27 @@ func TestTracePropagator_Rejected(t *testing.T) {
 		p := mapPropagator{extra: map[string]string{"tracestate": tc.state}}
 		catalog, err := purramcp.DiscoverTools(t.Context(), h.session, "fixture", searchBinding(),
 			purramcp.DiscoveryOptions{Monitor: h.monitor, TracePropagator: p})
-		require.NoError(t, err)
+		if err != nil {
+			t.Fatal(err)
+		}
 		res, err := catalog.Registrations()[0].Run(context.WithValue(t.Context(), traceKey{}, tc.parent), argsA,
 			purramcp.ToolContext{})
-		require.NoError(t, err)
-		assert.Empty(t, res.ErrorCode)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.ErrorCode != "" {
+			t.Errorf("res.ErrorCode = %q, want empty", res.ErrorCode)
+		}
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	require.Len(t, s.metas, len(cases))
+	if got := len(s.metas); got != len(cases) {
+		t.Fatalf("len(s.metas) = %d, want %d", got, len(cases))
+	}
 	for i, tc := range cases {
-		assert.Equal(t, tc.want, s.metas[i], "%q %q", tc.parent, tc.state)
+		if !reflect.DeepEqual(s.metas[i], tc.want) {
+			t.Errorf("%q %q: got %v, want %v", tc.parent, tc.state, s.metas[i], tc.want)
+		}
 	}
 }
 
@@ -191,32 +220,44 @@ func TestTracePropagator_WireUnchanged(t *testing.T) {
 	serverR, clientW := io.Pipe()
 	rec := &frameRecorder{w: clientW}
 	ss, err := s.server.Connect(t.Context(), &mcp.IOTransport{Reader: serverR, Writer: serverW}, nil)
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	m := purramcp.NewCatalogMonitor()
 	client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, m.ClientOptions(nil))
 	cs, err := m.Connect(t.Context(), client, &mcp.IOTransport{Reader: clientR, Writer: rec},
 		&mcp.ClientSessionOptions{ProtocolVersion: purramcp.ProtocolVersion20251125})
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	t.Cleanup(func() { _ = cs.Close(); _ = ss.Wait() })
 	ctx := context.WithValue(t.Context(), traceKey{}, testTraceparent)
 	for _, p := range []purramcp.TracePropagator{nil, mapPropagator{}, mapPropagator{}} {
 		catalog, err := purramcp.DiscoverTools(t.Context(), cs, "fixture", searchBinding(),
 			purramcp.DiscoveryOptions{Monitor: m, TracePropagator: p})
-		require.NoError(t, err)
+		if err != nil {
+			t.Fatal(err)
+		}
 		runCtx := t.Context()
 		if p != nil && len(rec.callFrames()) == 2 {
 			runCtx = ctx // the third call carries a trace context
 		}
 		res, err := catalog.Registrations()[0].Run(runCtx, argsA, purramcp.ToolContext{})
-		require.NoError(t, err)
-		assert.Empty(t, res.ErrorCode)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.ErrorCode != "" {
+			t.Errorf("res.ErrorCode = %q, want empty", res.ErrorCode)
+		}
 	}
-	assert.Equal(t, []string{
+	if got, want := rec.callFrames(), []string{
 		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"remote.search","arguments":{"q":"a"}}}`,
 		`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"remote.search","arguments":{"q":"a"}}}`,
 		`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"_meta":{"traceparent":"` + testTraceparent +
 			`"},"name":"remote.search","arguments":{"q":"a"}}}`,
-	}, rec.callFrames())
+	}; !reflect.DeepEqual(got, want) {
+		t.Errorf("rec.callFrames() = %v, want %v", got, want)
+	}
 }
 
 // TestEvent_Transport: the Event names the transport Connect wrapped, and
@@ -238,20 +279,28 @@ func TestEvent_Transport(t *testing.T) {
 		cs, m := c.cs, c.m
 		catalog, err := purramcp.DiscoverTools(t.Context(), cs, "fixture", searchBinding(),
 			purramcp.DiscoveryOptions{Monitor: m, Observer: observe})
-		require.NoError(t, err)
+		if err != nil {
+			t.Fatal(err)
+		}
 		_, err = catalog.Registrations()[0].Run(t.Context(), argsA, purramcp.ToolContext{})
-		require.NoError(t, err)
+		if err != nil {
+			t.Fatal(err)
+		}
 	}
 	connect := func(t *testing.T, srv *mcp.Server, ct mcp.Transport, st mcp.Transport) connected {
 		if st != nil {
 			ss, err := srv.Connect(t.Context(), st, nil)
-			require.NoError(t, err)
+			if err != nil {
+				t.Fatal(err)
+			}
 			t.Cleanup(func() { _ = ss.Wait() })
 		}
 		m := purramcp.NewCatalogMonitor()
 		client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, m.ClientOptions(nil))
 		cs, err := m.Connect(t.Context(), client, ct, nil)
-		require.NoError(t, err)
+		if err != nil {
+			t.Fatal(err)
+		}
 		t.Cleanup(func() { _ = cs.Close() })
 		return connected{cs, m}
 	}
@@ -279,12 +328,18 @@ func TestEvent_Transport(t *testing.T) {
 		client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, plain.ClientOptions(nil))
 		st, ct := mcp.NewInMemoryTransports()
 		ss, err := newSDKServer(t, nil, f.Tool).server.Connect(t.Context(), st, nil)
-		require.NoError(t, err)
+		if err != nil {
+			t.Fatal(err)
+		}
 		t.Cleanup(func() { _ = ss.Wait() })
 		cs, err := client.Connect(t.Context(), ct, nil) // not through the monitor's Transport
-		require.NoError(t, err)
+		if err != nil {
+			t.Fatal(err)
+		}
 		t.Cleanup(func() { _ = cs.Close() })
-		require.NoError(t, plain.Attach(cs))
+		if err := plain.Attach(cs); err != nil {
+			t.Fatalf("plain.Attach(cs): %v", err)
+		}
 		discoverAndRun(t, connected{cs, plain})
 	})
 	type kind struct{ Kind, Version, Transport string }
@@ -292,10 +347,12 @@ func TestEvent_Transport(t *testing.T) {
 	for _, e := range got {
 		kinds = append(kinds, kind{e.Kind, e.ProtocolVersion, e.Transport})
 	}
-	assert.Equal(t, []kind{
+	if want := []kind{
 		{"discover", "2026-07-28", "memory"}, {"call", "2026-07-28", "memory"},
 		{"discover", "2026-07-28", "stdio"}, {"call", "2026-07-28", "stdio"},
 		{"discover", "2026-07-28", "http"}, {"call", "2026-07-28", "http"},
 		{"discover", "2026-07-28", ""}, {"call", "2026-07-28", ""},
-	}, kinds)
+	}; !reflect.DeepEqual(kinds, want) {
+		t.Errorf("kinds = %v, want %v", kinds, want)
+	}
 }

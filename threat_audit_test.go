@@ -7,12 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 
 	"purra.dev/purramcp"
 )
@@ -66,9 +65,13 @@ func TestThreatT18_AuditWithoutPayloads(t *testing.T) {
 	refusing := opts
 	refusing.Approve = func(context.Context, purramcp.Snapshot) error { return errors.New(secret) }
 	_, err := purramcp.DiscoverTools(t.Context(), h.session, "fixture", bindings, refusing)
-	require.Equal(t, purramcp.CodeCatalogUnapproved, purramcp.CodeOf(err))
+	if got := purramcp.CodeOf(err); got != purramcp.CodeCatalogUnapproved {
+		t.Fatalf("purramcp.CodeOf(err) = %q, want %q", got, purramcp.CodeCatalogUnapproved)
+	}
 	catalog, err := purramcp.DiscoverTools(t.Context(), h.session, "fixture", bindings, opts)
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	digest := catalog.Snapshot().RevisionDigest
 	reg, _ := catalog.Registration("search")
 	argsWith := func(q string) json.RawMessage { return json.RawMessage(fmt.Sprintf(`{"q":%q,"tags":[%q]}`, q, secret)) }
@@ -80,24 +83,45 @@ func TestThreatT18_AuditWithoutPayloads(t *testing.T) {
 	codes := make([]string, len(events))
 	for i, e := range events {
 		codes[i] = e.Kind + ":" + e.Code
-		assert.Equal(t, digest, e.RevisionDigest, "T18: every record names the definition")
-		assert.Equal(t, "fixture", e.ServerID)
-		assert.Positive(t, e.Duration, "T18: latency is recorded")
+		if e.RevisionDigest != digest {
+			t.Errorf("T18: every record names the definition: got %q, want %q", e.RevisionDigest, digest)
+		}
+		if e.ServerID != "fixture" {
+			t.Errorf("e.ServerID = %q, want %q", e.ServerID, "fixture")
+		}
+		if e.Duration <= 0 {
+			t.Errorf("T18: latency is recorded: got %v, want > 0", e.Duration)
+		}
 	}
-	assert.Equal(t, []string{"discover:mcp_catalog_unapproved", "discover:", "call:", "call:mcp_scope_denied", "call:host_failure",
-		"call:mcp_tool_error", "call:mcp_protocol_error", "call:mcp_result_invalid", "call:mcp_invalid_arguments"}, codes)
-	assert.Equal(t, []int{1, 0, 0, 1, 1, 1, 0}, func() []int {
+	if want := []string{"discover:mcp_catalog_unapproved", "discover:", "call:", "call:mcp_scope_denied", "call:host_failure",
+		"call:mcp_tool_error", "call:mcp_protocol_error", "call:mcp_result_invalid", "call:mcp_invalid_arguments"}; !reflect.DeepEqual(codes, want) {
+		t.Errorf("codes = %v, want %v", codes, want)
+	}
+	if got, want := func() []int {
 		var n []int
 		for _, e := range events[2:] {
 			n = append(n, e.Requests)
 		}
 		return n
-	}(), "T18: whether a request reached the server")
-	assert.NotContains(t, fmt.Sprintf("%+v", events), secret, "T18: no payload or remote text in an Event")
+	}(), []int{1, 0, 0, 1, 1, 1, 0}; !reflect.DeepEqual(got, want) {
+		t.Errorf("T18: whether a request reached the server: got %v, want %v", got, want)
+	}
+	if strings.Contains(fmt.Sprintf("%+v", events), secret) {
+		t.Errorf("T18: no payload or remote text in an Event: %q contains %q", fmt.Sprintf("%+v", events), secret)
+	}
 	logged := out.String()
-	assert.Equal(t, len(events), strings.Count(logged, "\n"), "one record per event")
-	assert.NotContains(t, logged, secret, "T18: nor in the log")
-	assert.Contains(t, logged, `"msg":"purramcp.discover","kind":"discover","serverId":"fixture","revisionDigest":"`+digest+`","code":"mcp_catalog_unapproved"`)
-	assert.Contains(t, logged, `"level":"WARN","msg":"purramcp.call","kind":"call","serverId":"fixture","revisionDigest":"`+digest+
-		`","localName":"search","remoteName":"remote.search","callId":"c-d","runId":"r","code":"mcp_scope_denied"`)
+	if got, want := strings.Count(logged, "\n"), len(events); got != want {
+		t.Errorf("one record per event: got %v, want %v", got, want)
+	}
+	if strings.Contains(logged, secret) {
+		t.Errorf("T18: nor in the log: %q contains %q", logged, secret)
+	}
+	if !strings.Contains(logged, `"msg":"purramcp.discover","kind":"discover","serverId":"fixture","revisionDigest":"`+digest+`","code":"mcp_catalog_unapproved"`) {
+		t.Errorf("%q does not contain %q", logged, `"msg":"purramcp.discover","kind":"discover","serverId":"fixture","revisionDigest":"`+digest+`","code":"mcp_catalog_unapproved"`)
+	}
+	if !strings.Contains(logged, `"level":"WARN","msg":"purramcp.call","kind":"call","serverId":"fixture","revisionDigest":"`+digest+
+		`","localName":"search","remoteName":"remote.search","callId":"c-d","runId":"r","code":"mcp_scope_denied"`) {
+		t.Errorf("%q does not contain %q", logged, `"level":"WARN","msg":"purramcp.call","kind":"call","serverId":"fixture","revisionDigest":"`+digest+
+			`","localName":"search","remoteName":"remote.search","callId":"c-d","runId":"r","code":"mcp_scope_denied"`)
+	}
 }

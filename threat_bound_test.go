@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"os/exec"
+	"reflect"
 	"runtime"
 	"strings"
 	"syscall"
@@ -17,13 +19,11 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 
 	"purra.dev/purramcp"
 )
 
-// Hostile and wedged peers against the bounding layer (landscape.md T6,
+// Hostile and wedged peers against the bounding layer (T6,
 // T11): the subtests of TestThreatT6_FloodsHitLimits and
 // TestThreatT11_HangsEndAtTimeout defined here.
 
@@ -68,11 +68,11 @@ func threatHostileFrames(t *testing.T) {
 	for _, tc := range []struct {
 		id, page, call, want string
 	}{
-		{"12MiB_text_of_lt", page("", textOnly), `{"content":[{"type":"text","text":"` + hostileText() + `"}]}`, "mcp_result_too_large"},
-		{"400000_blocks", page("", textOnly), emptyBlocks(hostileBlocks), "mcp_result_too_large"},
-		{"12MiB_error_result", page("", textOnly), `{"isError":true,"content":[{"type":"text","text":"` + hostileText() + `"}]}`, "mcp_result_too_large"},
-		{"200000_tools", tinyTools(hostileTools), "", "mcp_catalog_limit_exceeded"},
-		{"12MiB_title_unbound_tool", page("", textOnly, titled), "", "mcp_catalog_limit_exceeded"},
+		{"12MiB_text_of_lt", page("", textOnly), `{"content":[{"type":"text","text":"` + hostileText() + `"}]}`, purramcp.CodeResultTooLarge},
+		{"400000_blocks", page("", textOnly), emptyBlocks(hostileBlocks), purramcp.CodeResultTooLarge},
+		{"12MiB_error_result", page("", textOnly), `{"isError":true,"content":[{"type":"text","text":"` + hostileText() + `"}]}`, purramcp.CodeResultTooLarge},
+		{"200000_tools", tinyTools(hostileTools), "", purramcp.CodeCatalogLimitExceeded},
+		{"12MiB_title_unbound_tool", page("", textOnly, titled), "", purramcp.CodeCatalogLimitExceeded},
 	} {
 		leakChecked(t, tc.id, func(t *testing.T) {
 			h := (&byteServer{page: tc.page, call: tc.call}).start(t)
@@ -80,17 +80,31 @@ func threatHostileFrames(t *testing.T) {
 			catalog, err := purramcp.DiscoverTools(t.Context(), h.session, "fixture", searchBinding(),
 				purramcp.DiscoveryOptions{Monitor: h.monitor, Limits: purramcp.Limits{Timeout: 10 * time.Second}})
 			if tc.call == "" {
-				assert.Nil(t, catalog)
-				assert.Equal(t, tc.want, purramcp.CodeOf(err), "T6 %s", tc.id)
+				if catalog != nil {
+					t.Errorf("catalog = %v, want nil", catalog)
+				}
+				if got := purramcp.CodeOf(err); got != tc.want {
+					t.Errorf("T6 %s: got %q, want %q", tc.id, got, tc.want)
+				}
 			} else {
-				require.NoError(t, err, tc.id)
+				if err != nil {
+					t.Fatalf("%v: %v", tc.id, err)
+				}
 				res, err := catalog.Registrations()[0].Run(t.Context(), argsA, purramcp.ToolContext{})
-				require.NoError(t, err)
-				assert.Equal(t, purramcp.ToolResult{Content: emptyEnvelope, EffectState: "not_started", ErrorCode: tc.want}, res, "T6 %s", tc.id)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if want := (purramcp.ToolResult{Content: emptyEnvelope, EffectState: "not_started", ErrorCode: tc.want}); !reflect.DeepEqual(res, want) {
+					t.Errorf("T6 %s: got %v, want %v", tc.id, res, want)
+				}
 			}
 			t.Logf("T6 %s: %s in %v", tc.id, tc.want, time.Since(start))
-			assert.NoError(t, h.session.Ping(t.Context(), nil), "T6 %s: session usable", tc.id)
-			assert.NoError(t, h.monitor.Check(h.monitor.Revision()), "T6 %s: monitor open", tc.id)
+			if err := h.session.Ping(t.Context(), nil); err != nil {
+				t.Errorf("T6 %s: session usable: %v", tc.id, err)
+			}
+			if err := h.monitor.Check(h.monitor.Revision()); err != nil {
+				t.Errorf("T6 %s: monitor open: %v", tc.id, err)
+			}
 		})
 	}
 }
@@ -134,24 +148,28 @@ func threatSizingCost(t *testing.T) {
 		{"12MiB_text_of_lt", func() error {
 			_, err := purramcp.ConvertResult(purramcp.Limits{}, &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}})
 			return err
-		}, resultBound, "mcp_result_too_large"},
+		}, resultBound, purramcp.CodeResultTooLarge},
 		{"400000_blocks", func() error {
 			_, err := purramcp.ConvertResult(purramcp.Limits{}, &mcp.CallToolResult{Content: blocks})
 			return err
-		}, resultBound, "mcp_result_too_large"},
+		}, resultBound, purramcp.CodeResultTooLarge},
 		{"200000_tools", func() error {
 			_, _, err := purramcp.PageCost(&mcp.ListToolsResult{Tools: tools}, 0, 0, lim)
 			return err
-		}, catalogBound, "mcp_catalog_limit_exceeded"},
+		}, catalogBound, purramcp.CodeCatalogLimitExceeded},
 		{"12MiB_title_unbound_tool", func() error {
 			_, _, err := purramcp.PageCost(&mcp.ListToolsResult{Tools: titled}, 0, 0, lim)
 			return err
-		}, catalogBound, "mcp_catalog_limit_exceeded"},
+		}, catalogBound, purramcp.CodeCatalogLimitExceeded},
 	} {
 		var err error
 		n := allocated(func() { err = tc.run() })
-		assert.Equal(t, tc.want, purramcp.CodeOf(err), "T6 %s", tc.id)
-		assert.LessOrEqual(t, n, tc.bound, "T6 %s: adapter allocation (%s)", tc.id, mib(n))
+		if got := purramcp.CodeOf(err); got != tc.want {
+			t.Errorf("T6 %s: got %q, want %q", tc.id, got, tc.want)
+		}
+		if n > tc.bound {
+			t.Errorf("T6 %s: adapter allocation (%s): got %v, want <= %v", tc.id, mib(n), n, tc.bound)
+		}
 		t.Logf("T6 %s: adapter allocates %d bytes (bound %d)", tc.id, n, tc.bound)
 	}
 }
@@ -180,36 +198,61 @@ func threatWedgedInMemory(t *testing.T) {
 			timeout := 200 * time.Millisecond
 			catalog, err := purramcp.DiscoverTools(t.Context(), h.session, "fixture", searchBinding(),
 				purramcp.DiscoveryOptions{Monitor: h.monitor, Limits: purramcp.Limits{Timeout: timeout}})
-			require.NoError(t, err)
+			if err != nil {
+				t.Fatal(err)
+			}
 			reg := catalog.Registrations()[0]
 			res, err := reg.Run(t.Context(), bigArgs, purramcp.ToolContext{})
-			require.NoError(t, err)
-			assert.Equal(t, "mcp_timeout", res.ErrorCode, "T11: written, never answered")
-			assert.False(t, catalog.Stale(), "T11: a timeout after a complete write severs nothing")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.ErrorCode != purramcp.CodeTimeout {
+				t.Errorf("T11: written, never answered: got %q, want %q", res.ErrorCode, purramcp.CodeTimeout)
+			}
+			if catalog.Stale() {
+				t.Errorf("T11: a timeout after a complete write severs nothing")
+			}
 			before := runtime.NumGoroutine()
 			start := time.Now()
 			res, err = reg.Run(t.Context(), bigArgs, purramcp.ToolContext{})
 			took := time.Since(start)
-			require.NoError(t, err)
-			assert.Equal(t, "mcp_timeout", res.ErrorCode, "T11 wedged peer")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.ErrorCode != purramcp.CodeTimeout {
+				t.Errorf("T11 wedged peer: got %q, want %q", res.ErrorCode, purramcp.CodeTimeout)
+			}
 			// The bound is Timeout + 50 ms (logged below); the assertion leaves
 			// room for a loaded -race CI machine.
-			assert.Less(t, took, timeout+150*time.Millisecond, "T11: Run returns at its Timeout")
-			assert.True(t, catalog.Stale(), "T11: severed at once")
+			if limit := timeout + 150*time.Millisecond; took >= limit {
+				t.Errorf("T11: Run returns at its Timeout: got %v, want < %v", took, limit)
+			}
+			if !catalog.Stale() {
+				t.Errorf("T11: severed at once")
+			}
 			for range 200 {
 				res, err = reg.Run(t.Context(), bigArgs, purramcp.ToolContext{})
-				require.NoError(t, err)
-				require.Equal(t, "mcp_connection_closed", res.ErrorCode, "T11: later Runs")
+				if err != nil {
+					t.Fatal(err)
+				}
+				if res.ErrorCode != purramcp.CodeConnectionClosed {
+					t.Fatalf("T11: later Runs: got %q, want %q", res.ErrorCode, purramcp.CodeConnectionClosed)
+				}
 			}
 			// Polls: no synctest bubble can hold this test, since a write queued
 			// behind the wedged one waits on go-sdk's write mutex, which is not
 			// durably blocking, so fake time would never reach the Timeout.
-			require.Eventually(t, func() bool { return runtime.NumGoroutine() <= before }, waitFor, tick,
-				"T11: the abandoned write ended; no goroutine per later Run")
+			if !eventually(func() bool { return runtime.NumGoroutine() <= before }, waitFor, tick) {
+				t.Fatalf("T11: the abandoned write ended; no goroutine per later Run: not met in time")
+			}
 			closeStart := time.Now()
-			require.NoError(t, h.session.Close())
+			if err := h.session.Close(); err != nil {
+				t.Fatalf("h.session.Close(): %v", err)
+			}
 			closeTook := time.Since(closeStart)
-			assert.Less(t, closeTook, time.Second, "T11: session.Close returns promptly")
+			if closeTook >= time.Second {
+				t.Errorf("T11: session.Close returns promptly: got %v, want < %v", closeTook, time.Second)
+			}
 			t.Logf("T11 %s: Run returned after %v (Timeout %v); Close took %v; goroutines %d before, %d after 200 Runs",
 				wiring.name, took, timeout, closeTook, before, runtime.NumGoroutine())
 		})
@@ -243,34 +286,60 @@ func threatWedgedStdio(t *testing.T) {
 		const terminate = 300 * time.Millisecond
 		cs, err := client.Connect(t.Context(), monitor.Transport(&mcp.CommandTransport{Command: cmd, TerminateDuration: terminate}),
 			&mcp.ClientSessionOptions{ProtocolVersion: purramcp.ProtocolVersion20251125})
-		require.NoError(t, err)
-		require.NoError(t, monitor.Attach(cs))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := monitor.Attach(cs); err != nil {
+			t.Fatalf("monitor.Attach(cs): %v", err)
+		}
 		timeout := 200 * time.Millisecond
 		catalog, err := purramcp.DiscoverTools(t.Context(), cs, "fixture", searchBinding(),
 			purramcp.DiscoveryOptions{Monitor: monitor, Limits: purramcp.Limits{Timeout: timeout}})
-		require.NoError(t, err)
+		if err != nil {
+			t.Fatal(err)
+		}
 		reg := catalog.Registrations()[0]
 		res, err := reg.Run(t.Context(), bigArgs, purramcp.ToolContext{})
-		require.NoError(t, err)
-		assert.Equal(t, "mcp_timeout", res.ErrorCode, "T11 stdio: the first request is written, never answered")
-		assert.False(t, catalog.Stale(), "T11 stdio: a timeout after a complete write severs nothing")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.ErrorCode != purramcp.CodeTimeout {
+			t.Errorf("T11 stdio: the first request is written, never answered: got %q, want %q", res.ErrorCode, purramcp.CodeTimeout)
+		}
+		if catalog.Stale() {
+			t.Errorf("T11 stdio: a timeout after a complete write severs nothing")
+		}
 		start := time.Now()
 		res, err = reg.Run(t.Context(), bigArgs, purramcp.ToolContext{})
 		took := time.Since(start)
-		require.NoError(t, err)
-		assert.Equal(t, "mcp_timeout", res.ErrorCode, "T11 stdio: the second write blocks")
-		assert.True(t, catalog.Stale(), "T11 stdio: severed")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.ErrorCode != purramcp.CodeTimeout {
+			t.Errorf("T11 stdio: the second write blocks: got %q, want %q", res.ErrorCode, purramcp.CodeTimeout)
+		}
+		if !catalog.Stale() {
+			t.Errorf("T11 stdio: severed")
+		}
 		res, err = reg.Run(t.Context(), argsA, purramcp.ToolContext{})
-		require.NoError(t, err)
-		assert.Equal(t, "mcp_connection_closed", res.ErrorCode)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.ErrorCode != purramcp.CodeConnectionClosed {
+			t.Errorf("res.ErrorCode = %q, want %q", res.ErrorCode, purramcp.CodeConnectionClosed)
+		}
 		closeStart := time.Now()
 		_ = cs.Close()
 		closeTook := time.Since(closeStart)
-		assert.Less(t, closeTook, time.Second, "T11 stdio: session.Close returns promptly")
+		if closeTook >= time.Second {
+			t.Errorf("T11 stdio: session.Close returns promptly: got %v, want < %v", closeTook, time.Second)
+		}
 		pid := cmd.Process.Pid
 		// Polls: a real child process, stopped and reaped by go-sdk's
 		// CommandTransport on its own goroutine; no bubble holds an OS process.
-		require.Eventually(t, func() bool { return syscall.Kill(pid, 0) != nil }, waitFor, tick, "T11 stdio: the child is stopped")
+		if !eventually(func() bool { return syscall.Kill(pid, 0) != nil }, waitFor, tick) {
+			t.Fatalf("T11 stdio: the child is stopped: not met in time")
+		}
 		t.Logf("T11 stdio: blocked Run returned after %v (Timeout %v); Close took %v; child gone %v after the sever (TerminateDuration %v)",
 			took, timeout, closeTook, time.Since(start)-took, terminate)
 	})
@@ -312,9 +381,12 @@ func threatHTTPMidCall(t *testing.T) {
 			h := httpHarness(t, hs.URL, transport, srv)
 			reg := discoverWith(t, h, purramcp.Limits{Timeout: 5 * time.Second}, nil)
 			res, err := reg.Run(t.Context(), argsA, purramcp.ToolContext{})
-			require.NoError(t, err)
-			assert.Equal(t, purramcp.ToolResult{Content: emptyEnvelope, EffectState: "not_started", ErrorCode: "mcp_transport_error"}, res,
-				"T11 HTTP json=%v: the connection failed mid-call", jsonResponse)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := (purramcp.ToolResult{Content: emptyEnvelope, EffectState: "not_started", ErrorCode: purramcp.CodeTransportError}); !reflect.DeepEqual(res, want) {
+				t.Errorf("T11 HTTP json=%v: the connection failed mid-call: got %v, want %v", jsonResponse, res, want)
+			}
 		})
 	}
 }
@@ -343,11 +415,19 @@ func threatHTTPFrames(t *testing.T) {
 			h := httpHarness(t, hs.URL, transport, srv)
 			reg := discoverWith(t, h, purramcp.Limits{Timeout: 10 * time.Second}, nil)
 			res, err := reg.Run(t.Context(), argsA, purramcp.ToolContext{})
-			require.NoError(t, err)
-			assert.Equal(t, "mcp_result_too_large", res.ErrorCode, "T6 HTTP json=%v", jsonResponse)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.ErrorCode != purramcp.CodeResultTooLarge {
+				t.Errorf("T6 HTTP json=%v: got %q, want %q", jsonResponse, res.ErrorCode, purramcp.CodeResultTooLarge)
+			}
 			res, err = discoverWith(t, h, purramcp.Limits{}, nil).Run(t.Context(), argsA, purramcp.ToolContext{})
-			require.NoError(t, err)
-			assert.Equal(t, "mcp_result_too_large", res.ErrorCode, "T6 HTTP json=%v: the session discovers and calls again", jsonResponse)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.ErrorCode != purramcp.CodeResultTooLarge {
+				t.Errorf("T6 HTTP json=%v: the session discovers and calls again: got %q, want %q", jsonResponse, res.ErrorCode, purramcp.CodeResultTooLarge)
+			}
 		})
 	}
 }
@@ -360,9 +440,13 @@ func httpHarness(t *testing.T, url string, transport *http.Transport, srv *sdkSe
 	client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, monitor.ClientOptions(nil))
 	cs, err := client.Connect(t.Context(), monitor.Transport(&mcp.StreamableClientTransport{Endpoint: url,
 		HTTPClient: &http.Client{Transport: transport}, MaxRetries: -1}), nil)
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	t.Cleanup(func() { _ = cs.Close() })
-	require.NoError(t, monitor.Attach(cs))
+	if err := monitor.Attach(cs); err != nil {
+		t.Fatalf("monitor.Attach(cs): %v", err)
+	}
 	return sessionHarness{session: cs, monitor: monitor, counts: srv.counts, lastArguments: srv.lastArguments}
 }
 
@@ -421,14 +505,24 @@ func threatHTTPFloods(t *testing.T) {
 				catalog, err := purramcp.DiscoverTools(t.Context(), h.session, "fixture", searchBinding(),
 					purramcp.DiscoveryOptions{Monitor: h.monitor, Limits: purramcp.Limits{Timeout: time.Minute}})
 				if flood == "200000_tools" {
-					assert.Nil(t, catalog)
-					assert.Equal(t, "mcp_catalog_limit_exceeded", purramcp.CodeOf(err), "T6 HTTP %s json=%v", flood, jsonResponse)
+					if catalog != nil {
+						t.Errorf("catalog = %v, want nil", catalog)
+					}
+					if got := purramcp.CodeOf(err); got != purramcp.CodeCatalogLimitExceeded {
+						t.Errorf("T6 HTTP %s json=%v: got %q, want %q", flood, jsonResponse, got, purramcp.CodeCatalogLimitExceeded)
+					}
 					return
 				}
-				require.NoError(t, err)
+				if err != nil {
+					t.Fatal(err)
+				}
 				res, err := catalog.Registrations()[0].Run(t.Context(), argsA, purramcp.ToolContext{})
-				require.NoError(t, err)
-				assert.Equal(t, "mcp_result_too_large", res.ErrorCode, "T6 HTTP %s json=%v", flood, jsonResponse)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if res.ErrorCode != purramcp.CodeResultTooLarge {
+					t.Errorf("T6 HTTP %s json=%v: got %q, want %q", flood, jsonResponse, res.ErrorCode, purramcp.CodeResultTooLarge)
+				}
 			})
 		}
 	}
@@ -442,8 +536,12 @@ func threatFloatOverflow(t *testing.T) {
 	unbound := `{"name":"unbound","inputSchema":{"type":"object","properties":{"n":{"type":"number","maximum":1e400}}}}`
 	h := rawHarness(t, &rawServer{pages: []string{page("", string(f.Tool), unbound)}})
 	catalog, err := discoverDefault(t, h, purramcp.Limits{})
-	assert.Nil(t, catalog)
-	assert.Equal(t, "mcp_result_invalid", purramcp.CodeOf(err), "T6 1e400 in an unbound tool")
+	if catalog != nil {
+		t.Errorf("catalog = %v, want nil", catalog)
+	}
+	if got := purramcp.CodeOf(err); got != purramcp.CodeResultInvalid {
+		t.Errorf("T6 1e400 in an unbound tool: got %q, want %q", got, purramcp.CodeResultInvalid)
+	}
 }
 
 // threatHugeNotification (T6): a tools/list_changed notification whose
@@ -464,20 +562,34 @@ func threatHugeNotification(t *testing.T) {
 				h := (&byteServer{page: page("", string(f.Tool)), beforeList: note}).start(t)
 				catalog, err := discoverDefault(t, h, purramcp.Limits{})
 				if !tc.stale {
-					require.NoError(t, err)
-					assert.False(t, catalog.Stale(), "T6 %s: changes nothing", tc.method)
-					assert.Zero(t, h.monitor.Revision())
+					if err != nil {
+						t.Fatal(err)
+					}
+					if catalog.Stale() {
+						t.Errorf("T6 %s: changes nothing", tc.method)
+					}
+					if got := h.monitor.Revision(); got != 0 {
+						t.Errorf("h.monitor.Revision() = %v, want 0", got)
+					}
 					return
 				}
 				if err != nil {
-					assert.Equal(t, "mcp_catalog_stale", purramcp.CodeOf(err), "T6 %s", tc.method)
+					if got := purramcp.CodeOf(err); got != purramcp.CodeCatalogStale {
+						t.Errorf("T6 %s: got %q, want %q", tc.method, got, purramcp.CodeCatalogStale)
+					}
 				} else {
 					synctest.Wait()
-					require.True(t, catalog.Stale(), "T6 %s: ends up stale", tc.method)
+					if !catalog.Stale() {
+						t.Fatalf("T6 %s: ends up stale", tc.method)
+					}
 				}
 				synctest.Wait()
-				require.Equal(t, uint64(1), h.monitor.Revision(), "T6 %s: counted", tc.method)
-				assert.NoError(t, h.session.Ping(t.Context(), nil))
+				if got, want := h.monitor.Revision(), uint64(1); got != want {
+					t.Fatalf("T6 %s: counted: got %v, want %v", tc.method, got, want)
+				}
+				if err := h.session.Ping(t.Context(), nil); err != nil {
+					t.Errorf("h.session.Ping(t.Context(), nil): %v", err)
+				}
 			})
 		})
 	}
@@ -504,23 +616,41 @@ func threatCanceledMidWrite(t *testing.T) {
 			h := rawHarness(t, raw)
 			catalog, err := purramcp.DiscoverTools(t.Context(), h.session, "fixture", searchBinding(),
 				purramcp.DiscoveryOptions{Monitor: h.monitor, Limits: purramcp.Limits{Timeout: timeout}})
-			require.NoError(t, err)
+			if err != nil {
+				t.Fatal(err)
+			}
 			reg := catalog.Registrations()[0]
 			res, err := reg.Run(t.Context(), bigArgs, purramcp.ToolContext{}) // taken by the peer's reader, never answered
-			require.NoError(t, err)
-			require.Equal(t, "mcp_timeout", res.ErrorCode)
-			require.False(t, catalog.Stale())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.ErrorCode != purramcp.CodeTimeout {
+				t.Fatalf("res.ErrorCode = %q, want %q", res.ErrorCode, purramcp.CodeTimeout)
+			}
+			if catalog.Stale() {
+				t.Fatalf("catalog.Stale() is true")
+			}
 			ctx, cancel := context.WithTimeout(t.Context(), cancelAfter)
 			defer cancel()
 			start := time.Now()
 			_, err = reg.Run(ctx, bigArgs, purramcp.ToolContext{})
 			took := time.Since(start)
-			assert.ErrorIs(t, err, purramcp.ErrCanceled, "T11: the caller's end")
-			assert.GreaterOrEqual(t, took, wiring.earliest, "T11: %s", wiring.name)
-			assert.Less(t, took, wiring.latest, "T11: %s", wiring.name)
+			if !errors.Is(err, purramcp.ErrCanceled) {
+				t.Errorf("T11: the caller's end: error %v, want one matching %v", err, purramcp.ErrCanceled)
+			}
+			if took < wiring.earliest {
+				t.Errorf("T11: %s: got %v, want >= %v", wiring.name, took, wiring.earliest)
+			}
+			if took >= wiring.latest {
+				t.Errorf("T11: %s: got %v, want < %v", wiring.name, took, wiring.latest)
+			}
 			// Real transports and clocks: the sever comes at the 300 ms deadline.
-			require.Eventually(t, catalog.Stale, waitFor, tick, "T11: severed at the deadline")
-			require.NoError(t, h.session.Close())
+			if !eventually(catalog.Stale, waitFor, tick) {
+				t.Fatalf("T11: severed at the deadline: not met in time")
+			}
+			if err := h.session.Close(); err != nil {
+				t.Fatalf("h.session.Close(): %v", err)
+			}
 		})
 	}
 }

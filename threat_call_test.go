@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -17,20 +18,20 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 
 	"purra.dev/purramcp"
 )
 
-// Threats met on calls and sessions (landscape.md §d): T4, T10–T14, T16,
+// Threats met on calls and sessions: T4, T10–T14, T16,
 // T17. The list of ids and the not-applicable lines are in threat_test.go.
 
 // jsonString encodes s as a JSON string.
 func jsonString(t *testing.T, s string) string {
 	t.Helper()
 	b, err := json.Marshal(s)
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	return string(b)
 }
 
@@ -52,32 +53,32 @@ func TestThreatT4_NoRemoteTextInResults(t *testing.T) {
 		want       string
 	}{
 		{id: "rpc_error", rpc: &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "failed for " + secret,
-			Data: json.RawMessage(`{"token":"` + secret + `"}`)}, want: "mcp_protocol_error"},
-		{id: "rpc_error_code_0", rpc: &jsonrpc.Error{Code: 0, Message: secret}, want: "mcp_protocol_error"},
+			Data: json.RawMessage(`{"token":"` + secret + `"}`)}, want: purramcp.CodeProtocolError},
+		{id: "rpc_error_code_0", rpc: &jsonrpc.Error{Code: 0, Message: secret}, want: purramcp.CodeProtocolError},
 		{id: "tool_error", result: `{"content":[{"type":"text","text":"` + secret + `"}],"structuredContent":{"count":1,"why":"` +
-			secret + `"},"isError":true}`, want: "mcp_tool_error"},
+			secret + `"},"isError":true}`, want: purramcp.CodeToolError},
 		{id: "output_extra_value", result: `{"content":[{"type":"text","text":"ok"}],"structuredContent":{"count":1,"leak":"` + secret + `"}}`,
-			want: "mcp_result_invalid"},
-		{id: "output_extra_key", result: `{"content":[],"structuredContent":{"count":1,"` + secret + `":true}}`, want: "mcp_result_invalid"},
-		{id: "output_wrong_type", result: `{"content":[],"structuredContent":{"count":"` + secret + `"}}`, want: "mcp_result_invalid"},
-		{id: "structured_not_object", result: `{"content":[],"structuredContent":["` + secret + `"]}`, textOnly: true, want: "mcp_result_invalid"},
+			want: purramcp.CodeResultInvalid},
+		{id: "output_extra_key", result: `{"content":[],"structuredContent":{"count":1,"` + secret + `":true}}`, want: purramcp.CodeResultInvalid},
+		{id: "output_wrong_type", result: `{"content":[],"structuredContent":{"count":"` + secret + `"}}`, want: purramcp.CodeResultInvalid},
+		{id: "structured_not_object", result: `{"content":[],"structuredContent":["` + secret + `"]}`, textOnly: true, want: purramcp.CodeResultInvalid},
 		{id: "json_text_never_structured", result: `{"content":[{"type":"text","text":"{\"count\":1,\"s\":\"` + secret + `\"}"}]}`,
-			want: "mcp_result_invalid"},
-		{id: "unknown_block_type", result: `{"content":[{"type":"` + secret + `"}]}`, want: "mcp_result_invalid"},
-		{id: "wrong_field_type", result: `{"content":"` + secret + `"}`, want: "mcp_result_invalid"},
-		{id: "bad_base64", result: `{"content":[{"type":"image","data":"` + secret + `!","mimeType":"image/png"}]}`, want: "mcp_result_invalid"},
+			want: purramcp.CodeResultInvalid},
+		{id: "unknown_block_type", result: `{"content":[{"type":"` + secret + `"}]}`, want: purramcp.CodeResultInvalid},
+		{id: "wrong_field_type", result: `{"content":"` + secret + `"}`, want: purramcp.CodeResultInvalid},
+		{id: "bad_base64", result: `{"content":[{"type":"image","data":"` + secret + `!","mimeType":"image/png"}]}`, want: purramcp.CodeResultInvalid},
 		{id: "image_block", result: `{"content":[{"type":"image","data":"` + b64 + `","mimeType":"image/` + secret + `"}]}`,
-			want: "mcp_result_unsupported"},
+			want: purramcp.CodeResultUnsupported},
 		{id: "resource_link", result: `{"content":[{"type":"resource_link","uri":"https://example.invalid/` + secret + `","name":"` +
-			secret + `"}]}`, want: "mcp_result_unsupported"},
+			secret + `"}]}`, want: purramcp.CodeResultUnsupported},
 		{id: "embedded_resource", result: `{"content":[{"type":"resource","resource":{"uri":"file:///` + secret + `","text":"` +
-			secret + `"}}]}`, want: "mcp_result_unsupported"},
+			secret + `"}}]}`, want: purramcp.CodeResultUnsupported},
 		{id: "input_required", result: `{"content":[],"resultType":"input_required","inputRequests":{"q":{"method":"elicitation/create",` +
-			`"params":{"message":"` + secret + `","requestedSchema":{"type":"object","properties":{}}}}}}`, want: "mcp_result_unsupported"},
+			`"params":{"message":"` + secret + `","requestedSchema":{"type":"object","properties":{}}}}}}`, want: purramcp.CodeResultUnsupported},
 		{id: "too_large", result: `{"content":[{"type":"text","text":"` + secret + strings.Repeat("x", 300) + `"}],"structuredContent":{"count":1}}`,
-			limits: purramcp.Limits{MaxResultBytes: 256}, want: "mcp_result_too_large"},
+			limits: purramcp.Limits{MaxResultBytes: 256}, want: purramcp.CodeResultTooLarge},
 		{id: "too_many_blocks", result: `{"content":[{"type":"text","text":"` + secret + `"},{"type":"text","text":"` + secret + `"}],` +
-			`"structuredContent":{"count":1}}`, limits: purramcp.Limits{MaxContentBlocks: 1}, want: "mcp_result_too_large"},
+			`"structuredContent":{"count":1}}`, limits: purramcp.Limits{MaxContentBlocks: 1}, want: purramcp.CodeResultTooLarge},
 	} {
 		t.Run(tc.id, func(t *testing.T) {
 			tool := f.Tool
@@ -90,12 +91,17 @@ func TestThreatT4_NoRemoteTextInResults(t *testing.T) {
 				h := rawHarness(t, raw)
 				reg := discoverWith(t, h, tc.limits, nil)
 				res, err := reg.Run(t.Context(), argsA, purramcp.ToolContext{})
-				require.NoError(t, err, tc.id)
-				assert.Equal(t, purramcp.ToolResult{Content: emptyEnvelope, EffectState: "not_started", ErrorCode: tc.want}, res,
-					"T4 %s modern=%v", tc.id, modern)
+				if err != nil {
+					t.Fatalf("%v: %v", tc.id, err)
+				}
+				if want := (purramcp.ToolResult{Content: emptyEnvelope, EffectState: "not_started", ErrorCode: tc.want}); !reflect.DeepEqual(res, want) {
+					t.Errorf("T4 %s modern=%v: got %v, want %v", tc.id, modern, res, want)
+				}
 				assertNoSecret(t, "T4 "+tc.id, res, err)
 				_, calls := h.counts()
-				assert.Equal(t, 1, calls, "T4 %s", tc.id)
+				if calls != 1 {
+					t.Errorf("T4 %s: got %v, want %v", tc.id, calls, 1)
+				}
 			}
 		})
 	}
@@ -108,23 +114,27 @@ func TestThreatT4_NoRemoteTextInResults(t *testing.T) {
 		want   string
 	}{
 		{"list_rpc_error", &rawServer{listError: &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: secret,
-			Data: json.RawMessage(`"` + secret + `"`)}, pages: []string{page("")}}, purramcp.Limits{}, "mcp_protocol_error"},
-		{"malformed_page", &rawServer{pages: []string{`{"tools":"` + secret + `"}`}}, purramcp.Limits{}, "mcp_result_invalid"},
+			Data: json.RawMessage(`"` + secret + `"`)}, pages: []string{page("")}}, purramcp.Limits{}, purramcp.CodeProtocolError},
+		{"malformed_page", &rawServer{pages: []string{`{"tools":"` + secret + `"}`}}, purramcp.Limits{}, purramcp.CodeResultInvalid},
 		{"schema_keyword_value", &rawServer{pages: []string{page("", string(withField(t, f.Tool, "inputSchema",
-			map[string]any{"type": "object", "pattern": secret})))}}, purramcp.Limits{}, "mcp_schema_unsupported"},
+			map[string]any{"type": "object", "pattern": secret})))}}, purramcp.Limits{}, purramcp.CodeSchemaUnsupported},
 		{"schema_keyword_name", &rawServer{pages: []string{page("", string(withField(t, f.Tool, "inputSchema",
-			map[string]any{"type": "object", secret: true})))}}, purramcp.Limits{}, "mcp_schema_unsupported"},
+			map[string]any{"type": "object", secret: true})))}}, purramcp.Limits{}, purramcp.CodeSchemaUnsupported},
 		{"description_too_long", &rawServer{pages: []string{page("", string(withField(t, f.Tool, "description", secret)))}},
-			purramcp.Limits{MaxDescriptionBytes: 8}, "mcp_catalog_limit_exceeded"},
-		{"duplicate_name", &rawServer{pages: []string{page("", string(f.Tool), named, named)}}, purramcp.Limits{}, "mcp_name_conflict"},
-		{"cursor_too_long", &rawServer{pages: []string{page(secret + strings.Repeat("x", 600))}}, purramcp.Limits{}, "mcp_pagination_invalid"},
-		{"binding_missing", &rawServer{pages: []string{page("", named)}}, purramcp.Limits{}, "mcp_binding_missing"},
+			purramcp.Limits{MaxDescriptionBytes: 8}, purramcp.CodeCatalogLimitExceeded},
+		{"duplicate_name", &rawServer{pages: []string{page("", string(f.Tool), named, named)}}, purramcp.Limits{}, purramcp.CodeNameConflict},
+		{"cursor_too_long", &rawServer{pages: []string{page(secret + strings.Repeat("x", 600))}}, purramcp.Limits{}, purramcp.CodePaginationInvalid},
+		{"binding_missing", &rawServer{pages: []string{page("", named)}}, purramcp.Limits{}, purramcp.CodeBindingMissing},
 	} {
 		t.Run(tc.id, func(t *testing.T) {
 			h := rawHarness(t, tc.raw)
 			catalog, err := discoverDefault(t, h, tc.limits)
-			assert.Nil(t, catalog, "T4 %s", tc.id)
-			assert.Equal(t, tc.want, purramcp.CodeOf(err), "T4 %s", tc.id)
+			if catalog != nil {
+				t.Errorf("T4 %s: got %v, want nil", tc.id, catalog)
+			}
+			if got := purramcp.CodeOf(err); got != tc.want {
+				t.Errorf("T4 %s: got %q, want %q", tc.id, got, tc.want)
+			}
 			assertNoSecret(t, "T4 "+tc.id, catalog, err)
 		})
 	}
@@ -159,30 +169,46 @@ func TestThreatT12_NoSecretsInFailures(t *testing.T) {
 		srv := newSDKServer(t, nil, f.Tool)
 		st, ct := mcp.NewInMemoryTransports()
 		ss, err := srv.server.Connect(t.Context(), st, nil)
-		require.NoError(t, err)
+		if err != nil {
+			t.Fatal(err)
+		}
 		monitor := purramcp.NewCatalogMonitor()
 		cs, err := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, monitor.ClientOptions(nil)).
 			Connect(t.Context(), monitor.Transport(&secretWriteTransport{ct}), nil)
-		require.NoError(t, err)
+		if err != nil {
+			t.Fatal(err)
+		}
 		t.Cleanup(func() {
 			_ = cs.Close()
 			_ = ss.Wait()
 		})
-		require.NoError(t, monitor.Attach(cs))
+		if err := monitor.Attach(cs); err != nil {
+			t.Fatalf("monitor.Attach(cs): %v", err)
+		}
 		h := sessionHarness{session: cs, monitor: monitor, counts: srv.counts}
 		reg := discoverWith(t, h, purramcp.Limits{}, nil)
 		res, err := reg.Run(t.Context(), argsA, purramcp.ToolContext{})
-		require.NoError(t, err)
-		assert.Equal(t, "mcp_transport_error", res.ErrorCode, "T12 write error")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.ErrorCode != purramcp.CodeTransportError {
+			t.Errorf("T12 write error: got %q, want %q", res.ErrorCode, purramcp.CodeTransportError)
+		}
 		assertNoSecret(t, "T12 write error", res, err)
 		// After a failed write go-sdk refuses every new request as closed
 		// (the session itself stays open while its 2026-07-28
 		// subscriptions/listen call is outstanding).
 		_, control := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "remote.search", Arguments: map[string]any{"q": "a"}})
-		require.Error(t, control)
-		assert.Contains(t, control.Error(), secret, "control: go-sdk's error names the credential")
+		if control == nil {
+			t.Fatalf("control = nil, want an error")
+		}
+		if !strings.Contains(control.Error(), secret) {
+			t.Errorf("control: go-sdk's error names the credential: %q does not contain %q", control.Error(), secret)
+		}
 		catalog, err := discoverDefault(t, h, purramcp.Limits{})
-		assert.Equal(t, "mcp_transport_error", purramcp.CodeOf(err), "T12 discovery after the write error")
+		if got := purramcp.CodeOf(err); got != purramcp.CodeTransportError {
+			t.Errorf("T12 discovery after the write error: got %q, want %q", got, purramcp.CodeTransportError)
+		}
 		assertNoSecret(t, "T12 discovery after write error", catalog, err)
 	})
 	t.Run("http_url_and_body", func(t *testing.T) { threatHTTPSecrets(t, f) })
@@ -196,8 +222,12 @@ func TestThreatT12_NoSecretsInFailures(t *testing.T) {
 			}
 			reg := discoverWith(t, rawHarness(t, raw), purramcp.Limits{Timeout: time.Second}, nil)
 			res, err := reg.Run(t.Context(), argsA, purramcp.ToolContext{})
-			require.NoError(t, err)
-			assert.Equal(t, "mcp_timeout", res.ErrorCode, "T12 timeout")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.ErrorCode != purramcp.CodeTimeout {
+				t.Errorf("T12 timeout: got %q, want %q", res.ErrorCode, purramcp.CodeTimeout)
+			}
 			assertNoSecret(t, "T12 timeout", res, err)
 		})
 	})
@@ -212,11 +242,17 @@ func TestThreatT12_NoSecretsInFailures(t *testing.T) {
 			{`{"q":"` + secret, "structured_output_invalid_json"},
 		} {
 			res, err := reg.Run(t.Context(), json.RawMessage(tc.args), purramcp.ToolContext{})
-			require.NoError(t, err)
-			assert.Equal(t, "mcp_invalid_arguments", res.ErrorCode, "T12 arguments %s", tc.args)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.ErrorCode != purramcp.CodeInvalidArguments {
+				t.Errorf("T12 arguments %s: got %q, want %q", tc.args, res.ErrorCode, purramcp.CodeInvalidArguments)
+			}
 			assertNoSecret(t, "T12 Run "+tc.args, res, err)
 			value, err := reg.ArgumentContract.Parse(tc.args)
-			assert.Equal(t, tc.parseCode, purramcp.CodeOf(err), "T12 Parse %s", tc.args)
+			if got := purramcp.CodeOf(err); got != tc.parseCode {
+				t.Errorf("T12 Parse %s: got %q, want %q", tc.args, got, tc.parseCode)
+			}
 			assertNoSecret(t, "T12 ArgumentContract.Parse "+tc.args, value, err)
 		}
 		denied := discoverWith(t, h, purramcp.Limits{}, func(b *purramcp.ToolBinding) {
@@ -225,11 +261,17 @@ func TestThreatT12_NoSecretsInFailures(t *testing.T) {
 			}
 		})
 		res, err := denied.Run(t.Context(), argsA, purramcp.ToolContext{})
-		require.NoError(t, err)
-		assert.Equal(t, "mcp_scope_denied", res.ErrorCode)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.ErrorCode != purramcp.CodeScopeDenied {
+			t.Errorf("res.ErrorCode = %q, want %q", res.ErrorCode, purramcp.CodeScopeDenied)
+		}
 		assertNoSecret(t, "T12 scope denial", res, err)
 		_, calls := h.counts()
-		assert.Zero(t, calls, "T12 host side: nothing sent")
+		if calls != 0 {
+			t.Errorf("T12 host side: nothing sent: got %v, want 0", calls)
+		}
 	})
 }
 
@@ -255,30 +297,48 @@ func threatHTTPSecrets(t *testing.T, f mcpFixture) {
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, monitor.ClientOptions(nil)).
 		Connect(t.Context(), monitor.Transport(&mcp.StreamableClientTransport{Endpoint: hs.URL + "/mcp?token=" + secret,
 			HTTPClient: &http.Client{Transport: transport}, MaxRetries: 1}), nil)
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	defer func() { _ = cs.Close() }()
-	require.NoError(t, monitor.Attach(cs))
+	if err := monitor.Attach(cs); err != nil {
+		t.Fatalf("monitor.Attach(cs): %v", err)
+	}
 	h := sessionHarness{session: cs, monitor: monitor, counts: srv.counts}
 	reg := discoverWith(t, h, purramcp.Limits{}, nil)
 
 	failing.Store(true)
 	res, err := reg.Run(t.Context(), argsA, purramcp.ToolContext{})
-	require.NoError(t, err)
-	assert.Equal(t, "mcp_transport_error", res.ErrorCode, "T12 HTTP 500")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.ErrorCode != purramcp.CodeTransportError {
+		t.Errorf("T12 HTTP 500: got %q, want %q", res.ErrorCode, purramcp.CodeTransportError)
+	}
 	assertNoSecret(t, "T12 HTTP 500", res, err)
 	failing.Store(false)
 
 	hs.CloseClientConnections()
 	hs.Close()
 	_, control := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "remote.search", Arguments: map[string]any{"q": "a"}})
-	require.Error(t, control)
-	assert.Contains(t, control.Error(), secret, "control: go-sdk's error names the endpoint URL")
+	if control == nil {
+		t.Fatalf("control = nil, want an error")
+	}
+	if !strings.Contains(control.Error(), secret) {
+		t.Errorf("control: go-sdk's error names the endpoint URL: %q does not contain %q", control.Error(), secret)
+	}
 	res, err = reg.Run(t.Context(), argsA, purramcp.ToolContext{})
-	require.NoError(t, err)
-	assert.Equal(t, "mcp_transport_error", res.ErrorCode, "T12 server gone")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.ErrorCode != purramcp.CodeTransportError {
+		t.Errorf("T12 server gone: got %q, want %q", res.ErrorCode, purramcp.CodeTransportError)
+	}
 	assertNoSecret(t, "T12 server gone", res, err)
 	catalog, err := discoverDefault(t, h, purramcp.Limits{})
-	assert.Equal(t, "mcp_transport_error", purramcp.CodeOf(err), "T12 discovery, server gone")
+	if got := purramcp.CodeOf(err); got != purramcp.CodeTransportError {
+		t.Errorf("T12 discovery, server gone: got %q, want %q", got, purramcp.CodeTransportError)
+	}
 	assertNoSecret(t, "T12 discovery, server gone", catalog, err)
 }
 
@@ -298,15 +358,27 @@ func TestThreatT10_NoReplay(t *testing.T) {
 			h := rawHarness(t, raw)
 			reg := discoverWith(t, h, purramcp.Limits{}, nil)
 			res, err := reg.Run(t.Context(), argsA, purramcp.ToolContext{})
-			require.NoError(t, err)
-			assert.Equal(t, "mcp_transport_error", res.ErrorCode, "T10 drop modern=%v", modern)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.ErrorCode != purramcp.CodeTransportError {
+				t.Errorf("T10 drop modern=%v: got %q, want %q", modern, res.ErrorCode, purramcp.CodeTransportError)
+			}
 			synctest.Wait()
-			require.Error(t, h.monitor.Check(0), "T10 drop modern=%v: the monitor closed with the session", modern)
+			if err := h.monitor.Check(0); err == nil {
+				t.Fatalf("T10 drop modern=%v: the monitor closed with the session: got no error", modern)
+			}
 			res, err = reg.Run(t.Context(), argsA, purramcp.ToolContext{})
-			require.NoError(t, err)
-			assert.Equal(t, "mcp_connection_closed", res.ErrorCode, "T10 drop modern=%v", modern)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.ErrorCode != purramcp.CodeConnectionClosed {
+				t.Errorf("T10 drop modern=%v: got %q, want %q", modern, res.ErrorCode, purramcp.CodeConnectionClosed)
+			}
 			_, calls := h.counts()
-			assert.Equal(t, 1, calls, "T10 drop modern=%v: exactly one tools/call", modern)
+			if calls != 1 {
+				t.Errorf("T10 drop modern=%v: exactly one tools/call: got %v, want %v", modern, calls, 1)
+			}
 
 			rpc := &rawServer{modern: modern, pages: []string{page("", string(f.Tool))},
 				call: func(json.RawMessage) (string, *jsonrpcError) {
@@ -314,10 +386,16 @@ func TestThreatT10_NoReplay(t *testing.T) {
 				}}
 			h = rawHarness(t, rpc)
 			res, err = discoverWith(t, h, purramcp.Limits{}, nil).Run(t.Context(), argsA, purramcp.ToolContext{})
-			require.NoError(t, err)
-			assert.Equal(t, "mcp_protocol_error", res.ErrorCode, "T10 rpc modern=%v", modern)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.ErrorCode != purramcp.CodeProtocolError {
+				t.Errorf("T10 rpc modern=%v: got %q, want %q", modern, res.ErrorCode, purramcp.CodeProtocolError)
+			}
 			_, calls = h.counts()
-			assert.Equal(t, 1, calls, "T10 rpc modern=%v: not retried", modern)
+			if calls != 1 {
+				t.Errorf("T10 rpc modern=%v: not retried: got %v, want %v", modern, calls, 1)
+			}
 		})
 	}
 	synctest.Test(t, func(t *testing.T) {
@@ -325,14 +403,24 @@ func TestThreatT10_NoReplay(t *testing.T) {
 		h := rawHarness(t, raw)
 		reg := discoverWith(t, h, purramcp.Limits{Timeout: 100 * time.Millisecond}, nil)
 		res, err := reg.Run(t.Context(), argsA, purramcp.ToolContext{})
-		require.NoError(t, err)
-		assert.Equal(t, "mcp_timeout", res.ErrorCode, "T10 timeout")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.ErrorCode != purramcp.CodeTimeout {
+			t.Errorf("T10 timeout: got %q, want %q", res.ErrorCode, purramcp.CodeTimeout)
+		}
 		time.Sleep(time.Hour)
 		synctest.Wait()
-		require.Equal(t, 1, raw.cancelledCalls(), "T10: the request is canceled on the wire")
+		if got := raw.cancelledCalls(); got != 1 {
+			t.Fatalf("T10: the request is canceled on the wire: got %v, want %v", got, 1)
+		}
 		_, calls := h.counts()
-		assert.Equal(t, 1, calls, "T10 timeout: never re-sent")
-		assert.NoError(t, h.session.Ping(t.Context(), nil))
+		if calls != 1 {
+			t.Errorf("T10 timeout: never re-sent: got %v, want %v", calls, 1)
+		}
+		if err := h.session.Ping(t.Context(), nil); err != nil {
+			t.Errorf("h.session.Ping(t.Context(), nil): %v", err)
+		}
 	})
 	t.Run("client_built_with_other_options", threatClientBuiltWithOtherOptions)
 }
@@ -357,8 +445,12 @@ func TestThreatT11_HangsEndAtTimeout(t *testing.T) {
 			h := rawHarness(t, &rawServer{listFault: "silent", pages: []string{page("")}})
 			start := time.Now()
 			_, err := discoverDefault(t, h, purramcp.Limits{})
-			assert.Equal(t, "mcp_timeout", purramcp.CodeOf(err), "T11 list never answered")
-			assert.Equal(t, purramcp.DefaultLimits().Timeout, time.Since(start), "T11: the 30s default")
+			if got := purramcp.CodeOf(err); got != purramcp.CodeTimeout {
+				t.Errorf("T11 list never answered: got %q, want %q", got, purramcp.CodeTimeout)
+			}
+			if got, want := time.Since(start), purramcp.DefaultLimits().Timeout; got != want {
+				t.Errorf("T11: the 30s default: got %v, want %v", got, want)
+			}
 		})
 	})
 	t.Run("answer_with_other_id", func(t *testing.T) {
@@ -375,11 +467,19 @@ func TestThreatT11_HangsEndAtTimeout(t *testing.T) {
 			reg := discoverWith(t, h, purramcp.Limits{Timeout: time.Second}, nil)
 			start := time.Now()
 			res, err := reg.Run(t.Context(), argsA, purramcp.ToolContext{})
-			require.NoError(t, err)
-			assert.Equal(t, "mcp_timeout", res.ErrorCode, "T11 answer with another id")
-			assert.Equal(t, time.Second, time.Since(start))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.ErrorCode != purramcp.CodeTimeout {
+				t.Errorf("T11 answer with another id: got %q, want %q", res.ErrorCode, purramcp.CodeTimeout)
+			}
+			if got := time.Since(start); got != time.Second {
+				t.Errorf("time.Since(start) = %v, want %v", got, time.Second)
+			}
 			_, calls := h.counts()
-			assert.Equal(t, 1, calls)
+			if calls != 1 {
+				t.Errorf("calls = %v, want %v", calls, 1)
+			}
 		})
 	})
 	t.Run("peer_stops_reading_mid_paging", func(t *testing.T) {
@@ -388,10 +488,16 @@ func TestThreatT11_HangsEndAtTimeout(t *testing.T) {
 			h := rawHarness(t, raw)
 			start := time.Now()
 			_, err := discoverDefault(t, h, purramcp.Limits{Timeout: 250 * time.Millisecond})
-			assert.Equal(t, "mcp_timeout", purramcp.CodeOf(err), "T11 peer stops reading")
-			assert.Equal(t, 250*time.Millisecond, time.Since(start))
+			if got := purramcp.CodeOf(err); got != purramcp.CodeTimeout {
+				t.Errorf("T11 peer stops reading: got %q, want %q", got, purramcp.CodeTimeout)
+			}
+			if got, want := time.Since(start), 250*time.Millisecond; got != want {
+				t.Errorf("time.Since(start) = %v, want %v", got, want)
+			}
 			lists, _ := h.counts()
-			assert.Equal(t, 1, lists, "T11: the second tools/list never reached the server")
+			if lists != 1 {
+				t.Errorf("T11: the second tools/list never reached the server: got %v, want %v", lists, 1)
+			}
 		})
 	})
 }
@@ -424,24 +530,34 @@ func TestThreatT13_ScopeDecidesEveryCall(t *testing.T) {
 		want string
 	}{
 		{purramcp.ToolContext{CallID: "1", AgentID: "alice", RunID: "r1"}, `{"q":"a"}`, ""},
-		{purramcp.ToolContext{CallID: "2", AgentID: "mallory", RunID: "r1"}, `{"q":"a"}`, "mcp_scope_denied"},
-		{purramcp.ToolContext{CallID: "3", AgentID: "alice", RunID: "r2"}, `{"q":"b"}`, "mcp_scope_denied"},
+		{purramcp.ToolContext{CallID: "2", AgentID: "mallory", RunID: "r1"}, `{"q":"a"}`, purramcp.CodeScopeDenied},
+		{purramcp.ToolContext{CallID: "3", AgentID: "alice", RunID: "r2"}, `{"q":"b"}`, purramcp.CodeScopeDenied},
 		{purramcp.ToolContext{CallID: "4", AgentID: "alice", RunID: "r2"}, `{"q":"a"}`, ""},
-		{purramcp.ToolContext{CallID: "5", AgentID: "mallory", RunID: "r2"}, `{"q":"a"}`, "mcp_scope_denied"},
+		{purramcp.ToolContext{CallID: "5", AgentID: "mallory", RunID: "r2"}, `{"q":"a"}`, purramcp.CodeScopeDenied},
 	}
 	for _, c := range calls {
 		res, err := reg.Run(t.Context(), json.RawMessage(c.args), c.call)
-		require.NoError(t, err)
-		assert.Equal(t, c.want, res.ErrorCode, "T13 call %s", c.call.CallID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.ErrorCode != c.want {
+			t.Errorf("T13 call %s: got %q, want %q", c.call.CallID, res.ErrorCode, c.want)
+		}
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	require.Len(t, seen, len(calls), "T13: the scope ran on every call")
+	if got := len(seen); got != len(calls) {
+		t.Fatalf("T13: the scope ran on every call: len = %d, want %d", got, len(calls))
+	}
 	for i, c := range calls {
-		assert.Equal(t, c.call, seen[i], "T13 call %s: the scope saw this call's context", c.call.CallID)
+		if !reflect.DeepEqual(seen[i], c.call) {
+			t.Errorf("T13 call %s: the scope saw this call's context: got %v, want %v", c.call.CallID, seen[i], c.call)
+		}
 	}
 	_, sent := h.counts()
-	assert.Equal(t, 2, sent, "T13: only the allowed calls were sent")
+	if sent != 2 {
+		t.Errorf("T13: only the allowed calls were sent: got %v, want %v", sent, 2)
+	}
 }
 
 // TestThreatT14_ResourceLinksNeverFollowed: URLs a server puts in a result
@@ -461,10 +577,10 @@ func TestThreatT14_ResourceLinksNeverFollowed(t *testing.T) {
 		want       string
 		text       []string
 	}{
-		{"resource_link", `{"content":[{"type":"resource_link","uri":` + link + `,"name":"doc"}]}`, "mcp_result_unsupported", nil},
+		{"resource_link", `{"content":[{"type":"resource_link","uri":` + link + `,"name":"doc"}]}`, purramcp.CodeResultUnsupported, nil},
 		{"resource_link_after_text", `{"content":[{"type":"text","text":"see"},{"type":"resource_link","uri":` + link + `,"name":"doc"}]}`,
-			"mcp_result_unsupported", nil},
-		{"embedded_resource", `{"content":[{"type":"resource","resource":{"uri":` + link + `,"text":"x"}}]}`, "mcp_result_unsupported", nil},
+			purramcp.CodeResultUnsupported, nil},
+		{"embedded_resource", `{"content":[{"type":"resource","resource":{"uri":` + link + `,"text":"x"}}]}`, purramcp.CodeResultUnsupported, nil},
 		{"url_in_text", `{"content":[{"type":"text","text":` + link + `}]}`, "", []string{target.URL + "/exfiltrate?d=1"}},
 	} {
 		t.Run(tc.id, func(t *testing.T) {
@@ -472,12 +588,20 @@ func TestThreatT14_ResourceLinksNeverFollowed(t *testing.T) {
 				call: func(json.RawMessage) (string, *jsonrpcError) { return tc.result, nil }}
 			reg := discoverWith(t, rawHarness(t, raw), purramcp.Limits{}, nil)
 			res, err := reg.Run(t.Context(), argsA, purramcp.ToolContext{})
-			require.NoError(t, err)
-			assert.Equal(t, tc.want, res.ErrorCode, "T14 %s", tc.id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.ErrorCode != tc.want {
+				t.Errorf("T14 %s: got %q, want %q", tc.id, res.ErrorCode, tc.want)
+			}
 			if tc.text != nil {
-				assert.Equal(t, purramcp.Envelope{Text: tc.text}, res.Content, "T14 %s: text is data", tc.id)
+				if want := (purramcp.Envelope{Text: tc.text}); !reflect.DeepEqual(res.Content, want) {
+					t.Errorf("T14 %s: text is data: got %v, want %v", tc.id, res.Content, want)
+				}
 			}
 		})
 	}
-	assert.Zero(t, hits.Load(), "T14: no URL was fetched")
+	if got := hits.Load(); got != 0 {
+		t.Errorf("T14: no URL was fetched: got %v, want 0", got)
+	}
 }

@@ -3,17 +3,15 @@ package purramcp_test
 import (
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 	"testing/synctest"
 
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
-
 	"purra.dev/purramcp"
 )
 
-// Discovery and result floods (landscape.md T6). Payloads are sized just
+// Discovery and result floods (T6). Payloads are sized just
 // over the limit they meet, so the suite stays fast.
 
 // sdkMaxDepth is go-sdk's JSON nesting cap for a whole message
@@ -75,15 +73,27 @@ func threatToolFlood(t *testing.T) {
 		t.Run(tc.id, func(t *testing.T) {
 			h := rawHarness(t, &rawServer{pages: tc.pages})
 			catalog, err := discoverDefault(t, h, purramcp.Limits{})
-			assert.Nil(t, catalog, "T6 %s", tc.id)
-			assert.Equal(t, "mcp_catalog_limit_exceeded", purramcp.CodeOf(err), "T6 %s", tc.id)
+			if catalog != nil {
+				t.Errorf("T6 %s: got %v, want nil", tc.id, catalog)
+			}
+			if got := purramcp.CodeOf(err); got != purramcp.CodeCatalogLimitExceeded {
+				t.Errorf("T6 %s: got %q, want %q", tc.id, got, purramcp.CodeCatalogLimitExceeded)
+			}
 			lists, calls := h.counts()
-			assert.Equal(t, tc.wantLists, lists, "T6 %s: tools/list requests", tc.id)
-			assert.Zero(t, calls, "T6 %s", tc.id)
-			assert.NoError(t, h.session.Ping(t.Context(), nil), "T6 %s: session usable", tc.id)
+			if lists != tc.wantLists {
+				t.Errorf("T6 %s: tools/list requests: got %v, want %v", tc.id, lists, tc.wantLists)
+			}
+			if calls != 0 {
+				t.Errorf("T6 %s: got %v, want 0", tc.id, calls)
+			}
+			if err := h.session.Ping(t.Context(), nil); err != nil {
+				t.Errorf("T6 %s: session usable: %v", tc.id, err)
+			}
 		})
 	}
-	assert.Less(t, len(onePage), purramcp.DefaultLimits().MaxCatalogBytes, "T6: the one-page flood is under the byte limit")
+	if got, limit := len(onePage), purramcp.DefaultLimits().MaxCatalogBytes; got >= limit {
+		t.Errorf("T6: the one-page flood is under the byte limit: got %v, want < %v", got, limit)
+	}
 }
 
 // threatLimitsOnlyLower: a host cannot raise a limit to let a flood in;
@@ -96,11 +106,17 @@ func threatLimitsOnlyLower(t *testing.T) {
 		{MaxDescriptionBytes: 1 << 20}, {MaxResultBytes: 16 << 20}, {MaxContentBlocks: 10_000},
 	} {
 		catalog, err := discoverDefault(t, h, limits)
-		assert.Nil(t, catalog)
-		assert.Equal(t, "mcp_binding_invalid", purramcp.CodeOf(err), "T6 limits %+v", limits)
+		if catalog != nil {
+			t.Errorf("catalog = %v, want nil", catalog)
+		}
+		if got := purramcp.CodeOf(err); got != purramcp.CodeBindingInvalid {
+			t.Errorf("T6 limits %+v: got %q, want %q", limits, got, purramcp.CodeBindingInvalid)
+		}
 	}
 	lists, _ := h.counts()
-	assert.Zero(t, lists, "T6: nothing sent")
+	if lists != 0 {
+		t.Errorf("T6: nothing sent: got %v, want 0", lists)
+	}
 }
 
 // deepSchema is an input schema whose own JSON nesting depth is depth (at
@@ -126,21 +142,37 @@ func threatDeepSchema(t *testing.T) {
 	}
 	h := rawHarness(t, &rawServer{pages: []string{page("", deep(sdkMaxDepth-4))}})
 	catalog, err := discoverDefault(t, h, purramcp.Limits{})
-	assert.Nil(t, catalog)
-	assert.Equal(t, "mcp_schema_unsupported", purramcp.CodeOf(err), "T6 996-deep schema")
-	assert.NoError(t, h.session.Ping(t.Context(), nil), "T6 996-deep schema: session usable")
+	if catalog != nil {
+		t.Errorf("catalog = %v, want nil", catalog)
+	}
+	if got := purramcp.CodeOf(err); got != purramcp.CodeSchemaUnsupported {
+		t.Errorf("T6 996-deep schema: got %q, want %q", got, purramcp.CodeSchemaUnsupported)
+	}
+	if err := h.session.Ping(t.Context(), nil); err != nil {
+		t.Errorf("T6 996-deep schema: session usable: %v", err)
+	}
 
 	synctest.Test(t, func(t *testing.T) {
 		h := rawHarness(t, &rawServer{pages: []string{page("", deep(1000))}})
 		catalog, err := discoverDefault(t, h, purramcp.Limits{})
-		assert.Nil(t, catalog)
-		assert.Equal(t, "mcp_result_invalid", purramcp.CodeOf(err), "T6 1000-deep schema: go-sdk's decode error")
+		if catalog != nil {
+			t.Errorf("catalog = %v, want nil", catalog)
+		}
+		if got := purramcp.CodeOf(err); got != purramcp.CodeResultInvalid {
+			t.Errorf("T6 1000-deep schema: go-sdk's decode error: got %q, want %q", got, purramcp.CodeResultInvalid)
+		}
 		synctest.Wait()
-		require.Error(t, h.monitor.Check(0), "T6 1000-deep schema: go-sdk ended the session")
+		if err := h.monitor.Check(0); err == nil {
+			t.Fatalf("T6 1000-deep schema: go-sdk ended the session: got no error")
+		}
 		_, err = discoverDefault(t, h, purramcp.Limits{})
-		assert.Equal(t, "mcp_connection_closed", purramcp.CodeOf(err), "T6 1000-deep schema")
+		if got := purramcp.CodeOf(err); got != purramcp.CodeConnectionClosed {
+			t.Errorf("T6 1000-deep schema: got %q, want %q", got, purramcp.CodeConnectionClosed)
+		}
 		lists, _ := h.counts()
-		assert.Equal(t, 1, lists, "T6 1000-deep schema")
+		if lists != 1 {
+			t.Errorf("T6 1000-deep schema: got %v, want %v", lists, 1)
+		}
 	})
 }
 
@@ -157,17 +189,21 @@ func threatHugeDescription(t *testing.T) {
 	for _, tc := range []struct {
 		id, page, want string
 	}{
-		{"bound_over_catalog_bytes", page("", described("remote.search", huge)), "mcp_catalog_limit_exceeded"},
-		{"unbound_over_catalog_bytes", page("", string(f.Tool), described("unbound", huge)), "mcp_catalog_limit_exceeded"},
-		{"bound_8193_bytes", page("", described("remote.search", strings.Repeat("猫", 2731))), "mcp_catalog_limit_exceeded"},
+		{"bound_over_catalog_bytes", page("", described("remote.search", huge)), purramcp.CodeCatalogLimitExceeded},
+		{"unbound_over_catalog_bytes", page("", string(f.Tool), described("unbound", huge)), purramcp.CodeCatalogLimitExceeded},
+		{"bound_8193_bytes", page("", described("remote.search", strings.Repeat("猫", 2731))), purramcp.CodeCatalogLimitExceeded},
 		{"bound_8192_bytes", page("", described("remote.search", strings.Repeat("猫", 2730)+"ab")), ""},
 	} {
 		t.Run(tc.id, func(t *testing.T) {
 			h := rawHarness(t, &rawServer{pages: []string{tc.page}})
 			_, err := discoverDefault(t, h, purramcp.Limits{})
-			assert.Equal(t, tc.want, purramcp.CodeOf(err), "T6 %s", tc.id)
+			if got := purramcp.CodeOf(err); got != tc.want {
+				t.Errorf("T6 %s: got %q, want %q", tc.id, got, tc.want)
+			}
 			lists, _ := h.counts()
-			assert.Equal(t, 1, lists, "T6 %s", tc.id)
+			if lists != 1 {
+				t.Errorf("T6 %s: got %v, want %v", tc.id, lists, 1)
+			}
 		})
 	}
 }
@@ -175,7 +211,7 @@ func threatHugeDescription(t *testing.T) {
 // threatDigestBudget: 256 bound tools whose tools/list page (1,015,698
 // bytes) is under MaxCatalogBytes still fail mcp_catalog_limit_exceeded,
 // because the revisionDigest's input is bounded too (1 MiB of detached
-// bytes, schema-profile.md B1.1) and the snapshot adds each binding's
+// bytes) and the snapshot adds each binding's
 // localName, policy and concurrencySafe; 10 bytes less padding per field
 // binds (TestMemory_BoundedHeap).
 func threatDigestBudget(t *testing.T) {
@@ -183,9 +219,15 @@ func threatDigestBudget(t *testing.T) {
 	server, calls := memoryServer(max.MaxTools, memoryPadOverDigest)
 	cs, monitor := connectSDK(t, server, "")
 	catalog, err := purramcp.DiscoverTools(t.Context(), cs, "memory", memoryBindings(max.MaxTools), purramcp.DiscoveryOptions{Monitor: monitor})
-	assert.Nil(t, catalog)
-	assert.Equal(t, "mcp_catalog_limit_exceeded", purramcp.CodeOf(err), "T6 digest budget")
-	assert.Zero(t, calls.Load())
+	if catalog != nil {
+		t.Errorf("catalog = %v, want nil", catalog)
+	}
+	if got := purramcp.CodeOf(err); got != purramcp.CodeCatalogLimitExceeded {
+		t.Errorf("T6 digest budget: got %q, want %q", got, purramcp.CodeCatalogLimitExceeded)
+	}
+	if got := calls.Load(); got != 0 {
+		t.Errorf("calls.Load() = %v, want 0", got)
+	}
 }
 
 // threatResultFlood: a 2 MiB text result and a result of 10,000 content
@@ -198,9 +240,9 @@ func threatResultFlood(t *testing.T) {
 	block := `{"type":"text","text":"x"}`
 	deepObject := strings.Repeat(`{"a":`, sdkMaxDepth-3) + `1` + strings.Repeat(`}`, sdkMaxDepth-3)
 	for _, tc := range []struct{ id, result, want string }{
-		{"2MiB_text", `{"content":[{"type":"text","text":"` + strings.Repeat("x", 2<<20) + `"}]}`, "mcp_result_too_large"},
-		{"10000_blocks", `{"content":[` + strings.TrimSuffix(strings.Repeat(block+",", 10_000), ",") + `]}`, "mcp_result_too_large"},
-		{"deep_structured", `{"content":[],"structuredContent":` + deepObject + `}`, "mcp_result_invalid"},
+		{"2MiB_text", `{"content":[{"type":"text","text":"` + strings.Repeat("x", 2<<20) + `"}]}`, purramcp.CodeResultTooLarge},
+		{"10000_blocks", `{"content":[` + strings.TrimSuffix(strings.Repeat(block+",", 10_000), ",") + `]}`, purramcp.CodeResultTooLarge},
+		{"deep_structured", `{"content":[],"structuredContent":` + deepObject + `}`, purramcp.CodeResultInvalid},
 	} {
 		t.Run(tc.id, func(t *testing.T) {
 			raw := &rawServer{pages: []string{page("", string(textOnly))},
@@ -208,11 +250,19 @@ func threatResultFlood(t *testing.T) {
 			h := rawHarness(t, raw)
 			reg := discoverWith(t, h, purramcp.Limits{}, nil)
 			res, err := reg.Run(t.Context(), argsA, purramcp.ToolContext{})
-			require.NoError(t, err, tc.id)
-			assert.Equal(t, purramcp.ToolResult{Content: emptyEnvelope, EffectState: "not_started", ErrorCode: tc.want}, res, "T6 %s", tc.id)
+			if err != nil {
+				t.Fatalf("%v: %v", tc.id, err)
+			}
+			if want := (purramcp.ToolResult{Content: emptyEnvelope, EffectState: "not_started", ErrorCode: tc.want}); !reflect.DeepEqual(res, want) {
+				t.Errorf("T6 %s: got %v, want %v", tc.id, res, want)
+			}
 			_, calls := h.counts()
-			assert.Equal(t, 1, calls, "T6 %s", tc.id)
-			assert.NoError(t, h.session.Ping(t.Context(), nil), "T6 %s: session usable", tc.id)
+			if calls != 1 {
+				t.Errorf("T6 %s: got %v, want %v", tc.id, calls, 1)
+			}
+			if err := h.session.Ping(t.Context(), nil); err != nil {
+				t.Errorf("T6 %s: session usable: %v", tc.id, err)
+			}
 		})
 	}
 }
@@ -234,21 +284,39 @@ func threatListChangedStorm(t *testing.T) {
 				h := rawHarness(t, raw)
 				catalog, err := discoverDefault(t, h, purramcp.Limits{})
 				if err != nil {
-					assert.Nil(t, catalog)
-					assert.Equal(t, "mcp_catalog_stale", purramcp.CodeOf(err), id)
+					if catalog != nil {
+						t.Errorf("catalog = %v, want nil", catalog)
+					}
+					if got := purramcp.CodeOf(err); got != purramcp.CodeCatalogStale {
+						t.Errorf("%v: got %q, want %q", id, got, purramcp.CodeCatalogStale)
+					}
 				} else {
 					synctest.Wait()
-					require.True(t, catalog.Stale(), "%s: ends up stale", id)
+					if !catalog.Stale() {
+						t.Fatalf("%s: ends up stale", id)
+					}
 					res, err := catalog.Registrations()[0].Run(t.Context(), argsA, purramcp.ToolContext{})
-					require.NoError(t, err)
-					assert.Equal(t, "mcp_catalog_stale", res.ErrorCode, id)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if res.ErrorCode != purramcp.CodeCatalogStale {
+						t.Errorf("%v: got %q, want %q", id, res.ErrorCode, purramcp.CodeCatalogStale)
+					}
 				}
 				lists, calls := h.counts()
-				assert.LessOrEqual(t, lists, 3, "%s: at most the three pages", id)
-				assert.Zero(t, calls, id)
+				if lists > 3 {
+					t.Errorf("%s: at most the three pages: got %v, want <= %v", id, lists, 3)
+				}
+				if calls != 0 {
+					t.Errorf("%v: got %v, want 0", id, calls)
+				}
 				synctest.Wait()
-				require.Equal(t, uint64(storm*lists), h.monitor.Revision(), "%s: every notification counted", id)
-				assert.NoError(t, h.session.Ping(t.Context(), nil), id)
+				if got, want := h.monitor.Revision(), uint64(storm*lists); got != want {
+					t.Fatalf("%s: every notification counted: got %v, want %v", id, got, want)
+				}
+				if err := h.session.Ping(t.Context(), nil); err != nil {
+					t.Errorf("%v: %v", id, err)
+				}
 			})
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"runtime"
 	"strings"
 	"sync"
@@ -14,8 +15,6 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
 	"purra.dev/purramcp"
@@ -135,7 +134,9 @@ func (p *httpPeer) start(t *testing.T) sessionHarness {
 	cs, err := monitor.Connect(t.Context(), client, &mcp.StreamableClientTransport{Endpoint: hs.URL,
 		HTTPClient: &http.Client{Transport: transport}, MaxRetries: 2},
 		&mcp.ClientSessionOptions{ProtocolVersion: purramcp.ProtocolVersion20251125})
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	t.Cleanup(func() { _ = cs.Close() })
 	return sessionHarness{session: cs, monitor: monitor, counts: func() (int, int) { return 0, 0 }}
 }
@@ -160,10 +161,18 @@ func runHostileReading(t *testing.T, h sessionHarness, limits purramcp.Limits, l
 		res, err = reg.Run(t.Context(), argsA, purramcp.ToolContext{})
 		took = time.Since(start)
 	})
-	require.NoError(t, err, id)
-	assert.Equal(t, purramcp.ToolResult{Content: emptyEnvelope, EffectState: "not_started", ErrorCode: want}, res, id)
-	assert.Less(t, took, limits.Timeout+50*time.Millisecond, "%s: Run ends within Timeout + 50 ms", id)
-	assert.LessOrEqual(t, alloc, uint64(2*limit+1<<20+read), "%s: allocation", id)
+	if err != nil {
+		t.Fatalf("%v: %v", id, err)
+	}
+	if want := (purramcp.ToolResult{Content: emptyEnvelope, EffectState: "not_started", ErrorCode: want}); !reflect.DeepEqual(res, want) {
+		t.Errorf("%v: got %v, want %v", id, res, want)
+	}
+	if limit := limits.Timeout + 50*time.Millisecond; took >= limit {
+		t.Errorf("%s: Run ends within Timeout + 50 ms: got %v, want < %v", id, took, limit)
+	}
+	if limit := uint64(2*limit + 1<<20 + read); alloc > limit {
+		t.Errorf("%s: allocation: got %v, want <= %v", id, alloc, limit)
+	}
 	t.Logf("%s: %s in %v, %.2f MiB allocated", id, res.ErrorCode, took, float64(alloc)/(1<<20))
 }
 
@@ -172,8 +181,8 @@ func textTool(t *testing.T) string {
 	return string(withField(t, loadMCPFixture(t).Tool, "outputSchema", nil))
 }
 
-// threatBoundingLayerEveryPath (T6): the hostile answers of issue 22's
-// review, over streamable HTTP, io and in memory, each rejected before
+// threatBoundingLayerEveryPath (T6): hostile answers (oversized, malformed,
+// unanswered), over streamable HTTP, io and in memory, each rejected before
 // go-sdk decodes it.
 func threatBoundingLayerEveryPath(t *testing.T) {
 	t.Run("sse_data_line_longer_than_the_read_buffer", threatSSELongLine)
@@ -195,8 +204,10 @@ func threatSSELongLine(t *testing.T) {
 			writeSSEAnswer(w, id, hostile)
 		}}).start(t)
 		lim := purramcp.Limits{Timeout: 5 * time.Second}
-		runHostile(t, h, lim, purramcp.DefaultLimits().MaxResultBytes, "mcp_result_too_large", "T6 long SSE line")
-		assert.NoError(t, h.monitor.Check(h.monitor.Revision()), "the session stays usable")
+		runHostile(t, h, lim, purramcp.DefaultLimits().MaxResultBytes, purramcp.CodeResultTooLarge, "T6 long SSE line")
+		if err := h.monitor.Check(h.monitor.Revision()); err != nil {
+			t.Errorf("the session stays usable: %v", err)
+		}
 	})
 	leakChecked(t, "comment", func(t *testing.T) {
 		comment := ":" + strings.Repeat("c", hostileSSEBytes) + "\n"
@@ -205,8 +216,12 @@ func threatSSELongLine(t *testing.T) {
 		}}).start(t)
 		reg := discoverWith(t, h, purramcp.Limits{Timeout: 5 * time.Second}, nil)
 		res, err := reg.Run(t.Context(), argsA, purramcp.ToolContext{})
-		require.NoError(t, err)
-		assert.Equal(t, []string{"ok"}, res.Content.Text, "T6: a long comment is not the answer's data")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := []string{"ok"}; !reflect.DeepEqual(res.Content.Text, want) {
+			t.Errorf("T6: a long comment is not the answer's data: got %v, want %v", res.Content.Text, want)
+		}
 	})
 	leakChecked(t, "page", func(t *testing.T) {
 		described := `{"name":"big","inputSchema":{"type":"object"},"description":"` + strings.Repeat("d", 1<<20+150<<10) + `"}`
@@ -217,11 +232,19 @@ func threatSSELongLine(t *testing.T) {
 			catalog, err := purramcp.DiscoverTools(t.Context(), h.session, "fixture", searchBinding(),
 				purramcp.DiscoveryOptions{Monitor: h.monitor, Limits: purramcp.Limits{Timeout: 5 * time.Second}})
 			took = time.Since(start)
-			assert.Nil(t, catalog)
-			assert.Equal(t, "mcp_catalog_limit_exceeded", purramcp.CodeOf(err), "T6 long SSE page line")
+			if catalog != nil {
+				t.Errorf("catalog = %v, want nil", catalog)
+			}
+			if got := purramcp.CodeOf(err); got != purramcp.CodeCatalogLimitExceeded {
+				t.Errorf("T6 long SSE page line: got %q, want %q", got, purramcp.CodeCatalogLimitExceeded)
+			}
 		})
-		assert.Less(t, took, 5*time.Second+50*time.Millisecond, "within Timeout + 50 ms")
-		assert.LessOrEqual(t, alloc, uint64(2*purramcp.DefaultLimits().MaxCatalogBytes+1<<20), "allocation")
+		if limit := 5*time.Second + 50*time.Millisecond; took >= limit {
+			t.Errorf("within Timeout + 50 ms: got %v, want < %v", took, limit)
+		}
+		if limit := uint64(2*purramcp.DefaultLimits().MaxCatalogBytes + 1<<20); alloc > limit {
+			t.Errorf("allocation: got %v, want <= %v", alloc, limit)
+		}
 		t.Logf("T6 long SSE page line: %v, %.2f MiB allocated", took, float64(alloc)/(1<<20))
 	})
 }
@@ -234,8 +257,8 @@ func threatResumedStream(t *testing.T) {
 	tool := textTool(t)
 	priming := func(w http.ResponseWriter, _ *http.Request, _ string) { writeSSE(w, "retry: 1\nid: 1\ndata:\n\n") }
 	for _, tc := range []struct{ id, result, want string }{
-		{"hostile", `{"content":[{"type":"text","text":"` + strings.Repeat("x", hostileSSEBytes) + `"}]}`, "mcp_result_too_large"},
-		{"dense", emptyBlocks(2000), "mcp_result_too_large"},
+		{"hostile", `{"content":[{"type":"text","text":"` + strings.Repeat("x", hostileSSEBytes) + `"}]}`, purramcp.CodeResultTooLarge},
+		{"dense", emptyBlocks(2000), purramcp.CodeResultTooLarge},
 		{"fits", `{"content":[{"type":"text","text":"ok"}]}`, ""},
 	} {
 		leakChecked(t, tc.id, func(t *testing.T) {
@@ -245,14 +268,20 @@ func threatResumedStream(t *testing.T) {
 			h := peer.start(t)
 			if tc.want == "" {
 				res, err := discoverWith(t, h, purramcp.Limits{Timeout: 5 * time.Second}, nil).Run(t.Context(), argsA, purramcp.ToolContext{})
-				require.NoError(t, err)
-				assert.Equal(t, []string{"ok"}, res.Content.Text, "T6 resumed stream: a fitting answer")
+				if err != nil {
+					t.Fatal(err)
+				}
+				if want := []string{"ok"}; !reflect.DeepEqual(res.Content.Text, want) {
+					t.Errorf("T6 resumed stream: a fitting answer: got %v, want %v", res.Content.Text, want)
+				}
 			} else {
 				runHostile(t, h, purramcp.Limits{Timeout: 5 * time.Second}, purramcp.DefaultLimits().MaxResultBytes, tc.want, "T6 resumed "+tc.id)
 			}
 			peer.mu.Lock()
 			defer peer.mu.Unlock()
-			assert.Equal(t, 1, peer.gets, "T6 %s: the answer came on the resumed stream", tc.id)
+			if peer.gets != 1 {
+				t.Errorf("T6 %s: the answer came on the resumed stream: got %v, want %v", tc.id, peer.gets, 1)
+			}
 		})
 	}
 }
@@ -283,17 +312,25 @@ func threatCountDense(t *testing.T) {
 			catalog, err := purramcp.DiscoverTools(t.Context(), h.session, "fixture", searchBinding(),
 				purramcp.DiscoveryOptions{Monitor: h.monitor, Limits: purramcp.Limits{Timeout: timeout}})
 			took = time.Since(start)
-			assert.Nil(t, catalog)
-			assert.Equal(t, "mcp_catalog_limit_exceeded", purramcp.CodeOf(err), "T6 dense page over %s", wiring)
+			if catalog != nil {
+				t.Errorf("catalog = %v, want nil", catalog)
+			}
+			if got := purramcp.CodeOf(err); got != purramcp.CodeCatalogLimitExceeded {
+				t.Errorf("T6 dense page over %s: got %q, want %q", wiring, got, purramcp.CodeCatalogLimitExceeded)
+			}
 		})
-		assert.Less(t, took, timeout+50*time.Millisecond, "T6 dense page over %s: within Timeout + 50 ms", wiring)
-		assert.LessOrEqual(t, alloc, uint64(2*purramcp.DefaultLimits().MaxCatalogBytes+1<<20+read), "T6 dense page over %s: allocation", wiring)
+		if limit := timeout + 50*time.Millisecond; took >= limit {
+			t.Errorf("T6 dense page over %s: within Timeout + 50 ms: got %v, want < %v", wiring, took, limit)
+		}
+		if limit := uint64(2*purramcp.DefaultLimits().MaxCatalogBytes + 1<<20 + read); alloc > limit {
+			t.Errorf("T6 dense page over %s: allocation: got %v, want <= %v", wiring, alloc, limit)
+		}
 		t.Logf("T6 dense page over %s: %v, %.2f MiB allocated", wiring, took, float64(alloc)/(1<<20))
 	}
 	leakChecked(t, "io", func(t *testing.T) {
 		check(t, (&byteServer{page: pageText}).start(t), "io", 10*time.Second, 8*len(pageText))
 		h := (&byteServer{page: page("", tool), call: resultText}).start(t)
-		runHostile(t, h, purramcp.Limits{Timeout: 10 * time.Second}, purramcp.DefaultLimits().MaxResultBytes, "mcp_result_too_large", "T6 dense result over io")
+		runHostile(t, h, purramcp.Limits{Timeout: 10 * time.Second}, purramcp.DefaultLimits().MaxResultBytes, purramcp.CodeResultTooLarge, "T6 dense result over io")
 	})
 	leakChecked(t, "in_memory", func(t *testing.T) {
 		srv := newSDKServer(t, nil, withField(t, loadMCPFixture(t).Tool, "outputSchema", nil))
@@ -308,13 +345,15 @@ func threatCountDense(t *testing.T) {
 		monitor := purramcp.NewCatalogMonitor()
 		client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, monitor.ClientOptions(nil))
 		cs, err := monitor.Connect(t.Context(), client, serveInMemory(t, srv), nil)
-		require.NoError(t, err)
+		if err != nil {
+			t.Fatal(err)
+		}
 		t.Cleanup(func() { _ = cs.Close() })
 		h := sessionHarness{session: cs, monitor: monitor, counts: srv.counts}
 		// The go-sdk server encodes the result in this process: the bound adds
 		// those copies.
 		runHostileReading(t, h, purramcp.Limits{Timeout: 10 * time.Second}, purramcp.DefaultLimits().MaxResultBytes, 12*len(resultText),
-			"mcp_result_too_large", "T6 dense result in memory")
+			purramcp.CodeResultTooLarge, "T6 dense result in memory")
 
 		dense := newSDKServer(t, nil)
 		dense.server.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
@@ -328,7 +367,9 @@ func threatCountDense(t *testing.T) {
 		denseMonitor := purramcp.NewCatalogMonitor()
 		denseClient := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, denseMonitor.ClientOptions(nil))
 		denseSession, err := denseMonitor.Connect(t.Context(), denseClient, serveInMemory(t, dense), nil)
-		require.NoError(t, err)
+		if err != nil {
+			t.Fatal(err)
+		}
 		t.Cleanup(func() { _ = denseSession.Close() })
 		// The go-sdk server encodes the page in this process (its result, its
 		// frame and go-sdk's reading of it: several copies): the bound adds
@@ -348,7 +389,7 @@ func threatCountDense(t *testing.T) {
 				}
 				writeJSONAnswer(w, id, resultText)
 			}}).start(t)
-			runHostile(t, h, purramcp.Limits{Timeout: time.Second}, purramcp.DefaultLimits().MaxResultBytes, "mcp_result_too_large", "T6 dense result over HTTP")
+			runHostile(t, h, purramcp.Limits{Timeout: time.Second}, purramcp.DefaultLimits().MaxResultBytes, purramcp.CodeResultTooLarge, "T6 dense result over HTTP")
 		})
 	}
 }
@@ -381,9 +422,15 @@ func threatDrippedEvent(t *testing.T) {
 		start := time.Now()
 		res, err := reg.Run(t.Context(), argsA, purramcp.ToolContext{})
 		took := time.Since(start)
-		require.NoError(t, err)
-		assert.Equal(t, "mcp_result_too_large", res.ErrorCode, "T6 dripped SSE event")
-		assert.Less(t, took, timeout/2, "T6 dripped SSE event: rejected at the budget, not at Timeout")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.ErrorCode != purramcp.CodeResultTooLarge {
+			t.Errorf("T6 dripped SSE event: got %q, want %q", res.ErrorCode, purramcp.CodeResultTooLarge)
+		}
+		if limit := timeout / 2; took >= limit {
+			t.Errorf("T6 dripped SSE event: rejected at the budget, not at Timeout: got %v, want < %v", took, limit)
+		}
 		t.Logf("T6 dripped SSE event: %s after %v (Timeout %v)", res.ErrorCode, took, timeout)
 	})
 }
@@ -406,24 +453,24 @@ func threatClientBuiltWithOtherOptions(t *testing.T) {
 		{"other_options", func(m *purramcp.CatalogMonitor) *mcp.ClientOptions {
 			_ = m.ClientOptions(nil) // called, then not used
 			return &mcp.ClientOptions{}
-		}, "mcp_binding_invalid"},
+		}, purramcp.CodeBindingInvalid},
 		{"nil_options", func(m *purramcp.CatalogMonitor) *mcp.ClientOptions {
 			_ = m.ClientOptions(nil)
 			return nil
-		}, "mcp_binding_invalid"},
+		}, purramcp.CodeBindingInvalid},
 		{"another_monitors_options", func(*purramcp.CatalogMonitor) *mcp.ClientOptions {
 			return purramcp.NewCatalogMonitor().ClientOptions(nil)
-		}, "mcp_binding_invalid"},
+		}, purramcp.CodeBindingInvalid},
 		{"retries_enabled_again", func(m *purramcp.CatalogMonitor) *mcp.ClientOptions {
 			opts := m.ClientOptions(nil)
 			opts.MultiRoundTrip = nil
 			return opts
-		}, "mcp_binding_invalid"},
+		}, purramcp.CodeBindingInvalid},
 		{"handler_replaced", func(m *purramcp.CatalogMonitor) *mcp.ClientOptions {
 			opts := m.ClientOptions(nil)
 			opts.ToolListChangedHandler = func(context.Context, *mcp.ToolListChangedRequest) {}
 			return opts
-		}, "mcp_binding_invalid"},
+		}, purramcp.CodeBindingInvalid},
 		{"wired", func(m *purramcp.CatalogMonitor) *mcp.ClientOptions { return m.ClientOptions(nil) }, ""},
 		{"wired_second_options", func(m *purramcp.CatalogMonitor) *mcp.ClientOptions {
 			_ = m.ClientOptions(nil)
@@ -437,9 +484,13 @@ func threatClientBuiltWithOtherOptions(t *testing.T) {
 				monitor := purramcp.NewCatalogMonitor()
 				client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, tc.opts(monitor))
 				cs, err := monitor.Connect(t.Context(), client, ct, nil)
-				assert.Equal(t, tc.want, purramcp.CodeOf(err), "T10 %s: Connect", tc.id)
+				if got := purramcp.CodeOf(err); got != tc.want {
+					t.Errorf("T10 %s: Connect: got %q, want %q", tc.id, got, tc.want)
+				}
 				if tc.want != "" {
-					assert.Nil(t, cs, "T10 %s: no mis-wired session is returned", tc.id)
+					if cs != nil {
+						t.Errorf("T10 %s: no mis-wired session is returned: got %v, want nil", tc.id, cs)
+					}
 					return
 				}
 				t.Cleanup(func() { _ = cs.Close() })
@@ -452,11 +503,17 @@ func threatClientBuiltWithOtherOptions(t *testing.T) {
 				monitor := purramcp.NewCatalogMonitor()
 				client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, tc.opts(monitor))
 				cs, err := client.Connect(t.Context(), monitor.Transport(ct), nil)
-				require.NoError(t, err)
+				if err != nil {
+					t.Fatal(err)
+				}
 				t.Cleanup(func() { _ = cs.Close() })
-				assert.Equal(t, tc.want, purramcp.CodeOf(monitor.Attach(cs)), "T10 %s: Attach", tc.id)
+				if got := purramcp.CodeOf(monitor.Attach(cs)); got != tc.want {
+					t.Errorf("T10 %s: Attach: got %q, want %q", tc.id, got, tc.want)
+				}
 				if tc.want != "" {
-					assert.Equal(t, "mcp_not_initialized", purramcp.CodeOf(monitor.Check(0)), "T10 %s: nothing accepted", tc.id)
+					if got := purramcp.CodeOf(monitor.Check(0)); got != purramcp.CodeNotInitialized {
+						t.Errorf("T10 %s: nothing accepted: got %q, want %q", tc.id, got, purramcp.CodeNotInitialized)
+					}
 				}
 			})
 		})
@@ -477,26 +534,30 @@ func threatHTTPConnectionFailsInFlight(t *testing.T) {
 	}{
 		{"undecodable_event", func(w http.ResponseWriter, _ *http.Request, _ string) {
 			writeSSE(w, "event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\"\n\n")
-		}, "mcp_transport_error"},
+		}, purramcp.CodeTransportError},
 		{"undecodable_event_after_a_wait", func(w http.ResponseWriter, _ *http.Request, _ string) {
 			writeSSE(w, ": waiting\n")
 			time.Sleep(50 * time.Millisecond)
 			writeSSE(w, "event: message\ndata: not json\n\n")
-		}, "mcp_transport_error"},
+		}, purramcp.CodeTransportError},
 		{"undecodable_body", func(w http.ResponseWriter, _ *http.Request, _ string) {
 			w.Header().Set("Content-Type", "application/json")
 			_, _ = io.WriteString(w, `not json`)
-		}, "mcp_transport_error"},
+		}, purramcp.CodeTransportError},
 		{"undecodable_result", func(w http.ResponseWriter, _ *http.Request, id string) {
 			writeJSONAnswer(w, id, `{"content":[{"type":"text","text":1}]}`)
-		}, "mcp_result_invalid"},
+		}, purramcp.CodeResultInvalid},
 	} {
 		leakChecked(t, tc.id, func(t *testing.T) {
 			h := (&httpPeer{list: page("", tool), call: tc.call}).start(t)
 			reg := discoverWith(t, h, purramcp.Limits{Timeout: 5 * time.Second}, nil)
 			res, err := reg.Run(t.Context(), argsA, purramcp.ToolContext{})
-			require.NoError(t, err)
-			assert.Equal(t, purramcp.ToolResult{Content: emptyEnvelope, EffectState: "not_started", ErrorCode: tc.want}, res, "T11 %s", tc.id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := (purramcp.ToolResult{Content: emptyEnvelope, EffectState: "not_started", ErrorCode: tc.want}); !reflect.DeepEqual(res, want) {
+				t.Errorf("T11 %s: got %v, want %v", tc.id, res, want)
+			}
 		})
 	}
 }
@@ -508,21 +569,27 @@ func startReference(t *testing.T, s *rawServer) sessionHarness {
 	t.Helper()
 	st, ct := mcp.NewInMemoryTransports()
 	conn, err := st.Connect(context.Background())
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	s.conn, s.done = conn, make(chan struct{})
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	go s.serve()
 	monitor := purramcp.NewCatalogMonitor()
 	client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, monitor.ClientOptions(nil))
 	cs, err := client.Connect(context.Background(), ct, nil)
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	t.Cleanup(func() {
 		s.cancel()
 		_ = s.conn.Close() // unblocks the stalled client write first
 		_ = cs.Close()
 		<-s.done
 	})
-	require.NoError(t, monitor.Attach(cs))
+	if err := monitor.Attach(cs); err != nil {
+		t.Fatalf("monitor.Attach(cs): %v", err)
+	}
 	return sessionHarness{session: cs, monitor: monitor, counts: s.counts, lastArguments: s.lastArguments}
 }
 
@@ -540,28 +607,48 @@ func threatReferenceWiringOneAbandoned(t *testing.T) {
 		timeout := 200 * time.Millisecond
 		catalog, err := purramcp.DiscoverTools(t.Context(), h.session, "fixture", searchBinding(),
 			purramcp.DiscoveryOptions{Monitor: h.monitor, Limits: purramcp.Limits{Timeout: timeout}})
-		require.NoError(t, err)
+		if err != nil {
+			t.Fatal(err)
+		}
 		reg := catalog.Registrations()[0]
 		res, err := reg.Run(t.Context(), bigArgs, purramcp.ToolContext{})
-		require.NoError(t, err)
-		assert.Equal(t, "mcp_timeout", res.ErrorCode, "T11: written, never answered")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.ErrorCode != purramcp.CodeTimeout {
+			t.Errorf("T11: written, never answered: got %q, want %q", res.ErrorCode, purramcp.CodeTimeout)
+		}
 		before := runtime.NumGoroutine()
 		start := time.Now()
 		res, err = reg.Run(t.Context(), bigArgs, purramcp.ToolContext{})
 		took := time.Since(start)
-		require.NoError(t, err)
-		assert.Equal(t, "mcp_timeout", res.ErrorCode, "T11: the write blocks")
-		assert.Less(t, took, timeout+150*time.Millisecond, "T11: Run returns at its Timeout")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.ErrorCode != purramcp.CodeTimeout {
+			t.Errorf("T11: the write blocks: got %q, want %q", res.ErrorCode, purramcp.CodeTimeout)
+		}
+		if limit := timeout + 150*time.Millisecond; took >= limit {
+			t.Errorf("T11: Run returns at its Timeout: got %v, want < %v", took, limit)
+		}
 		start = time.Now()
 		for range 200 {
 			res, err = reg.Run(t.Context(), bigArgs, purramcp.ToolContext{})
-			require.NoError(t, err)
-			require.Equal(t, "mcp_transport_error", res.ErrorCode, "T11: later Runs are refused")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.ErrorCode != purramcp.CodeTransportError {
+				t.Fatalf("T11: later Runs are refused: got %q, want %q", res.ErrorCode, purramcp.CodeTransportError)
+			}
 		}
 		refused := time.Since(start)
 		after := runtime.NumGoroutine()
-		assert.LessOrEqual(t, after, before+1, "T11: one abandoned goroutine, none per later Run")
-		assert.False(t, catalog.Stale(), "T11: nothing severs the reference wiring")
+		if limit := before + 1; after > limit {
+			t.Errorf("T11: one abandoned goroutine, none per later Run: got %v, want <= %v", after, limit)
+		}
+		if catalog.Stale() {
+			t.Errorf("T11: nothing severs the reference wiring")
+		}
 		t.Logf("T11 reference wiring: blocked Run returned after %v (Timeout %v); 200 later Runs refused in %v; goroutines %d before, %d after",
 			took, timeout, refused, before, after)
 	})

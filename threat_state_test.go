@@ -3,14 +3,14 @@ package purramcp_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"reflect"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 
 	"purra.dev/purramcp"
 )
@@ -34,7 +34,9 @@ func TestThreatT16_NoSharedMutableState(t *testing.T) {
 func mustJSON(t *testing.T, v any) string {
 	t.Helper()
 	b, err := json.Marshal(v)
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	return string(b)
 }
 
@@ -50,15 +52,21 @@ func threatReturnedValues(t *testing.T) {
 	f := loadMCPFixture(t)
 	h := sdkHarness(t, newSDKServer(t, json.RawMessage(`{"content":[{"type":"text","text":"found"}],"structuredContent":{"count":1}}`), f.Tool), "")
 	catalog, err := discoverDefault(t, h, purramcp.Limits{})
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	wantSnapshot := mustJSON(t, catalog.Snapshot())
 	reg := catalog.Registrations()[0]
 	wantSchema := mustJSON(t, reg.ArgumentContract.Schema())
 	schemaDigest, contractDigest := reg.ArgumentContract.SchemaDigest(), reg.ArgumentContract.ContractDigest()
 	want := purramcp.Envelope{Text: []string{"found"}, Structured: map[string]any{"count": 1.0}}
 	first, err := reg.Run(t.Context(), argsA, purramcp.ToolContext{})
-	require.NoError(t, err)
-	require.Equal(t, want, first.Content)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(first.Content, want) {
+		t.Fatalf("first.Content = %v, want %v", first.Content, want)
+	}
 
 	snap := catalog.Snapshot()
 	vandalize(snap.Entries[0].InputSchema)
@@ -73,21 +81,43 @@ func threatReturnedValues(t *testing.T) {
 	first.Content.Structured["leak"] = true
 	first.Content.Text[0] = "changed"
 
-	assert.Equal(t, wantSnapshot, mustJSON(t, catalog.Snapshot()), "T16: snapshot unchanged")
-	assert.Equal(t, snapshotDigest(t, catalog.Snapshot()), catalog.Snapshot().RevisionDigest, "T16: digest unchanged")
-	assert.Equal(t, wantSchema, mustJSON(t, reg.ArgumentContract.Schema()), "T16: contract schema unchanged")
-	assert.Equal(t, wantSchema, mustJSON(t, catalog.Registrations()[0].InputSchema), "T16: registration schema unchanged")
-	assert.Equal(t, schemaDigest, reg.ArgumentContract.SchemaDigest(), "T16")
-	assert.Equal(t, contractDigest, reg.ArgumentContract.ContractDigest(), "T16")
-	assert.Equal(t, "search", catalog.Registrations()[0].Name, "T16")
+	if got := mustJSON(t, catalog.Snapshot()); got != wantSnapshot {
+		t.Errorf("T16: snapshot unchanged: got %q, want %q", got, wantSnapshot)
+	}
+	if got, want := catalog.Snapshot().RevisionDigest, snapshotDigest(t, catalog.Snapshot()); got != want {
+		t.Errorf("T16: digest unchanged: got %q, want %q", got, want)
+	}
+	if got := mustJSON(t, reg.ArgumentContract.Schema()); got != wantSchema {
+		t.Errorf("T16: contract schema unchanged: got %q, want %q", got, wantSchema)
+	}
+	if got := mustJSON(t, catalog.Registrations()[0].InputSchema); got != wantSchema {
+		t.Errorf("T16: registration schema unchanged: got %q, want %q", got, wantSchema)
+	}
+	if got := reg.ArgumentContract.SchemaDigest(); got != schemaDigest {
+		t.Errorf("T16: got %q, want %q", got, schemaDigest)
+	}
+	if got := reg.ArgumentContract.ContractDigest(); got != contractDigest {
+		t.Errorf("T16: got %q, want %q", got, contractDigest)
+	}
+	if got := catalog.Registrations()[0].Name; got != "search" {
+		t.Errorf("T16: got %q, want %q", got, "search")
+	}
 	for _, args := range []string{`{"q":"ab"}`, `{"q":"a","path":"/"}`, `{"tags":[]}`} {
 		res, err := reg.Run(t.Context(), json.RawMessage(args), purramcp.ToolContext{})
-		require.NoError(t, err)
-		assert.Equal(t, "mcp_invalid_arguments", res.ErrorCode, "T16 %s: the pinned contract holds", args)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.ErrorCode != purramcp.CodeInvalidArguments {
+			t.Errorf("T16 %s: the pinned contract holds: got %q, want %q", args, res.ErrorCode, purramcp.CodeInvalidArguments)
+		}
 	}
 	second, err := reg.Run(t.Context(), argsA, purramcp.ToolContext{})
-	require.NoError(t, err)
-	assert.Equal(t, want, second.Content, "T16: a fresh envelope")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(second.Content, want) {
+		t.Errorf("T16: a fresh envelope: got %v, want %v", second.Content, want)
+	}
 }
 
 func threatTTLCache(t *testing.T) {
@@ -114,28 +144,50 @@ func threatTTLCache(t *testing.T) {
 			return &mcp.CallToolResult{Content: []mcp.Content{}, StructuredContent: map[string]any{"count": 1}}, nil
 		})
 	cs, monitor := connectSDK(t, server, "")
-	require.Equal(t, purramcp.ProtocolVersion20260728, monitor.ProtocolVersion())
+	if got := monitor.ProtocolVersion(); got != purramcp.ProtocolVersion20260728 {
+		t.Fatalf("monitor.ProtocolVersion() = %q, want %q", got, purramcp.ProtocolVersion20260728)
+	}
 	catalog, err := purramcp.DiscoverTools(t.Context(), cs, "fixture", searchBinding(), purramcp.DiscoveryOptions{Monitor: monitor})
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	cached, err := cs.ListTools(t.Context(), nil)
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	again, err := cs.ListTools(t.Context(), nil)
-	require.NoError(t, err)
-	require.Same(t, cached, again, "go-sdk hands every caller its cached result")
-	require.EqualValues(t, 1, lists.Load(), "one tools/list reached the server")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again != cached {
+		t.Fatalf("go-sdk hands every caller its cached result: got %v, want %v", again, cached)
+	}
+	if got := lists.Load(); got != 1 {
+		t.Fatalf("one tools/list reached the server: got %v, want %v", got, 1)
+	}
 	cachedSchema := cached.Tools[0].InputSchema.(map[string]any)
-	assert.Equal(t, input["$schema"], cachedSchema["$schema"], "T16: the adapter removed $schema from its own copy only")
-	assert.Equal(t, mustJSON(t, input), mustJSON(t, cachedSchema), "T16: the cached result is as the server sent it")
+	if !reflect.DeepEqual(cachedSchema["$schema"], input["$schema"]) {
+		t.Errorf("T16: the adapter removed $schema from its own copy only: got %v, want %v", cachedSchema["$schema"], input["$schema"])
+	}
+	if got, want := mustJSON(t, cachedSchema), mustJSON(t, input); got != want {
+		t.Errorf("T16: the cached result is as the server sent it: got %q, want %q", got, want)
+	}
 
 	wantSnapshot := mustJSON(t, catalog.Snapshot())
 	vandalize(cachedSchema)
 	cached.Tools[0].Description = "changed in the cache"
-	assert.Equal(t, wantSnapshot, mustJSON(t, catalog.Snapshot()), "T16: mutating the cache changes no snapshot")
+	if got := mustJSON(t, catalog.Snapshot()); got != wantSnapshot {
+		t.Errorf("T16: mutating the cache changes no snapshot: got %q, want %q", got, wantSnapshot)
+	}
 	reg := catalog.Registrations()[0]
 	for _, args := range []string{`{"q":"ab"}`, `{"q":"a","path":"/"}`} {
 		res, err := reg.Run(t.Context(), json.RawMessage(args), purramcp.ToolContext{})
-		require.NoError(t, err)
-		assert.Equal(t, "mcp_invalid_arguments", res.ErrorCode, "T16 %s: nor the contract", args)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.ErrorCode != purramcp.CodeInvalidArguments {
+			t.Errorf("T16 %s: nor the contract: got %q, want %q", args, res.ErrorCode, purramcp.CodeInvalidArguments)
+		}
 	}
 
 	wantCached := mustJSON(t, cachedSchema)
@@ -143,9 +195,15 @@ func threatTTLCache(t *testing.T) {
 	snap.Entries[0].InputSchema["type"] = "array"
 	catalog.Registrations()[0].InputSchema["type"] = "array"
 	res, err := reg.Run(t.Context(), argsA, purramcp.ToolContext{})
-	require.NoError(t, err)
-	assert.Empty(t, res.ErrorCode)
-	assert.Equal(t, wantCached, mustJSON(t, cachedSchema), "T16: nothing the catalog returns reaches the cache")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.ErrorCode != "" {
+		t.Errorf("res.ErrorCode = %q, want empty", res.ErrorCode)
+	}
+	if got := mustJSON(t, cachedSchema); got != wantCached {
+		t.Errorf("T16: nothing the catalog returns reaches the cache: got %q, want %q", got, wantCached)
+	}
 }
 
 // TestThreatT17_NoServerInitiatedRequests: CatalogMonitor.ClientOptions
@@ -168,16 +226,24 @@ func TestThreatT17_NoServerInitiatedRequests(t *testing.T) {
 		raw := &rawServer{modern: modern, pages: []string{page("", string(f.Tool))}, responses: make(chan *jsonrpc.Response, len(requests))}
 		h := rawHarness(t, raw)
 		caps := raw.clientCapabilities()
-		require.NotEmpty(t, caps, "T17 modern=%v", modern)
+		if len(caps) == 0 {
+			t.Fatalf("T17 modern=%v: empty", modern)
+		}
 		for _, c := range caps {
-			assert.JSONEq(t, `{}`, string(c), "T17 modern=%v: no capability advertised", modern)
+			if got, want := string(c), `{}`; !jsonEqual(t, got, want) {
+				t.Errorf("T17 modern=%v: no capability advertised: got %s, want JSON equal to %s", modern, got, want)
+			}
 		}
 		methods := map[string]string{}
 		for i, r := range requests {
 			id, err := jsonrpc.MakeID(float64(900 + i))
-			require.NoError(t, err)
+			if err != nil {
+				t.Fatal(err)
+			}
 			methods[mustJSON(t, id.Raw())] = r.method
-			require.NoError(t, raw.conn.Write(t.Context(), &jsonrpc.Request{ID: id, Method: r.method, Params: json.RawMessage(r.params)}))
+			if err := raw.conn.Write(t.Context(), &jsonrpc.Request{ID: id, Method: r.method, Params: json.RawMessage(r.params)}); err != nil {
+				t.Fatal(err)
+			}
 		}
 		answers := map[string]*jsonrpc.Response{}
 		for range requests {
@@ -185,23 +251,37 @@ func TestThreatT17_NoServerInitiatedRequests(t *testing.T) {
 			case resp := <-raw.responses:
 				answers[methods[mustJSON(t, resp.ID.Raw())]] = resp
 			case <-time.After(waitFor):
-				require.FailNow(t, "T17: the client did not answer", "modern=%v", modern)
+				t.Fatalf("T17: the client did not answer: modern=%v", modern)
 			}
 		}
 		for method, code := range map[string]int64{"sampling/createMessage": -31001, "elicitation/create": jsonrpc.CodeInvalidParams} {
 			var rpc *jsonrpc.Error
-			require.ErrorAs(t, answers[method].Error, &rpc, "T17 %s modern=%v: refused", method, modern)
-			assert.Equal(t, code, rpc.Code, "T17 %s modern=%v", method, modern)
+			if !errors.As(answers[method].Error, &rpc) {
+				t.Fatalf("T17 %s modern=%v: refused: error %v, want one of type %T", method, modern, answers[method].Error, &rpc)
+			}
+			if rpc.Code != code {
+				t.Errorf("T17 %s modern=%v: got %v, want %v", method, modern, rpc.Code, code)
+			}
 		}
-		require.NoError(t, answers["roots/list"].Error, "T17 roots/list modern=%v", modern)
-		assert.JSONEq(t, `{"roots":[]}`, string(answers["roots/list"].Result), "T17 roots/list modern=%v: nothing exposed", modern)
+		if answers["roots/list"].Error != nil {
+			t.Fatalf("T17 roots/list modern=%v: %v", modern, answers["roots/list"].Error)
+		}
+		if got, want := string(answers["roots/list"].Result), `{"roots":[]}`; !jsonEqual(t, got, want) {
+			t.Errorf("T17 roots/list modern=%v: nothing exposed: got %s, want JSON equal to %s", modern, got, want)
+		}
 
 		res, err := discoverWith(t, h, purramcp.Limits{}, nil).Run(t.Context(), argsA, purramcp.ToolContext{})
-		require.NoError(t, err)
-		assert.Empty(t, res.ErrorCode, "T17 modern=%v: the session works on", modern)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.ErrorCode != "" {
+			t.Errorf("T17 modern=%v: the session works on: got %q, want empty", modern, res.ErrorCode)
+		}
 	}
 
 	own := &mcp.ClientCapabilities{RootsV2: &mcp.RootCapabilities{ListChanged: true}}
 	opts := purramcp.NewCatalogMonitor().ClientOptions(&mcp.ClientOptions{Capabilities: own})
-	assert.Same(t, own, opts.Capabilities, "T17: a host's own capabilities are kept")
+	if opts.Capabilities != own {
+		t.Errorf("T17: a host's own capabilities are kept: got %v, want %v", opts.Capabilities, own)
+	}
 }

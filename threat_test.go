@@ -5,19 +5,18 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 	"testing/synctest"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 
 	"purra.dev/purramcp"
 )
 
-// Threat tests (landscape.md §d, style.md T1): every threat T1…T18 has
+// Threat tests: every threat T1…T18 has
 // exactly one top-level TestThreat<T#>_<What> in this package or one line
 // below, which TestLandscapeThreatsCovered enforces. Tool definitions and
 // catalogs are tested here, floods (T6) in threat_flood_test.go, calls and
@@ -25,7 +24,7 @@ import (
 // test drives real go-sdk sessions over in-memory transports; the raw
 // scripted server sends the bytes a go-sdk server never would.
 //
-// not applicable: T15 Local server compromise and supply chain are the host's: the core never builds a transport or starts a process (the host constructs mcp.CommandTransport or any other transport), and package fleet starts only the commands the host's own config names; what they run is the host's choice, and a changed catalog is still refused until approved.
+// not applicable: Threat T15 Local server compromise and supply chain are the host's: the core never builds a transport or starts a process (the host constructs mcp.CommandTransport or any other transport), and package fleet starts only the commands the host's own config names; what they run is the host's choice, and a changed catalog is still refused until approved.
 
 var threatIDs = strings.Fields(`T1 T2 T3 T4 T5 T6 T7 T8 T9 T10 T11 T12 T13 T14 T15 T16 T17 T18`)
 
@@ -39,19 +38,31 @@ const secret = "SECRET-7f3a"
 func assertNoSecret(t *testing.T, id string, value any, err error) {
 	t.Helper()
 	encoded, mErr := json.Marshal(value)
-	require.NoError(t, mErr, id)
-	assert.NotContains(t, string(encoded), secret, "%s: JSON of what was returned", id)
-	assert.NotContains(t, fmt.Sprintf("%+v", value), secret, "%s: what was returned", id)
+	if mErr != nil {
+		t.Fatalf("%v: %v", id, mErr)
+	}
+	if strings.Contains(string(encoded), secret) {
+		t.Errorf("%s: JSON of what was returned: %q contains %q", id, string(encoded), secret)
+	}
+	if strings.Contains(fmt.Sprintf("%+v", value), secret) {
+		t.Errorf("%s: what was returned: %q contains %q", id, fmt.Sprintf("%+v", value), secret)
+	}
 	for e := err; e != nil; e = errors.Unwrap(e) {
 		for _, text := range []string{e.Error(), fmt.Sprintf("%+v", e), fmt.Sprintf("%#v", e)} {
-			assert.NotContains(t, text, secret, "%s: error text", id)
+			if strings.Contains(text, secret) {
+				t.Errorf("%s: error text: %q contains %q", id, text, secret)
+			}
 		}
 	}
 	var rpc *jsonrpc.Error
-	assert.False(t, errors.As(err, &rpc), "%s: no JSON-RPC error behind the error", id)
+	if errors.As(err, &rpc) {
+		t.Errorf("%s: no JSON-RPC error behind the error", id)
+	}
 	var e *purramcp.Error
 	if errors.As(err, &e) {
-		assert.NoError(t, errors.Unwrap(e), "%s: *Error wraps nothing", id)
+		if err := errors.Unwrap(e); err != nil {
+			t.Errorf("%s: *Error wraps nothing: %v", id, err)
+		}
 	}
 }
 
@@ -59,11 +70,13 @@ func assertNoSecret(t *testing.T, id string, value any, err error) {
 // invisible or control character from a server reaches it (T5).
 func assertPrintableASCII(t *testing.T, id string, err error) {
 	t.Helper()
-	require.Error(t, err, id)
+	if err == nil {
+		t.Fatalf("%v: got no error", id)
+	}
 	for _, text := range []string{err.Error(), fmt.Sprintf("%+v", err)} {
 		for _, r := range text {
 			if r < 0x20 || r > 0x7e {
-				assert.Failf(t, "non-printable character in error text", "%s: %q in %q", id, r, text)
+				t.Errorf("non-printable character in error text: %s: %q in %q", id, r, text)
 				break
 			}
 		}
@@ -76,27 +89,17 @@ func assertPrintableASCII(t *testing.T, id string, err error) {
 func snapshotDigest(t *testing.T, snap purramcp.Snapshot) string {
 	t.Helper()
 	b, err := json.Marshal(snap)
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	m := decodeObject(t, b)
 	delete(m, "revisionDigest")
 	digest, err := purramcp.IdentityDigest(m)
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	return digest
 }
-
-// page is a one-page tools/list result from raw tool JSON texts, sent byte
-// for byte (toolsPage re-encodes).
-func page(nextCursor string, tools ...string) string {
-	p := `{"tools":[` + strings.Join(tools, ",") + `]`
-	if nextCursor != "" {
-		p += `,"nextCursor":` + fmt.Sprintf("%q", nextCursor)
-	}
-	return p + `}`
-}
-
-// otherTool is a second bound tool with a schema unlike the fixture's.
-const otherTool = `{"name":"remote.other","description":"Delete a document","inputSchema":{"type":"object",` +
-	`"properties":{"id":{"type":"string"}},"required":["id"],"additionalProperties":false}}`
 
 // TestThreatT1_PoisonedDefinitions: instructions hidden in tool definitions
 // reach the model only through what the host bound, and then always through
@@ -115,12 +118,22 @@ func TestThreatT1_PoisonedDefinitions(t *testing.T) {
 
 	h := rawHarness(t, &rawServer{pages: []string{page("", string(decorated), unbound)}})
 	catalog, err := discoverDefault(t, h, purramcp.Limits{})
-	require.NoError(t, err, "T1 decorated")
+	if err != nil {
+		t.Fatalf("T1 decorated: %v", err)
+	}
 	snap, err := json.Marshal(catalog.Snapshot())
-	require.NoError(t, err)
-	assert.NotContains(t, string(snap), poison, "T1: nothing unbound or decorative in the snapshot")
-	assert.NotContains(t, fmt.Sprintf("%+v", catalog.Registrations()), poison, "T1: nor in a registration")
-	assert.Equal(t, f.RevisionDigest, catalog.Snapshot().RevisionDigest, "T1: the fixture digest: none of it is identity")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(snap), poison) {
+		t.Errorf("T1: nothing unbound or decorative in the snapshot: %q contains %q", string(snap), poison)
+	}
+	if strings.Contains(fmt.Sprintf("%+v", catalog.Registrations()), poison) {
+		t.Errorf("T1: nor in a registration: %q contains %q", fmt.Sprintf("%+v", catalog.Registrations()), poison)
+	}
+	if got := catalog.Snapshot().RevisionDigest; got != f.RevisionDigest {
+		t.Errorf("T1: the fixture digest: none of it is identity: got %q, want %q", got, f.RevisionDigest)
+	}
 
 	described := withField(t, f.Tool, "description", poison)
 	poisonedInput := decodeObject(t, f.Tool)["inputSchema"].(map[string]any)
@@ -134,16 +147,28 @@ func TestThreatT1_PoisonedDefinitions(t *testing.T) {
 		t.Run(tc.id, func(t *testing.T) {
 			h := rawHarness(t, &rawServer{pages: []string{page("", string(tc.tool))}})
 			catalog, err := discoverDefault(t, h, purramcp.Limits{})
-			require.NoError(t, err, "T1 %s", tc.id)
+			if err != nil {
+				t.Fatalf("T1 %s: %v", tc.id, err)
+			}
 			snap := catalog.Snapshot()
 			encoded, err := json.Marshal(snap)
-			require.NoError(t, err)
-			assert.Contains(t, string(encoded), poison, "T1 %s: kept verbatim for the host's review", tc.id)
-			assert.NotEqual(t, f.RevisionDigest, snap.RevisionDigest, "T1 %s: and in the digest", tc.id)
-			assert.Equal(t, snapshotDigest(t, snap), snap.RevisionDigest, "T1 %s", tc.id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(string(encoded), poison) {
+				t.Errorf("T1 %s: kept verbatim for the host's review: %q does not contain %q", tc.id, string(encoded), poison)
+			}
+			if snap.RevisionDigest == f.RevisionDigest {
+				t.Errorf("T1 %s: and in the digest: got %q, want anything else", tc.id, snap.RevisionDigest)
+			}
+			if want := snapshotDigest(t, snap); snap.RevisionDigest != want {
+				t.Errorf("T1 %s: got %q, want %q", tc.id, snap.RevisionDigest, want)
+			}
 		})
 	}
-	assert.Equal(t, poison, catalogOf(t, described).Registrations()[0].Description, "T1: the model sees what was reviewed")
+	if got := catalogOf(t, described).Registrations()[0].Description; got != poison {
+		t.Errorf("T1: the model sees what was reviewed: got %q, want %q", got, poison)
+	}
 
 	long := withField(t, f.Tool, "description", strings.Repeat(poison+" ", 8192/len(poison)+1))
 	for _, tc := range []struct {
@@ -152,17 +177,21 @@ func TestThreatT1_PoisonedDefinitions(t *testing.T) {
 		limits purramcp.Limits
 		want   string
 	}{
-		{"description_over_default", long, purramcp.Limits{}, "mcp_catalog_limit_exceeded"},
-		{"description_over_lowered", described, purramcp.Limits{MaxDescriptionBytes: 32}, "mcp_catalog_limit_exceeded"},
-		{"schema_text_over_lowered", schemaText, purramcp.Limits{MaxSchemaBytes: 256}, "mcp_schema_unsupported"},
+		{"description_over_default", long, purramcp.Limits{}, purramcp.CodeCatalogLimitExceeded},
+		{"description_over_lowered", described, purramcp.Limits{MaxDescriptionBytes: 32}, purramcp.CodeCatalogLimitExceeded},
+		{"schema_text_over_lowered", schemaText, purramcp.Limits{MaxSchemaBytes: 256}, purramcp.CodeSchemaUnsupported},
 		{"control_fixture_at_lowered", f.Tool, purramcp.Limits{MaxDescriptionBytes: 32, MaxSchemaBytes: 256}, ""},
 	} {
 		t.Run(tc.id, func(t *testing.T) {
 			h := rawHarness(t, &rawServer{pages: []string{page("", string(tc.tool))}})
 			_, err := discoverDefault(t, h, tc.limits)
-			assert.Equal(t, tc.want, purramcp.CodeOf(err), "T1 %s", tc.id)
+			if got := purramcp.CodeOf(err); got != tc.want {
+				t.Errorf("T1 %s: got %q, want %q", tc.id, got, tc.want)
+			}
 			if err != nil {
-				assert.NotContains(t, err.Error(), "IGNORE", "T1 %s", tc.id)
+				if strings.Contains(err.Error(), "IGNORE") {
+					t.Errorf("T1 %s: %q contains %q", tc.id, err.Error(), "IGNORE")
+				}
 			}
 		})
 	}
@@ -173,7 +202,9 @@ func catalogOf(t *testing.T, tool json.RawMessage) *purramcp.Catalog {
 	t.Helper()
 	h := rawHarness(t, &rawServer{pages: []string{page("", string(tool))}})
 	catalog, err := discoverDefault(t, h, purramcp.Limits{})
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	return catalog
 }
 
@@ -199,11 +230,17 @@ func TestThreatT2_RugPullChangesDigest(t *testing.T) {
 				srv := newSDKServer(t, nil, f.Tool)
 				h := sdkHarness(t, srv, version)
 				current, err := discoverDefault(t, h, purramcp.Limits{})
-				require.NoError(t, err)
+				if err != nil {
+					t.Fatal(err)
+				}
 				pinned := current.Snapshot().RevisionDigest
 				res, err := current.Registrations()[0].Run(t.Context(), wideArgs, purramcp.ToolContext{})
-				require.NoError(t, err)
-				assert.Equal(t, "mcp_invalid_arguments", res.ErrorCode, "T2: the pinned schema is closed")
+				if err != nil {
+					t.Fatal(err)
+				}
+				if res.ErrorCode != purramcp.CodeInvalidArguments {
+					t.Errorf("T2: the pinned schema is closed: got %q, want %q", res.ErrorCode, purramcp.CodeInvalidArguments)
+				}
 				for _, step := range []struct {
 					id   string
 					tool json.RawMessage
@@ -212,27 +249,44 @@ func TestThreatT2_RugPullChangesDigest(t *testing.T) {
 					before := current.Snapshot().RevisionDigest
 					srv.server.AddTool(sdkTool(t, step.tool), srv.call)
 					awaitServerNotify()
-					require.True(t, current.Stale(), "T2 %s: list_changed makes the catalog stale", step.id)
+					if !current.Stale() {
+						t.Fatalf("T2 %s: list_changed makes the catalog stale", step.id)
+					}
 					_, callsBefore := h.counts()
 					res, err := current.Registrations()[0].Run(t.Context(), wideArgs, purramcp.ToolContext{})
-					require.NoError(t, err)
-					assert.Equal(t, purramcp.ToolResult{Content: emptyEnvelope, EffectState: "not_started", ErrorCode: "mcp_catalog_stale"},
-						res, "T2 %s", step.id)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if want := (purramcp.ToolResult{Content: emptyEnvelope, EffectState: "not_started", ErrorCode: purramcp.CodeCatalogStale}); !reflect.DeepEqual(res, want) {
+						t.Errorf("T2 %s: got %v, want %v", step.id, res, want)
+					}
 					_, callsAfter := h.counts()
-					assert.Equal(t, callsBefore, callsAfter, "T2 %s: a stale catalog sends nothing", step.id)
+					if callsAfter != callsBefore {
+						t.Errorf("T2 %s: a stale catalog sends nothing: got %v, want %v", step.id, callsAfter, callsBefore)
+					}
 
 					next, err := discoverDefault(t, h, purramcp.Limits{})
-					require.NoError(t, err, "T2 %s", step.id)
+					if err != nil {
+						t.Fatalf("T2 %s: %v", step.id, err)
+					}
 					if step.same {
-						assert.Equal(t, before, next.Snapshot().RevisionDigest, "T2 %s: same content, same digest", step.id)
+						if got := next.Snapshot().RevisionDigest; got != before {
+							t.Errorf("T2 %s: same content, same digest: got %q, want %q", step.id, got, before)
+						}
 					} else {
-						assert.NotEqual(t, before, next.Snapshot().RevisionDigest, "T2 %s: the change shows in the digest", step.id)
+						if got := next.Snapshot().RevisionDigest; got == before {
+							t.Errorf("T2 %s: the change shows in the digest: got %q, want anything else", step.id, got)
+						}
 					}
 					current = next
 				}
-				assert.Equal(t, pinned, current.Snapshot().RevisionDigest, "T2: restored content gives the pinned digest")
+				if got := current.Snapshot().RevisionDigest; got != pinned {
+					t.Errorf("T2: restored content gives the pinned digest: got %q, want %q", got, pinned)
+				}
 				_, calls := h.counts()
-				assert.Zero(t, calls, "T2: nothing ever reached the server")
+				if calls != 0 {
+					t.Errorf("T2: nothing ever reached the server: got %v, want 0", calls)
+				}
 			})
 		})
 	}
@@ -242,16 +296,30 @@ func TestThreatT2_RugPullChangesDigest(t *testing.T) {
 	raw := &rawServer{pages: []string{page("", string(f.Tool)), page("", string(widened))}}
 	h := rawHarness(t, raw)
 	first, err := discoverDefault(t, h, purramcp.Limits{})
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	second, err := discoverDefault(t, h, purramcp.Limits{})
-	require.NoError(t, err)
-	assert.NotEqual(t, first.Snapshot().RevisionDigest, second.Snapshot().RevisionDigest, "T2 silent drift: a pinned digest detects it")
-	assert.False(t, first.Stale(), "T2 silent drift: no notification, no staleness")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := second.Snapshot().RevisionDigest, first.Snapshot().RevisionDigest; got == want {
+		t.Errorf("T2 silent drift: a pinned digest detects it: got %q, want anything else", got)
+	}
+	if first.Stale() {
+		t.Errorf("T2 silent drift: no notification, no staleness")
+	}
 	res, err := first.Registrations()[0].Run(t.Context(), wideArgs, purramcp.ToolContext{})
-	require.NoError(t, err)
-	assert.Equal(t, "mcp_invalid_arguments", res.ErrorCode, "T2 silent drift: the old catalog keeps its pinned contract")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.ErrorCode != purramcp.CodeInvalidArguments {
+		t.Errorf("T2 silent drift: the old catalog keeps its pinned contract: got %q, want %q", res.ErrorCode, purramcp.CodeInvalidArguments)
+	}
 	_, calls := h.counts()
-	assert.Zero(t, calls)
+	if calls != 0 {
+		t.Errorf("calls = %v, want 0", calls)
+	}
 
 	// Approval closes it for the host: a pin of the reviewed digest refuses
 	// the drifted catalog (no registration exists to run), and DiffSnapshots
@@ -279,16 +347,28 @@ func TestThreatT2_RugPullChangesDigest(t *testing.T) {
 					purramcp.DiscoveryOptions{Monitor: h.monitor, Approve: approve})
 			}
 			reviewed, err := discover(nil)
-			require.NoError(t, err, "T2 %s", tc.id)
+			if err != nil {
+				t.Fatalf("T2 %s: %v", tc.id, err)
+			}
 			pin := purramcp.PinDigests(reviewed.Snapshot().RevisionDigest)
 			drifted, err := discover(pin)
-			assert.Nil(t, drifted, "T2 %s: nothing to run", tc.id)
-			assert.Equal(t, purramcp.CodeCatalogUnapproved, purramcp.CodeOf(err), "T2 %s: the pin refuses it", tc.id)
+			if drifted != nil {
+				t.Errorf("T2 %s: nothing to run: got %v, want nil", tc.id, drifted)
+			}
+			if got := purramcp.CodeOf(err); got != purramcp.CodeCatalogUnapproved {
+				t.Errorf("T2 %s: the pin refuses it: got %q, want %q", tc.id, got, purramcp.CodeCatalogUnapproved)
+			}
 			current, err := discover(nil) // the last page repeats
-			require.NoError(t, err)
-			assert.Equal(t, tc.changes, purramcp.DiffSnapshots(reviewed.Snapshot(), current.Snapshot()), "T2 %s: what to review", tc.id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := purramcp.DiffSnapshots(reviewed.Snapshot(), current.Snapshot()); !reflect.DeepEqual(got, tc.changes) {
+				t.Errorf("T2 %s: what to review: got %v, want %v", tc.id, got, tc.changes)
+			}
 			_, calls := h.counts()
-			assert.Zero(t, calls, "T2 %s", tc.id)
+			if calls != 0 {
+				t.Errorf("T2 %s: got %v, want 0", tc.id, calls)
+			}
 		})
 	}
 }
@@ -308,21 +388,27 @@ func TestThreatT3_ShadowingAndTakeover(t *testing.T) {
 		pages []string
 		want  string
 	}{
-		{"same_page", []string{page("", string(f.Tool), evil)}, "mcp_name_conflict"},
-		{"across_pages", []string{page("p2", string(f.Tool)), page("", evil)}, "mcp_name_conflict"},
+		{"same_page", []string{page("", string(f.Tool), evil)}, purramcp.CodeNameConflict},
+		{"across_pages", []string{page("p2", string(f.Tool)), page("", evil)}, purramcp.CodeNameConflict},
 		{"lookalikes", []string{page("", strings.ReplaceAll(evil, "remote.search", "Remote.Search"),
 			strings.ReplaceAll(evil, "remote.search", "remote.search\u200b"), strings.ReplaceAll(evil, "remote.search", "remote_search"),
 			strings.ReplaceAll(evil, "remote.search", "remote.search "), strings.ReplaceAll(evil, "remote.search", "remote.s\u0435arch"))},
-			"mcp_binding_missing"},
+			purramcp.CodeBindingMissing},
 	} {
 		t.Run(tc.id, func(t *testing.T) {
 			for _, modern := range modernities {
 				h := rawHarness(t, &rawServer{modern: modern, pages: tc.pages})
 				catalog, err := discoverDefault(t, h, purramcp.Limits{})
-				assert.Nil(t, catalog, "T3 %s", tc.id)
-				assert.Equal(t, tc.want, purramcp.CodeOf(err), "T3 %s modern=%v", tc.id, modern)
+				if catalog != nil {
+					t.Errorf("T3 %s: got %v, want nil", tc.id, catalog)
+				}
+				if got := purramcp.CodeOf(err); got != tc.want {
+					t.Errorf("T3 %s modern=%v: got %q, want %q", tc.id, modern, got, tc.want)
+				}
 				_, calls := h.counts()
-				assert.Zero(t, calls, "T3 %s", tc.id)
+				if calls != 0 {
+					t.Errorf("T3 %s: got %v, want 0", tc.id, calls)
+				}
 			}
 		})
 	}
@@ -338,13 +424,23 @@ func TestThreatT3_ShadowingAndTakeover(t *testing.T) {
 	server.AddTool(sdkTool(t, f.Tool), handler)
 	cs, monitor := connectSDK(t, server, "")
 	catalog, err := purramcp.DiscoverTools(t.Context(), cs, "fixture", searchBinding(), purramcp.DiscoveryOptions{Monitor: monitor})
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	regs := catalog.Registrations()
-	require.Len(t, regs, 1, "T3: only the bound tool is registered")
+	if got := len(regs); got != 1 {
+		t.Fatalf("T3: only the bound tool is registered: len = %d, want %d", got, 1)
+	}
 	res, err := regs[0].Run(t.Context(), argsA, purramcp.ToolContext{})
-	require.NoError(t, err)
-	assert.Empty(t, res.ErrorCode)
-	assert.Equal(t, "remote.search", <-called, "T3: local name search calls its bound remote name")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.ErrorCode != "" {
+		t.Errorf("res.ErrorCode = %q, want empty", res.ErrorCode)
+	}
+	if got := <-called; got != "remote.search" {
+		t.Errorf("T3: local name search calls its bound remote name: got %q, want %q", got, "remote.search")
+	}
 
 	// Swap and rename between discoveries.
 	swappedSearch := strings.Replace(otherTool, "remote.other", "remote.search", 1)
@@ -360,18 +456,31 @@ func TestThreatT3_ShadowingAndTakeover(t *testing.T) {
 		return purramcp.DiscoverTools(t.Context(), h.session, "fixture", otherBinding(), purramcp.DiscoveryOptions{Monitor: h.monitor})
 	}
 	original, err := discover()
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	swapped, err := discover()
-	require.NoError(t, err)
-	assert.NotEqual(t, original.Snapshot().RevisionDigest, swapped.Snapshot().RevisionDigest, "T3: a swap changes the digest")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := swapped.Snapshot().RevisionDigest, original.Snapshot().RevisionDigest; got == want {
+		t.Errorf("T3: a swap changes the digest: got %q, want anything else", got)
+	}
 	entries := swapped.Snapshot().Entries
-	assert.Equal(t, []string{"another", "search"}, []string{entries[0].LocalName, entries[1].LocalName})
-	assert.Equal(t, []string{"remote.other", "remote.search"}, []string{entries[0].RemoteName, entries[1].RemoteName},
-		"T3: local names stay bound to their remote names")
+	if got, want := []string{entries[0].LocalName, entries[1].LocalName}, []string{"another", "search"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("got %v, want %v", got, want)
+	}
+	if got, want := []string{entries[0].RemoteName, entries[1].RemoteName}, []string{"remote.other", "remote.search"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("T3: local names stay bound to their remote names: got %v, want %v", got, want)
+	}
 	_, err = discover()
-	assert.Equal(t, "mcp_binding_missing", purramcp.CodeOf(err), "T3: a tool renamed onto a bound name leaves its own binding missing")
+	if got := purramcp.CodeOf(err); got != purramcp.CodeBindingMissing {
+		t.Errorf("T3: a tool renamed onto a bound name leaves its own binding missing: got %q, want %q", got, purramcp.CodeBindingMissing)
+	}
 	_, err = discover()
-	assert.Equal(t, "mcp_name_conflict", purramcp.CodeOf(err), "T3: a tool renamed onto a listed bound name conflicts")
+	if got := purramcp.CodeOf(err); got != purramcp.CodeNameConflict {
+		t.Errorf("T3: a tool renamed onto a listed bound name conflicts: got %q, want %q", got, purramcp.CodeNameConflict)
+	}
 
 	// Cross-server shadowing: a second server whose binding claims a local
 	// name the first already uses cannot join the registry; one that lists
@@ -380,29 +489,49 @@ func TestThreatT3_ShadowingAndTakeover(t *testing.T) {
 	second := newSDKServer(t, nil, f.Tool)
 	fh, sh := sdkHarness(t, first, ""), sdkHarness(t, second, "")
 	docs, err := discoverDefault(t, fh, purramcp.Limits{})
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	shadowing, err := discoverDefault(t, sh, purramcp.Limits{})
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	merged, err := purramcp.Merge(docs, shadowing)
-	assert.Nil(t, merged)
-	assert.Equal(t, purramcp.CodeNameConflict, purramcp.CodeOf(err), "T3: cross-server shadowing")
+	if merged != nil {
+		t.Errorf("merged = %v, want nil", merged)
+	}
+	if got := purramcp.CodeOf(err); got != purramcp.CodeNameConflict {
+		t.Errorf("T3: cross-server shadowing: got %q, want %q", got, purramcp.CodeNameConflict)
+	}
 	bindings := searchBinding()
 	renamed := bindings["remote.search"]
 	renamed.LocalName = "search_second"
 	bindings["remote.search"] = renamed
 	other, err := purramcp.DiscoverTools(t.Context(), sh.session, "second", bindings, purramcp.DiscoveryOptions{Monitor: sh.monitor})
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	merged, err = purramcp.Merge(docs, other)
-	require.NoError(t, err)
-	require.Equal(t, []string{"search", "search_second"}, []string{merged[0].Name, merged[1].Name})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := []string{merged[0].Name, merged[1].Name}, []string{"search", "search_second"}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("merged names = %v, want %v", got, want)
+	}
 	for _, reg := range merged {
 		res, err := reg.Run(t.Context(), argsA, purramcp.ToolContext{})
-		require.NoError(t, err)
-		assert.Empty(t, res.ErrorCode)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.ErrorCode != "" {
+			t.Errorf("res.ErrorCode = %q, want empty", res.ErrorCode)
+		}
 	}
 	_, firstCalls := first.counts()
 	_, secondCalls := second.counts()
-	assert.Equal(t, []int{1, 1}, []int{firstCalls, secondCalls}, "T3: each registration calls its own server")
+	if got, want := []int{firstCalls, secondCalls}, []int{1, 1}; !reflect.DeepEqual(got, want) {
+		t.Errorf("T3: each registration calls its own server: got %v, want %v", got, want)
+	}
 }
 
 // TestThreatT5_InvisibleCharactersKeptAndHashed decides T5 for the default:
@@ -423,29 +552,46 @@ func TestThreatT5_InvisibleCharactersKeptAndHashed(t *testing.T) {
 	tool = withField(t, tool, "inputSchema", input)
 	resultText := "found\u202e\x1b]8;;https://example.invalid\x07" + hidden
 	encodedText, err := json.Marshal(resultText)
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	result := json.RawMessage(`{"content":[{"type":"text","text":` + string(encodedText) + `}],"structuredContent":{"count":1}}`)
 	forEachVersion(t, func(t *testing.T, version string) {
 		h := sdkHarness(t, newSDKServer(t, result, tool), version)
 		catalog, err := discoverDefault(t, h, purramcp.Limits{})
-		require.NoError(t, err, "T5 at %s", version)
+		if err != nil {
+			t.Fatalf("T5 at %s: %v", version, err)
+		}
 		snap := catalog.Snapshot()
-		assert.Equal(t, description, snap.Entries[0].Description, "T5 at %s: kept verbatim", version)
-		assert.Equal(t, "query"+hidden, snap.Entries[0].InputSchema["properties"].(map[string]any)["q"].(map[string]any)["description"],
-			"T5 at %s: schema text kept verbatim", version)
-		assert.Equal(t, description, catalog.Registrations()[0].Description, "T5 at %s", version)
-		assert.Equal(t, snapshotDigest(t, snap), snap.RevisionDigest, "T5 at %s: the digest covers them", version)
+		if snap.Entries[0].Description != description {
+			t.Errorf("T5 at %s: kept verbatim: got %q, want %q", version, snap.Entries[0].Description, description)
+		}
+		if got, want := snap.Entries[0].InputSchema["properties"].(map[string]any)["q"].(map[string]any)["description"], "query"+hidden; !reflect.DeepEqual(got, want) {
+			t.Errorf("T5 at %s: schema text kept verbatim: got %v, want %v", version, got, want)
+		}
+		if got := catalog.Registrations()[0].Description; got != description {
+			t.Errorf("T5 at %s: got %q, want %q", version, got, description)
+		}
+		if want := snapshotDigest(t, snap); snap.RevisionDigest != want {
+			t.Errorf("T5 at %s: the digest covers them: got %q, want %q", version, snap.RevisionDigest, want)
+		}
 
 		plain := sdkHarness(t, newSDKServer(t, nil, withField(t, f.Tool, "description", "Search documents")), version)
 		plainCatalog, err := discoverDefault(t, plain, purramcp.Limits{})
-		require.NoError(t, err)
-		assert.NotEqual(t, plainCatalog.Snapshot().RevisionDigest, snap.RevisionDigest,
-			"T5 at %s: a hidden suffix changes the digest", version)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := plainCatalog.Snapshot().RevisionDigest; snap.RevisionDigest == want {
+			t.Errorf("T5 at %s: a hidden suffix changes the digest: got %q, want anything else", version, snap.RevisionDigest)
+		}
 
 		res, err := catalog.Registrations()[0].Run(t.Context(), argsA, purramcp.ToolContext{})
-		require.NoError(t, err)
-		assert.Equal(t, purramcp.Envelope{Text: []string{resultText}, Structured: map[string]any{"count": 1.0}}, res.Content,
-			"T5 at %s: result text verbatim", version)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := (purramcp.Envelope{Text: []string{resultText}, Structured: map[string]any{"count": 1.0}}); !reflect.DeepEqual(res.Content, want) {
+			t.Errorf("T5 at %s: result text verbatim: got %v, want %v", version, res.Content, want)
+		}
 	})
 
 	// Failing paths never carry them.
@@ -455,16 +601,22 @@ func TestThreatT5_InvisibleCharactersKeptAndHashed(t *testing.T) {
 	bindings["remote.search\u200b"] = lookalike
 	h := rawHarness(t, &rawServer{pages: []string{page("", string(tool))}})
 	_, err = purramcp.DiscoverTools(t.Context(), h.session, "fixture", bindings, purramcp.DiscoveryOptions{Monitor: h.monitor})
-	assert.Equal(t, "mcp_binding_invalid", purramcp.CodeOf(err), "T5: a remote name with U+200B cannot be bound")
+	if got := purramcp.CodeOf(err); got != purramcp.CodeBindingInvalid {
+		t.Errorf("T5: a remote name with U+200B cannot be bound: got %q, want %q", got, purramcp.CodeBindingInvalid)
+	}
 	assertPrintableASCII(t, "T5 binding", err)
 	_, err = discoverDefault(t, h, purramcp.Limits{MaxDescriptionBytes: 20})
-	assert.Equal(t, "mcp_catalog_limit_exceeded", purramcp.CodeOf(err))
+	if got := purramcp.CodeOf(err); got != purramcp.CodeCatalogLimitExceeded {
+		t.Errorf("purramcp.CodeOf(err) = %q, want %q", got, purramcp.CodeCatalogLimitExceeded)
+	}
 	assertPrintableASCII(t, "T5 description limit", err)
 	patterned := withField(t, tool, "inputSchema", map[string]any{"type": "object", "properties": map[string]any{
 		"q": map[string]any{"type": "string", "pattern": hidden}}})
 	h = rawHarness(t, &rawServer{pages: []string{page("", string(patterned))}})
 	_, err = discoverDefault(t, h, purramcp.Limits{})
-	assert.Equal(t, "mcp_schema_unsupported", purramcp.CodeOf(err))
+	if got := purramcp.CodeOf(err); got != purramcp.CodeSchemaUnsupported {
+		t.Errorf("purramcp.CodeOf(err) = %q, want %q", got, purramcp.CodeSchemaUnsupported)
+	}
 	assertPrintableASCII(t, "T5 schema", err)
 }
 
@@ -488,15 +640,27 @@ func TestThreatT7_ParserDifferentials(t *testing.T) {
 		raw := &rawServer{modern: modern, pages: []string{page("", wire)}}
 		h := rawHarness(t, raw)
 		catalog, err := discoverDefault(t, h, purramcp.Limits{})
-		require.NoError(t, err, "T7 modern=%v", modern)
+		if err != nil {
+			t.Fatalf("T7 modern=%v: %v", modern, err)
+		}
 		snap := catalog.Snapshot()
-		assert.Equal(t, "evil \ufffd end", snap.Entries[0].Description, "T7: last duplicate wins, lone surrogate → U+FFFD")
-		assert.Equal(t, false, snap.Entries[0].InputSchema["additionalProperties"], "T7: last duplicate wins")
-		assert.Equal(t, snapshotDigest(t, snap), snap.RevisionDigest, "T7: the digest is of the decoded values")
+		if snap.Entries[0].Description != "evil \ufffd end" {
+			t.Errorf("T7: last duplicate wins, lone surrogate → U+FFFD: got %q, want %q", snap.Entries[0].Description, "evil \ufffd end")
+		}
+		if !reflect.DeepEqual(snap.Entries[0].InputSchema["additionalProperties"], false) {
+			t.Errorf("T7: last duplicate wins: got %v, want %v", snap.Entries[0].InputSchema["additionalProperties"], false)
+		}
+		if want := snapshotDigest(t, snap); snap.RevisionDigest != want {
+			t.Errorf("T7: the digest is of the decoded values: got %q, want %q", snap.RevisionDigest, want)
+		}
 		same := rawHarness(t, &rawServer{modern: modern, pages: []string{page("", canonical)}})
 		canonicalCatalog, err := discoverDefault(t, same, purramcp.Limits{})
-		require.NoError(t, err)
-		assert.Equal(t, canonicalCatalog.Snapshot().RevisionDigest, snap.RevisionDigest, "T7 modern=%v: same as the canonical form", modern)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := canonicalCatalog.Snapshot().RevisionDigest; snap.RevisionDigest != want {
+			t.Errorf("T7 modern=%v: same as the canonical form: got %q, want %q", modern, snap.RevisionDigest, want)
+		}
 
 		reg := catalog.Registrations()[0]
 		for _, args := range []string{
@@ -504,27 +668,37 @@ func TestThreatT7_ParserDifferentials(t *testing.T) {
 			`{"q":"a","q":"b"}`, `{"q":"\ud800"}`, `{"q":"a","Q":"b"}`, `{"q":"a"}` + "\n" + `{"q":"b"}`, "\ufeff" + `{"q":"a"}`,
 		} {
 			res, err := reg.Run(t.Context(), json.RawMessage(args), purramcp.ToolContext{})
-			require.NoError(t, err)
-			assert.Equal(t, "mcp_invalid_arguments", res.ErrorCode, "T7 arguments %q", args)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.ErrorCode != purramcp.CodeInvalidArguments {
+				t.Errorf("T7 arguments %q: got %q, want %q", args, res.ErrorCode, purramcp.CodeInvalidArguments)
+			}
 		}
 		_, calls := h.counts()
-		assert.Zero(t, calls, "T7 modern=%v: nothing sent", modern)
+		if calls != 0 {
+			t.Errorf("T7 modern=%v: nothing sent: got %v, want 0", modern, calls)
+		}
 	}
 
 	f := loadMCPFixture(t)
 	unsafe := `{"name":"remote.search","inputSchema":{"type":"object","properties":{"n":{"type":"integer","maximum":9007199254740993}}}}`
 	h := rawHarness(t, &rawServer{pages: []string{page("", unsafe)}})
 	_, err := discoverDefault(t, h, purramcp.Limits{})
-	assert.Equal(t, "mcp_schema_unsupported", purramcp.CodeOf(err), "T7: 2^53+1 decodes to 2^53, beyond the safe range")
+	if got := purramcp.CodeOf(err); got != purramcp.CodeSchemaUnsupported {
+		t.Errorf("T7: 2^53+1 decodes to 2^53, beyond the safe range: got %q, want %q", got, purramcp.CodeSchemaUnsupported)
+	}
 	h = rawHarness(t, &rawServer{pages: []string{page("", strings.Replace(unsafe, "9007199254740993", "9007199254740991", 1))}})
 	_, err = discoverDefault(t, h, purramcp.Limits{})
-	assert.NoError(t, err, "T7: 2^53-1 binds")
+	if err != nil {
+		t.Errorf("T7: 2^53-1 binds: %v", err)
+	}
 
 	// Results: the decoded values are what is validated.
 	for _, tc := range []struct{ id, result, want string }{
 		{"structured_last_wins_valid", `{"content":[{"type":"text","text":"a\ud800b"}],"structuredContent":{"count":"x","count":1}}`, ""},
-		{"structured_last_wins_invalid", `{"content":[],"structuredContent":{"count":1,"count":"x"}}`, "mcp_result_invalid"},
-		{"is_error_last_wins_true", `{"content":[],"isError":false,"isError":true,"structuredContent":{"count":1}}`, "mcp_tool_error"},
+		{"structured_last_wins_invalid", `{"content":[],"structuredContent":{"count":1,"count":"x"}}`, purramcp.CodeResultInvalid},
+		{"is_error_last_wins_true", `{"content":[],"isError":false,"isError":true,"structuredContent":{"count":1}}`, purramcp.CodeToolError},
 		{"is_error_last_wins_false", `{"content":[],"isError":true,"isError":false,"structuredContent":{"count":1}}`, ""},
 		{"case_variant_ignored", `{"content":[],"StructuredContent":{"count":1},"structuredContent":{"count":2}}`, ""},
 	} {
@@ -533,13 +707,21 @@ func TestThreatT7_ParserDifferentials(t *testing.T) {
 				call: func(json.RawMessage) (string, *jsonrpcError) { return tc.result, nil }}
 			reg := discoverWith(t, rawHarness(t, raw), purramcp.Limits{}, nil)
 			res, err := reg.Run(t.Context(), argsA, purramcp.ToolContext{})
-			require.NoError(t, err, tc.id)
-			assert.Equal(t, tc.want, res.ErrorCode, "T7 %s", tc.id)
+			if err != nil {
+				t.Fatalf("%v: %v", tc.id, err)
+			}
+			if res.ErrorCode != tc.want {
+				t.Errorf("T7 %s: got %q, want %q", tc.id, res.ErrorCode, tc.want)
+			}
 			switch tc.id {
 			case "structured_last_wins_valid":
-				assert.Equal(t, purramcp.Envelope{Text: []string{"a\ufffdb"}, Structured: map[string]any{"count": 1.0}}, res.Content, "T7 %s", tc.id)
+				if want := (purramcp.Envelope{Text: []string{"a\ufffdb"}, Structured: map[string]any{"count": 1.0}}); !reflect.DeepEqual(res.Content, want) {
+					t.Errorf("T7 %s: got %v, want %v", tc.id, res.Content, want)
+				}
 			case "case_variant_ignored":
-				assert.Equal(t, map[string]any{"count": 2.0}, res.Content.Structured, "T7 %s", tc.id)
+				if want := map[string]any{"count": 2.0}; !reflect.DeepEqual(res.Content.Structured, want) {
+					t.Errorf("T7 %s: got %v, want %v", tc.id, res.Content.Structured, want)
+				}
 			}
 		})
 	}
@@ -572,8 +754,12 @@ func TestThreatT8_NoSchemaWeakening(t *testing.T) {
 				h := rawHarness(t, &rawServer{modern: modern, pages: []string{page("", string(tool), otherTool)}})
 				catalog, err := purramcp.DiscoverTools(t.Context(), h.session, "fixture", otherBinding(),
 					purramcp.DiscoveryOptions{Monitor: h.monitor})
-				assert.Nil(t, catalog, "T8 %s: no partial catalog", tc.id)
-				assert.Equal(t, "mcp_schema_unsupported", purramcp.CodeOf(err), "T8 %s modern=%v", tc.id, modern)
+				if catalog != nil {
+					t.Errorf("T8 %s: no partial catalog: got %v, want nil", tc.id, catalog)
+				}
+				if got := purramcp.CodeOf(err); got != purramcp.CodeSchemaUnsupported {
+					t.Errorf("T8 %s modern=%v: got %q, want %q", tc.id, modern, got, purramcp.CodeSchemaUnsupported)
+				}
 			}
 		})
 	}
@@ -582,13 +768,25 @@ func TestThreatT8_NoSchemaWeakening(t *testing.T) {
 	srv := newSDKServer(t, json.RawMessage(`{"content":[]}`), withField(t, withField(t, f.Tool, "outputSchema", nil), "inputSchema", json.RawMessage(open)))
 	h := sdkHarness(t, srv, "")
 	catalog, err := discoverDefault(t, h, purramcp.Limits{})
-	require.NoError(t, err)
-	assert.Equal(t, decodeObject(t, json.RawMessage(open)), catalog.Snapshot().Entries[0].InputSchema, "T8: nothing added or closed")
-	assert.Equal(t, decodeObject(t, json.RawMessage(open)), catalog.Registrations()[0].InputSchema, "T8")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := catalog.Snapshot().Entries[0].InputSchema, decodeObject(t, json.RawMessage(open)); !reflect.DeepEqual(got, want) {
+		t.Errorf("T8: nothing added or closed: got %v, want %v", got, want)
+	}
+	if got, want := catalog.Registrations()[0].InputSchema, decodeObject(t, json.RawMessage(open)); !reflect.DeepEqual(got, want) {
+		t.Errorf("T8: got %v, want %v", got, want)
+	}
 	res, err := catalog.Registrations()[0].Run(t.Context(), json.RawMessage(`{"q":"a","more":[1]}`), purramcp.ToolContext{})
-	require.NoError(t, err)
-	assert.Empty(t, res.ErrorCode, "T8: an open schema stays open")
-	assert.JSONEq(t, `{"q":"a","more":[1]}`, string(h.lastArguments()), "T8: the arguments are sent as validated")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.ErrorCode != "" {
+		t.Errorf("T8: an open schema stays open: got %q, want empty", res.ErrorCode)
+	}
+	if got, want := string(h.lastArguments()), `{"q":"a","more":[1]}`; !jsonEqual(t, got, want) {
+		t.Errorf("T8: the arguments are sent as validated: got %s, want JSON equal to %s", got, want)
+	}
 }
 
 // TestThreatT9_HintsGrantNothing: a server claiming readOnlyHint:true,
@@ -613,21 +811,37 @@ func TestThreatT9_HintsGrantNothing(t *testing.T) {
 		b.Policy = policy
 		bindings["remote.search"] = b
 		catalog, err := purramcp.DiscoverTools(t.Context(), h.session, "fixture", bindings, purramcp.DiscoveryOptions{Monitor: h.monitor})
-		assert.Nil(t, catalog)
-		assert.Equal(t, "mcp_binding_invalid", purramcp.CodeOf(err), "T9 policy %+v", policy)
+		if catalog != nil {
+			t.Errorf("catalog = %v, want nil", catalog)
+		}
+		if got := purramcp.CodeOf(err); got != purramcp.CodeBindingInvalid {
+			t.Errorf("T9 policy %+v: got %q, want %q", policy, got, purramcp.CodeBindingInvalid)
+		}
 	}
 	lists, _ := h.counts()
-	assert.Zero(t, lists, "T9: refused before any request")
+	if lists != 0 {
+		t.Errorf("T9: refused before any request: got %v, want 0", lists)
+	}
 
 	catalog, err := discoverDefault(t, h, purramcp.Limits{})
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	regs := catalog.Registrations()
-	require.Len(t, regs, 1, "T9: the read-only-claiming extra tool is not exposed")
-	assert.Equal(t, purramcp.ToolPolicy{Mode: "read", Title: "Search", RiskLevel: "read"}, regs[0].Policy)
+	if got := len(regs); got != 1 {
+		t.Fatalf("T9: the read-only-claiming extra tool is not exposed: len = %d, want %d", got, 1)
+	}
+	if want := (purramcp.ToolPolicy{Mode: "read", Title: "Search", RiskLevel: "read"}); !reflect.DeepEqual(regs[0].Policy, want) {
+		t.Errorf("regs[0].Policy = %v, want %v", regs[0].Policy, want)
+	}
 	plain := sdkHarness(t, newSDKServer(t, nil, withField(t, f.Tool, "annotations", nil)), "")
 	plainCatalog, err := discoverDefault(t, plain, purramcp.Limits{})
-	require.NoError(t, err)
-	assert.Equal(t, plainCatalog.Snapshot().RevisionDigest, catalog.Snapshot().RevisionDigest, "T9: hints are not identity")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := catalog.Snapshot().RevisionDigest, plainCatalog.Snapshot().RevisionDigest; got != want {
+		t.Errorf("T9: hints are not identity: got %q, want %q", got, want)
+	}
 
 	// Hints are only cross-checked, and only narrow: with
 	// RequireReadOnlyHint a bound tool that does not claim read-only (the
@@ -636,10 +850,18 @@ func TestThreatT9_HintsGrantNothing(t *testing.T) {
 	// the same digest.
 	requiring := purramcp.DiscoveryOptions{Monitor: h.monitor, RequireReadOnlyHint: true}
 	hinted, err := purramcp.DiscoverTools(t.Context(), h.session, "fixture", searchBinding(), requiring)
-	require.NoError(t, err)
-	require.Len(t, hinted.Registrations(), 1)
-	assert.Equal(t, regs[0].Policy, hinted.Registrations()[0].Policy)
-	assert.Equal(t, catalog.Snapshot(), hinted.Snapshot(), "T9: the cross-check adds nothing to the catalog")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := len(hinted.Registrations()); got != 1 {
+		t.Fatalf("len(hinted.Registrations()) = %d, want %d", got, 1)
+	}
+	if got := hinted.Registrations()[0].Policy; !reflect.DeepEqual(got, regs[0].Policy) {
+		t.Errorf("hinted.Registrations()[0].Policy = %v, want %v", got, regs[0].Policy)
+	}
+	if got, want := hinted.Snapshot(), catalog.Snapshot(); !reflect.DeepEqual(got, want) {
+		t.Errorf("T9: the cross-check adds nothing to the catalog: got %v, want %v", got, want)
+	}
 	for _, tc := range []struct {
 		id string
 		h  sessionHarness
@@ -647,10 +869,16 @@ func TestThreatT9_HintsGrantNothing(t *testing.T) {
 		t.Run(tc.id, func(t *testing.T) {
 			requiring.Monitor = tc.h.monitor
 			refused, err := purramcp.DiscoverTools(t.Context(), tc.h.session, "fixture", searchBinding(), requiring)
-			assert.Nil(t, refused, "T9 %s", tc.id)
-			assert.Equal(t, purramcp.CodeAnnotationConflict, purramcp.CodeOf(err), "T9 %s", tc.id)
+			if refused != nil {
+				t.Errorf("T9 %s: got %v, want nil", tc.id, refused)
+			}
+			if got := purramcp.CodeOf(err); got != purramcp.CodeAnnotationConflict {
+				t.Errorf("T9 %s: got %q, want %q", tc.id, got, purramcp.CodeAnnotationConflict)
+			}
 			_, calls := tc.h.counts()
-			assert.Zero(t, calls, "T9 %s", tc.id)
+			if calls != 0 {
+				t.Errorf("T9 %s: got %v, want 0", tc.id, calls)
+			}
 		})
 	}
 }

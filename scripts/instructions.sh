@@ -21,7 +21,7 @@ hi=${3:-400}
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 cd "$(dirname "$0")/.."
-go test -c -o "$dir/bench.test" .
+go test -tags purrabench -c -o "$dir/bench.test" .
 
 count() { # count N: per-function instruction totals of an N-iteration run
 	if ! valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file="$dir/cg.$1" \

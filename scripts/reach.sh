@@ -12,7 +12,7 @@
 # (purramcp inspect --catalog) serves each saved catalog from memory and
 # lists and inspects it over the same path as a live server.
 # TestReach_Catalogs pins the same figures, so a re-capture that changes
-# them fails the suite until reach_test.go, README.md and docs/reach.md are
+# them fails the suite until inspect_test.go, README.md and docs/reach.md are
 # updated.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -1,5 +1,5 @@
 // Package profile compiles and enforces the purra.output-schema/v1 schema
-// profile (schema-profile.md A4, A7, A8) over strictjson values.
+// profile over strictjson values.
 //
 // Compile inspects a snapshotted schema against the closed 18-keyword
 // whitelist and the per-keyword rules; Validate walks a value depth-first,
@@ -17,7 +17,7 @@ import (
 	"purra.dev/purramcp/internal/strictjson"
 )
 
-// Keywords is the closed keyword whitelist of A4.3, sorted by code unit.
+// Keywords is the closed keyword whitelist, sorted by code unit.
 var Keywords = []string{
 	"additionalProperties", "anyOf", "const", "description", "enum", "items",
 	"maxItems", "maxLength", "maximum", "minItems", "minLength", "minimum",
@@ -25,7 +25,7 @@ var Keywords = []string{
 }
 
 // ErrInvalid matches every inspection failure (errors.Is). Contracts never
-// expose the details (A4.7); a compatibility inspector may.
+// expose the details; a compatibility inspector may.
 var ErrInvalid = errors.New("profile: schema outside purra.output-schema/v1")
 
 // A SchemaError locates an inspection failure: Path is the JSON path of the
@@ -95,7 +95,8 @@ func (c *compiler) element(pre string, i int, v any) (*node, error) {
 	return n, err
 }
 
-// Type bits for the type keyword (A7.3).
+// Type bits for the type keyword: an integral number carries both integer
+// and number.
 const (
 	typeArray uint8 = 1 << iota
 	typeBoolean
@@ -170,7 +171,7 @@ type Schema struct {
 func (s *Schema) Inlined() *strictjson.Object { return s.inlined }
 
 // Compile inspects root, a strictjson snapshot, and compiles it. The root
-// must be an object whose "type" is exactly "object" (A4.1).
+// must be an object whose "type" is exactly "object".
 func Compile(root any) (*Schema, error) { return CompileWith(root, Options{}) }
 
 // Options widens the profile for a host that opts in explicitly. The zero
@@ -314,7 +315,7 @@ func (n *node) onlyObjectType() bool {
 func (c *compiler) node(v any) (*node, error) {
 	obj, ok := v.(*strictjson.Object)
 	if !ok {
-		return nil, c.invalid("schema") // boolean schemas and non-objects (A4.2)
+		return nil, c.invalid("schema") // boolean schemas and non-objects are outside the profile
 	}
 	if c.lookup {
 		if n := c.sharing.node(obj, c.opts.Annotations); n != nil {
@@ -688,7 +689,7 @@ func (c *compiler) compileValues(n *node, kw *keywordSlots) error {
 		n.enum, n.hasEnum = list, true
 	}
 	if v, ok := kw.get(kwConst); ok {
-		n.constant, n.hasConst = v, true // "const": null means "must be null" (A4.5)
+		n.constant, n.hasConst = v, true // "const": null means "must be null"
 	}
 	return nil
 }
@@ -723,7 +724,7 @@ func (c *compiler) compileRanges(n *node, kw *keywordSlots) error {
 	return nil
 }
 
-// countRange reads a pair of non-negative safe-integer bounds (A4.6). An
+// countRange reads a pair of non-negative safe-integer bounds. An
 // absent minimum is 0 and an absent maximum is -1.
 func (c *compiler) countRange(kw *keywordSlots, minSlot, maxSlot int) (int, int, error) {
 	lo, hi := 0, -1

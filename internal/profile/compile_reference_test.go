@@ -51,7 +51,7 @@ func (c *refCompiler) child(seg string, v any) (*node, error) {
 func (c *refCompiler) node(v any) (*node, error) {
 	obj, ok := v.(*strictjson.Object)
 	if !ok {
-		return nil, c.invalid("schema") // boolean schemas and non-objects (A4.2)
+		return nil, c.invalid("schema") // boolean schemas and non-objects are outside the profile
 	}
 	n := &node{maxLength: -1, maxItems: -1}
 	for _, k := range obj.Keys {
@@ -218,7 +218,7 @@ func (c *refCompiler) compileValues(n *node, obj *strictjson.Object) error {
 		n.enum, n.hasEnum = list, true
 	}
 	if v, ok := obj.Get("const"); ok {
-		n.constant, n.hasConst = v, true // "const": null means "must be null" (A4.5)
+		n.constant, n.hasConst = v, true // "const": null means "must be null"
 	}
 	return nil
 }
@@ -253,7 +253,7 @@ func (c *refCompiler) compileRanges(n *node, obj *strictjson.Object) error {
 	return nil
 }
 
-// countRange reads a pair of non-negative safe-integer bounds (A4.6). An
+// countRange reads a pair of non-negative safe-integer bounds. An
 // absent minimum is 0 and an absent maximum is -1.
 func (c *refCompiler) countRange(obj *strictjson.Object, minName, maxName string) (int, int, error) {
 	lo, hi := 0, -1

@@ -9,7 +9,7 @@ import (
 
 // extension holds the keywords Options.ExtendedKeywords admits on one node.
 // Each is asserted with JSON Schema 2020-12 semantics and every schema-node
-// visit it causes is charged like any other (A8.1).
+// visit it causes is charged like any other.
 type extension struct {
 	exclusiveMinimum *float64           // the value must be > it
 	exclusiveMaximum *float64           // the value must be < it
@@ -162,7 +162,7 @@ func (w *walker) propertyNames(obj object, ext *extension) (*Violation, error) {
 
 // additional visits every member of obj not declared in properties, in the
 // value's key order, against the additionalProperties schema. A failure is
-// reported as additionalProperties, whose path always renders as "$" (A9.3):
+// reported as additionalProperties, whose path always renders as "$":
 // undeclared keys are never echoed.
 func (w *walker) additional(obj object, n *node) (*Violation, error) {
 	for i, k := range obj.keys {

@@ -335,7 +335,8 @@ func intersectMembers(a, b *strictjson.Object) (props *strictjson.Object, additi
 	return props, additional, true
 }
 
-// equalJSON is structural equality of A7.4 without a budget (bind time,
+// equalJSON is structural equality (numbers by value, objects by member
+// set, arrays in order) without a budget (bind time,
 // bounded by the schema limits).
 func equalJSON(a, b any) bool {
 	switch x := a.(type) {

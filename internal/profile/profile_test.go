@@ -33,7 +33,9 @@ func value(t *testing.T, text string) any {
 	return v
 }
 
-// TestA4_Inspection covers each per-keyword rule of A4.1–A4.6, one row each.
+// TestA4_Inspection covers each per-keyword inspection rule (the root
+// object, boolean schemas, the keyword whitelist, const, the count bounds),
+// one row each.
 func TestA4_Inspection(t *testing.T) {
 	wrap := func(node string) string { return `{"type":"object","properties":{"v":` + node + `}}` }
 	rejected := []string{
@@ -84,7 +86,8 @@ func steps(t *testing.T, s *Schema, v any) int {
 	return 0
 }
 
-// TestA8_ChargePoints pins the exact charge of A8.1 for each charge point.
+// TestA8_ChargePoints pins the exact charge of each charge point: one step
+// per schema-node visit and per structural-equality call.
 func TestA8_ChargePoints(t *testing.T) {
 	cases := []struct {
 		name, schema, value string
@@ -121,10 +124,10 @@ func TestA8_ChargePoints(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "const", vi.Keyword)
 	_, err = s.Validate(value(t, `{"a":1,"c":2}`), 2)
-	assert.ErrorIs(t, err, ErrBudget, "exhaustion before the violation wins (A9.4)")
+	assert.ErrorIs(t, err, ErrBudget, "exhaustion before the violation wins")
 }
 
-// TestA7_Order: the first violation in walk order wins (A7.2).
+// TestA7_Order: the first violation in walk order wins.
 func TestA7_Order(t *testing.T) {
 	cases := []struct{ schema, value, keyword, path string }{
 		{`{"type":"object","anyOf":[{"required":["x"]}],"required":["y"]}`, `{}`, "anyOf", "$"},

@@ -7,7 +7,8 @@ import (
 	"purra.dev/purramcp/internal/strictjson"
 )
 
-// Defaults of Options.MaxNodes and Options.MaxDepth (the schema limits of A2.1).
+// Defaults of Options.MaxNodes and Options.MaxDepth (the default schema
+// limits).
 const (
 	defaultMaxNodes = 4096
 	defaultMaxDepth = 32
@@ -19,7 +20,7 @@ const (
 const refPrefix = "#/$defs/"
 
 // measure is the strictjson accounting of one value: nodes (keys
-// included), height (levels below it) and detached bytes (A3.4, A3.5).
+// included), height (levels below it) and detached bytes (its compact JSON size).
 type measure struct{ nodes, height, bytes int }
 
 func (m *measure) addMember(key string, child measure) {

@@ -9,21 +9,21 @@ import (
 	"purra.dev/purramcp/internal/strictjson"
 )
 
-// ErrBudget reports that the work budget ran out (A8.2).
+// ErrBudget reports that the work budget ran out.
 var ErrBudget = errors.New("profile: validation work budget exhausted")
 
-// Violation is the first failed constraint in walk order (A7.2).
+// Violation is the first failed constraint in walk order.
 type Violation struct {
 	Keyword string
 	// Path holds the segments after "$": ".name" for members and "[i]" for
-	// elements. Render applies the exposure rules of A9.3.
+	// elements. Render applies the exposure rules.
 	Path []string
 }
 
 // MaxPathBytes is the longest path rendered as is; longer ones become "$".
 const MaxPathBytes = 512
 
-// Render returns the path exposed for v (A9.3): "$" for
+// Render returns the path exposed for v: "$" for
 // additionalProperties, so that undeclared candidate keys are never echoed,
 // and "$" for a path over MaxPathBytes.
 func (v *Violation) Render() string {
@@ -57,8 +57,8 @@ func joinPath(segs []string) string {
 	return b.String()
 }
 
-// budget is the work counter of A8. charge and chargeN are its only
-// mutators; charge is called at exactly the points A8.1 lists (each
+// budget is the validation work counter. charge and chargeN are its only
+// mutators; charge is called at exactly the charge points (each
 // schema-node visit and each structural-equality call), chargeN only for a
 // pattern match under Options.ExtendedKeywords.
 type budget struct{ remaining int }
@@ -152,7 +152,9 @@ func (w *walker) visitQuiet(v any, n *node) (*Violation, error) {
 	return vi, err
 }
 
-// visit runs the checks of A7.2 in order at one (value, schema node) pair.
+// visit runs the checks in their fixed order at one (value, schema node)
+// pair: combinators, then type, enum and const, then the kind's own
+// keywords.
 func (w *walker) visit(v any, n *node) (*Violation, error) {
 	if err := w.charge(); err != nil {
 		return nil, err
@@ -193,7 +195,8 @@ func (w *walker) visit(v any, n *node) (*Violation, error) {
 	return nil, nil
 }
 
-// combinators validates every branch, with no short-circuit (A7.2 steps 2–3).
+// combinators validates every branch, with no short-circuit, so the work
+// charged never depends on which branch matches.
 func (w *walker) combinators(v any, n *node) (*Violation, error) {
 	if n.anyOf != nil {
 		passed, err := w.passing(v, n.anyOf)
@@ -230,7 +233,7 @@ func (w *walker) passing(v any, branches []*node) (int, error) {
 	return passed, nil
 }
 
-// values checks type, enum and const (A7.2 steps 4–6).
+// values checks type, enum and const, in that order.
 func (w *walker) values(v any, n *node) (*Violation, error) {
 	if n.types != 0 && n.types&typeOf(v) == 0 {
 		return w.violation("type"), nil
@@ -264,7 +267,7 @@ func (w *walker) values(v any, n *node) (*Violation, error) {
 }
 
 // typeOf returns every type bit v satisfies: an integral number is both an
-// integer and a number; booleans are never numbers (A7.3).
+// integer and a number; booleans are never numbers.
 func typeOf(v any) uint8 {
 	switch x := v.(type) {
 	case nil:
@@ -286,7 +289,7 @@ func typeOf(v any) uint8 {
 	return 0
 }
 
-// forString counts code points, not bytes or UTF-16 units (A7.2 step 7).
+// forString counts code points, not bytes or UTF-16 units.
 func (w *walker) forString(s string, n *node) *Violation {
 	if n.minLength == 0 && n.maxLength < 0 {
 		return nil
@@ -493,7 +496,7 @@ func (w *walker) declaresAll(obj object, n *node) bool {
 	return true
 }
 
-// forNumber applies the inclusive bounds (A7.2 step 10).
+// forNumber applies the inclusive bounds.
 func (w *walker) forNumber(f float64, n *node) *Violation {
 	if n.minimum != nil && f < *n.minimum {
 		return w.violation("minimum")
@@ -504,9 +507,10 @@ func (w *walker) forNumber(f float64, n *node) *Violation {
 	return nil
 }
 
-// equal is structural equality (A7.4). Every call, recursive ones included,
+// equal is structural equality (numbers by value, objects by member set,
+// arrays in order). Every call, recursive ones included,
 // costs one step; it stops at the first kind, length, key-count or member
-// mismatch, as A8.1 requires.
+// mismatch, so that its charge is exact.
 func (w *walker) equal(a, b any) (bool, error) {
 	if err := w.charge(); err != nil {
 		return false, err

@@ -1,4 +1,4 @@
-// Command stdioserver is the MCP server that stdio_test.go builds and
+// Command stdioserver is the MCP server that monitor_test.go builds and
 // launches with mcp.CommandTransport: a go-sdk server over
 // mcp.StdioTransport serving
 //

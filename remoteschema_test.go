@@ -2,15 +2,14 @@ package purramcp_test
 
 import (
 	"encoding/json"
+	"reflect"
 	"testing"
-
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 
 	"purra.dev/purramcp"
 )
 
-// Remote schemas (reference-behaviors.md §F, adapter.md §5).
+// Remote schemas: which listed schemas compile into contracts under each
+// policy, and the fault a rejected one reports.
 
 const dialect202012 = "https://json-schema.org/draft/2020-12/schema"
 
@@ -22,15 +21,27 @@ func TestBehaviorF1_FixtureSchemasCompile(t *testing.T) {
 	forEachVersion(t, func(t *testing.T, version string) {
 		h := sdkHarness(t, newSDKServer(t, nil, f.Tool), version)
 		catalog, err := discoverDefault(t, h, purramcp.Limits{})
-		require.NoError(t, err, "F1 at %s", version)
+		if err != nil {
+			t.Fatalf("F1 at %s: %v", version, err)
+		}
 		entry := catalog.Snapshot().Entries[0]
-		assert.Equal(t, tool["inputSchema"], entry.InputSchema, "F1 at %s", version)
-		assert.Equal(t, tool["outputSchema"], entry.OutputSchema, "F1 at %s", version)
+		if !reflect.DeepEqual(entry.InputSchema, tool["inputSchema"]) {
+			t.Errorf("F1 at %s: got %v, want %v", version, entry.InputSchema, tool["inputSchema"])
+		}
+		if !reflect.DeepEqual(entry.OutputSchema, tool["outputSchema"]) {
+			t.Errorf("F1 at %s: got %v, want %v", version, entry.OutputSchema, tool["outputSchema"])
+		}
 		reg := catalog.Registrations()[0]
-		assert.Equal(t, tool["inputSchema"], reg.InputSchema, "F1 at %s", version)
-		assert.Equal(t, tool["inputSchema"], reg.ArgumentContract.Schema(), "F1 at %s", version)
+		if !reflect.DeepEqual(reg.InputSchema, tool["inputSchema"]) {
+			t.Errorf("F1 at %s: got %v, want %v", version, reg.InputSchema, tool["inputSchema"])
+		}
+		if got := reg.ArgumentContract.Schema(); !reflect.DeepEqual(got, tool["inputSchema"]) {
+			t.Errorf("F1 at %s: got %v, want %v", version, got, tool["inputSchema"])
+		}
 		_, calls := h.counts()
-		assert.Zero(t, calls)
+		if calls != 0 {
+			t.Errorf("calls = %v, want 0", calls)
+		}
 	})
 }
 
@@ -42,7 +53,9 @@ func discoverDeclared(t *testing.T, version string, result json.RawMessage) (*pu
 	srv := newSDKServer(t, result, f.DeclaredDialectTool)
 	h := sdkHarness(t, srv, version)
 	catalog, err := discoverDefault(t, h, purramcp.Limits{})
-	require.NoError(t, err, "declared dialect at %s", version)
+	if err != nil {
+		t.Fatalf("declared dialect at %s: %v", version, err)
+	}
 	return catalog, srv, h
 }
 
@@ -54,8 +67,12 @@ func TestBehaviorF2_DeclaredDialectCompiles(t *testing.T) {
 	forEachVersion(t, func(t *testing.T, version string) {
 		catalog, _, _ := discoverDeclared(t, version, nil)
 		reg := catalog.Registrations()[0]
-		assert.Equal(t, plain["inputSchema"], reg.ArgumentContract.Schema(), "F2 at %s: declaration removed", version)
-		assert.Equal(t, plain["inputSchema"], reg.InputSchema, "F2 at %s", version)
+		if got := reg.ArgumentContract.Schema(); !reflect.DeepEqual(got, plain["inputSchema"]) {
+			t.Errorf("F2 at %s: declaration removed: got %v, want %v", version, got, plain["inputSchema"])
+		}
+		if !reflect.DeepEqual(reg.InputSchema, plain["inputSchema"]) {
+			t.Errorf("F2 at %s: got %v, want %v", version, reg.InputSchema, plain["inputSchema"])
+		}
 	})
 }
 
@@ -65,31 +82,26 @@ func TestBehaviorF3_TextOnlyTool(t *testing.T) {
 	tool := withField(t, f.Tool, "outputSchema", nil)
 	h := sdkHarness(t, newSDKServer(t, nil, tool), purramcp.ProtocolVersion20251125)
 	catalog, err := discoverDefault(t, h, purramcp.Limits{})
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	snap := catalog.Snapshot()
-	assert.Nil(t, snap.Entries[0].OutputSchema)
-	assert.Equal(t, "9828c43572192bfbeca54e94830f6658f448945c066240f375fa4d978d043e3f", snap.RevisionDigest)
+	if snap.Entries[0].OutputSchema != nil {
+		t.Errorf("snap.Entries[0].OutputSchema = %v, want nil", snap.Entries[0].OutputSchema)
+	}
+	if snap.RevisionDigest != "9828c43572192bfbeca54e94830f6658f448945c066240f375fa4d978d043e3f" {
+		t.Errorf("snap.RevisionDigest = %q, want %q", snap.RevisionDigest, "9828c43572192bfbeca54e94830f6658f448945c066240f375fa4d978d043e3f")
+	}
 	b, err := json.Marshal(snap.Entries[0])
-	require.NoError(t, err)
-	assert.Contains(t, decodeObject(t, b), "outputSchema")
-	assert.Nil(t, decodeObject(t, b)["outputSchema"])
-}
-
-// Installed smoke schemas (reference-behaviors.md F4, F5, L1).
-const (
-	smokeCountTool = `{"name":"count","inputSchema":{"type":"object","properties":{},"additionalProperties":false},` +
-		`"outputSchema":{"type":"object","properties":{"count":{"type":"integer"}},"required":["count"],"additionalProperties":false}}`
-	smokeWriteTool = `{"name":"write","inputSchema":{"type":"object","properties":{"value":{"type":"integer"}},"required":["value"],"additionalProperties":false},` +
-		`"outputSchema":{"type":"object","properties":{"written":{"type":"boolean"}},"required":["written"],"additionalProperties":false}}`
-	// smokeDigest is the installed smoke snapshot's digest at 2025-11-25
-	// (reference-behaviors.md §4).
-	smokeDigest = "2f3abeae2653d364f7f1b3d3ea4c4bd5e55f64f50db3e7a128ae638adefbeea3"
-)
-
-// countBinding is the installed smoke binding: count → count, title "Count".
-func countBinding(remote string) map[string]purramcp.ToolBinding {
-	return map[string]purramcp.ToolBinding{remote: {LocalName: "count",
-		Policy: purramcp.ToolPolicy{Mode: "read", Title: "Count"}, Scope: purramcp.Unscoped}}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := decodeObject(t, b)["outputSchema"]; !ok {
+		t.Errorf("no key %q", "outputSchema")
+	}
+	if got := decodeObject(t, b)["outputSchema"]; got != nil {
+		t.Errorf("decodeObject(t, b)[\"outputSchema\"] = %v, want nil", got)
+	}
 }
 
 // TestBehaviorF4_SmokeSchemas: the installed smoke's schemas compile and
@@ -100,21 +112,37 @@ func TestBehaviorF4_SmokeSchemas(t *testing.T) {
 		h := sdkHarness(t, srv, version)
 		catalog, err := purramcp.DiscoverTools(t.Context(), h.session, "local", countBinding("count"),
 			purramcp.DiscoveryOptions{Monitor: h.monitor})
-		require.NoError(t, err, "F4 at %s", version)
+		if err != nil {
+			t.Fatalf("F4 at %s: %v", version, err)
+		}
 		if version == purramcp.ProtocolVersion20251125 {
-			assert.Equal(t, smokeDigest, catalog.Snapshot().RevisionDigest, "F4 at %s", version)
+			if got := catalog.Snapshot().RevisionDigest; got != smokeDigest {
+				t.Errorf("F4 at %s: got %q, want %q", version, got, smokeDigest)
+			}
 		}
 		reg := catalog.Registrations()[0]
-		assert.Equal(t, "Count", reg.Description, "F4: an empty description falls back to the title")
+		if reg.Description != "Count" {
+			t.Errorf("F4: an empty description falls back to the title: got %q, want %q", reg.Description, "Count")
+		}
 		res, err := reg.Run(t.Context(), json.RawMessage(`{}`), purramcp.ToolContext{})
-		require.NoError(t, err)
-		assert.Equal(t, purramcp.ToolResult{Content: purramcp.Envelope{Text: []string{}, Structured: map[string]any{"count": 3.0}},
-			EffectState: "not_started"}, res, "F4 at %s", version)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := (purramcp.ToolResult{Content: purramcp.Envelope{Text: []string{}, Structured: map[string]any{"count": 3.0}},
+			EffectState: "not_started"}); !reflect.DeepEqual(res, want) {
+			t.Errorf("F4 at %s: got %v, want %v", version, res, want)
+		}
 		res, err = reg.Run(t.Context(), json.RawMessage(`{"x":1}`), purramcp.ToolContext{})
-		require.NoError(t, err)
-		assert.Equal(t, "mcp_invalid_arguments", res.ErrorCode, "F4 at %s", version)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.ErrorCode != purramcp.CodeInvalidArguments {
+			t.Errorf("F4 at %s: got %q, want %q", version, res.ErrorCode, purramcp.CodeInvalidArguments)
+		}
 		_, calls := h.counts()
-		assert.Equal(t, 1, calls, "F4 at %s", version)
+		if calls != 1 {
+			t.Errorf("F4 at %s: got %v, want %v", version, calls, 1)
+		}
 	})
 }
 
@@ -128,14 +156,24 @@ func TestBehaviorF5_WriteSmokeSchemas(t *testing.T) {
 			Policy: purramcp.ToolPolicy{Mode: "read", Title: "Write fixture"}, Scope: purramcp.Unscoped}}
 		catalog, err := purramcp.DiscoverTools(t.Context(), h.session, "synthetic", bindings,
 			purramcp.DiscoveryOptions{Monitor: h.monitor})
-		require.NoError(t, err, "F5 at %s", version)
+		if err != nil {
+			t.Fatalf("F5 at %s: %v", version, err)
+		}
 		reg := catalog.Registrations()[0]
 		res, err := reg.Run(t.Context(), json.RawMessage(`{"value":42}`), purramcp.ToolContext{})
-		require.NoError(t, err)
-		assert.Equal(t, purramcp.Envelope{Text: []string{}, Structured: map[string]any{"written": true}}, res.Content, "F5 at %s", version)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := (purramcp.Envelope{Text: []string{}, Structured: map[string]any{"written": true}}); !reflect.DeepEqual(res.Content, want) {
+			t.Errorf("F5 at %s: got %v, want %v", version, res.Content, want)
+		}
 		res, err = reg.Run(t.Context(), json.RawMessage(`{"value":"42"}`), purramcp.ToolContext{})
-		require.NoError(t, err)
-		assert.Equal(t, "mcp_invalid_arguments", res.ErrorCode, "F5 at %s", version)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.ErrorCode != purramcp.CodeInvalidArguments {
+			t.Errorf("F5 at %s: got %q, want %q", version, res.ErrorCode, purramcp.CodeInvalidArguments)
+		}
 	})
 }
 
@@ -147,11 +185,19 @@ func TestBehaviorF6_LocalRef(t *testing.T) {
 	forEachVersion(t, func(t *testing.T, version string) {
 		h := sdkHarness(t, newSDKServer(t, nil, tool), version)
 		catalog, err := discoverDefault(t, h, purramcp.Limits{})
-		assert.Nil(t, catalog)
-		assert.Equal(t, "mcp_schema_unsupported", purramcp.CodeOf(err), "F6 at %s", version)
+		if catalog != nil {
+			t.Errorf("catalog = %v, want nil", catalog)
+		}
+		if got := purramcp.CodeOf(err); got != purramcp.CodeSchemaUnsupported {
+			t.Errorf("F6 at %s: got %q, want %q", version, got, purramcp.CodeSchemaUnsupported)
+		}
 		lists, calls := h.counts()
-		assert.Equal(t, 1, lists, "F6 at %s", version)
-		assert.Zero(t, calls, "F6 at %s", version)
+		if lists != 1 {
+			t.Errorf("F6 at %s: got %v, want %v", version, lists, 1)
+		}
+		if calls != 0 {
+			t.Errorf("F6 at %s: got %v, want 0", version, calls)
+		}
 	})
 }
 
@@ -165,16 +211,26 @@ func schemaCase(t *testing.T, id string) {
 			tc = &f.SchemaCases[i]
 		}
 	}
-	require.NotNil(t, tc, "schemaCase %s in mcp_tools.json", id)
+	if tc == nil {
+		t.Fatalf("schemaCase %s in mcp_tools.json: got nil", id)
+	}
 	for _, version := range testVersions {
 		t.Run(version, func(t *testing.T) {
 			h := sdkHarness(t, newSDKServer(t, nil, tc.Tool), version)
 			catalog, err := discoverDefault(t, h, purramcp.Limits{})
-			assert.Nil(t, catalog)
-			assert.Equal(t, tc.ErrorCode, purramcp.CodeOf(err), "case %s at %s", tc.ID, version)
+			if catalog != nil {
+				t.Errorf("catalog = %v, want nil", catalog)
+			}
+			if got := purramcp.CodeOf(err); got != tc.ErrorCode {
+				t.Errorf("case %s at %s: got %q, want %q", tc.ID, version, got, tc.ErrorCode)
+			}
 			lists, calls := h.counts()
-			assert.Equal(t, 1, lists, "case %s at %s", tc.ID, version)
-			assert.Equal(t, 0, calls, "case %s at %s", tc.ID, version)
+			if lists != 1 {
+				t.Errorf("case %s at %s: got %v, want %v", tc.ID, version, lists, 1)
+			}
+			if calls != 0 {
+				t.Errorf("case %s at %s: got %v, want %v", tc.ID, version, calls, 0)
+			}
 		})
 	}
 }
@@ -217,9 +273,13 @@ func TestBehaviorF13_SchemaBytesIncludeDialect(t *testing.T) {
 	forEachVersion(t, func(t *testing.T, version string) {
 		h := sdkHarness(t, newSDKServer(t, nil, tool), version)
 		_, err := discoverDefault(t, h, purramcp.Limits{MaxSchemaBytes: 60})
-		assert.Equal(t, "mcp_schema_unsupported", purramcp.CodeOf(err), version)
+		if got := purramcp.CodeOf(err); got != purramcp.CodeSchemaUnsupported {
+			t.Errorf("%v: got %q, want %q", version, got, purramcp.CodeSchemaUnsupported)
+		}
 		_, calls := h.counts()
-		assert.Zero(t, calls)
+		if calls != 0 {
+			t.Errorf("calls = %v, want 0", calls)
+		}
 	})
 }
 
@@ -230,15 +290,27 @@ func TestBehaviorG7_DeclaredDialectSnapshot(t *testing.T) {
 	forEachVersion(t, func(t *testing.T, version string) {
 		catalog, _, _ := discoverDeclared(t, version, nil)
 		snap := catalog.Snapshot()
-		assert.Equal(t, dialect202012, snap.Entries[0].InputSchema["$schema"], "G7 at %s", version)
-		assert.Equal(t, dialect202012, snap.Entries[0].OutputSchema["$schema"], "G7 at %s", version)
-		if version == purramcp.ProtocolVersion20251125 {
-			assert.Equal(t, "4f50042f2d82970db42ef5e7437557a2722ec73e5b2d700c035538493dd0448c", snap.RevisionDigest)
+		if !reflect.DeepEqual(snap.Entries[0].InputSchema["$schema"], dialect202012) {
+			t.Errorf("G7 at %s: got %v, want %v", version, snap.Entries[0].InputSchema["$schema"], dialect202012)
 		}
-		assert.NotEqual(t, f.RevisionDigest, snap.RevisionDigest, "G7 at %s: differs from the plain tool", version)
+		if !reflect.DeepEqual(snap.Entries[0].OutputSchema["$schema"], dialect202012) {
+			t.Errorf("G7 at %s: got %v, want %v", version, snap.Entries[0].OutputSchema["$schema"], dialect202012)
+		}
+		if version == purramcp.ProtocolVersion20251125 {
+			if snap.RevisionDigest != "4f50042f2d82970db42ef5e7437557a2722ec73e5b2d700c035538493dd0448c" {
+				t.Errorf("snap.RevisionDigest = %q, want %q", snap.RevisionDigest, "4f50042f2d82970db42ef5e7437557a2722ec73e5b2d700c035538493dd0448c")
+			}
+		}
+		if snap.RevisionDigest == f.RevisionDigest {
+			t.Errorf("G7 at %s: differs from the plain tool: got %q, want anything else", version, snap.RevisionDigest)
+		}
 		reg := catalog.Registrations()[0]
-		assert.NotContains(t, reg.InputSchema, "$schema", "G7 at %s", version)
-		assert.NotContains(t, reg.ArgumentContract.Schema(), "$schema", "G7 at %s", version)
+		if _, ok := reg.InputSchema["$schema"]; ok {
+			t.Errorf("G7 at %s: has key %q", version, "$schema")
+		}
+		if _, ok := reg.ArgumentContract.Schema()["$schema"]; ok {
+			t.Errorf("G7 at %s: has key %q", version, "$schema")
+		}
 	})
 }
 
@@ -249,17 +321,31 @@ func TestBehaviorH17_DeclaredDialectKeepsConstraints(t *testing.T) {
 		catalog, _, h := discoverDeclared(t, version, json.RawMessage(`{"content":[],"structuredContent":{"count":1}}`))
 		reg := catalog.Registrations()[0]
 		res, err := reg.Run(t.Context(), json.RawMessage(`{"q":"too long"}`), purramcp.ToolContext{})
-		require.NoError(t, err)
-		assert.Equal(t, "mcp_invalid_arguments", res.ErrorCode, "H17 at %s", version)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.ErrorCode != purramcp.CodeInvalidArguments {
+			t.Errorf("H17 at %s: got %q, want %q", version, res.ErrorCode, purramcp.CodeInvalidArguments)
+		}
 		_, calls := h.counts()
-		assert.Equal(t, 0, calls, "H17 at %s", version)
+		if calls != 0 {
+			t.Errorf("H17 at %s: got %v, want %v", version, calls, 0)
+		}
 
 		res, err = reg.Run(t.Context(), argsA, purramcp.ToolContext{})
-		require.NoError(t, err)
-		assert.Equal(t, purramcp.Envelope{Text: []string{}, Structured: map[string]any{"count": 1.0}}, res.Content, "H17 at %s", version)
-		assert.Empty(t, res.ErrorCode)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := (purramcp.Envelope{Text: []string{}, Structured: map[string]any{"count": 1.0}}); !reflect.DeepEqual(res.Content, want) {
+			t.Errorf("H17 at %s: got %v, want %v", version, res.Content, want)
+		}
+		if res.ErrorCode != "" {
+			t.Errorf("res.ErrorCode = %q, want empty", res.ErrorCode)
+		}
 		_, calls = h.counts()
-		assert.Equal(t, 1, calls, "H17 at %s", version)
+		if calls != 1 {
+			t.Errorf("H17 at %s: got %v, want %v", version, calls, 1)
+		}
 	})
 }
 
@@ -269,9 +355,15 @@ func TestBehaviorH18_DeclaredDialectOutputChecked(t *testing.T) {
 	forEachVersion(t, func(t *testing.T, version string) {
 		catalog, _, h := discoverDeclared(t, version, json.RawMessage(`{"content":[],"structuredContent":{"count":"wrong"}}`))
 		res, err := catalog.Registrations()[0].Run(t.Context(), argsA, purramcp.ToolContext{})
-		require.NoError(t, err)
-		assert.Equal(t, purramcp.ToolResult{Content: emptyEnvelope, EffectState: "not_started", ErrorCode: "mcp_result_invalid"}, res, "H18 at %s", version)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := (purramcp.ToolResult{Content: emptyEnvelope, EffectState: "not_started", ErrorCode: purramcp.CodeResultInvalid}); !reflect.DeepEqual(res, want) {
+			t.Errorf("H18 at %s: got %v, want %v", version, res, want)
+		}
 		_, calls := h.counts()
-		assert.Equal(t, 1, calls, "H18 at %s", version)
+		if calls != 1 {
+			t.Errorf("H18 at %s: got %v, want %v", version, calls, 1)
+		}
 	})
 }

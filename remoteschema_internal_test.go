@@ -2,6 +2,7 @@ package purramcp
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -283,4 +284,71 @@ func discWorkPagesOf(tb testing.TB, n int, version string, tool func(int) *mcp.T
 		}
 		params = &mcp.ListToolsParams{Cursor: page.NextCursor}
 	}
+}
+
+// discWorkInput and discWorkOutput are the search tool's schemas; the i-th
+// tool's differ from every other tool's (see discWorkTool).
+const discWorkInput = `{"type":"object","properties":{` +
+	`"query":{"type":"string","minLength":1,"maxLength":%d},` +
+	`"limit":{"type":"integer","minimum":1,"maximum":%d},` +
+	`"tags":{"type":"array","items":{"type":"string","maxLength":64},"uniqueItems":true,"maxItems":16},` +
+	`"shard_%03d":{"enum":["primary","replica"]}},` +
+	`"required":["query"],"additionalProperties":false}`
+
+const discWorkOutput = `{"type":"object","properties":{
+  "count":{"type":"integer","minimum":0},
+  "nextCursor":{"type":["string","null"],"maxLength":256},
+  "items":{"type":"array","maxItems":%d,"items":{"type":"object","properties":{
+    "id":{"type":"string","minLength":1,"maxLength":64},
+    "kind":{"enum":["document","page","section","attachment"]},
+    "title":{"type":"string","maxLength":200},
+    "url":{"type":"string","maxLength":2048},
+    "score":{"type":"number","minimum":0,"maximum":1},
+    "field_%03d":{"type":"boolean"},
+    "snippet":{"type":"string","maxLength":1000},
+    "tags":{"type":"array","items":{"type":"string"},"uniqueItems":true,"maxItems":16},
+    "updated":{"anyOf":[{"type":"integer","minimum":0},{"type":"null"}]}},
+    "required":["id","kind","title","url","score"],"additionalProperties":false}}},
+  "required":["count","items"],"additionalProperties":false}`
+
+// discWorkUniqueOutput is discWorkOutput with every leaf schema made
+// distinct by i: nothing below the root is equal between two tools.
+const discWorkUniqueOutput = `{"type":"object","properties":{
+  "count":{"type":"integer","minimum":%[1]d},
+  "nextCursor":{"type":["string","null"],"maxLength":%[1]d},
+  "items":{"type":"array","maxItems":%[1]d,"items":{"type":"object","properties":{
+    "id":{"type":"string","minLength":1,"maxLength":%[1]d},
+    "kind":{"enum":["document","page","section","k%[1]d"]},
+    "title":{"type":"string","maxLength":%[1]d},
+    "url":{"type":"string","maxLength":%[1]d},
+    "score":{"type":"number","minimum":0,"maximum":%[1]d},
+    "field":{"type":"boolean","description":"d%[1]d"},
+    "snippet":{"type":"string","maxLength":%[1]d},
+    "tags":{"type":"array","items":{"type":"string","maxLength":%[1]d},"uniqueItems":true,"maxItems":%[1]d},
+    "updated":{"anyOf":[{"type":"integer","minimum":%[1]d},{"type":"null","description":"n%[1]d"}]}},
+    "required":["id","kind","title","url","score"],"additionalProperties":false}}},
+  "required":["count","items"],"additionalProperties":false}`
+
+// discWorkUniqueInput is discWorkInput likewise.
+const discWorkUniqueInput = `{"type":"object","properties":{` +
+	`"query":{"type":"string","minLength":1,"maxLength":%[1]d},` +
+	`"limit":{"type":"integer","minimum":1,"maximum":%[1]d},` +
+	`"tags":{"type":"array","items":{"type":"string","maxLength":%[1]d},"uniqueItems":true,"maxItems":%[1]d},` +
+	`"shard":{"enum":["primary","replica","r%[1]d"]}},` +
+	`"required":["query"],"additionalProperties":false}`
+
+// discWorkUniqueTool is the i-th tool whose schemas share no subtree with
+// any other tool's.
+func discWorkUniqueTool(i int) *mcp.Tool {
+	name := fmt.Sprintf("docs.search_%03d", i)
+	return &mcp.Tool{Name: name, Description: "Searches shard " + name[5:] + " of the document index.",
+		InputSchema:  json.RawMessage(fmt.Sprintf(discWorkUniqueInput, 1000+i)),
+		OutputSchema: json.RawMessage(fmt.Sprintf(discWorkUniqueOutput, 1000+i))}
+}
+
+func discWorkTool(i int) *mcp.Tool {
+	name := fmt.Sprintf("docs.search_%03d", i)
+	return &mcp.Tool{Name: name, Description: "Searches shard " + name[5:] + " of the document index.",
+		InputSchema:  json.RawMessage(fmt.Sprintf(discWorkInput, 256+i, 100+i, i)),
+		OutputSchema: json.RawMessage(fmt.Sprintf(discWorkOutput, 1000+i, i))}
 }

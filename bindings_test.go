@@ -12,144 +12,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/stretchr/testify/require"
 
 	"purra.dev/purramcp"
-	"purra.dev/purramcp/internal/jssize"
 )
-
-// fuzzPageCodes are the codes discovery may report against a server that
-// answers every tools/list with a result (adapter.md §3.5–§3.8, §5).
-var fuzzPageCodes = []string{"mcp_binding_missing", "mcp_catalog_limit_exceeded", "mcp_name_conflict",
-	"mcp_pagination_invalid", "mcp_result_invalid", "mcp_schema_unsupported", "mcp_tool_unsupported"}
-
-// fuzzPageSeparator separates pages in FuzzDiscoverPage's input; a raw NUL
-// is never part of JSON text.
-const fuzzPageSeparator = "\x00"
-
-// fuzzPageSeeds returns page sequences built from the fixture: the tool
-// alone, beside each schema case renamed, the declared-dialect tool, over
-// two and three pages, with a repeated, an empty and an oversized cursor, a
-// repeated name, an unbound tool only, and the fixture file itself.
-func fuzzPageSeeds(t testing.TB, fx mcpFixture) []string {
-	t.Helper()
-	other := withField(t, fx.Tool, "name", "remote.other")
-	join := func(pages ...string) string { return strings.Join(pages, fuzzPageSeparator) }
-	seeds := []string{
-		join(toolsPage(t, "", fx.Tool)),
-		join(toolsPage(t, "", fx.DeclaredDialectTool)),
-		join(toolsPage(t, "", other, fx.Tool)),
-		join(toolsPage(t, "c1", other), toolsPage(t, "", fx.Tool)),
-		join(toolsPage(t, "c1"), toolsPage(t, "c2", other), toolsPage(t, "", fx.Tool)),
-		join(toolsPage(t, "c1", fx.Tool), toolsPage(t, "c1", other)),
-		join(toolsPage(t, "c1", fx.Tool)), // the page repeats: its cursor does too
-		join(`{"tools":[],"nextCursor":""}`, toolsPage(t, "", fx.Tool)),
-		join(toolsPage(t, strings.Repeat("c", 513), fx.Tool)),
-		join(toolsPage(t, "", fx.Tool, fx.Tool)),
-		join(toolsPage(t, "", other)),
-		join(`{"tools":[null]}`, toolsPage(t, "", fx.Tool)),
-		string(readVector(t, "mcp_tools.json")),
-	}
-	for _, sc := range fx.SchemaCases {
-		seeds = append(seeds, join(toolsPage(t, "", sc.Tool)),
-			join(toolsPage(t, "next", withField(t, sc.Tool, "name", "remote.other")), toolsPage(t, "", fx.Tool)))
-	}
-	return seeds
-}
-
-// FuzzDiscoverPage serves fuzzed tools/list pages (tools, cursors and page
-// count, separated by NUL) from the raw scripted server and discovers
-// remote.search, and remote.other when other is set, under fuzzed MaxPages
-// and MaxCatalogBytes (adapter.md §3.5–§3.8). Discovery returns within its
-// bounds, never sends more than MaxPages tools/list and no tools/call, and
-// returns either a catalog that fuzzCheckCatalog accepts, read from pages
-// that fit MaxCatalogBytes and ending on a page without a cursor, or a
-// closed-surface *Error with a code from fuzzPageCodes (a first page over
-// MaxCatalogBytes: mcp_catalog_limit_exceeded).
-func FuzzDiscoverPage(f *testing.F) {
-	fx := loadMCPFixture(f)
-	seeds := fuzzPageSeeds(f, fx)
-	require.Len(f, seeds, 13+2*6, "seed count")
-	for i, s := range seeds {
-		f.Add(s, uint8(0), uint32(0), i%2 == 0, i%3 == 0)
-	}
-	f.Add(seeds[4], uint8(2), uint32(0), false, false) // pages exhausted
-	f.Add(seeds[0], uint8(0), uint32(50), true, false) // first page over
-	f.Fuzz(func(t *testing.T, text string, maxPages uint8, maxCatalogBytes uint32, modern, other bool) {
-		var pages []string
-		for _, p := range strings.Split(text, fuzzPageSeparator) {
-			if json.Valid([]byte(p)) {
-				pages = append(pages, p) // the raw server can only send JSON
-			}
-		}
-		if len(pages) == 0 {
-			return
-		}
-		limits := purramcp.Limits{MaxPages: fuzzLimit(uint32(maxPages), 32),
-			MaxCatalogBytes: fuzzLimit(maxCatalogBytes, 1<<20), Timeout: 10 * time.Second}
-		resolved, err := purramcp.ResolveLimits(limits)
-		require.NoError(t, err)
-		bindings := searchBinding()
-		if other {
-			bindings = otherBinding()
-		}
-		fuzzNoGoroutineGrowth(t)
-		h := rawHarness(t, &rawServer{modern: modern, pages: pages})
-		start := time.Now()
-		catalog, err := purramcp.DiscoverTools(t.Context(), h.session, "fuzz", bindings,
-			purramcp.DiscoveryOptions{Monitor: h.monitor, Limits: limits})
-		elapsed := time.Since(start)
-		lists, calls := h.counts()
-		what := "pages " + strings.Join(pages, " | ")
-		require.Less(t, elapsed, time.Duration(resolved.MaxPages)*resolved.Timeout, "%s", what)
-		require.LessOrEqual(t, lists, resolved.MaxPages, "%s: tools/list requests", what)
-		require.GreaterOrEqual(t, lists, 1, "%s: tools/list requests", what)
-		require.Zero(t, calls, "%s: tools/call requests", what)
-
-		sizes := fuzzServedSizes(t, pages, lists)
-		if err != nil {
-			code := fuzzCheckError(t, catalog, err, fuzzPageCodes, what)
-			if len(sizes) > 0 && sizes[0] > resolved.MaxCatalogBytes {
-				require.Equal(t, "mcp_catalog_limit_exceeded", code, "%s: first page of %d bytes", what, sizes[0])
-			}
-			return
-		}
-		fuzzCheckCatalog(t, catalog, bindings, h.monitor.ProtocolVersion(), what)
-		require.Len(t, sizes, lists, "%s: go-sdk decodes every page discovery read", what)
-		total := 0
-		for _, n := range sizes {
-			total += n
-		}
-		require.LessOrEqual(t, total, resolved.MaxCatalogBytes, "%s: catalog bytes", what)
-		var last struct {
-			NextCursor *string `json:"nextCursor"`
-		}
-		if json.Unmarshal([]byte(pages[min(lists, len(pages))-1]), &last) == nil && last.NextCursor != nil {
-			require.Empty(t, *last.NextCursor, "%s: discovery ended on a page with a cursor", what)
-		}
-	})
-}
-
-// fuzzServedSizes lists the first n pages again from a fresh raw server
-// (2025-11-25, so go-sdk caches nothing) and measures each as go-sdk
-// delivers it, by the full encoding/json path; it stops at the first page
-// go-sdk fails to decode.
-func fuzzServedSizes(t *testing.T, pages []string, n int) []int {
-	cs, _ := (&rawServer{pages: pages}).start(t)
-	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
-	defer cancel()
-	var sizes []int
-	for range n {
-		page, err := cs.ListTools(ctx, nil)
-		if err != nil {
-			break
-		}
-		size, err := jssize.Size(page)
-		require.NoError(t, err, "size of a decoded page")
-		sizes = append(sizes, size)
-	}
-	return sizes
-}
 
 // The fixed server of FuzzBindings: six tools, two per page, whose
 // bindability under each schema policy is known.
@@ -205,21 +70,13 @@ func fuzzBindingSpec(text string) (remotes []string, bindings map[string]purramc
 	return remotes, bindings
 }
 
-// Reference rules for bindings, written from adapter.md §3.1–§3.3 apart
-// from discover.go.
+// Reference rules for binding names, written apart from bindings.go: a
+// remote name of 1–128 of [A-Za-z0-9_.-], a local name of an ASCII letter
+// or _ then up to 63 of [A-Za-z0-9_].
 var (
 	fuzzRemoteName = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
 	fuzzLocalName  = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,63}$`)
 )
-
-// fuzzTrimJS is JavaScript's String.prototype.trim: ECMA-262 WhiteSpace
-// (Zs, tab, VT, FF, ZWNBSP) and LineTerminator (LF, CR, LS, PS).
-func fuzzTrimJS(s string) string {
-	return strings.TrimFunc(s, func(r rune) bool {
-		return strings.ContainsRune("\t\n\v\f\r \u00a0\u1680\u2028\u2029\u202f\u205f\u3000\ufeff", r) ||
-			(r >= 0x2000 && r <= 0x200a)
-	})
-}
 
 // fuzzExpectBindings returns the code discovery must fail with before any
 // request, or "" when bindings, server id and limits are all valid.
@@ -228,14 +85,14 @@ func fuzzExpectBindings(bindings map[string]purramcp.ToolBinding, serverID strin
 		{l.MaxSchemaBytes, 65536}, {l.MaxDescriptionBytes, 8192}, {l.MaxResultBytes, 65536},
 		{l.MaxContentBlocks, 128}} {
 		if f.v < 0 || f.v > f.max {
-			return "mcp_binding_invalid"
+			return purramcp.CodeBindingInvalid
 		}
 	}
 	if l.Timeout != 0 && (l.Timeout < time.Millisecond || l.Timeout > 5*time.Minute) {
-		return "mcp_binding_invalid"
+		return purramcp.CodeBindingInvalid
 	}
 	if !fuzzRemoteName.MatchString(serverID) {
-		return "mcp_binding_invalid"
+		return purramcp.CodeBindingInvalid
 	}
 	locals := map[string]bool{}
 	for _, remote := range slices.Sorted(maps.Keys(bindings)) {
@@ -244,10 +101,10 @@ func fuzzExpectBindings(bindings map[string]purramcp.ToolBinding, serverID strin
 		if !fuzzRemoteName.MatchString(remote) || !fuzzLocalName.MatchString(b.LocalName) ||
 			b.Policy.Mode != "read" || (b.Policy.RiskLevel != "" && b.Policy.RiskLevel != "read") ||
 			title == "" || !utf8.ValidString(title) || b.Scope == nil {
-			return "mcp_binding_invalid"
+			return purramcp.CodeBindingInvalid
 		}
 		if locals[b.LocalName] {
-			return "mcp_name_conflict"
+			return purramcp.CodeNameConflict
 		}
 		locals[b.LocalName] = true
 	}
@@ -256,7 +113,7 @@ func fuzzExpectBindings(bindings map[string]purramcp.ToolBinding, serverID strin
 		maxTools = 256
 	}
 	if len(bindings) == 0 || len(bindings) > maxTools {
-		return "mcp_binding_invalid"
+		return purramcp.CodeBindingInvalid
 	}
 	return ""
 }
@@ -270,12 +127,12 @@ func fuzzExpectServer(bindings map[string]purramcp.ToolBinding, policy purramcp.
 	for _, tool := range fuzzBindingTools {
 		listed[tool.name] = true
 		if _, bound := bindings[tool.name]; bound && !tool.policy(policy) {
-			return "mcp_schema_unsupported"
+			return purramcp.CodeSchemaUnsupported
 		}
 	}
 	for remote := range bindings {
 		if !listed[remote] {
-			return "mcp_binding_missing"
+			return purramcp.CodeBindingMissing
 		}
 	}
 	return ""
@@ -283,7 +140,7 @@ func fuzzExpectServer(bindings map[string]purramcp.ToolBinding, policy purramcp.
 
 // FuzzBindings discovers fuzzed bindings (names, local names, titles,
 // policies, flags), server id, limits and schema policy against one fixed
-// go-sdk server per process (adapter.md §3.1–§3.3). The outcome is
+// go-sdk server per process. The outcome is
 // deterministic and independent of map order (the same input twice, from
 // maps filled in opposite orders, gives the same code and digest); a
 // failure before any request is exactly what fuzzExpectBindings says and
@@ -306,7 +163,9 @@ func FuzzBindings(f *testing.F) {
 	h := sdkHarness(f, server, "")
 
 	seeds := fuzzBindingSeeds()
-	require.Len(f, seeds, 16, "seed count")
+	if got := len(seeds); got != 16 {
+		f.Fatalf("seed count: len = %d, want %d", got, 16)
+	}
 	for _, s := range seeds {
 		f.Add(s, "fixture", 0, 0, 0, 0, 0, int64(0), uint8(0))
 	}
@@ -344,30 +203,46 @@ func FuzzBindings(f *testing.F) {
 			catalog, err := purramcp.DiscoverTools(t.Context(), h.session, serverID, b,
 				purramcp.DiscoveryOptions{Monitor: h.monitor, Limits: limits, Policy: policy})
 			if err != nil {
-				codes[i] = fuzzCheckError(t, catalog, err, append([]string{"mcp_binding_invalid"}, fuzzPageCodes...),
+				codes[i] = fuzzCheckError(t, catalog, err, append([]string{purramcp.CodeBindingInvalid}, fuzzPageCodes...),
 					what)
 				continue
 			}
 			fuzzCheckCatalog(t, catalog, bindings, h.monitor.ProtocolVersion(), what)
 			digests[i] = catalog.Snapshot().RevisionDigest
 		}
-		require.Equal(t, codes[0], codes[1], "%s: code depends on map order", what)
-		require.Equal(t, digests[0], digests[1], "%s: digest depends on map order", what)
+		if codes[1] != codes[0] {
+			t.Fatalf("%s: code depends on map order: got %q, want %q", what, codes[1], codes[0])
+		}
+		if digests[1] != digests[0] {
+			t.Fatalf("%s: digest depends on map order: got %q, want %q", what, digests[1], digests[0])
+		}
 		after, _ := h.counts()
 
 		want := fuzzExpectBindings(bindings, serverID, limits)
 		if want != "" {
-			require.Equal(t, want, codes[0], "%s", what)
-			require.Equal(t, before, after, "%s: tools/list requests for invalid bindings", what)
+			if codes[0] != want {
+				t.Fatalf("%s: got %q, want %q", what, codes[0], want)
+			}
+			if after != before {
+				t.Fatalf("%s: tools/list requests for invalid bindings: got %v, want %v", what, after, before)
+			}
 			return
 		}
-		require.NotEqual(t, "mcp_binding_invalid", codes[0], "%s", what)
-		require.NotEqual(t, "mcp_name_conflict", codes[0], "%s", what)
-		if codes[0] != "mcp_schema_unsupported" { // the envelope contract may fail a tiny MaxSchemaBytes first
-			require.Greater(t, after, before, "%s: no tools/list", what)
+		if codes[0] == purramcp.CodeBindingInvalid {
+			t.Fatalf("%s: got %q, want anything else", what, codes[0])
+		}
+		if codes[0] == purramcp.CodeNameConflict {
+			t.Fatalf("%s: got %q, want anything else", what, codes[0])
+		}
+		if codes[0] != purramcp.CodeSchemaUnsupported { // the envelope contract may fail a tiny MaxSchemaBytes first
+			if after <= before {
+				t.Fatalf("%s: no tools/list: got %v, want > %v", what, after, before)
+			}
 		}
 		if limits == (purramcp.Limits{Timeout: limits.Timeout}) {
-			require.Equal(t, fuzzExpectServer(bindings, policy), codes[0], "%s under default limits", what)
+			if want := fuzzExpectServer(bindings, policy); codes[0] != want {
+				t.Fatalf("%s under default limits: got %q, want %q", what, codes[0], want)
+			}
 		}
 	})
 }
@@ -411,5 +286,144 @@ func (s *sdkServer) countLists(next mcp.MethodHandler) mcp.MethodHandler {
 			s.mu.Unlock()
 		}
 		return next(ctx, method, req)
+	}
+}
+
+// TestBehaviorA1_NonReadPolicy: a policy mode other than "read" (TS "write",
+// Py "propose") fails mcp_binding_invalid before any request.
+func TestBehaviorA1_NonReadPolicy(t *testing.T) {
+	f := loadMCPFixture(t)
+	h := sdkHarness(t, newSDKServer(t, nil, f.Tool), "")
+	for _, mode := range []string{"write", "propose", "confirm", "", "READ", " read"} {
+		bindings := searchBinding()
+		b := bindings["remote.search"]
+		b.Policy = purramcp.ToolPolicy{Mode: mode, Title: "Write"}
+		bindings["remote.search"] = b
+		catalog, err := purramcp.DiscoverTools(t.Context(), h.session, "fixture", bindings,
+			purramcp.DiscoveryOptions{Monitor: h.monitor})
+		if catalog != nil {
+			t.Errorf("mode %q: got %v, want nil", mode, catalog)
+		}
+		if got := purramcp.CodeOf(err); got != purramcp.CodeBindingInvalid {
+			t.Errorf("mode %q: got %q, want %q", mode, got, purramcp.CodeBindingInvalid)
+		}
+	}
+	lists, _ := h.counts()
+	if lists != 0 {
+		t.Errorf("A1: no tools/list sent: got %v, want 0", lists)
+	}
+}
+
+// TestBehaviorA2_DuplicateLocalName: two bindings with one local name fail
+// mcp_name_conflict before any request, whatever the map order.
+func TestBehaviorA2_DuplicateLocalName(t *testing.T) {
+	f := loadMCPFixture(t)
+	h := sdkHarness(t, newSDKServer(t, nil, f.Tool), "")
+	b := searchBinding()["remote.search"]
+	for _, bindings := range []map[string]purramcp.ToolBinding{
+		{"remote.search": b, "other": b},
+		{"remote.search": b, "a.first": b},
+	} {
+		catalog, err := purramcp.DiscoverTools(t.Context(), h.session, "fixture", bindings,
+			purramcp.DiscoveryOptions{Monitor: h.monitor})
+		if catalog != nil {
+			t.Errorf("catalog = %v, want nil", catalog)
+		}
+		if got := purramcp.CodeOf(err); got != purramcp.CodeNameConflict {
+			t.Errorf("A2 bindings %v: got %q, want %q", len(bindings), got, purramcp.CodeNameConflict)
+		}
+	}
+	lists, _ := h.counts()
+	if lists != 0 {
+		t.Errorf("A2: lists stays empty: got %v, want 0", lists)
+	}
+}
+
+// TestBehaviorA3_BindingsCopied: changing the bindings afterwards changes nothing.
+func TestBehaviorA3_BindingsCopied(t *testing.T) {
+	f := loadMCPFixture(t)
+	h := sdkHarness(t, newSDKServer(t, nil, f.Tool), purramcp.ProtocolVersion20251125)
+	bindings := searchBinding()
+	b := bindings["remote.search"]
+	b.Policy.Title = "  Search\n"
+	bindings["remote.search"] = b
+	catalog, err := purramcp.DiscoverTools(t.Context(), h.session, "fixture", bindings,
+		purramcp.DiscoveryOptions{Monitor: h.monitor})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.LocalName = "mutated"
+	bindings["remote.search"] = b
+	delete(bindings, "remote.search")
+	if got := catalog.Snapshot().RevisionDigest; got != f.RevisionDigest {
+		t.Errorf("title stored trimmed: got %q, want %q", got, f.RevisionDigest)
+	}
+	regs := catalog.Registrations()
+	if got := len(regs); got != 1 {
+		t.Fatalf("len(regs) = %d, want %d", got, 1)
+	}
+	if regs[0].Name != "search" {
+		t.Errorf("regs[0].Name = %q, want %q", regs[0].Name, "search")
+	}
+	if regs[0].Policy.Title != "Search" {
+		t.Errorf("regs[0].Policy.Title = %q, want %q", regs[0].Policy.Title, "Search")
+	}
+}
+
+// TestGap3_BindingValidation covers binding, server id and limit validation
+// before any request: each invalid one fails mcp_binding_invalid.
+func TestGap3_BindingValidation(t *testing.T) {
+	f := loadMCPFixture(t)
+	ok := searchBinding()["remote.search"]
+	with := func(edit func(*purramcp.ToolBinding)) map[string]purramcp.ToolBinding {
+		b := ok
+		edit(&b)
+		return map[string]purramcp.ToolBinding{"remote.search": b}
+	}
+	for _, tc := range []struct {
+		id       string
+		bindings map[string]purramcp.ToolBinding
+		limits   purramcp.Limits
+		serverID string
+		want     string
+	}{
+		{"nil_bindings", nil, purramcp.Limits{}, "fixture", purramcp.CodeBindingInvalid},
+		{"no_bindings", map[string]purramcp.ToolBinding{}, purramcp.Limits{}, "fixture", purramcp.CodeBindingInvalid},
+		{"more_than_maxTools", map[string]purramcp.ToolBinding{"a": ok, "b": with(func(b *purramcp.ToolBinding) { b.LocalName = "b" })["remote.search"]}, purramcp.Limits{MaxTools: 1}, "fixture", purramcp.CodeBindingInvalid},
+		{"bad_server_id", searchBinding(), purramcp.Limits{}, "bad id", purramcp.CodeBindingInvalid},
+		{"long_server_id", searchBinding(), purramcp.Limits{}, strings.Repeat("s", 129), purramcp.CodeBindingInvalid},
+		{"bad_remote_name", map[string]purramcp.ToolBinding{"remote search": ok}, purramcp.Limits{}, "fixture", purramcp.CodeBindingInvalid},
+		{"bad_local_name", with(func(b *purramcp.ToolBinding) { b.LocalName = "1search" }), purramcp.Limits{}, "fixture", purramcp.CodeBindingInvalid},
+		{"long_local_name", with(func(b *purramcp.ToolBinding) { b.LocalName = strings.Repeat("s", 65) }), purramcp.Limits{}, "fixture", purramcp.CodeBindingInvalid},
+		{"risk_write", with(func(b *purramcp.ToolBinding) { b.Policy.RiskLevel = "write" }), purramcp.Limits{}, "fixture", purramcp.CodeBindingInvalid},
+		{"blank_title", with(func(b *purramcp.ToolBinding) { b.Policy.Title = " \t\u00a0\ufeff\u2028" }), purramcp.Limits{}, "fixture", purramcp.CodeBindingInvalid},
+		{"nil_scope", with(func(b *purramcp.ToolBinding) { b.Scope = nil }), purramcp.Limits{}, "fixture", purramcp.CodeBindingInvalid},
+		{"bad_limits", searchBinding(), purramcp.Limits{MaxPages: 33}, "fixture", purramcp.CodeBindingInvalid},
+	} {
+		t.Run(tc.id, func(t *testing.T) {
+			h := sdkHarness(t, newSDKServer(t, nil, f.Tool), "")
+			catalog, err := purramcp.DiscoverTools(t.Context(), h.session, tc.serverID, tc.bindings,
+				purramcp.DiscoveryOptions{Monitor: h.monitor, Limits: tc.limits})
+			if catalog != nil {
+				t.Errorf("catalog = %v, want nil", catalog)
+			}
+			if got := purramcp.CodeOf(err); got != tc.want {
+				t.Errorf("%v: got %q, want %q", tc.id, got, tc.want)
+			}
+			lists, _ := h.counts()
+			if lists != 0 {
+				t.Errorf("%s: nothing sent: got %v, want 0", tc.id, lists)
+			}
+		})
+	}
+	_, err := purramcp.DiscoverTools(t.Context(), nil, "fixture", searchBinding(),
+		purramcp.DiscoveryOptions{Monitor: purramcp.NewCatalogMonitor()})
+	if got := purramcp.CodeOf(err); got != purramcp.CodeBindingInvalid {
+		t.Errorf("nil session: got %q, want %q", got, purramcp.CodeBindingInvalid)
+	}
+	h := sdkHarness(t, newSDKServer(t, nil, f.Tool), "")
+	_, err = purramcp.DiscoverTools(t.Context(), h.session, "fixture", searchBinding(), purramcp.DiscoveryOptions{})
+	if got := purramcp.CodeOf(err); got != purramcp.CodeBindingInvalid {
+		t.Errorf("nil monitor: got %q, want %q", got, purramcp.CodeBindingInvalid)
 	}
 }
