@@ -1,10 +1,6 @@
 package purraanthropic_test
 
 import (
-	"encoding/json"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -13,6 +9,7 @@ import (
 	"github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
 
+	"purra.dev/purramcp/internal/vendortest"
 	"purra.dev/purramcp/purramcptest"
 )
 
@@ -24,53 +21,19 @@ var (
 	looseSchema  = purramcptest.LooseSchema
 )
 
-// fakeAPI plays the Anthropic Messages API on 127.0.0.1: it answers each
-// request with the next scripted reply and records every request body.
-type fakeAPI struct {
-	srv     *httptest.Server
-	mu      sync.Mutex
-	replies []string
-	bodies  []string
-}
+// fakeAPI plays the Anthropic Messages API on 127.0.0.1 (see vendortest.API).
+type fakeAPI struct{ *vendortest.API }
 
 // newFakeAPI starts a fake API that answers with replies, in order.
-func newFakeAPI(t *testing.T, replies ...string) *fakeAPI {
+func newFakeAPI(t *testing.T, replies ...string) fakeAPI {
 	t.Helper()
-	a := &fakeAPI{replies: replies}
-	a.srv = httptest.NewServer(http.HandlerFunc(a.serve))
-	t.Cleanup(a.srv.Close)
-	return a
-}
-
-func (a *fakeAPI) serve(w http.ResponseWriter, r *http.Request) {
-	body, _ := io.ReadAll(r.Body)
-	a.mu.Lock()
-	a.bodies = append(a.bodies, string(body))
-	var reply string
-	if len(a.replies) > 0 {
-		reply, a.replies = a.replies[0], a.replies[1:]
-	}
-	a.mu.Unlock()
-	w.Header().Set("Content-Type", "application/json")
-	if reply == "" || !strings.HasPrefix(r.URL.Path, "/v1/messages") {
-		w.WriteHeader(http.StatusBadRequest)
-		_, _ = io.WriteString(w, `{"type":"error","error":{"type":"invalid_request_error","message":"unscripted request"}}`)
-		return
-	}
-	_, _ = io.WriteString(w, reply)
-}
-
-// Bodies returns every request body received so far.
-func (a *fakeAPI) Bodies() []string {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return append([]string(nil), a.bodies...)
+	return fakeAPI{vendortest.New(t, "/v1/messages", `{"type":"error","error":{"type":"invalid_request_error","message":"unscripted request"}}`, replies...)}
 }
 
 // client returns an SDK client that talks only to the fake API.
-func (a *fakeAPI) client() anthropic.Client {
-	return anthropic.NewClient(option.WithBaseURL(a.srv.URL), option.WithAPIKey("test-key"),
-		option.WithMaxRetries(0), option.WithHTTPClient(a.srv.Client()))
+func (a fakeAPI) client() anthropic.Client {
+	return anthropic.NewClient(option.WithBaseURL(a.URL()), option.WithAPIKey("test-key"),
+		option.WithMaxRetries(0), option.WithHTTPClient(a.HTTPClient()))
 }
 
 // use is one scripted tool_use block.
@@ -92,24 +55,10 @@ func toolUseReply(uses ...use) string {
 const endReply = `{"id":"msg_end","type":"message","role":"assistant","model":"claude-test","content":[{"type":"text","text":"done"}],"stop_reason":"end_turn","stop_sequence":null,"usage":{"input_tokens":1,"output_tokens":1}}`
 
 // noCanary fails t when any request body sent to the vendor holds the canary.
-func noCanary(t *testing.T, bodies []string) {
-	t.Helper()
-	for i, b := range bodies {
-		if strings.Contains(b, canary) {
-			t.Fatalf("request %d to the vendor carries remote or host error text: %s", i, b)
-		}
-	}
-}
+func noCanary(t *testing.T, bodies []string) { t.Helper(); vendortest.NoCanary(t, canary, bodies) }
 
 // decode decodes a request body.
-func decode(t *testing.T, body string) map[string]any {
-	t.Helper()
-	var m map[string]any
-	if err := json.Unmarshal([]byte(body), &m); err != nil {
-		t.Fatalf("request body is not JSON: %v: %s", err, body)
-	}
-	return m
-}
+func decode(t *testing.T, body string) map[string]any { t.Helper(); return vendortest.Decode(t, body) }
 
 // declaredTools returns the request's tools by name.
 func declaredTools(t *testing.T, body string) map[string]map[string]any {

@@ -2,16 +2,13 @@ package purraopenai_test
 
 import (
 	"encoding/json"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 
+	"purra.dev/purramcp/internal/vendortest"
 	"purra.dev/purramcp/purramcptest"
 )
 
@@ -23,62 +20,19 @@ var (
 	looseSchema  = purramcptest.LooseSchema
 )
 
-// fakeAPI plays the OpenAI API on 127.0.0.1: it answers each request with
-// the next scripted reply and records every request's path and body.
-type fakeAPI struct {
-	srv     *httptest.Server
-	mu      sync.Mutex
-	replies []string
-	paths   []string
-	bodies  []string
-}
+// fakeAPI plays the OpenAI API on 127.0.0.1 (see vendortest.API).
+type fakeAPI struct{ *vendortest.API }
 
 // newFakeAPI starts a fake API that answers with replies, in order.
-func newFakeAPI(t *testing.T, replies ...string) *fakeAPI {
+func newFakeAPI(t *testing.T, replies ...string) fakeAPI {
 	t.Helper()
-	a := &fakeAPI{replies: replies}
-	a.srv = httptest.NewServer(http.HandlerFunc(a.serve))
-	t.Cleanup(a.srv.Close)
-	return a
-}
-
-func (a *fakeAPI) serve(w http.ResponseWriter, r *http.Request) {
-	body, _ := io.ReadAll(r.Body)
-	a.mu.Lock()
-	a.paths = append(a.paths, r.URL.Path)
-	a.bodies = append(a.bodies, string(body))
-	var reply string
-	if len(a.replies) > 0 {
-		reply, a.replies = a.replies[0], a.replies[1:]
-	}
-	a.mu.Unlock()
-	w.Header().Set("Content-Type", "application/json")
-	if reply == "" {
-		w.WriteHeader(http.StatusBadRequest)
-		_, _ = io.WriteString(w, `{"error":{"message":"unscripted request","type":"invalid_request_error"}}`)
-		return
-	}
-	_, _ = io.WriteString(w, reply)
-}
-
-// Bodies returns every request body received so far.
-func (a *fakeAPI) Bodies() []string {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return append([]string(nil), a.bodies...)
-}
-
-// Paths returns every request path received so far.
-func (a *fakeAPI) Paths() []string {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return append([]string(nil), a.paths...)
+	return fakeAPI{vendortest.New(t, "/", `{"error":{"message":"unscripted request","type":"invalid_request_error"}}`, replies...)}
 }
 
 // client returns an SDK client that talks only to the fake API.
-func (a *fakeAPI) client() openai.Client {
-	return openai.NewClient(option.WithBaseURL(a.srv.URL+"/v1/"), option.WithAPIKey("test-key"),
-		option.WithMaxRetries(0), option.WithHTTPClient(a.srv.Client()))
+func (a fakeAPI) client() openai.Client {
+	return openai.NewClient(option.WithBaseURL(a.URL()+"/v1/"), option.WithAPIKey("test-key"),
+		option.WithMaxRetries(0), option.WithHTTPClient(a.HTTPClient()))
 }
 
 // call is one scripted function call.
@@ -124,24 +78,10 @@ const responsesEnd = `{"id":"resp_2","object":"response","created_at":1,"model":
 	`"parallel_tool_calls":true,"tool_choice":"auto","tools":[]}`
 
 // noCanary fails t when any request body sent to the vendor holds the canary.
-func noCanary(t *testing.T, bodies []string) {
-	t.Helper()
-	for i, b := range bodies {
-		if strings.Contains(b, canary) {
-			t.Fatalf("request %d to the vendor carries remote or host error text: %s", i, b)
-		}
-	}
-}
+func noCanary(t *testing.T, bodies []string) { t.Helper(); vendortest.NoCanary(t, canary, bodies) }
 
 // decode decodes a request body.
-func decode(t *testing.T, body string) map[string]any {
-	t.Helper()
-	var m map[string]any
-	if err := json.Unmarshal([]byte(body), &m); err != nil {
-		t.Fatalf("request body is not JSON: %v: %s", err, body)
-	}
-	return m
-}
+func decode(t *testing.T, body string) map[string]any { t.Helper(); return vendortest.Decode(t, body) }
 
 // chatDeclared returns a chat request's function declarations by name.
 func chatDeclared(t *testing.T, body string) map[string]map[string]any {

@@ -18,7 +18,7 @@ import (
 )
 
 // differentialLimits are the three limit settings of
-// TestB1_DigestOfMatchesSnapshot.
+// TestDigestOf_MatchesSnapshot.
 var differentialLimits = []strictjson.Limits{
 	{Depth: 64, Nodes: 65536, Bytes: 1 << 20}, {Depth: 2, Nodes: 9, Bytes: 100}, {Depth: 1, Nodes: 4, Bytes: 40},
 }
@@ -44,11 +44,11 @@ func differentialCheck(t *testing.T, v any, lim strictjson.Limits, what string) 
 	require.Equal(t, want, d, "%s under %+v: DigestOf", what, lim)
 }
 
-// TestB2_EncoderMatchesReference: on random decoded values at three limit
+// TestPreImage_EncoderMatchesReference: on random decoded values at three limit
 // settings, and on long strings that cross the stream buffer at every
 // alignment, the encoder's pre-image and digests equal the reference
 // encoder's.
-func TestB2_EncoderMatchesReference(t *testing.T) {
+func TestPreImage_EncoderMatchesReference(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	for i := range 5000 {
 		v := testvalues.Random(r, 4)
@@ -88,13 +88,13 @@ func TestB2_EncoderMatchesReference(t *testing.T) {
 	}
 }
 
-// TestB2_RepeatedNamesMatchReference: arrays of records whose names repeat,
+// TestPreImage_RepeatedNamesMatchReference: arrays of records whose names repeat,
 // change and repeat again (the walk's reuse and the encoder's name memos),
 // with names of every length around memoMax, multi-byte and array-index
 // names, decoded from JSON, give the reference encoder's pre-image and
 // digests; under node and byte limits that end the walk at every point of
 // the value, DigestOf fails exactly where Snapshot does.
-func TestB2_RepeatedNamesMatchReference(t *testing.T) {
+func TestPreImage_RepeatedNamesMatchReference(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
 	name := func() string {
 		switch r.IntN(4) {

@@ -21,8 +21,9 @@ func parse(t *testing.T, text string) any {
 	return v
 }
 
-// TestB2_Encoding checks the pre-image examples of B2.2 and B2.3.
-func TestB2_Encoding(t *testing.T) {
+// TestPreImage_Encoding checks worked pre-image examples: scalars and strings, then
+// nested arrays and objects.
+func TestPreImage_Encoding(t *testing.T) {
 	cases := map[string]string{
 		`{"type":"object"}`: "o1:s4:74797065s6:6f626a656374",
 		`{"b":1,"a":2}`:     "o2:s1:61d4000000000000000s1:62d3ff0000000000000",
@@ -37,8 +38,8 @@ func TestB2_Encoding(t *testing.T) {
 	}
 }
 
-// TestB3_KeyOrder: code-point order, not UTF-16 order and not numeric.
-func TestB3_KeyOrder(t *testing.T) {
+// TestPreImage_KeyOrder: code-point order, not UTF-16 order and not numeric.
+func TestPreImage_KeyOrder(t *testing.T) {
 	pre := string(PreImage(parse(t, `{"😀":1,"\ue000":1,"2":1,"10":1,"":1}`)))
 	keys := []string{"s0:", "s2:3130", "s1:32", "s3:ee8080", "s4:f09f9880"}
 	last := -1
@@ -49,9 +50,9 @@ func TestB3_KeyOrder(t *testing.T) {
 	}
 }
 
-// TestB4_DigestIsSHA256OfPreImage also checks that a string longer than
+// TestDigest_IsSHA256OfPreImage also checks that a string longer than
 // the stream buffer is encoded whole.
-func TestB4_DigestIsSHA256OfPreImage(t *testing.T) {
+func TestDigest_IsSHA256OfPreImage(t *testing.T) {
 	for _, text := range []string{`{"type":"object"}`, `"` + strings.Repeat("é", 5000) + `"`, `[` + strings.Repeat(`"abc",`, 3000) + `1]`} {
 		v := parse(t, text)
 		sum := sha256.Sum256(PreImage(v))
@@ -62,10 +63,10 @@ func TestB4_DigestIsSHA256OfPreImage(t *testing.T) {
 	assert.Equal(t, Profile+"\ns10000:"+strings.Repeat("c3a9", 5000), long)
 }
 
-// TestB1_DigestOfMatchesSnapshot: the one-pass DigestOf accepts and rejects
+// TestDigestOf_MatchesSnapshot: the one-pass DigestOf accepts and rejects
 // exactly what strictjson.Snapshot does and hashes the same value, at the
 // limit boundaries too.
-func TestB1_DigestOfMatchesSnapshot(t *testing.T) {
+func TestDigestOf_MatchesSnapshot(t *testing.T) {
 	self := map[string]any{}
 	self["self"] = self
 	values := []any{

@@ -1,7 +1,8 @@
 // Package jssize measures a Go value as JavaScript measures it: the UTF-8
-// length of JSON.stringify of the decoded value (adapter.md: "how bytes are
-// counted"). Besides the standard library it imports only strictjson, whose
-// StringCost is the one JSON-string length of the module.
+// length of JSON.stringify of the decoded value, which is how the
+// TypeScript package counts bytes. Besides the standard library it imports
+// only strictjson, whose StringCost is the one JSON-string length of the
+// module.
 //
 // The value is marshaled with encoding/json (HTML escaping off), then every
 // \uXXXX escape in a string is recounted at the length JavaScript writes for

@@ -33,10 +33,10 @@ func value(t *testing.T, text string) any {
 	return v
 }
 
-// TestA4_Inspection covers each per-keyword inspection rule (the root
+// TestInspect_Keywords covers each per-keyword inspection rule (the root
 // object, boolean schemas, the keyword whitelist, const, the count bounds),
 // one row each.
-func TestA4_Inspection(t *testing.T) {
+func TestInspect_Keywords(t *testing.T) {
 	wrap := func(node string) string { return `{"type":"object","properties":{"v":` + node + `}}` }
 	rejected := []string{
 		`{"type":["object"]}`, `{"type":"array"}`, `[]`, `true`, `{"properties":{}}`,
@@ -86,9 +86,9 @@ func steps(t *testing.T, s *Schema, v any) int {
 	return 0
 }
 
-// TestA8_ChargePoints pins the exact charge of each charge point: one step
+// TestValidate_ChargePoints pins the exact charge of each charge point: one step
 // per schema-node visit and per structural-equality call.
-func TestA8_ChargePoints(t *testing.T) {
+func TestValidate_ChargePoints(t *testing.T) {
 	cases := []struct {
 		name, schema, value string
 		want                int
@@ -127,8 +127,8 @@ func TestA8_ChargePoints(t *testing.T) {
 	assert.ErrorIs(t, err, ErrBudget, "exhaustion before the violation wins")
 }
 
-// TestA7_Order: the first violation in walk order wins.
-func TestA7_Order(t *testing.T) {
+// TestValidate_Order: the first violation in walk order wins.
+func TestValidate_Order(t *testing.T) {
 	cases := []struct{ schema, value, keyword, path string }{
 		{`{"type":"object","anyOf":[{"required":["x"]}],"required":["y"]}`, `{}`, "anyOf", "$"},
 		{`{"type":"object","properties":{"v":{"type":"string","enum":[1]}}}`, `{"v":1}`, "type", "$.v"},
@@ -167,8 +167,8 @@ func TestA7_Order(t *testing.T) {
 	}
 }
 
-// TestA9_PathCap: a rendered path over 512 bytes is replaced by "$".
-func TestA9_PathCap(t *testing.T) {
+// TestValidate_PathCap: a rendered path over 512 bytes is replaced by "$".
+func TestValidate_PathCap(t *testing.T) {
 	for _, n := range []int{509, 510, 600} {
 		name := strings.Repeat("k", n)
 		s := mustCompile(t, `{"type":"object","required":["`+name+`"]}`)
@@ -182,16 +182,16 @@ func TestA9_PathCap(t *testing.T) {
 	}
 }
 
-func TestA7_ArrayIndexPath(t *testing.T) {
+func TestValidate_ArrayIndexPath(t *testing.T) {
 	s := mustCompile(t, `{"type":"object","properties":{"v":{"items":{"items":{"type":"null"}}}}}`)
 	vi, err := s.Validate(value(t, `{"v":[[],[null,null,0]]}`), 100)
 	require.NoError(t, err)
 	assert.Equal(t, "$.v[1][2]", vi.Render())
 }
 
-// TestA4_SchemaErrorLocation: every inspection failure names the node path
+// TestCompile_SchemaErrorLocation: every inspection failure names the node path
 // and the keyword, for the compatibility inspector; contracts hide both.
-func TestA4_SchemaErrorLocation(t *testing.T) {
+func TestCompile_SchemaErrorLocation(t *testing.T) {
 	cases := []struct{ schema, path, keyword string }{
 		{`{"type":"array"}`, "$", "type"},
 		{`{"properties":{}}`, "$", "type"},

@@ -27,7 +27,7 @@ func fuzzVectorSeeds(t testing.TB) []string {
 	return seeds
 }
 
-// fuzzEncode writes v in the canonical detached form of A3.5: members in
+// fuzzEncode writes v in the canonical detached form: members in
 // Keys order, no whitespace, only '"', '\\' and U+0000–U+001F escaped, and
 // numbers in the shortest form that reads back to the same binary64.
 func fuzzEncode(b []byte, v any) []byte {
@@ -92,7 +92,7 @@ func fuzzEncodeString(b []byte, s string) []byte {
 	return append(b, '"')
 }
 
-// fuzzMeasure recomputes A3.4 and A3.5 for a parsed value: nodes (keys
+// fuzzMeasure recomputes the measures for a parsed value: nodes (keys
 // included), the deepest level, and detached bytes, a string costing the
 // length of its canonical literal.
 func fuzzMeasure(v any, level int) (nodes, depth, bytes int) {
@@ -122,7 +122,7 @@ func fuzzMeasure(v any, level int) (nodes, depth, bytes int) {
 	return nodes, depth, bytes
 }
 
-// FuzzParse checks Parse against its contract (A3, A6): on error a nil
+// FuzzParse checks Parse against its contract: on error a nil
 // value and an offset inside the text; on success the limits hold by an
 // independent count, the text is RFC 8259 for encoding/json too and decodes
 // there to the same value, the canonical re-encoding parses back to an

@@ -15,9 +15,9 @@ import (
 
 var roomy = Limits{Depth: 64, Nodes: 65536, Bytes: 1 << 20}
 
-// TestA6_Grammar covers the RFC 8259 rules of A6.3–A6.6 the fixture leaves
-// out, one row each.
-func TestA6_Grammar(t *testing.T) {
+// TestParse_Grammar covers the RFC 8259 rules the vector file leaves out (literals,
+// numbers, strings and structure), one row each.
+func TestParse_Grammar(t *testing.T) {
 	rejected := []string{
 		"", " ", "+1", ".5", "1.", "1.e5", "1e", "1e+", "-", "--1", "-01", "00", "0x10",
 		"-Infinity", "NaN", "'a'", `{'a':1}`, "/*c*/1", "1 //c", "[1,]", "[,1]", `{"a"}`,
@@ -53,14 +53,14 @@ func TestA6_Grammar(t *testing.T) {
 	}
 }
 
-// TestA3_RoundedToUnsafe: 9007199254740992.5 rounds to 2^53, which is
-// integral and beyond the safe range (A3.2).
-func TestA3_RoundedToUnsafe(t *testing.T) {
+// TestParse_RoundedToUnsafe: 9007199254740992.5 rounds to 2^53, which is
+// integral and beyond the safe range, so it is refused as an integer.
+func TestParse_RoundedToUnsafe(t *testing.T) {
 	_, err := Parse("9007199254740992.5", roomy)
 	assert.Error(t, err)
 }
 
-func TestA6_DuplicateKeysAfterUnescaping(t *testing.T) {
+func TestParse_DuplicateKeysAfterUnescaping(t *testing.T) {
 	for _, text := range []string{`{"a":1,"a":1}`, `{"a":1,"\u0061":2}`, `{"é":1,"\u00e9":2}`,
 		`{"x":[{"k":1,"k":2}]}`, `{"😀":1,"\ud83d\ude00":2}`} {
 		_, err := Parse(text, roomy)
@@ -72,9 +72,9 @@ func TestA6_DuplicateKeysAfterUnescaping(t *testing.T) {
 	assert.Equal(t, 2, v.(*Object).Len())
 }
 
-// TestA3_EnumerationOrder: array-index names first in numeric order, then
-// the others in document order (A3.6).
-func TestA3_EnumerationOrder(t *testing.T) {
+// TestKeys_EnumerationOrder: array-index names first in numeric order, then
+// the others in document order, as JavaScript enumerates them.
+func TestKeys_EnumerationOrder(t *testing.T) {
 	v, err := Parse(`{"b":1,"10":2,"a":3,"2":4,"01":5,"4294967295":6,"4294967294":7,"-1":8}`, roomy)
 	require.NoError(t, err)
 	assert.Equal(t, []string{"2", "10", "4294967294", "b", "a", "01", "4294967295", "-1"}, v.(*Object).Keys)
@@ -84,9 +84,10 @@ func TestA3_EnumerationOrder(t *testing.T) {
 	assert.Equal(t, []string{"2", "10", "a", "b"}, s.(*Object).Keys, "map names after indexes go in byte order")
 }
 
-// TestA3_DetachedBytes checks the byte measure of A3.5 with its examples,
+// TestMeasure_DetachedBytes checks the detached-bytes measure (the length of the
+// canonical text) with worked examples,
 // exactly at the limit and one byte under.
-func TestA3_DetachedBytes(t *testing.T) {
+func TestMeasure_DetachedBytes(t *testing.T) {
 	cases := map[string]int{
 		`{"type":"object"}`: 18,
 		`{"a":1,"b":2}`:     60,
@@ -115,8 +116,8 @@ func TestA3_DetachedBytes(t *testing.T) {
 	assert.Equal(t, 6, StringCost("😀"))
 }
 
-// TestA3_NodesAndDepth: keys count as nodes and sit at their value's level.
-func TestA3_NodesAndDepth(t *testing.T) {
+// TestMeasure_NodesAndDepth: keys count as nodes and sit at their value's level.
+func TestMeasure_NodesAndDepth(t *testing.T) {
 	type row struct {
 		text         string
 		nodes, depth int
@@ -148,9 +149,9 @@ func TestA3_NodesAndDepth(t *testing.T) {
 	}
 }
 
-// TestA6_DeepNestingIsBounded: 100000 nested brackets fail at the depth
+// TestParse_DeepNestingIsBounded: 100000 nested brackets fail at the depth
 // limit without deep recursion.
-func TestA6_DeepNestingIsBounded(t *testing.T) {
+func TestParse_DeepNestingIsBounded(t *testing.T) {
 	for _, open := range []string{"[", `{"a":`} {
 		_, err := Parse(strings.Repeat(open, 100000), roomy)
 		assert.Error(t, err)
@@ -162,7 +163,7 @@ func TestA6_DeepNestingIsBounded(t *testing.T) {
 	assert.Error(t, err, "level 65 is not")
 }
 
-func TestA3_GoValues(t *testing.T) {
+func TestMeasure_GoValues(t *testing.T) {
 	self := []any{nil}
 	self[0] = self
 	shared := map[string]any{"k": 1}
@@ -187,8 +188,8 @@ func TestA3_GoValues(t *testing.T) {
 	assert.False(t, math.Signbit(out.(float64)))
 }
 
-// TestA3_SnapshotIsDetached: the copy shares nothing with the input.
-func TestA3_SnapshotIsDetached(t *testing.T) {
+// TestSnapshot_IsDetached: the copy shares nothing with the input.
+func TestSnapshot_IsDetached(t *testing.T) {
 	in := map[string]any{"a": []any{1.0, map[string]any{"b": "c"}}}
 	out, err := Snapshot(in, roomy)
 	require.NoError(t, err)
@@ -200,9 +201,9 @@ func TestA3_SnapshotIsDetached(t *testing.T) {
 	assert.Equal(t, 1.0, memberOf(out, "a").([]any)[0])
 }
 
-// TestA3_RawMessageSharesBudget: a json.RawMessage inside a Go value is
+// TestMeasure_RawMessageSharesBudget: a json.RawMessage inside a Go value is
 // parsed at its own level and charged to the same limits.
-func TestA3_RawMessageSharesBudget(t *testing.T) {
+func TestMeasure_RawMessageSharesBudget(t *testing.T) {
 	v := map[string]any{"a": json.RawMessage(`{"b":1}`)}
 	_, err := Snapshot(v, Limits{Depth: 2, Nodes: 5, Bytes: 1 << 20})
 	assert.NoError(t, err)
@@ -219,9 +220,9 @@ func TestErrorText(t *testing.T) {
 	assert.True(t, strings.HasPrefix(err.Error(), "strictjson: "))
 }
 
-// TestA6_RawTextLength: json.RawMessage text is bounded by its own length,
-// whitespace included, as Parse bounds its text (A6.2).
-func TestA6_RawTextLength(t *testing.T) {
+// TestParse_RawTextLength: json.RawMessage text is bounded by its own length,
+// whitespace included, as Parse bounds its text.
+func TestParse_RawTextLength(t *testing.T) {
 	lim := Limits{Depth: 64, Nodes: 100, Bytes: 100}
 	text := strings.Repeat(" ", 99) + "1"
 	_, err := Snapshot(json.RawMessage(text), lim)
@@ -232,10 +233,11 @@ func TestA6_RawTextLength(t *testing.T) {
 	assert.Error(t, err)
 }
 
-// TestA3_StringCostMatchesDefinition checks the word-at-a-time StringCost
-// against the byte-by-byte definition of A3.5 on every byte value at every
+// TestStringCost_MatchesDefinition checks the word-at-a-time StringCost
+// against the byte-by-byte definition of a string's canonical length on
+// every byte value at every
 // offset of a word, and on mixed text.
-func TestA3_StringCostMatchesDefinition(t *testing.T) {
+func TestStringCost_MatchesDefinition(t *testing.T) {
 	naive := func(s string) int {
 		n := 2
 		for i := 0; i < len(s); i++ {

@@ -1,6 +1,7 @@
 // Package testvalues supplies the inputs the engines' differential tests
 // share: the texts of the pinned vector files and random decoded Go values
-// that cross every rule of the JSON value domain (schema-profile.md A3).
+// that cross every rule of the JSON value domain (numbers at the safe-integer
+// edges, strings that need escaping, nesting, repeated names).
 // Only tests import it.
 package testvalues
 

@@ -5,11 +5,11 @@
 //   - remote.search, the mcp_tools.json fixture tool with its strict output
 //     schema, answering {"content":[{"type":"text","text":"found"}],
 //     "structuredContent":{"count":1}};
-//   - count, the installed smoke tool of reference-behaviors.md L1 (schemas
-//     F4), answering {"content":[],"structuredContent":{"count":3}} after
+//   - count, the smoke tool (empty input schema, an output schema with
+//     an integer count), answering {"content":[],"structuredContent":{"count":3}} after
 //     checking that its arguments are {};
 //   - count_typed, the same tool registered with the generic mcp.AddTool, so
-//     go-sdk adds the JSON text block from the typed output (L2);
+//     go-sdk adds the JSON text block from the typed output;
 //   - remote.exit, which ends the process with status 3 before answering.
 //
 // It advertises tools without listChanged, as the reference smoke server
