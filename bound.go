@@ -88,12 +88,11 @@ func resultCap(bytes, blocks int) answerCap {
 // whether it rejected or lost the answer.
 type frameBudget struct {
 	answerCap
-	deadline time.Time // the adapter's own, for severIfStillWriting
-	// writing is 0 before the request's write, 1 while the transport writes
-	// it and 2 once the write returned.
-	writing  atomic.Int32
-	rejected atomic.Bool // the answer was over the budget
-	broken   atomic.Bool // the connection failed while the answer was read
+	deadline time.Time    // the adapter's own, for severIfStillWriting
+	write    atomic.Int32 // a writeState
+	ended    sync.Once    // end's
+	rejected atomic.Bool  // the answer was over the budget
+	broken   atomic.Bool  // the connection failed while the answer was read
 	// answered is set once the HTTP layer handed go-sdk a frame with a
 	// result for the request: a later failure without a JSON-RPC error is
 	// then the result's decoding, not the connection's.
@@ -133,6 +132,21 @@ func (b *frameBudget) release() {
 		conn.take(id)
 	}
 }
+
+// writeState is where a request's write is (frameBudget.write).
+type writeState int32
+
+const (
+	writeNotStarted writeState = iota // the transport has not been asked to write the request
+	writeInProgress                   // the transport is writing it
+	writeReturned                     // the transport's Write returned
+)
+
+// setWrite records the request's write state.
+func (b *frameBudget) setWrite(s writeState) { b.write.Store(int32(s)) }
+
+// writing reports whether the transport is writing the request.
+func (b *frameBudget) writing() bool { return writeState(b.write.Load()) == writeInProgress }
 
 type budgetKey struct{}
 
@@ -231,8 +245,8 @@ var (
 // can end a blocked write (closing the connection ends it; an HTTP write
 // ends with its ctx), every request runs on its caller's goroutine, with no
 // handoff; over any other transport (an IOTransport on the host's streams, a
-// host's own transport or RoundTripper, an OAuth flow) it runs on a request
-// worker the caller can abandon. When a request's deadline (Limits.Timeout)
+// host's own transport or RoundTripper, an OAuth flow) it runs on a
+// goroutine of its own that the caller can abandon. When a request's deadline (Limits.Timeout)
 // or its caller's ctx ends while the transport is still writing it (a peer
 // that stopped reading), and the write is still in progress at the deadline,
 // the session is severed: the monitor closes (later requests fail
@@ -243,8 +257,8 @@ var (
 // then fails and session.Close returns promptly. A request on its caller's
 // goroutine returns then, at the deadline (a caller that gave up earlier
 // gets ErrCanceled then, or as soon as a write that was about to finish
-// does); one on a worker returns at once and leaves the worker blocked until
-// the write fails.
+// does); one on a goroutine of its own returns at once and leaves that
+// goroutine blocked until the write fails.
 //
 // The returned transport connects at most one session. An
 // *mcp.StreamableClientTransport is copied (its HTTP client wrapped), never
@@ -328,7 +342,7 @@ type bounding struct {
 // (blockingcancelnotify=1, read by go-sdk at start-up): a request that
 // timed out after its write would then write again on its caller's
 // goroutine, with no deadline the layer can enforce, so requests keep
-// running on request workers.
+// running on goroutines of their own.
 func cancelNotifyBlocks(env string) bool {
 	for part := range strings.SplitSeq(env, ",") {
 		k, v, _ := strings.Cut(part, "=")
@@ -358,7 +372,8 @@ func httpWritesEndWithCtx(t *mcp.StreamableClientTransport) bool {
 // write blocked on it fail at once: go-sdk's in-memory transport (net.Pipe)
 // and its command transport (whose Close first closes the child's stdin, an
 // os.Pipe). A host's own transport, or an IOTransport over the host's
-// streams, may not, so its requests keep running on request workers.
+// streams, may not, so its requests keep running on goroutines of their
+// own.
 func closeEndsWrites(t mcp.Transport) bool {
 	switch t.(type) {
 	case *mcp.InMemoryTransport, *mcp.CommandTransport:
@@ -444,12 +459,13 @@ func (c *boundConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		c.mu.Lock()
 		c.pending[id] = pendingCall{budget: b, method: req.Method}
 		c.mu.Unlock()
-		// The adapter's call ends what it tracks itself, at its deadline or
-		// when it returns (request.go); any other request's ctx ends it here.
+		// The adapter's request path ends what it tracks itself, when the
+		// request's ctx ends or the request returns (bounded); any other
+		// request's ctx ends it here.
 		if b == nil || !b.track(c, id) {
 			stop := context.AfterFunc(ctx, func() {
 				c.take(id) // an answer after the call ended is nobody's
-				if b != nil && b.writing.Load() == 1 {
+				if b != nil && b.writing() {
 					severIfStillWriting(c.monitor, b) // ended mid-write
 				}
 			})
@@ -461,12 +477,12 @@ func (c *boundConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 			c.mu.Unlock()
 		}
 		if b != nil {
-			b.writing.Store(1)
+			b.setWrite(writeInProgress)
 		}
 	}
 	err := c.inner.Write(ctx, msg)
 	if b != nil {
-		b.writing.Store(2)
+		b.setWrite(writeReturned)
 	}
 	if err != nil && c.severCtx.Err() != nil {
 		err = &connBroken{err}

@@ -77,9 +77,9 @@ type CatalogMonitor struct {
 	// schemas caches discovery's compiled schemas (schemacache.go); it
 	// has its own lock and is emptied when the monitor closes.
 	schemas schemaCache
-	// workers run the requests of bounded (requestworkers.go); ended
-	// when the monitor closes.
-	workers requestWorkers
+	// abandoned are the requests whose callers gave up while they still
+	// ran on a goroutine of their own (bounded).
+	abandoned abandonedRequests
 	// digests remembers the last catalog's revision digest
 	// (catalogdigest.go); emptied when the monitor closes.
 	digests digestMemo
@@ -314,14 +314,7 @@ func (m *CatalogMonitor) OnNotification(method string) {
 
 // Close marks the session ended: every later Check fails
 // [ErrConnectionClosed]. It is idempotent and does not close the session.
-func (m *CatalogMonitor) Close() {
-	m.mu.Lock()
-	m.closed = true
-	m.mu.Unlock()
-	m.schemas.close()
-	m.workers.close()
-	m.digests.close()
-}
+func (m *CatalogMonitor) Close() { m.shutdown(false) }
 
 // Revision returns the number of tool list changes seen so far.
 func (m *CatalogMonitor) Revision() uint64 {
@@ -403,13 +396,21 @@ func (m *CatalogMonitor) inlineRequests() bool {
 
 // sever closes the monitor and severs its session (see Transport): a
 // request's write was abandoned.
-func (m *CatalogMonitor) sever() {
+func (m *CatalogMonitor) sever() { m.shutdown(true) }
+
+// shutdown is the one way a monitor ends, for Close and sever alike: the
+// monitor is marked closed (every later Check fails, and so does every
+// request), its caches are emptied and, with severSession, its bounding
+// layer severs the session (the connection's reads end and its transport
+// is closed once).
+func (m *CatalogMonitor) shutdown(severSession bool) {
 	m.mu.Lock()
 	m.closed = true
 	b := m.bound
 	m.mu.Unlock()
 	m.schemas.close()
-	m.workers.close()
 	m.digests.close()
-	b.sever()
+	if severSession {
+		b.sever()
+	}
 }

@@ -6,6 +6,8 @@ import (
 	"io"
 	"io/fs"
 	"net"
+	"slices"
+	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -16,155 +18,116 @@ import (
 // transport refused (for example an unreachable HTTP server).
 const codeTransportRejected = -32005
 
-// A call is one bounded request. It is the request's ctx: the caller's
-// ctx, ended also at the adapter's deadline, carrying the budget for the
-// bounding layer. Its one timer ends it at the deadline (expire) and ends
-// there, too, what the bounding layer holds for the request: a pending
-// answer and a write still in progress. On a request worker (a job) it
-// stores the outcome and then signals done; the caller reads the outcome
-// only after done.
-type call[T any] struct {
-	context.Context // the caller's ctx under cancel
-	cancel          context.CancelCauseFunc
-	timer           *time.Timer
-	monitor         *CatalogMonitor
-	budget          frameBudget
-	request         func(context.Context) (T, error)
-	value           T
-	err             error
-	done            chan struct{} // closed once a worker's request returned
-}
-
-// Deadline is the adapter's deadline, or the caller's when that is earlier.
-func (c *call[T]) Deadline() (time.Time, bool) {
-	if d, ok := c.Context.Deadline(); ok && d.Before(c.budget.deadline) {
-		return d, true
-	}
-	return c.budget.deadline, true
-}
-
-// Err is context.DeadlineExceeded once the call ended at a deadline (the
-// adapter's or the caller's), context.Canceled once the caller canceled it,
-// as a ctx of context.WithDeadline reports them. (A ctx derived from the
-// call with a cancel of its own reports context.Canceled at the adapter's
-// deadline: it ends with the call's inner ctx. go-sdk derives none on the
-// request's path, and the adapter reads only the call's own Err.)
-func (c *call[T]) Err() error {
-	err := c.Context.Err()
-	if err != nil && context.Cause(c.Context) == context.DeadlineExceeded {
-		return context.DeadlineExceeded
-	}
-	return err
-}
-
-// Value answers budgetKey with the call's budget (budgetOf), any other key
-// as the caller's ctx does.
-func (c *call[T]) Value(key any) any {
-	if key == (budgetKey{}) {
-		return &c.budget
-	}
-	return c.Context.Value(key)
-}
-
-// expire ends the call at the adapter's deadline. A write still in
-// progress then is wedged, and the session is severed (gosdk-notes §7)
-// once the ctx ended, so that the write's failure maps to mcp_timeout. The
-// pending answer is dropped now, not when the request returns: a worker's
-// wedged write may never return where the layer cannot end it.
-func (c *call[T]) expire() {
-	c.cancel(context.DeadlineExceeded)
-	if c.budget.writing.Load() == 1 {
-		c.monitor.sever()
-	}
-	c.budget.release()
-}
-
-func (c *call[T]) run() {
-	c.value, c.err = c.request(c)
-	c.budget.release()
-	close(c.done)
-}
-
-// result is the outcome of the finished request for a caller whose ctx is
-// ctx: what the bounding layer observed (a rejected answer, a broken
-// connection) decides a failure before mapCallError does, unless a ctx
-// ended.
-func (c *call[T]) result(ctx context.Context) (T, error) {
-	var zero T
-	if c.err == nil {
-		return c.value, nil
-	}
-	if ctx.Err() == nil && c.Context.Err() == nil {
-		if err := c.budget.outcome(c.err); err != nil {
-			return zero, err
-		}
-	}
-	return zero, mapCallError(ctx, c, c.err)
-}
-
-// bounded runs one request under timeout and returns its result or its error
-// mapped by mapCallError; the budget (answer: code, counts) goes to the bounding
-// layer in the request's ctx. gosdk-notes §7: go-sdk checks ctx only before
-// writing, so a write to a peer that stopped reading would hold the request
-// past any deadline. Where that would hold the caller, the request runs on
-// one of m's request workers (requestworkers.go) and the caller regains
-// control at the deadline: adapter.md §8, that worker is the one goroutine
-// allowed to outlive the call, and its late result is dropped. Where the
-// monitor's bounding layer can end such a write (m.inlineRequests), the
-// request runs on the caller's goroutine, with no handoff: the call's timer
-// severs the session when the write is still in progress at the deadline,
-// which makes the write fail and the request return.
+// bounded runs one request (a tools/list page or a tools/call) and returns
+// its result, or its failure mapped by mapCallError. It is the request path
+// of DiscoverTools and Run, and its goroutine contract is the module's:
+//
+//   - The request runs under ctx, the caller's, with the adapter's deadline
+//     (context.WithDeadline, timeout from now): it ends at whichever
+//     deadline comes first or when the caller cancels. Its ctx carries the
+//     request's frameBudget for the bounding layer.
+//   - go-sdk checks ctx only before it writes, so a write to a peer that
+//     stopped reading may outlast any deadline. When the request's ctx ends
+//     with the write still in progress, the session is severed at the
+//     adapter's deadline (context.AfterFunc, then one timer up to the
+//     deadline when the caller gave up earlier): the monitor closes and the
+//     bounding layer closes the connection, which makes the write fail.
+//   - Where the bounding layer can end such a write (m.inlineRequests: the
+//     monitor's Transport over go-sdk's in-memory and command transports
+//     and over streamable HTTP through net/http's own transport), the
+//     request runs on the caller's goroutine: no goroutine is started, and
+//     the caller returns at the deadline at the latest, once the sever
+//     failed the write.
+//   - Everywhere else the request runs on one goroutine of its own, which
+//     the caller abandons when the request's ctx ends; its late result is
+//     dropped. That goroutine is the only one allowed to outlive the call,
+//     and a session keeps at most one: while a request abandoned more than
+//     abandonedGrace ago still runs (its write is blocked and holds
+//     go-sdk's write lock), every new request of the session fails
+//     mcp_transport_error at once, without a goroutine.
+//
+// answer is the cap the bounding layer holds the answer to.
 func bounded[T any](ctx context.Context, timeout time.Duration, m *CatalogMonitor, answer answerCap,
 	request func(context.Context) (T, error)) (T, error) {
-	inner, cancel := context.WithCancelCause(ctx)
-	c := &call[T]{Context: inner, cancel: cancel, monitor: m, request: request}
-	c.budget.answerCap = answer
-	c.budget.deadline = time.Now().Add(timeout) // the adapter's own, whatever ctx says
-	c.timer = time.AfterFunc(timeout, c.expire)
-	defer func() {
-		c.timer.Stop()
-		cancel(context.Canceled)
-	}()
+	var zero T
+	budget := &frameBudget{answerCap: answer, deadline: time.Now().Add(timeout)} // the adapter's own, whatever ctx says
+	dctx, cancel := context.WithDeadline(ctx, budget.deadline)
+	defer cancel()
+	rctx := context.WithValue(dctx, budgetKey{}, budget)
+	stop := context.AfterFunc(rctx, func() { budget.end(m) })
+	defer stop() // before cancel: a request that returned ends nothing more
+
 	if m.inlineRequests() {
-		c.value, c.err = request(c)
-		c.budget.release()
-		if c.err == nil && c.Err() != nil {
-			c.err = c.Err() // a late result is dropped, as on a worker
+		value, err := request(rctx)
+		budget.release()
+		if err == nil && rctx.Err() != nil {
+			err = rctx.Err() // a late result is dropped, as on a goroutine of its own
 		}
-		return c.result(ctx)
+		return result(ctx, rctx, budget, value, err)
 	}
-	if !m.workers.await(c) {
-		var zero T
-		if c.Err() != nil {
-			return zero, mapCallError(ctx, c, c.Err())
+	if !m.abandoned.admit(rctx) {
+		if err := rctx.Err(); err != nil {
+			return zero, mapCallError(ctx, rctx, err)
 		}
 		return zero, fail(CodeTransportError) // the session's write is wedged: one abandoned goroutine is the most a session keeps
 	}
-	c.done = make(chan struct{})
-	m.workers.start(c)
+	var value T
+	var err error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		value, err = request(rctx)
+		budget.release()
+	}()
 	select {
-	case <-c.done:
-		return c.result(ctx)
-	case <-c.Done():
-		m.workers.abandon(c.done)
-		if c.budget.writing.Load() == 1 {
-			// Mid-write. At the deadline the session is severed before
-			// returning (expire may not have got there yet), so that a
-			// caller who looks finds it severed; when the caller gave up
-			// earlier, a timer severs it at the deadline if the write is
-			// still in progress then (the call's own stops on return).
-			severIfStillWriting(m, &c.budget)
-		}
-		var zero T
-		return zero, mapCallError(ctx, c, c.Err())
+	case <-done:
+		return result(ctx, rctx, budget, value, err)
+	case <-rctx.Done():
+		m.abandoned.add(done)
+		// Wait for what the end of the request's ctx does (end runs once):
+		// at the adapter's deadline, a caller who looks finds the session
+		// severed when the write was still in progress.
+		budget.end(m)
+		return zero, mapCallError(ctx, rctx, rctx.Err())
 	}
+}
+
+// result is the outcome of the finished request, run under rctx for a
+// caller whose ctx is ctx: what the bounding layer observed (a rejected
+// answer, a broken connection) decides a failure before mapCallError does,
+// unless a ctx ended.
+func result[T any](ctx, rctx context.Context, budget *frameBudget, value T, err error) (T, error) {
+	var zero T
+	if err == nil {
+		return value, nil
+	}
+	if ctx.Err() == nil && rctx.Err() == nil {
+		if err := budget.outcome(err); err != nil {
+			return zero, err
+		}
+	}
+	return zero, mapCallError(ctx, rctx, err)
+}
+
+// end runs once when the request's ctx ends before the request returned (at
+// a deadline or when the caller cancels); a second call waits for the
+// first. It drops the pending answer now, not when the request returns (a
+// goroutine's wedged write may never return where the layer cannot end
+// it), and severs m's session when the write is still in progress at the
+// adapter's deadline.
+func (b *frameBudget) end(m *CatalogMonitor) {
+	b.ended.Do(func() {
+		b.release()
+		if b.writing() {
+			severIfStillWriting(m, b)
+		}
+	})
 }
 
 // severIfStillWriting severs m's session when budget's write is still in
 // progress at budget's deadline, the adapter's own: at once when that has
 // passed (a peer that stopped reading for the whole Timeout), else by a
-// timer that checks again then. The bounding layer calls it when the
-// request's ctx ends mid-write. A caller that gives up mid-write does not
+// timer that checks again then. A caller that gives up mid-write does not
 // sever a healthy session whose write was about to finish (the peer had
 // read the request and the write had not yet returned); a write still
 // blocked at the deadline is wedged either way. The timer is no goroutine
@@ -176,10 +139,79 @@ func severIfStillWriting(m *CatalogMonitor, budget *frameBudget) {
 		return
 	}
 	time.AfterFunc(wait, func() {
-		if budget.writing.Load() == 1 {
+		if budget.writing() {
 			m.sever()
 		}
 	})
+}
+
+// abandonedRequests are the requests of one session whose callers gave up
+// while they still ran on a goroutine of their own (bounded).
+type abandonedRequests struct {
+	mu      sync.Mutex
+	running []abandonedRequest
+}
+
+// abandonedRequest is a request its caller gave up at since, still running
+// until done is closed.
+type abandonedRequest struct {
+	done  <-chan struct{}
+	since time.Time
+}
+
+// abandonedGrace is how long after its caller gave up an abandoned request
+// may still be running before the session's new requests are refused: a
+// request abandoned while it awaited its answer ends at once (its ctx
+// ended); one still running past this is blocked in its write.
+const abandonedGrace = 20 * time.Millisecond
+
+// add records that the caller of the request that closes done gave up
+// while it still ran.
+func (a *abandonedRequests) add(done <-chan struct{}) {
+	a.mu.Lock()
+	a.running = append(a.running, abandonedRequest{done: done, since: time.Now()})
+	a.mu.Unlock()
+}
+
+// admit lets a new request start only when no abandoned request of the
+// session still runs: it waits for one abandoned less than abandonedGrace
+// ago (or until ctx ends) and refuses at once (false) while an older one
+// runs. A write to a peer that stopped reading holds go-sdk's write lock,
+// so a new request would only queue behind it on one more goroutine.
+func (a *abandonedRequests) admit(ctx context.Context) bool {
+	for {
+		a.mu.Lock()
+		a.running = slices.DeleteFunc(a.running, func(r abandonedRequest) bool {
+			select {
+			case <-r.done:
+				return true
+			default:
+				return false
+			}
+		})
+		var oldest abandonedRequest
+		if len(a.running) > 0 {
+			oldest = a.running[0]
+		}
+		a.mu.Unlock()
+		if oldest.done == nil {
+			return true
+		}
+		wait := abandonedGrace - time.Since(oldest.since)
+		if wait <= 0 {
+			return false
+		}
+		timer := time.NewTimer(wait)
+		select {
+		case <-oldest.done:
+			timer.Stop()
+		case <-timer.C:
+			return false
+		case <-ctx.Done():
+			timer.Stop()
+			return false
+		}
+	}
 }
 
 // mapCallError is the one translation point from a failed request to the

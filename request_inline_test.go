@@ -1,6 +1,7 @@
 package purramcp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -9,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -20,6 +22,13 @@ import (
 	"go.uber.org/goleak"
 )
 
+// goroutineID returns the calling goroutine's id, read from its stack header.
+func goroutineID() string {
+	buf := make([]byte, 64)
+	buf = buf[:runtime.Stack(buf, false)]
+	return string(bytes.Fields(buf)[1])
+}
+
 // customTransport is a host's own transport, which the bounding layer knows
 // nothing about.
 type customTransport struct{ mcp.Transport }
@@ -29,7 +38,7 @@ type customTransport struct{ mcp.Transport }
 // monitor's Transport over a transport whose blocked writes the layer can
 // end (in-memory, command, streamable HTTP); over an IOTransport on the
 // host's streams, a host's own transport, or without the layer it runs on
-// a request worker.
+// a goroutine of its own.
 func TestBounded_InlineWhereTheLayerEndsWrites(t *testing.T) {
 	for _, tc := range []struct {
 		transport mcp.Transport
@@ -193,7 +202,7 @@ func boundedSession(t *testing.T, server *mcp.Server) (*CatalogMonitor, *mcp.Cli
 
 // TestBounded_InlineLateResultDropped: on the caller's goroutine, a request
 // that returns a result only after the adapter's deadline fails
-// mcp_timeout, as on a worker, where the caller stops waiting at the
+// mcp_timeout, as on a goroutine of its own, where the caller stops waiting at the
 // deadline.
 func TestBounded_InlineLateResultDropped(t *testing.T) {
 	m, _ := boundedSession(t, mcp.NewServer(&mcp.Implementation{Name: "s", Version: "1"}, nil))
@@ -210,7 +219,7 @@ func TestBounded_InlineLateResultDropped(t *testing.T) {
 // TestBounded_BlockingCancelNotifyKeepsWorkers: under
 // MCPGODEBUG=blockingcancelnotify=1 go-sdk writes notifications/cancelled
 // on the caller's goroutine, so a bounded in-memory session keeps its
-// requests on workers.
+// requests on goroutines of their own.
 func TestBounded_BlockingCancelNotifyKeepsWorkers(t *testing.T) {
 	t.Setenv("MCPGODEBUG", "blockingcancelnotify=1")
 	if m, _ := boundedSession(t, mcp.NewServer(&mcp.Implementation{Name: "s", Version: "1"}, nil)); m.inlineRequests() {
@@ -297,8 +306,7 @@ func TestBounded_InlineConcurrentCancels(t *testing.T) {
 // over the caller's ctx would give: it reports the adapter's deadline, or
 // the caller's when earlier; it ends with context.DeadlineExceeded at
 // either deadline and with context.Canceled when the caller cancels; and a
-// ctx derived from it ends with it (with context.Canceled at the adapter's
-// deadline, as documented on call).
+// ctx derived from it ends with it, with the same error.
 func TestBounded_CallContext(t *testing.T) {
 	m, _ := boundedSession(t, mcp.NewServer(&mcp.Implementation{Name: "s", Version: "1"}, nil))
 	type seen struct {
@@ -326,7 +334,7 @@ func TestBounded_CallContext(t *testing.T) {
 
 	// The adapter's deadline first.
 	s, start := observe(t.Context(), 30*time.Millisecond)
-	if s.err != context.DeadlineExceeded || s.derived != context.Canceled {
+	if s.err != context.DeadlineExceeded || s.derived != context.DeadlineExceeded {
 		t.Errorf("at the adapter's deadline: Err %v, derived %v", s.err, s.derived)
 	}
 	if d := s.deadline.Sub(start); d < 30*time.Millisecond || d > time.Second {
@@ -416,7 +424,7 @@ func TestBounded_UnansweredRequestsLeaveNoPendingEntry(t *testing.T) {
 	}
 }
 
-// wedgedCallTransport is a host's own transport (requests run on workers)
+// wedgedCallTransport is a host's own transport (requests run on goroutines of their own)
 // whose tools/call writes block until release is closed.
 type wedgedCallTransport struct {
 	mcp.Transport
@@ -440,10 +448,10 @@ func (c wedgedCallConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	return c.Connection.Write(ctx, msg)
 }
 
-// TestBounded_WedgedWorkerLeavesNoPendingEntry: on a request worker, a
+// TestBounded_WedgedWorkerLeavesNoPendingEntry: on a goroutine of its own, a
 // request whose write is still blocked at the adapter's deadline, which
 // the layer cannot end, fails mcp_timeout and leaves no pending entry
-// while the worker still waits on the write.
+// while that goroutine still waits on the write.
 func TestBounded_WedgedWorkerLeavesNoPendingEntry(t *testing.T) {
 	server := mcp.NewServer(&mcp.Implementation{Name: "s", Version: "1"}, nil)
 	st, ct := mcp.NewInMemoryTransports()
