@@ -27,11 +27,12 @@ const codeTransportRejected = -32005
 //     deadline comes first or when the caller cancels. Its ctx carries the
 //     request's frameBudget for the bounding layer.
 //   - go-sdk checks ctx only before it writes, so a write to a peer that
-//     stopped reading may outlast any deadline. When the request's ctx ends
-//     with the write still in progress, the session is severed at the
-//     adapter's deadline (context.AfterFunc, then one timer up to the
-//     deadline when the caller gave up earlier): the monitor closes and the
-//     bounding layer closes the connection, which makes the write fail.
+//     stopped reading may outlast any deadline. When the write is still in
+//     progress at the adapter's deadline, the session is severed (one timer
+//     per request, stopped when it returns; a caller that abandons a
+//     request mid-write leaves one timer up to the deadline): the monitor
+//     closes and the bounding layer closes the connection, which makes the
+//     write fail.
 //   - Where the bounding layer can end such a write (m.inlineRequests: the
 //     monitor's Transport over go-sdk's in-memory and command transports
 //     and over streamable HTTP through net/http's own transport), the
@@ -54,8 +55,13 @@ func bounded[T any](ctx context.Context, timeout time.Duration, m *CatalogMonito
 	dctx, cancel := context.WithDeadline(ctx, budget.deadline)
 	defer cancel()
 	rctx := context.WithValue(dctx, budgetKey{}, budget)
-	stop := context.AfterFunc(rctx, func() { budget.end(m) })
-	defer stop() // before cancel: a request that returned ends nothing more
+	// The adapter's deadline ends the request's ctx first (the timer waits
+	// for it), so that a write the sever fails maps to mcp_timeout.
+	timer := time.AfterFunc(timeout, func() {
+		<-dctx.Done()
+		budget.end(m)
+	})
+	defer timer.Stop() // before cancel: a request that returned ends nothing more
 
 	if m.inlineRequests() {
 		value, err := request(rctx)
@@ -109,8 +115,8 @@ func result[T any](ctx, rctx context.Context, budget *frameBudget, value T, err 
 	return zero, mapCallError(ctx, rctx, err)
 }
 
-// end runs once when the request's ctx ends before the request returned (at
-// a deadline or when the caller cancels); a second call waits for the
+// end runs once when the request has not returned at the adapter's
+// deadline, or when its caller abandons it; a second call waits for the
 // first. It drops the pending answer now, not when the request returns (a
 // goroutine's wedged write may never return where the layer cannot end
 // it), and severs m's session when the write is still in progress at the
