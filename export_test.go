@@ -5,6 +5,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"purra.dev/purramcp/internal/bounding"
 	"purra.dev/purramcp/internal/strictjson"
 )
 
@@ -13,7 +14,7 @@ func ResolveLimits(l Limits) (Limits, error) { return l.resolve() }
 
 // MapCallError exposes the request error mapping to the external tests.
 func MapCallError(ctx, callCtx context.Context, err error) error {
-	return mapCallError(ctx, callCtx, err)
+	return publicError(bounding.MapError(ctx, callCtx, err))
 }
 
 // PageSize and ResultSize expose how discovery and Run count a tools/list

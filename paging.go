@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"purra.dev/purramcp/internal/bounding"
 )
 
 // listPages pages tools/list for discovery and the
@@ -30,7 +31,7 @@ func listPages(ctx context.Context, session *mcp.ClientSession, m *CatalogMonito
 		if sent != nil {
 			*sent++
 		}
-		result, err := bounded(ctx, lim.Timeout, m, toolsCap(lim.MaxCatalogBytes-total, lim.MaxTools-len(seen)), func(ctx context.Context) (*mcp.ListToolsResult, error) {
+		result, err := bounded(ctx, lim.Timeout, m, bounding.ToolsCap(lim.MaxCatalogBytes-total, lim.MaxTools-len(seen)), func(ctx context.Context) (*mcp.ListToolsResult, error) {
 			// Fresh params per request (go-sdk writes _meta into
 			// them); the first request carries none, so no cursor.
 			var params *mcp.ListToolsParams

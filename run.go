@@ -6,6 +6,7 @@ import (
 	"errors"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"purra.dev/purramcp/internal/bounding"
 )
 
 // scope is the registration's Scope: the monitor, then ctx, then the host's
@@ -48,7 +49,7 @@ func (t *boundTool) run(ctx context.Context, args json.RawMessage, call ToolCont
 		return ToolResult{}, ErrCanceled // no request is sent once ctx has ended
 	}
 	st.requests = 1
-	result, err := bounded(ctx, t.limits.Timeout, t.monitor, resultCap(t.limits.MaxResultBytes, t.limits.MaxContentBlocks), func(ctx context.Context) (*mcp.CallToolResult, error) {
+	result, err := bounded(ctx, t.limits.Timeout, t.monitor, bounding.ResultCap(t.limits.MaxResultBytes, t.limits.MaxContentBlocks), func(ctx context.Context) (*mcp.CallToolResult, error) {
 		return t.session.CallTool(ctx, &mcp.CallToolParams{Meta: traceMeta(ctx, t.propagator), Name: t.binding.remote,
 			Arguments: wire})
 	})

@@ -1,4 +1,4 @@
-package purramcp
+package bounding
 
 import (
 	"context"
@@ -18,9 +18,10 @@ import (
 // transport refused (for example an unreachable HTTP server).
 const codeTransportRejected = -32005
 
-// bounded runs one request (a tools/list page or a tools/call) and returns
-// its result, or its failure mapped by mapCallError. It is the request path
-// of DiscoverTools and Run, and its goroutine contract is the module's:
+// Request runs one request (a tools/list page or a tools/call) of s's
+// monitor, owner, and returns its result, or its failure mapped by
+// MapError. It is the request path of DiscoverTools and Run, and its
+// goroutine contract is the module's:
 //
 //   - The request runs under ctx, the caller's, with the adapter's deadline
 //     (context.WithDeadline, timeout from now): it ends at whichever
@@ -33,7 +34,7 @@ const codeTransportRejected = -32005
 //     request mid-write leaves one timer up to the deadline): the monitor
 //     closes and the bounding layer closes the connection, which makes the
 //     write fail.
-//   - Where the bounding layer can end such a write (m.inlineRequests: the
+//   - Where the bounding layer can end such a write (s.Inline: the
 //     monitor's Transport over go-sdk's in-memory and command transports
 //     and over streamable HTTP through net/http's own transport), the
 //     request runs on the caller's goroutine: no goroutine is started, and
@@ -48,10 +49,10 @@ const codeTransportRejected = -32005
 //     mcp_transport_error at once, without a goroutine.
 //
 // answer is the cap the bounding layer holds the answer to.
-func bounded[T any](ctx context.Context, timeout time.Duration, m *CatalogMonitor, answer answerCap,
+func Request[T any](ctx context.Context, s *Session, owner Owner, timeout time.Duration, answer Cap,
 	request func(context.Context) (T, error)) (T, error) {
 	var zero T
-	budget := &frameBudget{answerCap: answer, deadline: time.Now().Add(timeout)} // the adapter's own, whatever ctx says
+	budget := &frameBudget{Cap: answer, deadline: time.Now().Add(timeout)} // the adapter's own, whatever ctx says
 	dctx, cancel := context.WithDeadline(ctx, budget.deadline)
 	defer cancel()
 	rctx := context.WithValue(dctx, budgetKey{}, budget)
@@ -59,11 +60,11 @@ func bounded[T any](ctx context.Context, timeout time.Duration, m *CatalogMonito
 	// for it), so that a write the sever fails maps to mcp_timeout.
 	timer := time.AfterFunc(timeout, func() {
 		<-dctx.Done()
-		budget.end(m)
+		budget.end(owner)
 	})
 	defer timer.Stop() // before cancel: a request that returned ends nothing more
 
-	if m.inlineRequests() {
+	if s.Inline() {
 		value, err := request(rctx)
 		budget.release()
 		if err == nil && rctx.Err() != nil {
@@ -71,9 +72,9 @@ func bounded[T any](ctx context.Context, timeout time.Duration, m *CatalogMonito
 		}
 		return result(ctx, rctx, budget, value, err)
 	}
-	if !m.abandoned.admit(rctx) {
+	if !s.abandoned.admit(rctx) {
 		if err := rctx.Err(); err != nil {
-			return zero, mapCallError(ctx, rctx, err)
+			return zero, MapError(ctx, rctx, err)
 		}
 		return zero, fail(CodeTransportError) // the session's write is wedged: one abandoned goroutine is the most a session keeps
 	}
@@ -89,12 +90,12 @@ func bounded[T any](ctx context.Context, timeout time.Duration, m *CatalogMonito
 	case <-done:
 		return result(ctx, rctx, budget, value, err)
 	case <-rctx.Done():
-		m.abandoned.add(done)
+		s.abandoned.add(done)
 		// Wait for what the end of the request's ctx does (end runs once):
 		// at the adapter's deadline, a caller who looks finds the session
 		// severed when the write was still in progress.
-		budget.end(m)
-		return zero, mapCallError(ctx, rctx, rctx.Err())
+		budget.end(owner)
+		return zero, MapError(ctx, rctx, rctx.Err())
 	}
 }
 
@@ -112,25 +113,25 @@ func result[T any](ctx, rctx context.Context, budget *frameBudget, value T, err 
 			return zero, err
 		}
 	}
-	return zero, mapCallError(ctx, rctx, err)
+	return zero, MapError(ctx, rctx, err)
 }
 
 // end runs once when the request has not returned at the adapter's
 // deadline, or when its caller abandons it; a second call waits for the
 // first. It drops the pending answer now, not when the request returns (a
 // goroutine's wedged write may never return where the layer cannot end
-// it), and severs m's session when the write is still in progress at the
+// it), and severs owner's session when the write is still in progress at the
 // adapter's deadline.
-func (b *frameBudget) end(m *CatalogMonitor) {
+func (b *frameBudget) end(owner Owner) {
 	b.ended.Do(func() {
 		b.release()
 		if b.writing() {
-			severIfStillWriting(m, b)
+			severIfStillWriting(owner, b)
 		}
 	})
 }
 
-// severIfStillWriting severs m's session when budget's write is still in
+// severIfStillWriting severs owner's session when budget's write is still in
 // progress at budget's deadline, the adapter's own: at once when that has
 // passed (a peer that stopped reading for the whole Timeout), else by a
 // timer that checks again then. A caller that gives up mid-write does not
@@ -138,21 +139,21 @@ func (b *frameBudget) end(m *CatalogMonitor) {
 // read the request and the write had not yet returned); a write still
 // blocked at the deadline is wedged either way. The timer is no goroutine
 // until it fires.
-func severIfStillWriting(m *CatalogMonitor, budget *frameBudget) {
+func severIfStillWriting(owner Owner, budget *frameBudget) {
 	wait := time.Until(budget.deadline)
 	if wait <= 0 {
-		m.sever()
+		owner.Sever()
 		return
 	}
 	time.AfterFunc(wait, func() {
 		if budget.writing() {
-			m.sever()
+			owner.Sever()
 		}
 	})
 }
 
 // abandonedRequests are the requests of one session whose callers gave up
-// while they still ran on a goroutine of their own (bounded).
+// while they still ran on a goroutine of their own (Request).
 type abandonedRequests struct {
 	mu      sync.Mutex
 	running []abandonedRequest
@@ -220,11 +221,11 @@ func (a *abandonedRequests) admit(ctx context.Context) bool {
 	}
 }
 
-// mapCallError is the one translation point from a failed request to the
-// adapter's errors (adapter.md §4), for tools/list and tools/call alike. ctx
-// is the caller's context and callCtx the request's, which carries the
-// adapter's deadline. No SDK error or remote text survives it.
-func mapCallError(ctx, callCtx context.Context, err error) error {
+// MapError is the one translation point from a failed request to the
+// adapter's failures, for tools/list and tools/call alike: ErrCanceled or a
+// *Failure. ctx is the caller's context and callCtx the request's, which
+// carries the adapter's deadline. No SDK error or remote text survives it.
+func MapError(ctx, callCtx context.Context, err error) error {
 	var rpc *jsonrpc.Error
 	var rejected *frameRejected
 	switch {
