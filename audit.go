@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"purra.dev/purramcp/internal/wire"
 )
 
 // An Event is one audit record given to [DiscoveryOptions.Observer]: one per
@@ -112,7 +113,7 @@ func (c *Catalog) runner(t *boundTool) func(context.Context, json.RawMessage, To
 		if st.result != nil {
 			// 0 for an unmeasurable one; counted to the end (no go-sdk
 			// MarshalJSON: the answer already passed the bounding layer's cap).
-			resultBytes, _ = resultSize(st.result, math.MaxInt)
+			resultBytes, _ = wire.ResultSize(st.result, math.MaxInt)
 		}
 		c.observer(ctx, Event{Kind: eventCall, ServerID: c.serverID, RevisionDigest: c.digest,
 			LocalName: t.binding.local, RemoteName: t.binding.remote, CallID: call.CallID, RunID: call.RunID,

@@ -7,6 +7,7 @@ import (
 
 	"purra.dev/purramcp/internal/bounding"
 	"purra.dev/purramcp/internal/strictjson"
+	"purra.dev/purramcp/internal/wire"
 )
 
 // ResolveLimits exposes Limits.resolve to the external tests.
@@ -21,8 +22,8 @@ func MapCallError(ctx, callCtx context.Context, err error) error {
 // page (and each tool's input and output schema) and a tools/call result,
 // to check them against jssize.Size; each stops once its count passes limit.
 var (
-	PageSize   = pageSize
-	ResultSize = resultSize
+	PageSize   = wire.PageSize
+	ResultSize = wire.ResultSize
 )
 
 // PageCost exposes discovery's per-page count and size checks.
@@ -36,7 +37,7 @@ func ConvertResult(limits Limits, result *mcp.CallToolResult) (Envelope, error) 
 
 // ConvertResultWith runs Run's result conversion for a tool whose output
 // schema is output (nil: none) under limits. With exact, it runs the
-// conversion as it was before the size bound (resultbound.go): the exact
+// conversion as it was before the size bound (wire.SizeWithin): the exact
 // count first, then the block checks and the envelope's own walk.
 func ConvertResultWith(limits Limits, output map[string]any, result *mcp.CallToolResult, exact bool) (Envelope, error) {
 	lim, err := limits.resolve()
@@ -67,7 +68,7 @@ func (t *boundTool) convertExact(result *mcp.CallToolResult) (Envelope, error) {
 	if len(result.Content) > t.limits.MaxContentBlocks {
 		return Envelope{}, fail(CodeResultTooLarge)
 	}
-	if n, err := resultSize(result, t.limits.MaxResultBytes); err != nil {
+	if n, err := wire.ResultSize(result, t.limits.MaxResultBytes); err != nil {
 		return Envelope{}, fail(CodeResultInvalid)
 	} else if n > t.limits.MaxResultBytes {
 		return Envelope{}, fail(CodeResultTooLarge)
@@ -98,7 +99,7 @@ func SizeBoundHolds(result *mcp.CallToolResult, limit int) (holds, walked bool) 
 	if err != nil {
 		return false, false
 	}
-	return sizeWithin(result, m, limit), true
+	return wire.SizeWithin(result, m, limit), true
 }
 
 // ValidateWithMember exposes the envelope validation of Run's results:

@@ -5,6 +5,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"purra.dev/purramcp/internal/bounding"
+	"purra.dev/purramcp/internal/wire"
 )
 
 // listPages pages tools/list for discovery and the
@@ -83,7 +84,7 @@ func pageCost(result *mcp.ListToolsResult, seen, total int, lim Limits) (int, []
 	if seen+len(result.Tools) > lim.MaxTools {
 		return 0, nil, fail(CodeCatalogLimitExceeded)
 	}
-	n, schemaSizes, err := pageSize(result, lim.MaxCatalogBytes-total)
+	n, schemaSizes, err := wire.PageSize(result, lim.MaxCatalogBytes-total)
 	if err != nil || n > lim.MaxCatalogBytes-total {
 		return 0, nil, fail(CodeCatalogLimitExceeded)
 	}
