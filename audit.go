@@ -92,9 +92,9 @@ type callStats struct {
 	result   *mcp.CallToolResult // the result that arrived, or nil
 }
 
-// runner is the registration's Run: boundTool.run, followed by one Event
+// runner is the registration's Run: catalogTool.run, followed by one Event
 // when the catalog has an Observer.
-func (c *Catalog) runner(t *boundTool) func(context.Context, json.RawMessage, ToolContext) (ToolResult, error) {
+func (c *Catalog) runner(t *catalogTool) func(context.Context, json.RawMessage, ToolContext) (ToolResult, error) {
 	if c.observer == nil {
 		return func(ctx context.Context, args json.RawMessage, call ToolContext) (ToolResult, error) {
 			var st callStats

@@ -35,7 +35,7 @@ type digestEntry struct {
 // revisionDigest returns compute's digest of the catalog of tools (sorted
 // as the catalog lists them), or the remembered one when the last catalog
 // hashed exactly the same. Only a successful digest is remembered.
-func (m *digestMemo) revisionDigest(serverID, protocol string, tools []*boundTool,
+func (m *digestMemo) revisionDigest(serverID, protocol string, tools []*catalogTool,
 	compute func() (string, error)) (string, error) {
 	entries := make([]digestEntry, len(tools))
 	for i, t := range tools {

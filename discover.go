@@ -149,12 +149,12 @@ func newDiscovery(session *mcp.ClientSession, serverID string, bindings map[stri
 		m.attachedElsewhere(session) || !validStaleRetries(opts.StaleRetries) {
 		return nil, fail(CodeBindingInvalid)
 	}
-	bound, err := copyBindings(bindings, limits.MaxTools)
+	copied, err := copyBindings(bindings, limits.MaxTools)
 	if err != nil {
 		return nil, err
 	}
 	return &discovery{session: session, serverID: serverID, monitor: m, limits: limits, policy: opts.Policy,
-		bound: bound, opts: opts}, nil
+		bindings: copied, opts: opts}, nil
 }
 
 // discovery is the state of one DiscoverTools call. revision, protocol,
@@ -169,8 +169,8 @@ type discovery struct {
 	policy   SchemaPolicy
 	opts     DiscoveryOptions
 	envelope *Contract
-	bound    map[string]*binding
-	found    map[string]*boundTool
+	bindings map[string]*binding
+	found    map[string]*catalogTool
 	pages    int // tools/list requests sent by the current attempt
 }
 
@@ -204,7 +204,7 @@ func (d *discovery) preflight() error {
 // compiled and never widen anything. A repeated remote name fails
 // mcp_name_conflict, as a [*DiscoveryError] when the name is bound.
 func (d *discovery) visit(tool *mcp.Tool, schemaSizes [2]int, repeated bool) error {
-	b, ok := d.bound[tool.Name]
+	b, ok := d.bindings[tool.Name]
 	switch {
 	case repeated && ok:
 		return &DiscoveryError{Code: CodeNameConflict, RemoteName: tool.Name, Path: "$", Keyword: "name"}
@@ -227,13 +227,13 @@ func (d *discovery) visit(tool *mcp.Tool, schemaSizes [2]int, repeated bool) err
 
 // bindTool checks one bound remote tool with checkTool and builds its
 // registration record; pageCost measured its schemas.
-func (d *discovery) bindTool(tool *mcp.Tool, b *binding, schemaSizes [2]int) (*boundTool, error) {
+func (d *discovery) bindTool(tool *mcp.Tool, b *binding, schemaSizes [2]int) (*catalogTool, error) {
 	c, fault := checkTool(tool, schemaSizes, d.limits, d.policy, &d.monitor.schemas)
 	if fault != nil {
 		return nil, &DiscoveryError{Code: fault.code, RemoteName: tool.Name, Schema: fault.schema,
 			Path: fault.path, Keyword: fault.keyword}
 	}
-	return &boundTool{
+	return &catalogTool{
 		binding: *b, description: tool.Description,
 		inputSnap: c.inputSnap, outputSnap: c.outputSnap,
 		input: c.input, output: c.output, envelope: d.envelope, session: d.session,

@@ -48,7 +48,7 @@ func ConvertResultWith(limits Limits, output map[string]any, result *mcp.CallToo
 	if err != nil {
 		return Envelope{}, err
 	}
-	t := &boundTool{limits: lim, envelope: envelope}
+	t := &catalogTool{limits: lim, envelope: envelope}
 	if output != nil {
 		if t.output, err = newRemoteContract(output, lim, SchemaPolicy{}.profile()); err != nil {
 			return Envelope{}, err
@@ -61,7 +61,7 @@ func ConvertResultWith(limits Limits, output map[string]any, result *mcp.CallToo
 }
 
 // convertExact is convert without the size bound.
-func (t *boundTool) convertExact(result *mcp.CallToolResult) (Envelope, error) {
+func (t *catalogTool) convertExact(result *mcp.CallToolResult) (Envelope, error) {
 	if result.IsError {
 		return Envelope{}, fail(CodeToolError)
 	}

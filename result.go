@@ -16,7 +16,7 @@ import (
 // walk runs first and its measure bounds the size (wire.SizeWithin); the
 // exact count runs only when the bound does not settle it. Either way the
 // first failure in that order decides the outcome.
-func (t *boundTool) convert(result *mcp.CallToolResult) (Envelope, error) {
+func (t *catalogTool) convert(result *mcp.CallToolResult) (Envelope, error) {
 	if result == nil {
 		return Envelope{}, fail(CodeResultInvalid) // unreachable: go-sdk returns a value
 	}
@@ -91,7 +91,7 @@ func envelopeValue(text []any, structured any) (map[string]any, bool) {
 
 // envelopeOf validates {text, structured} under the envelope contract and,
 // when the tool has one, structured under its output contract.
-func (t *boundTool) envelopeOf(text []any, structured any) (Envelope, error) {
+func (t *catalogTool) envelopeOf(text []any, structured any) (Envelope, error) {
 	envelope, ok := envelopeValue(text, structured)
 	if !ok {
 		return Envelope{}, fail(CodeResultInvalid)

@@ -20,7 +20,7 @@ func validStaleRetries(n int) bool { return n >= 0 && n <= maxStaleRetries }
 // DiscoverTools may start over.
 func (d *discovery) attempt(ctx context.Context, n int) (*Catalog, error) {
 	start := time.Now()
-	d.found, d.pages = map[string]*boundTool{}, 0
+	d.found, d.pages = map[string]*catalogTool{}, 0
 	catalog, err := d.discover(ctx)
 	digest := ""
 	if catalog != nil {
