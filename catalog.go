@@ -2,13 +2,11 @@ package purramcp
 
 import (
 	"context"
-	"maps"
 	"slices"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"purra.dev/purramcp/internal/identity"
 	"purra.dev/purramcp/internal/strictjson"
 )
 
@@ -90,33 +88,6 @@ type catalogTool struct {
 	propagator  TracePropagator // DiscoveryOptions.TracePropagator; nil when none
 }
 
-// catalog checks that every binding was listed and computes the digest,
-// without the final monitor check that
-// attempt makes, and builds the Catalog.
-func (d *discovery) catalog(serverID string) (*Catalog, error) {
-	if len(d.found) != len(d.bindings) {
-		return nil, missingBinding(d.bindings, d.found)
-	}
-	tools := slices.SortedFunc(maps.Values(d.found), func(a, b *catalogTool) int {
-		return strings.Compare(a.binding.local, b.binding.local)
-	})
-	digest, err := d.monitor.digests.revisionDigest(serverID, d.protocol, tools, func() (string, error) {
-		identityEntries := make([]any, len(tools))
-		for i, t := range tools {
-			identityEntries[i] = t.identity()
-		}
-		return identity.DigestOf(map[string]any{"schemaVersion": snapshotVersion, "serverId": serverID,
-			"protocolVersion": d.protocol, "entries": identityEntries}, identityLimits)
-	})
-	if err != nil {
-		return nil, fail(CodeCatalogLimitExceeded)
-	}
-	return &Catalog{
-		serverID: serverID, protocol: d.protocol, digest: digest, tools: tools, monitor: d.monitor, revision: d.revision, observer: d.opts.Observer,
-		transport: d.monitor.transport(),
-	}, nil
-}
-
 // identity is the identity object of one entry (see Snapshot.RevisionDigest). The schemas
 // are the contracts' own snapshots, hashed without copying them out.
 func (t *catalogTool) identity() map[string]any {
@@ -193,15 +164,4 @@ func (c *Catalog) Registration(name string) (ToolDefinition, bool) {
 		return ToolDefinition{}, false
 	}
 	return c.definition(c.tools[i]), true
-}
-
-// missingBinding is the mcp_binding_missing failure naming the first
-// remote name of bindings, in sorted order, that the listing never had.
-func missingBinding(bindings map[string]*binding, found map[string]*catalogTool) error {
-	for _, name := range slices.Sorted(maps.Keys(bindings)) {
-		if found[name] == nil {
-			return &DiscoveryError{Code: CodeBindingMissing, RemoteName: name}
-		}
-	}
-	return fail(CodeBindingMissing) // unreachable: found holds only bound names
 }
