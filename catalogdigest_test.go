@@ -84,7 +84,7 @@ func TestDigestMemo(t *testing.T) {
 	if calls != before+1 {
 		t.Error("a failed digest was remembered")
 	}
-	m.close()
+	m.Close()
 	before = calls
 	digest("s", ProtocolVersion20251125, tool())
 	digest("s", ProtocolVersion20251125, tool())

@@ -385,8 +385,8 @@ func (m *CatalogMonitor) shutdown(severSession bool) {
 	m.mu.Lock()
 	m.closed = true
 	m.mu.Unlock()
-	m.schemas.close()
-	m.digests.close()
+	m.schemas.Close()
+	m.digests.Close()
 	if severSession {
 		m.bounding.Sever()
 	}
