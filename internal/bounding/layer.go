@@ -101,7 +101,7 @@ type frameBudget struct {
 	httpID atomic.Pointer[json.RawMessage]
 
 	// The request's pending answer on a bounded connection (track), which
-	// the adapter's call drops once it ends (release).
+	// Request drops once the request ends (release).
 	mu      sync.Mutex
 	conn    *layerConn
 	id      jsonrpc.ID

@@ -101,7 +101,7 @@ func Request[T any](ctx context.Context, s *Session, owner Owner, timeout time.D
 
 // result is the outcome of the finished request, run under rctx for a
 // caller whose ctx is ctx: what the bounding layer observed (a rejected
-// answer, a broken connection) decides a failure before mapCallError does,
+// answer, a broken connection) decides a failure before MapError does,
 // unless a ctx ended.
 func result[T any](ctx, rctx context.Context, budget *frameBudget, value T, err error) (T, error) {
 	var zero T
