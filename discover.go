@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"purra.dev/purramcp/internal/bounding"
 	"purra.dev/purramcp/internal/identity"
 	"purra.dev/purramcp/internal/profile"

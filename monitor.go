@@ -6,6 +6,7 @@ import (
 	"unsafe"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"purra.dev/purramcp/internal/bounding"
 )
 

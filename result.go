@@ -2,6 +2,7 @@ package purramcp
 
 import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"purra.dev/purramcp/internal/wire"
 )
 
