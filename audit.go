@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"purra.dev/purramcp/internal/wire"
 )
 
 // An Event is one audit record given to [DiscoveryOptions.Observer]: one per
@@ -92,9 +94,9 @@ type callStats struct {
 	result   *mcp.CallToolResult // the result that arrived, or nil
 }
 
-// runner is the registration's Run: boundTool.run, followed by one Event
+// runner is the registration's Run: catalogTool.run, followed by one Event
 // when the catalog has an Observer.
-func (c *Catalog) runner(t *boundTool) func(context.Context, json.RawMessage, ToolContext) (ToolResult, error) {
+func (c *Catalog) runner(t *catalogTool) func(context.Context, json.RawMessage, ToolContext) (ToolResult, error) {
 	if c.observer == nil {
 		return func(ctx context.Context, args json.RawMessage, call ToolContext) (ToolResult, error) {
 			var st callStats
@@ -113,7 +115,7 @@ func (c *Catalog) runner(t *boundTool) func(context.Context, json.RawMessage, To
 		if st.result != nil {
 			// 0 for an unmeasurable one; counted to the end (no go-sdk
 			// MarshalJSON: the answer already passed the bounding layer's cap).
-			resultBytes, _ = resultSize(st.result, math.MaxInt)
+			resultBytes, _ = wire.ResultSize(st.result, math.MaxInt)
 		}
 		c.observer(ctx, Event{Kind: EventCall, ServerID: c.serverID, RevisionDigest: c.digest,
 			LocalName: t.binding.local, RemoteName: t.binding.remote, CallID: call.CallID, RunID: call.RunID,

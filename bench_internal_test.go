@@ -20,7 +20,7 @@ import (
 
 // discWork is the adapter's work on pages: sizes, checks, the digest.
 func discWork(pages []*mcp.ListToolsResult, lim Limits, cache *schemaCache) (string, error) {
-	var tools []*boundTool
+	var tools []*catalogTool
 	total, seen := 0, 0
 	for _, page := range pages {
 		n, sizes, err := pageCost(page, seen, total, lim)
@@ -34,12 +34,12 @@ func discWork(pages []*mcp.ListToolsResult, lim Limits, cache *schemaCache) (str
 			if fault != nil {
 				return "", fail(fault.code)
 			}
-			tools = append(tools, &boundTool{binding: binding{remote: tool.Name, local: tool.Name[5:],
+			tools = append(tools, &catalogTool{binding: binding{remote: tool.Name, local: tool.Name[5:],
 				policy: ToolPolicy{Mode: "read", Title: "Search"}}, description: tool.Description,
 				inputSnap: c.inputSnap, outputSnap: c.outputSnap, input: c.input, output: c.output})
 		}
 	}
-	slices.SortFunc(tools, func(a, b *boundTool) int { return strings.Compare(a.binding.local, b.binding.local) })
+	slices.SortFunc(tools, func(a, b *catalogTool) int { return strings.Compare(a.binding.local, b.binding.local) })
 	entries := make([]any, len(tools))
 	for i, t := range tools {
 		entries[i] = t.identity()

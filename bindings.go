@@ -85,7 +85,7 @@ type binding struct {
 // copyBindings validates and copies every binding in sorted remote-name order
 // (the order purra-mcp 1.0.0 checks them in), so map order never changes the outcome.
 func copyBindings(bindings map[string]ToolBinding, maxTools int) (map[string]*binding, error) {
-	bound := make(map[string]*binding, len(bindings))
+	copied := make(map[string]*binding, len(bindings))
 	locals := make(map[string]bool, len(bindings))
 	for _, remote := range slices.Sorted(maps.Keys(bindings)) {
 		b := bindings[remote]
@@ -99,14 +99,14 @@ func copyBindings(bindings map[string]ToolBinding, maxTools int) (map[string]*bi
 			return nil, fail(CodeNameConflict)
 		}
 		locals[b.LocalName] = true
-		bound[remote] = &binding{remote: remote, local: b.LocalName, scope: b.Scope,
+		copied[remote] = &binding{remote: remote, local: b.LocalName, scope: b.Scope,
 			policy:          ToolPolicy{Mode: "read", Title: title, RiskLevel: "read"},
 			concurrencySafe: b.ConcurrencySafe}
 	}
-	if len(bound) == 0 || len(bound) > maxTools {
+	if len(copied) == 0 || len(copied) > maxTools {
 		return nil, fail(CodeBindingInvalid)
 	}
-	return bound, nil
+	return copied, nil
 }
 
 // jsUTF8Len is the length of s as TextEncoder writes it: each invalid byte

@@ -2,13 +2,11 @@ package purramcp
 
 import (
 	"context"
-	"maps"
 	"slices"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"purra.dev/purramcp/internal/identity"
 	"purra.dev/purramcp/internal/strictjson"
 )
 
@@ -63,19 +61,19 @@ type Catalog struct {
 	// serverID, protocol and digest head the snapshot; its entries are the
 	// tools' own records.
 	serverID, protocol, digest string
-	transport                  string       // the monitor's transport kind, for Events
-	tools                      []*boundTool // sorted by local name
+	transport                  string         // the monitor's transport kind, for Events
+	tools                      []*catalogTool // sorted by local name
 	monitor                    *CatalogMonitor
 	revision                   uint64
 	observer                   func(context.Context, Event) // DiscoveryOptions.Observer; nil when none
 }
 
-// boundTool is everything one registration needs, and the one record of
+// catalogTool is everything one registration needs, and the one record of
 // its snapshot entry: the binding's names, policy and declaration, the
 // remote description, and the schemas as the contracts' immutable
 // snapshots (inputSnap, outputSnap; the root $schema re-added), copied out
 // only by Catalog.Snapshot.
-type boundTool struct {
+type catalogTool struct {
 	binding     binding
 	description string // the remote description, verbatim
 	inputSnap   *strictjson.Object
@@ -90,36 +88,9 @@ type boundTool struct {
 	propagator  TracePropagator // DiscoveryOptions.TracePropagator; nil when none
 }
 
-// catalog checks that every binding was listed and computes the digest,
-// without the final monitor check that
-// attempt makes, and builds the Catalog.
-func (d *discovery) catalog(serverID string) (*Catalog, error) {
-	if len(d.found) != len(d.bound) {
-		return nil, missingBinding(d.bound, d.found)
-	}
-	tools := slices.SortedFunc(maps.Values(d.found), func(a, b *boundTool) int {
-		return strings.Compare(a.binding.local, b.binding.local)
-	})
-	digest, err := d.monitor.digests.revisionDigest(serverID, d.protocol, tools, func() (string, error) {
-		identityEntries := make([]any, len(tools))
-		for i, t := range tools {
-			identityEntries[i] = t.identity()
-		}
-		return identity.DigestOf(map[string]any{"schemaVersion": snapshotVersion, "serverId": serverID,
-			"protocolVersion": d.protocol, "entries": identityEntries}, identityLimits)
-	})
-	if err != nil {
-		return nil, fail(CodeCatalogLimitExceeded)
-	}
-	return &Catalog{
-		serverID: serverID, protocol: d.protocol, digest: digest, tools: tools, monitor: d.monitor, revision: d.revision, observer: d.opts.Observer,
-		transport: d.monitor.transport(),
-	}, nil
-}
-
 // identity is the identity object of one entry (see Snapshot.RevisionDigest). The schemas
 // are the contracts' own snapshots, hashed without copying them out.
-func (t *boundTool) identity() map[string]any {
+func (t *catalogTool) identity() map[string]any {
 	b := t.binding
 	var output any // an absent output schema is null, never {}
 	if t.outputSnap != nil {
@@ -166,7 +137,7 @@ func (c *Catalog) Registrations() []ToolDefinition {
 }
 
 // definition is a fresh registration of t.
-func (c *Catalog) definition(t *boundTool) ToolDefinition {
+func (c *Catalog) definition(t *catalogTool) ToolDefinition {
 	description := t.description
 	if description == "" {
 		description = t.binding.policy.Title
@@ -186,22 +157,11 @@ func (c *Catalog) definition(t *boundTool) ToolDefinition {
 // Registration returns a fresh registration of the bound tool whose local
 // name is name, as Registrations gives it, and whether there is one.
 func (c *Catalog) Registration(name string) (ToolDefinition, bool) {
-	i, ok := slices.BinarySearchFunc(c.tools, name, func(t *boundTool, name string) int {
+	i, ok := slices.BinarySearchFunc(c.tools, name, func(t *catalogTool, name string) int {
 		return strings.Compare(t.binding.local, name)
 	})
 	if !ok {
 		return ToolDefinition{}, false
 	}
 	return c.definition(c.tools[i]), true
-}
-
-// missingBinding is the mcp_binding_missing failure naming the first bound
-// remote name, in sorted order, that the listing never had.
-func missingBinding(bound map[string]*binding, found map[string]*boundTool) error {
-	for _, name := range slices.Sorted(maps.Keys(bound)) {
-		if found[name] == nil {
-			return &DiscoveryError{Code: CodeBindingMissing, RemoteName: name}
-		}
-	}
-	return fail(CodeBindingMissing) // unreachable: found holds only bound names
 }

@@ -16,14 +16,14 @@ func TestDigestMemo(t *testing.T) {
 		return strictjson.NewObject([]string{"type", "maxProperties"}, []any{"object", n})
 	}
 	in, out := snap(1), snap(2)
-	tool := func() *boundTool {
-		return &boundTool{binding: binding{remote: "r", local: "l",
+	tool := func() *catalogTool {
+		return &catalogTool{binding: binding{remote: "r", local: "l",
 			policy: ToolPolicy{Mode: "read", Title: "T", RiskLevel: "read"}, concurrencySafe: true},
 			description: "d", inputSnap: in, outputSnap: out}
 	}
 	var m digestMemo
 	calls := 0
-	digest := func(serverID, protocol string, tools ...*boundTool) string {
+	digest := func(serverID, protocol string, tools ...*catalogTool) string {
 		t.Helper()
 		d, err := m.revisionDigest(serverID, protocol, tools, func() (string, error) {
 			calls++
@@ -38,15 +38,15 @@ func TestDigestMemo(t *testing.T) {
 	if again := digest("s", ProtocolVersion20251125, tool(), tool()); again != base || calls != 1 {
 		t.Fatalf("an equal catalog computed again (%d calls)", calls)
 	}
-	changes := []func(*boundTool){
-		func(b *boundTool) { b.binding.remote = "r2" },
-		func(b *boundTool) { b.binding.local = "l2" },
-		func(b *boundTool) { b.description = "d2" },
-		func(b *boundTool) { b.binding.policy.Title = "T2" },
-		func(b *boundTool) { b.binding.policy.RiskLevel = "" },
-		func(b *boundTool) { b.binding.concurrencySafe = false },
-		func(b *boundTool) { b.inputSnap = snap(1) }, // equal value, another snapshot: recomputed, never wrong
-		func(b *boundTool) { b.outputSnap = nil },
+	changes := []func(*catalogTool){
+		func(b *catalogTool) { b.binding.remote = "r2" },
+		func(b *catalogTool) { b.binding.local = "l2" },
+		func(b *catalogTool) { b.description = "d2" },
+		func(b *catalogTool) { b.binding.policy.Title = "T2" },
+		func(b *catalogTool) { b.binding.policy.RiskLevel = "" },
+		func(b *catalogTool) { b.binding.concurrencySafe = false },
+		func(b *catalogTool) { b.inputSnap = snap(1) }, // equal value, another snapshot: recomputed, never wrong
+		func(b *catalogTool) { b.outputSnap = nil },
 	}
 	for i, change := range changes {
 		changed := tool()
@@ -60,11 +60,11 @@ func TestDigestMemo(t *testing.T) {
 	}
 	for _, c := range []struct {
 		server, protocol string
-		tools            []*boundTool
+		tools            []*catalogTool
 	}{
-		{"s2", ProtocolVersion20251125, []*boundTool{tool(), tool()}},
-		{"s", ProtocolVersion20260728, []*boundTool{tool(), tool()}},
-		{"s", ProtocolVersion20251125, []*boundTool{tool()}},
+		{"s2", ProtocolVersion20251125, []*catalogTool{tool(), tool()}},
+		{"s", ProtocolVersion20260728, []*catalogTool{tool(), tool()}},
+		{"s", ProtocolVersion20251125, []*catalogTool{tool()}},
 		{"s", ProtocolVersion20251125, nil},
 	} {
 		before := calls
@@ -73,7 +73,7 @@ func TestDigestMemo(t *testing.T) {
 			t.Errorf("%+v: the remembered digest was reused", c)
 		}
 	}
-	_, err := m.revisionDigest("s", ProtocolVersion20251125, []*boundTool{tool()}, func() (string, error) {
+	_, err := m.revisionDigest("s", ProtocolVersion20251125, []*catalogTool{tool()}, func() (string, error) {
 		return "", fail(CodeCatalogLimitExceeded)
 	})
 	if CodeOf(err) != CodeCatalogLimitExceeded {
@@ -84,7 +84,7 @@ func TestDigestMemo(t *testing.T) {
 	if calls != before+1 {
 		t.Error("a failed digest was remembered")
 	}
-	m.close()
+	m.Close()
 	before = calls
 	digest("s", ProtocolVersion20251125, tool())
 	digest("s", ProtocolVersion20251125, tool())

@@ -2,11 +2,18 @@ package purramcp
 
 import (
 	"context"
+	"maps"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"purra.dev/purramcp/internal/bounding"
+	"purra.dev/purramcp/internal/identity"
 	"purra.dev/purramcp/internal/profile"
+	"purra.dev/purramcp/internal/strictjson"
+	"purra.dev/purramcp/internal/wire"
 )
 
 // DiscoveryOptions configures DiscoverTools.
@@ -149,12 +156,12 @@ func newDiscovery(session *mcp.ClientSession, serverID string, bindings map[stri
 		m.attachedElsewhere(session) || !validStaleRetries(opts.StaleRetries) {
 		return nil, fail(CodeBindingInvalid)
 	}
-	bound, err := copyBindings(bindings, limits.MaxTools)
+	copied, err := copyBindings(bindings, limits.MaxTools)
 	if err != nil {
 		return nil, err
 	}
 	return &discovery{session: session, serverID: serverID, monitor: m, limits: limits, policy: opts.Policy,
-		bound: bound, opts: opts}, nil
+		bindings: copied, opts: opts}, nil
 }
 
 // discovery is the state of one DiscoverTools call. revision, protocol,
@@ -169,9 +176,64 @@ type discovery struct {
 	policy   SchemaPolicy
 	opts     DiscoveryOptions
 	envelope *Contract
-	bound    map[string]*binding
-	found    map[string]*boundTool
+	bindings map[string]*binding
+	found    map[string]*catalogTool
 	pages    int // tools/list requests sent by the current attempt
+}
+
+// maxStaleRetries bounds DiscoveryOptions.StaleRetries: nine attempts at
+// most, each bounded by the limits, so a server that keeps announcing
+// changes costs a bounded number of listings.
+const maxStaleRetries = 8
+
+// validStaleRetries reports whether n is a valid DiscoveryOptions.StaleRetries.
+func validStaleRetries(n int) bool { return n >= 0 && n <= maxStaleRetries }
+
+// attempt is one discovery from the first page to the digest, then
+// the approver and the check that no list change arrived meanwhile. It
+// reports itself to the Observer. Every mcp_catalog_stale it returns means a
+// tool list change arrived after the attempt read the revision, so
+// DiscoverTools may start over.
+func (d *discovery) attempt(ctx context.Context, n int) (*Catalog, error) {
+	start := time.Now()
+	d.found, d.pages = map[string]*catalogTool{}, 0
+	catalog, err := d.discover(ctx)
+	digest := ""
+	if catalog != nil {
+		digest = catalog.digest
+		if err != nil {
+			catalog = nil // built, then refused: the caller never gets it
+		}
+	}
+	if d.opts.Observer != nil {
+		d.opts.Observer(ctx, Event{Kind: EventDiscover, ServerID: d.serverID, RevisionDigest: digest,
+			Code: eventCode(err), Attempt: n, Pages: d.pages, Duration: time.Since(start),
+			ProtocolVersion: d.monitor.ProtocolVersion(), Transport: d.monitor.transport(), Start: start})
+	}
+	return catalog, err
+}
+
+// discover runs the attempt's steps. Once the catalog is built it is
+// returned even with an error, so that the attempt's event carries its
+// digest.
+func (d *discovery) discover(ctx context.Context) (*Catalog, error) {
+	if err := d.preflight(); err != nil {
+		return nil, err
+	}
+	if err := listPages(ctx, d.session, d.monitor, d.revision, d.limits, &d.pages, d.visit); err != nil {
+		return nil, err
+	}
+	catalog, err := d.catalog(d.serverID)
+	if err != nil {
+		return nil, err
+	}
+	if err := d.monitor.Check(d.revision); err != nil { // the final check: a list change meanwhile
+		return catalog, err
+	}
+	if d.opts.Approve == nil {
+		return catalog, nil
+	}
+	return catalog, d.approve(ctx, catalog)
 }
 
 // preflight runs step 3 of DiscoverTools: monitor, version, tools capability and the
@@ -200,11 +262,94 @@ func (d *discovery) preflight() error {
 	return nil
 }
 
+// listPages pages tools/list for discovery and the
+// inspector alike. Before each page: the monitor check, then ctx (no request
+// once it has ended); after it: the monitor check again, the catalog byte and
+// tool totals, then each tool in order: visit gets the tool, its schema
+// sizes and whether its remote name was seen before (visit must then fail
+// mcp_name_conflict). An empty
+// cursor ends paging; an oversized or repeated one fails; so does running
+// out of pages. Pages may be shared with go-sdk's cache: read only.
+//
+// sent, when not nil, counts the tools/list requests sent.
+func listPages(ctx context.Context, session *mcp.ClientSession, m *CatalogMonitor, revision uint64,
+	lim Limits, sent *int, visit func(tool *mcp.Tool, schemaSizes [2]int, repeated bool) error) error {
+	seen, cursors := map[string]bool{}, map[string]bool{}
+	total, cursor := 0, ""
+	for range lim.MaxPages {
+		if err := m.Check(revision); err != nil {
+			return err
+		}
+		if ctx.Err() != nil {
+			return ErrCanceled // no request is sent once ctx has ended
+		}
+		if sent != nil {
+			*sent++
+		}
+		result, err := bounded(ctx, lim.Timeout, m, bounding.ToolsCap(lim.MaxCatalogBytes-total, lim.MaxTools-len(seen)), func(ctx context.Context) (*mcp.ListToolsResult, error) {
+			// Fresh params per request (go-sdk writes _meta into
+			// them); the first request carries none, so no cursor.
+			var params *mcp.ListToolsParams
+			if cursor != "" {
+				params = &mcp.ListToolsParams{Cursor: cursor}
+			}
+			return session.ListTools(ctx, params)
+		})
+		if err != nil {
+			return err
+		}
+		if err := m.Check(revision); err != nil {
+			return err
+		}
+		n, schemaSizes, err := pageCost(result, len(seen), total, lim)
+		if err != nil {
+			return err
+		}
+		total += n
+		for i, tool := range result.Tools {
+			if tool == nil {
+				continue // unreachable: go-sdk drops null tools
+			}
+			repeated := seen[tool.Name]
+			seen[tool.Name] = true
+			if err := visit(tool, schemaSizes[i], repeated); err != nil {
+				return err
+			}
+		}
+		next := result.NextCursor
+		if next == "" {
+			return nil
+		}
+		// An oversized or repeated cursor fails: a server cannot loop discovery.
+		if len(next) > maxCursorBytes || cursors[next] {
+			return fail(CodePaginationInvalid)
+		}
+		cursors[next] = true
+		cursor = next
+	}
+	return fail(CodeCatalogLimitExceeded) // pages exhausted
+}
+
+// pageCost checks one page against the tools seen and the catalog bytes
+// counted so far: the tool count first, then the size, counted only up to
+// the bytes left; either over fails mcp_catalog_limit_exceeded. It returns
+// the page's size and its tools' schema sizes.
+func pageCost(result *mcp.ListToolsResult, seen, total int, lim Limits) (int, [][2]int, error) {
+	if seen+len(result.Tools) > lim.MaxTools {
+		return 0, nil, fail(CodeCatalogLimitExceeded)
+	}
+	n, schemaSizes, err := wire.PageSize(result, lim.MaxCatalogBytes-total)
+	if err != nil || n > lim.MaxCatalogBytes-total {
+		return 0, nil, fail(CodeCatalogLimitExceeded)
+	}
+	return n, schemaSizes, nil
+}
+
 // visit compiles a bound tool as it is listed; unbound tools are never
 // compiled and never widen anything. A repeated remote name fails
 // mcp_name_conflict, as a [*DiscoveryError] when the name is bound.
 func (d *discovery) visit(tool *mcp.Tool, schemaSizes [2]int, repeated bool) error {
-	b, ok := d.bound[tool.Name]
+	b, ok := d.bindings[tool.Name]
 	switch {
 	case repeated && ok:
 		return &DiscoveryError{Code: CodeNameConflict, RemoteName: tool.Name, Path: "$", Keyword: "name"}
@@ -227,16 +372,106 @@ func (d *discovery) visit(tool *mcp.Tool, schemaSizes [2]int, repeated bool) err
 
 // bindTool checks one bound remote tool with checkTool and builds its
 // registration record; pageCost measured its schemas.
-func (d *discovery) bindTool(tool *mcp.Tool, b *binding, schemaSizes [2]int) (*boundTool, error) {
+func (d *discovery) bindTool(tool *mcp.Tool, b *binding, schemaSizes [2]int) (*catalogTool, error) {
 	c, fault := checkTool(tool, schemaSizes, d.limits, d.policy, &d.monitor.schemas)
 	if fault != nil {
 		return nil, &DiscoveryError{Code: fault.code, RemoteName: tool.Name, Schema: fault.schema,
 			Path: fault.path, Keyword: fault.keyword}
 	}
-	return &boundTool{
+	return &catalogTool{
 		binding: *b, description: tool.Description,
 		inputSnap: c.inputSnap, outputSnap: c.outputSnap,
 		input: c.input, output: c.output, envelope: d.envelope, session: d.session,
 		limits: d.limits, monitor: d.monitor, revision: d.revision, propagator: d.opts.TracePropagator,
 	}, nil
+}
+
+// A toolFault says why a listed tool cannot be bound: the code discovery
+// fails with and, for a schema, which one ("inputSchema" or
+// "outputSchema"), the path of the failing node and the keyword or limit.
+type toolFault struct{ code, schema, path, keyword string }
+
+// checkedTool is what checkTool compiles for a tool that binds.
+type checkedTool struct {
+	input, output         *Contract // output nil when the tool has none
+	inputSnap, outputSnap *strictjson.Object
+}
+
+// checkTool applies discovery's rules for one listed tool, in order: its
+// description within MaxDescriptionBytes, then its input and its output
+// schema under limits and policy. sizes are the schemas' compact JSON sizes,
+// measured once by the caller (a negative size: the schema could not be
+// measured). Discovery and the inspector both call it, so they cannot
+// disagree on a tool or its order of checks. execution.taskSupport
+// "required" would fail mcp_tool_unsupported here, but go-sdk v1.8.0 drops
+// it while decoding. cache is the monitor's schema cache (nil: none, as for
+// the inspector); it changes no outcome.
+func checkTool(tool *mcp.Tool, sizes [2]int, lim Limits, policy SchemaPolicy, cache *schemaCache) (checkedTool, *toolFault) {
+	var c checkedTool
+	if jsUTF8Len(tool.Description) > lim.MaxDescriptionBytes {
+		return c, &toolFault{code: CodeCatalogLimitExceeded, path: "$", keyword: "MaxDescriptionBytes"}
+	}
+	var err error
+	if c.input, c.inputSnap, err = checkSchema(tool.InputSchema, sizes[0], lim, policy, cache); err != nil {
+		return c, schemaToolFault("inputSchema", err)
+	}
+	if tool.OutputSchema != nil {
+		if c.output, c.outputSnap, err = checkSchema(tool.OutputSchema, sizes[1], lim, policy, cache); err != nil {
+			return c, schemaToolFault("outputSchema", err)
+		}
+	}
+	return c, nil
+}
+
+// checkSchema is sizedRemoteContract for a schema whose size may not have
+// been measurable (size < 0).
+func checkSchema(schema any, size int, lim Limits, policy SchemaPolicy, cache *schemaCache) (*Contract, *strictjson.Object, error) {
+	if size < 0 {
+		return nil, nil, &schemaFault{"$", "schema"}
+	}
+	return cache.remoteContract(schema, size, lim, policy)
+}
+
+// schemaToolFault locates a remote-schema fault of the named schema.
+func schemaToolFault(which string, err error) *toolFault {
+	f := err.(*schemaFault) // sizedRemoteContract fails only with a fault
+	return &toolFault{code: CodeSchemaUnsupported, schema: which, path: f.path, keyword: f.keyword}
+}
+
+// catalog checks that every binding was listed and computes the digest,
+// without the final monitor check that
+// attempt makes, and builds the Catalog.
+func (d *discovery) catalog(serverID string) (*Catalog, error) {
+	if len(d.found) != len(d.bindings) {
+		return nil, missingBinding(d.bindings, d.found)
+	}
+	tools := slices.SortedFunc(maps.Values(d.found), func(a, b *catalogTool) int {
+		return strings.Compare(a.binding.local, b.binding.local)
+	})
+	digest, err := d.monitor.digests.revisionDigest(serverID, d.protocol, tools, func() (string, error) {
+		identityEntries := make([]any, len(tools))
+		for i, t := range tools {
+			identityEntries[i] = t.identity()
+		}
+		return identity.DigestOf(map[string]any{"schemaVersion": snapshotVersion, "serverId": serverID,
+			"protocolVersion": d.protocol, "entries": identityEntries}, identityLimits)
+	})
+	if err != nil {
+		return nil, fail(CodeCatalogLimitExceeded)
+	}
+	return &Catalog{
+		serverID: serverID, protocol: d.protocol, digest: digest, tools: tools, monitor: d.monitor, revision: d.revision, observer: d.opts.Observer,
+		transport: d.monitor.transport(),
+	}, nil
+}
+
+// missingBinding is the mcp_binding_missing failure naming the first
+// remote name of bindings, in sorted order, that the listing never had.
+func missingBinding(bindings map[string]*binding, found map[string]*catalogTool) error {
+	for _, name := range slices.Sorted(maps.Keys(bindings)) {
+		if found[name] == nil {
+			return &DiscoveryError{Code: CodeBindingMissing, RemoteName: name}
+		}
+	}
+	return fail(CodeBindingMissing) // unreachable: found holds only bound names
 }

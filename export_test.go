@@ -5,7 +5,10 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"purra.dev/purramcp/internal/bounding"
+	"purra.dev/purramcp/internal/profile"
 	"purra.dev/purramcp/internal/strictjson"
+	"purra.dev/purramcp/internal/wire"
 )
 
 // ResolveLimits exposes Limits.resolve to the external tests.
@@ -13,15 +16,15 @@ func ResolveLimits(l Limits) (Limits, error) { return l.resolve() }
 
 // MapCallError exposes the request error mapping to the external tests.
 func MapCallError(ctx, callCtx context.Context, err error) error {
-	return mapCallError(ctx, callCtx, err)
+	return publicError(bounding.MapError(ctx, callCtx, err))
 }
 
 // PageSize and ResultSize expose how discovery and Run count a tools/list
 // page (and each tool's input and output schema) and a tools/call result,
 // to check them against jssize.Size; each stops once its count passes limit.
 var (
-	PageSize   = pageSize
-	ResultSize = resultSize
+	PageSize   = wire.PageSize
+	ResultSize = wire.ResultSize
 )
 
 // PageCost exposes discovery's per-page count and size checks.
@@ -35,7 +38,7 @@ func ConvertResult(limits Limits, result *mcp.CallToolResult) (Envelope, error) 
 
 // ConvertResultWith runs Run's result conversion for a tool whose output
 // schema is output (nil: none) under limits. With exact, it runs the
-// conversion as it was before the size bound (resultbound.go): the exact
+// conversion as it was before the size bound (wire.SizeWithin): the exact
 // count first, then the block checks and the envelope's own walk.
 func ConvertResultWith(limits Limits, output map[string]any, result *mcp.CallToolResult, exact bool) (Envelope, error) {
 	lim, err := limits.resolve()
@@ -46,7 +49,7 @@ func ConvertResultWith(limits Limits, output map[string]any, result *mcp.CallToo
 	if err != nil {
 		return Envelope{}, err
 	}
-	t := &boundTool{limits: lim, envelope: envelope}
+	t := &catalogTool{limits: lim, envelope: envelope}
 	if output != nil {
 		if t.output, err = newRemoteContract(output, lim, SchemaPolicy{}.profile()); err != nil {
 			return Envelope{}, err
@@ -59,14 +62,14 @@ func ConvertResultWith(limits Limits, output map[string]any, result *mcp.CallToo
 }
 
 // convertExact is convert without the size bound.
-func (t *boundTool) convertExact(result *mcp.CallToolResult) (Envelope, error) {
+func (t *catalogTool) convertExact(result *mcp.CallToolResult) (Envelope, error) {
 	if result.IsError {
 		return Envelope{}, fail(CodeToolError)
 	}
 	if len(result.Content) > t.limits.MaxContentBlocks {
 		return Envelope{}, fail(CodeResultTooLarge)
 	}
-	if n, err := resultSize(result, t.limits.MaxResultBytes); err != nil {
+	if n, err := wire.ResultSize(result, t.limits.MaxResultBytes); err != nil {
 		return Envelope{}, fail(CodeResultInvalid)
 	} else if n > t.limits.MaxResultBytes {
 		return Envelope{}, fail(CodeResultTooLarge)
@@ -97,7 +100,7 @@ func SizeBoundHolds(result *mcp.CallToolResult, limit int) (holds, walked bool) 
 	if err != nil {
 		return false, false
 	}
-	return sizeWithin(result, m, limit), true
+	return wire.SizeWithin(result, m, limit), true
 }
 
 // ValidateWithMember exposes the envelope validation of Run's results:
@@ -105,4 +108,14 @@ func SizeBoundHolds(result *mcp.CallToolResult, limit int) (holds, walked bool) 
 // value's containers.
 func ValidateWithMember(outer *Contract, value map[string]any, name string, inner *Contract) (map[string]any, error) {
 	return outer.validateWithMember(value, name, inner)
+}
+
+// NewExtendedContract is NewContract with the profile widened as
+// SchemaPolicy.ExtendedKeywords widens it, for the differential tests.
+func NewExtendedContract(opts ContractOptions) (*Contract, error) {
+	c, err := newContract(opts, profile.Options{ExtendedKeywords: true})
+	if err != nil {
+		return nil, err.ContractError
+	}
+	return c, nil
 }

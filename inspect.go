@@ -192,7 +192,7 @@ func inspectCatalog(ctx context.Context, session *mcp.ClientSession, serverID st
 		return nil, fail(CodeBindingInvalid)
 	}
 	d := &discovery{session: session, serverID: serverID, monitor: m, limits: lim, policy: opts.Policy, opts: opts,
-		found: map[string]*boundTool{}}
+		found: map[string]*catalogTool{}}
 	if err := d.preflight(); err != nil {
 		return nil, err
 	}
@@ -231,7 +231,7 @@ func inspectCatalog(ctx context.Context, session *mcp.ClientSession, serverID st
 	if len(report.Bindings) == 0 {
 		return report, nil
 	}
-	if d.bound, err = copyBindings(report.Bindings, lim.MaxTools); err != nil {
+	if d.bindings, err = copyBindings(report.Bindings, lim.MaxTools); err != nil {
 		return nil, err
 	}
 	for _, l := range listing {

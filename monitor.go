@@ -6,6 +6,8 @@ import (
 	"unsafe"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"purra.dev/purramcp/internal/bounding"
 )
 
 // Protocol versions the adapter accepts; a session that negotiated any
@@ -68,18 +70,16 @@ type CatalogMonitor struct {
 	// kind is the transport kind Transport saw (telemetry.go), for Events.
 	kind string
 	// handlers are the ToolListChangedHandler identities ClientOptions
-	// returned, which a session's client must carry (wiring.go); bound is
-	// the bounding layer once Transport's transport connected; strict is
+	// returned, which a session's client must carry (wiring.go); strict is
 	// set by RequireTransport.
 	handlers []unsafe.Pointer
-	bound    *bounding
 	strict   bool
+	// bounding is the request path and, once Transport's transport
+	// connects, the bounding layer (internal/bounding); it has its own lock.
+	bounding bounding.Session
 	// schemas caches discovery's compiled schemas (schemacache.go); it
 	// has its own lock and is emptied when the monitor closes.
 	schemas schemaCache
-	// workers run the requests of bounded (requestworkers.go); ended
-	// when the monitor closes.
-	workers requestWorkers
 	// digests remembers the last catalog's revision digest
 	// (catalogdigest.go); emptied when the monitor closes.
 	digests digestMemo
@@ -172,7 +172,8 @@ func (m *CatalogMonitor) Attach(session *mcp.ClientSession) error {
 		m.mu.Unlock()
 		return fail(CodeProtocolConflict)
 	}
-	if !ok || !wiredBy(client, m.handlers) || m.bound != nil && !m.bound.connected.Load() || m.strict && m.bound == nil {
+	layer := m.bounding.Layer()
+	if !ok || !wiredBy(client, m.handlers) || layer == bounding.LayerConnecting || m.strict && layer == bounding.NoLayer {
 		m.mu.Unlock()
 		return fail(CodeBindingInvalid)
 	}
@@ -225,7 +226,7 @@ func (m *CatalogMonitor) Connect(ctx context.Context, client *mcp.Client, t mcp.
 		return nil, fail(CodeBindingInvalid)
 	}
 	m.mu.Lock()
-	used := m.session != nil || m.bound != nil
+	used := m.session != nil || m.bounding.Layer() != bounding.NoLayer
 	if !used {
 		m.strict = true // RequireTransport, for this monitor's one session
 	}
@@ -314,14 +315,7 @@ func (m *CatalogMonitor) OnNotification(method string) {
 
 // Close marks the session ended: every later Check fails
 // [ErrConnectionClosed]. It is idempotent and does not close the session.
-func (m *CatalogMonitor) Close() {
-	m.mu.Lock()
-	m.closed = true
-	m.mu.Unlock()
-	m.schemas.close()
-	m.workers.close()
-	m.digests.close()
-}
+func (m *CatalogMonitor) Close() { m.shutdown(false) }
 
 // Revision returns the number of tool list changes seen so far.
 func (m *CatalogMonitor) Revision() uint64 {
@@ -379,37 +373,22 @@ func (m *CatalogMonitor) attachedElsewhere(s *mcp.ClientSession) bool {
 	return m.session != nil && m.session != s
 }
 
-// claimBounding records b as the monitor's bounding layer; it reports false
-// when the monitor already has one (one session per monitor).
-func (m *CatalogMonitor) claimBounding(b *bounding) bool {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.bound != nil {
-		return false
-	}
-	m.bound = b
-	return true
-}
-
-// inlineRequests reports whether bounded may run requests on their
-// caller's goroutine: the session is connected through the monitor's
-// bounding layer and its writes can be ended (bounding.inline).
-func (m *CatalogMonitor) inlineRequests() bool {
-	m.mu.Lock()
-	b := m.bound
-	m.mu.Unlock()
-	return b != nil && b.inline.Load()
-}
-
 // sever closes the monitor and severs its session (see Transport): a
 // request's write was abandoned.
-func (m *CatalogMonitor) sever() {
+func (m *CatalogMonitor) sever() { m.shutdown(true) }
+
+// shutdown is the one way a monitor ends, for Close and sever alike: the
+// monitor is marked closed (every later Check fails, and so does every
+// request), its caches are emptied and, with severSession, its bounding
+// layer severs the session (the connection's reads end and its transport
+// is closed once).
+func (m *CatalogMonitor) shutdown(severSession bool) {
 	m.mu.Lock()
 	m.closed = true
-	b := m.bound
 	m.mu.Unlock()
-	m.schemas.close()
-	m.workers.close()
-	m.digests.close()
-	b.sever()
+	m.schemas.Close()
+	m.digests.Close()
+	if severSession {
+		m.bounding.Sever()
+	}
 }

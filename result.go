@@ -2,6 +2,8 @@ package purramcp
 
 import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"purra.dev/purramcp/internal/wire"
 )
 
 // convert turns a tools/call result into the envelope, in the order of
@@ -12,10 +14,10 @@ import (
 //
 // The size check comes before the block and envelope checks. For the
 // common result, text blocks and structured content only, the envelope's
-// walk runs first and its measure bounds the size (resultbound.go); the
+// walk runs first and its measure bounds the size (wire.SizeWithin); the
 // exact count runs only when the bound does not settle it. Either way the
 // first failure in that order decides the outcome.
-func (t *boundTool) convert(result *mcp.CallToolResult) (Envelope, error) {
+func (t *catalogTool) convert(result *mcp.CallToolResult) (Envelope, error) {
 	if result == nil {
 		return Envelope{}, fail(CodeResultInvalid) // unreachable: go-sdk returns a value
 	}
@@ -30,13 +32,13 @@ func (t *boundTool) convert(result *mcp.CallToolResult) (Envelope, error) {
 	if allText && t.envelope.sharesLimits(t.output) {
 		if envelope, ok := envelopeValue(text, result.StructuredContent); ok {
 			v, m, err := t.envelope.walkShared(envelope)
-			if err == nil && sizeWithin(result, m, t.limits.MaxResultBytes) {
+			if err == nil && wire.SizeWithin(result, m, t.limits.MaxResultBytes) {
 				walked = v
 			}
 		}
 	}
 	if walked == nil {
-		if n, err := resultSize(result, t.limits.MaxResultBytes); err != nil {
+		if n, err := wire.ResultSize(result, t.limits.MaxResultBytes); err != nil {
 			return Envelope{}, fail(CodeResultInvalid)
 		} else if n > t.limits.MaxResultBytes {
 			return Envelope{}, fail(CodeResultTooLarge)
@@ -90,7 +92,7 @@ func envelopeValue(text []any, structured any) (map[string]any, bool) {
 
 // envelopeOf validates {text, structured} under the envelope contract and,
 // when the tool has one, structured under its output contract.
-func (t *boundTool) envelopeOf(text []any, structured any) (Envelope, error) {
+func (t *catalogTool) envelopeOf(text []any, structured any) (Envelope, error) {
 	envelope, ok := envelopeValue(text, structured)
 	if !ok {
 		return Envelope{}, fail(CodeResultInvalid)

@@ -565,7 +565,7 @@ func TestValidateWithMember_MatchesSnapshotPath(t *testing.T) {
 }
 
 // Fuzz targets for the MCP boundary: result conversion here, discovery
-// pages in paging_test.go and bindings in bindings_test.go. Each iteration
+// pages in discover_paging_test.go and bindings in bindings_test.go. Each iteration
 // connects its own in-memory session, closed at the iteration's cleanup,
 // and checks that no goroutine outlives it.
 

@@ -6,17 +6,19 @@ import (
 	"errors"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"purra.dev/purramcp/internal/bounding"
 )
 
 // scope is the registration's Scope: the monitor, then ctx, then the host's
 // ScopeFunc with a copy of args (see ScopeFunc).
-func (t *boundTool) scope(ctx context.Context, args map[string]any, call ToolContext) error {
+func (t *catalogTool) scope(ctx context.Context, args map[string]any, call ToolContext) error {
 	return t.scopeOwned(ctx, cloneObject(args), call)
 }
 
 // scopeOwned is scope for args nothing else holds or uses afterwards (Run's
 // freshly validated value), which the host's ScopeFunc gets without a copy.
-func (t *boundTool) scopeOwned(ctx context.Context, args map[string]any, call ToolContext) error {
+func (t *catalogTool) scopeOwned(ctx context.Context, args map[string]any, call ToolContext) error {
 	if err := t.monitor.Check(t.revision); err != nil {
 		return err
 	}
@@ -30,7 +32,7 @@ func (t *boundTool) scopeOwned(ctx context.Context, args map[string]any, call To
 // failures are results with an ErrorCode and the empty envelope; the error is
 // non-nil only for ErrCanceled or a host scope failure. st records the
 // request sent and the result received, for the call's Event.
-func (t *boundTool) run(ctx context.Context, args json.RawMessage, call ToolContext, st *callStats) (ToolResult, error) {
+func (t *catalogTool) run(ctx context.Context, args json.RawMessage, call ToolContext, st *callStats) (ToolResult, error) {
 	if err := t.monitor.Check(t.revision); err != nil {
 		return failedResult(CodeOf(err)), nil
 	}
@@ -48,7 +50,7 @@ func (t *boundTool) run(ctx context.Context, args json.RawMessage, call ToolCont
 		return ToolResult{}, ErrCanceled // no request is sent once ctx has ended
 	}
 	st.requests = 1
-	result, err := bounded(ctx, t.limits.Timeout, t.monitor, resultCap(t.limits.MaxResultBytes, t.limits.MaxContentBlocks), func(ctx context.Context) (*mcp.CallToolResult, error) {
+	result, err := bounded(ctx, t.limits.Timeout, t.monitor, bounding.ResultCap(t.limits.MaxResultBytes, t.limits.MaxContentBlocks), func(ctx context.Context) (*mcp.CallToolResult, error) {
 		return t.session.CallTool(ctx, &mcp.CallToolParams{Meta: traceMeta(ctx, t.propagator), Name: t.binding.remote,
 			Arguments: wire})
 	})
@@ -70,7 +72,7 @@ func (t *boundTool) run(ctx context.Context, args json.RawMessage, call ToolCont
 // arguments parses args as strict JSON under the input contract and
 // re-encodes the validated value compactly for the wire. Empty
 // (nil or zero-length) args mean {}.
-func (t *boundTool) arguments(args json.RawMessage) (map[string]any, json.RawMessage, error) {
+func (t *catalogTool) arguments(args json.RawMessage) (map[string]any, json.RawMessage, error) {
 	text := string(args)
 	if len(args) == 0 {
 		text = "{}"

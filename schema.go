@@ -9,6 +9,7 @@ import (
 	"purra.dev/purramcp/internal/identity"
 	"purra.dev/purramcp/internal/profile"
 	"purra.dev/purramcp/internal/strictjson"
+	"purra.dev/purramcp/internal/wire"
 )
 
 // OutputSchemaProfile names the strict object-schema profile every Contract
@@ -320,6 +321,20 @@ func (c *Contract) Parse(text string) (map[string]any, error) {
 		return nil, contractError(CodeInvalidJSON, "document", "$")
 	}
 	return c.check(v)
+}
+
+// parseArguments is Parse for Run's arguments: the validated value as a
+// fresh map and, from the same parse, its compact wire form.
+func (c *Contract) parseArguments(text string) (map[string]any, []byte, error) {
+	v, err := strictjson.Parse(text, c.outputLimits())
+	if err != nil {
+		return nil, nil, contractError(CodeInvalidJSON, "document", "$")
+	}
+	if err := c.validate(v); err != nil {
+		return nil, nil, err
+	}
+	wire := wire.AppendJSON(make([]byte, 0, len(text)+16), v)
+	return strictjson.Own(v).(map[string]any), wire, nil
 }
 
 // ValidateValue snapshots an already decoded value (a deep copy under the

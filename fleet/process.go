@@ -74,8 +74,11 @@ func startProcess(sc ServerConfig, ring *stderrRing) (*process, error) {
 // stop ends the whole process group, as MCP's stdio shutdown asks: close
 // the child's standard input and wait, then SIGTERM (with SIGCONT, so a
 // stopped group sees it), wait, then SIGKILL; what is left of the group
-// once the leader is gone is killed too. It returns within closeGrace +
-// termGrace + killGrace, with the pipes closed and the stderr copy ended.
+// once the leader is gone is killed too. The stderr copy then reads to the
+// end of what the group wrote (end of file, once every writer is gone),
+// for at most stderrGrace: a writer that escaped the group is cut off. It
+// returns within closeGrace + termGrace + killGrace + stderrGrace, with the
+// pipes closed and the stderr copy ended.
 // It is idempotent.
 func (p *process) stop() {
 	p.once.Do(func() {
@@ -89,6 +92,12 @@ func (p *process) stop() {
 		}
 		p.signalGroup(sigKill) // a grandchild that outlived its parent
 		_ = p.stdout.Close()
+		t := time.NewTimer(stderrGrace)
+		select {
+		case <-p.copied:
+		case <-t.C:
+		}
+		t.Stop()
 		_ = p.stderr.Close()
 		<-p.copied
 	})

@@ -63,10 +63,12 @@ func (h *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 }
 
 // Grace periods of stopping a child process group: after closing its
-// standard input, after SIGTERM, and after SIGKILL. Together they stay
-// under a second, so that Close keeps its bound.
+// standard input, after SIGTERM, after SIGKILL, and for the stderr copy to
+// reach the end of what the group wrote. Together they stay under a
+// second, so that Close keeps its bound.
 const (
-	closeGrace = 200 * time.Millisecond
-	termGrace  = 200 * time.Millisecond
-	killGrace  = 500 * time.Millisecond
+	closeGrace  = 200 * time.Millisecond
+	termGrace   = 200 * time.Millisecond
+	killGrace   = 500 * time.Millisecond
+	stderrGrace = 50 * time.Millisecond
 )

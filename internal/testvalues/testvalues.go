@@ -208,3 +208,44 @@ func randomName(r *rand.Rand) string {
 func randomScalarText(r *rand.Rand) any {
 	return []any{"short", 3.0, true, "a longer string with an escape\n", 42.0}[r.IntN(5)]
 }
+
+// WireNumbers spans encoding/json's float64 spellings: both exponent
+// thresholds, the one-digit exponent clean-up, subnormals, the safe-integer
+// edge and long fractions.
+var WireNumbers = []float64{0, 1, -1, 0.1, -2.5, 1e-6, 9.99e-7, 1e-7, 1.5e-9, 5e-324, 1e20, 1e21, 9.99e20,
+	-1e21, 1e300, 123456789012345680000, 1<<53 - 1, -(1<<53 - 1), 0.30000000000000004, 1e-300, 2.5e-10, 1e-100}
+
+// WireStrings holds every escape class: quotes, backslashes, the short
+// control escapes, other controls, HTML characters, U+2028/U+2029, multibyte
+// text and astral characters.
+var WireStrings = []string{"", "plain", `q"uo\te`, "\b\f\n\r\t", "\x00\x01\x1f\x7f", "<a href=\"x\">&amp;</a>",
+	"line\u2028sep\u2029", "é ü 中文", "😀 \U0010ffff", "\ue000", "a/b", "\u00a0\u200b\ufeff"}
+
+// Wire is a random value of the strictjson domain built from
+// WireNumbers, WireStrings and Plain.
+func Wire(r *rand.Rand, depth int) any {
+	switch k := r.IntN(9); {
+	case k == 0:
+		return WireNumbers[r.IntN(len(WireNumbers))]
+	case k == 1:
+		return WireStrings[r.IntN(len(WireStrings))] + WireStrings[r.IntN(len(WireStrings))]
+	case k == 2 || depth <= 0:
+		return Plain(r, 2)
+	case k < 5:
+		out := make([]any, r.IntN(4))
+		for i := range out {
+			out[i] = Wire(r, depth-1)
+		}
+		return out
+	default:
+		out := map[string]any{}
+		for range r.IntN(6) {
+			name := WireStrings[r.IntN(len(WireStrings))]
+			if r.IntN(3) == 0 {
+				name = []string{"0", "10", "2", "-1", "01", "4294967295", "b", "a", "B"}[r.IntN(9)]
+			}
+			out[name] = Wire(r, depth-1)
+		}
+		return out
+	}
+}

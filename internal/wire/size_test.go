@@ -1,4 +1,4 @@
-package purramcp_test
+package wire
 
 import (
 	"encoding/json"
@@ -9,7 +9,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"purra.dev/purramcp"
 	"purra.dev/purramcp/internal/jssize"
 )
 
@@ -49,11 +48,11 @@ func checkResultSize(t *testing.T, r *mcp.CallToolResult, id string) {
 	t.Helper()
 	want, err := jssize.Size(r)
 	require.NoError(t, err, id)
-	got, err := purramcp.ResultSize(r, math.MaxInt)
+	got, err := ResultSize(r, math.MaxInt)
 	require.NoError(t, err, id)
 	assert.Equal(t, want, got, id)
 	for _, limit := range []int{0, want / 2, want - 1, want} {
-		n, err := purramcp.ResultSize(r, limit)
+		n, err := ResultSize(r, limit)
 		require.NoError(t, err, id)
 		assert.Equal(t, want > limit, n > limit, "%s: limit %d gives %d", id, limit, n)
 	}
@@ -80,7 +79,7 @@ func checkPageSize(t *testing.T, p *mcp.ListToolsResult, id string) {
 	t.Helper()
 	want, err := jssize.Size(p)
 	require.NoError(t, err, id)
-	got, sizes, err := purramcp.PageSize(p, math.MaxInt)
+	got, sizes, err := PageSize(p, math.MaxInt)
 	require.NoError(t, err, id)
 	assert.Equal(t, want, got, id)
 	for i, tool := range p.Tools {
@@ -93,7 +92,7 @@ func checkPageSize(t *testing.T, p *mcp.ListToolsResult, id string) {
 		}
 	}
 	for _, limit := range []int{0, want / 2, want - 1, want} {
-		n, _, err := purramcp.PageSize(p, limit)
+		n, _, err := PageSize(p, limit)
 		require.NoError(t, err, id)
 		assert.Equal(t, want > limit, n > limit, "%s: limit %d gives %d", id, limit, n)
 	}

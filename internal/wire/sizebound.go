@@ -1,4 +1,4 @@
-package purramcp
+package wire
 
 import (
 	"unicode/utf8"
@@ -8,7 +8,7 @@ import (
 	"purra.dev/purramcp/internal/strictjson"
 )
 
-// sizeWithin reports whether resultSize(result) <= limit follows from a
+// SizeWithin reports whether ResultSize(result) <= limit follows from a
 // bound, without counting all of it: result holds only text blocks (without
 // _meta or annotations), structured content and _meta, and m is what the
 // envelope's walk measured of {text, structured}, which holds every text and
@@ -16,7 +16,7 @@ import (
 // reports false, and the exact count decides, whenever result carries
 // anything else or the bound passes limit.
 //
-// The bound. resultSize is the JSON.stringify length of
+// The bound. ResultSize is the JSON.stringify length of
 //
 //	{"_meta":M,"content":[{"type":"text","text":T1},...],"structuredContent":S,"resultType":R}
 //
@@ -29,7 +29,7 @@ import (
 // what it is written in, so |S| <= bytes(S) + nodes(S). The walk counted
 // every Ti and S once, so ΣSC(Ti) + |S| <= m.Bytes + m.Nodes, and |M| is
 // bounded by its own walk likewise.
-func sizeWithin(result *mcp.CallToolResult, m strictjson.Measure, limit int) bool {
+func SizeWithin(result *mcp.CallToolResult, m strictjson.Measure, limit int) bool {
 	if result.RequestState != "" || result.InputRequests != nil || result.IsError {
 		return false
 	}

@@ -1,4 +1,4 @@
-package purramcp
+package wire
 
 import (
 	"reflect"
@@ -61,12 +61,12 @@ var wireLayouts = jssize.NewLayouts(pageShape{}, toolShape{}, toolAnnotationsSha
 // placeholder stands for a schema measured apart: one byte, "0".
 const placeholder = 0
 
-// pageSize returns the JSON.stringify size of result and each tool's input
+// PageSize returns the JSON.stringify size of result and each tool's input
 // and output schema sizes (0 when absent), so a bound schema is not measured
 // twice. It stops once the count passes limit and then returns some n >
 // limit; the schema sizes are exact only when n <= limit. result is only
 // read: it may be shared with go-sdk's cache.
-func pageSize(result *mcp.ListToolsResult, limit int) (int, [][2]int, error) {
+func PageSize(result *mcp.ListToolsResult, limit int) (int, [][2]int, error) {
 	shell := pageShape{ResultType: string(result.ResultType), Meta: result.Meta, TTLMs: result.TTLMs,
 		CacheScope: result.CacheScope, NextCursor: result.NextCursor}
 	if result.Tools != nil { // nil stays null
@@ -186,9 +186,9 @@ type (
 	}
 )
 
-// resultSize returns the JSON.stringify size of result, stopping once the
+// ResultSize returns the JSON.stringify size of result, stopping once the
 // count passes limit (then some n > limit). result is only read.
-func resultSize(result *mcp.CallToolResult, limit int) (int, error) {
+func ResultSize(result *mcp.CallToolResult, limit int) (int, error) {
 	shell := resultShape{Meta: result.Meta, StructuredContent: result.StructuredContent, IsError: result.IsError,
 		RequestState: result.RequestState, ResultType: resultTypeOf(result)}
 	if result.Content != nil { // nil stays null

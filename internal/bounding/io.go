@@ -1,4 +1,4 @@
-package purramcp
+package bounding
 
 import (
 	"encoding/json"
@@ -19,12 +19,12 @@ import (
 // JSON, invalid UTF-8, NUL bytes included): over the cap first, as over
 // HTTP, so that its request fails with the cap's code, never as a decoding
 // failure that ends the session. Over go-sdk's in-memory and command
-// transports the layer sees only decoded messages (boundConn.check).
+// transports the layer sees only decoded messages (layerConn.check).
 
 // frameFilter is the Reader of a bounded IOTransport.
 type frameFilter struct {
 	src  io.ReadCloser
-	conn atomic.Pointer[boundConn] // set once the connection is made
+	conn atomic.Pointer[layerConn] // set once the connection is made
 
 	chunk []byte
 	buf   []byte // the part of chunk not yet framed
@@ -45,9 +45,9 @@ type frameFilter struct {
 // id and method and whether a result member came.
 var frameHead = []string{"result"}
 
-// boundIOTransport returns a copy of t whose Reader is filtered, and the
+// layerIOTransport returns a copy of t whose Reader is filtered, and the
 // filter, for the connection to own.
-func boundIOTransport(t *mcp.IOTransport) (*mcp.IOTransport, *frameFilter) {
+func layerIOTransport(t *mcp.IOTransport) (*mcp.IOTransport, *frameFilter) {
 	f := &frameFilter{src: t.Reader}
 	f.newFrame()
 	c := *t

@@ -1,15 +1,15 @@
-package purramcp
+package bounding
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"maps"
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"sync"
+	"runtime"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -20,16 +20,65 @@ import (
 	"go.uber.org/goleak"
 )
 
+// testMonitor stands for the monitor that owns a Session: its Sever
+// severs the session, as the monitor's does after closing itself.
+type testMonitor struct {
+	Session
+	severed atomic.Int32
+}
+
+func newTestMonitor() *testMonitor { return &testMonitor{} }
+
+func (m *testMonitor) Sever() {
+	m.severed.Add(1)
+	m.Session.Sever()
+}
+
+// Transport wraps t in m's bounding layer.
+func (m *testMonitor) Transport(t mcp.Transport) mcp.Transport { return m.Session.Transport(t, m) }
+
+// Connect connects client over m's Transport wrapping t.
+func (m *testMonitor) Connect(ctx context.Context, client *mcp.Client, t mcp.Transport,
+	opts *mcp.ClientSessionOptions) (*mcp.ClientSession, error) {
+	return client.Connect(ctx, m.Transport(t), opts)
+}
+
+// inlineRequests reports whether m's requests run on their caller's
+// goroutine.
+func (m *testMonitor) inlineRequests() bool { return m.Inline() }
+
+// bounded runs request on m's request path.
+func bounded[T any](ctx context.Context, timeout time.Duration, m *testMonitor, answer Cap,
+	request func(context.Context) (T, error)) (T, error) {
+	return Request(ctx, &m.Session, m, timeout, answer, request)
+}
+
+// codeOf returns err's code, "" when err is no *Failure.
+func codeOf(err error) string {
+	var f *Failure
+	if errors.As(err, &f) {
+		return f.Code
+	}
+	return ""
+}
+
+// goroutineID returns the calling goroutine's id, read from its stack header.
+func goroutineID() string {
+	buf := make([]byte, 64)
+	buf = buf[:runtime.Stack(buf, false)]
+	return string(bytes.Fields(buf)[1])
+}
+
 // customTransport is a host's own transport, which the bounding layer knows
 // nothing about.
 type customTransport struct{ mcp.Transport }
 
 // TestBounded_InlineWhereTheLayerEndsWrites: a request runs on its
 // caller's goroutine exactly when the session is connected through the
-// monitor's Transport over a transport whose blocked writes the layer can
+// session's Transport over a transport whose blocked writes the layer can
 // end (in-memory, command, streamable HTTP); over an IOTransport on the
 // host's streams, a host's own transport, or without the layer it runs on
-// a request worker.
+// a goroutine of its own.
 func TestBounded_InlineWhereTheLayerEndsWrites(t *testing.T) {
 	for _, tc := range []struct {
 		transport mcp.Transport
@@ -74,28 +123,28 @@ func TestBounded_InlineWhereTheLayerEndsWrites(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		inline bool
-		wire   func(m *CatalogMonitor) (server, client mcp.Transport)
+		wire   func(m *testMonitor) (server, client mcp.Transport)
 	}{
-		{"in_memory bounded", true, func(m *CatalogMonitor) (mcp.Transport, mcp.Transport) {
+		{"in_memory bounded", true, func(m *testMonitor) (mcp.Transport, mcp.Transport) {
 			st, ct := mcp.NewInMemoryTransports()
 			return st, m.Transport(ct)
 		}},
-		{"io bounded", false, func(m *CatalogMonitor) (mcp.Transport, mcp.Transport) {
+		{"io bounded", false, func(m *testMonitor) (mcp.Transport, mcp.Transport) {
 			s, c := net.Pipe()
 			return &mcp.IOTransport{Reader: s, Writer: s}, m.Transport(&mcp.IOTransport{Reader: c, Writer: c})
 		}},
-		{"custom bounded", false, func(m *CatalogMonitor) (mcp.Transport, mcp.Transport) {
+		{"custom bounded", false, func(m *testMonitor) (mcp.Transport, mcp.Transport) {
 			st, ct := mcp.NewInMemoryTransports()
 			return st, m.Transport(customTransport{ct})
 		}},
-		{"streamable HTTP bounded", true, func(m *CatalogMonitor) (mcp.Transport, mcp.Transport) {
+		{"streamable HTTP bounded", true, func(m *testMonitor) (mcp.Transport, mcp.Transport) {
 			server := mcp.NewServer(&mcp.Implementation{Name: "s", Version: "1"}, nil)
 			ts := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil))
 			hc := &http.Transport{}
 			cleanups = append(cleanups, ts.Close, hc.CloseIdleConnections)
 			return nil, m.Transport(&mcp.StreamableClientTransport{Endpoint: ts.URL, HTTPClient: &http.Client{Transport: hc}})
 		}},
-		{"in_memory without the layer", false, func(m *CatalogMonitor) (mcp.Transport, mcp.Transport) {
+		{"in_memory without the layer", false, func(m *testMonitor) (mcp.Transport, mcp.Transport) {
 			return mcp.NewInMemoryTransports()
 		}},
 	} {
@@ -103,7 +152,7 @@ func TestBounded_InlineWhereTheLayerEndsWrites(t *testing.T) {
 			defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 			ctx := t.Context()
 			server := mcp.NewServer(&mcp.Implementation{Name: "s", Version: "1"}, nil)
-			m := NewCatalogMonitor()
+			m := newTestMonitor()
 			st, ct := tc.wire(m)
 			var ss *mcp.ServerSession
 			if st != nil {
@@ -112,7 +161,7 @@ func TestBounded_InlineWhereTheLayerEndsWrites(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			cs, err := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, m.ClientOptions(nil)).Connect(ctx, ct, nil)
+			cs, err := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, nil).Connect(ctx, ct, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -126,14 +175,11 @@ func TestBounded_InlineWhereTheLayerEndsWrites(t *testing.T) {
 				}
 				cleanups = nil
 			}()
-			if err := m.Attach(cs); err != nil {
-				t.Fatal(err)
-			}
 			if got := m.inlineRequests(); got != tc.inline {
 				t.Fatalf("inlineRequests() = %v, want %v", got, tc.inline)
 			}
 			caller := goroutineID()
-			ran, err := bounded(ctx, time.Second, m, resultCap(1<<20, 128), func(context.Context) (string, error) {
+			ran, err := bounded(ctx, time.Second, m, ResultCap(1<<20, 128), func(context.Context) (string, error) {
 				return goroutineID(), nil
 			})
 			if err != nil {
@@ -148,13 +194,13 @@ func TestBounded_InlineWhereTheLayerEndsWrites(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			if _, err := bounded(ctx, time.Millisecond, m, resultCap(1<<20, 128), func(ctx context.Context) (int, error) {
+			if _, err := bounded(ctx, time.Millisecond, m, ResultCap(1<<20, 128), func(ctx context.Context) (int, error) {
 				<-ctx.Done()
 				return 0, ctx.Err()
-			}); CodeOf(err) != CodeTimeout {
+			}); codeOf(err) != CodeTimeout {
 				t.Fatalf("timed-out request: %v", err)
 			}
-			if b := m.bound; b != nil && b.conn != nil {
+			if b := m.current(); b != nil && b.conn != nil {
 				deadline := time.Now().Add(time.Second)
 				for {
 					b.conn.mu.Lock()
@@ -175,15 +221,15 @@ func TestBounded_InlineWhereTheLayerEndsWrites(t *testing.T) {
 
 // boundedSession connects server in memory through a fresh monitor's
 // Connect (the bounding layer, attached); both ends close at t's cleanup.
-func boundedSession(t *testing.T, server *mcp.Server) (*CatalogMonitor, *mcp.ClientSession) {
+func boundedSession(t *testing.T, server *mcp.Server) (*testMonitor, *mcp.ClientSession) {
 	t.Helper()
 	st, ct := mcp.NewInMemoryTransports()
 	ss, err := server.Connect(t.Context(), st, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := NewCatalogMonitor()
-	cs, err := m.Connect(t.Context(), mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, m.ClientOptions(nil)), ct, nil)
+	m := newTestMonitor()
+	cs, err := m.Connect(t.Context(), mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, nil), ct, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,16 +239,16 @@ func boundedSession(t *testing.T, server *mcp.Server) (*CatalogMonitor, *mcp.Cli
 
 // TestBounded_InlineLateResultDropped: on the caller's goroutine, a request
 // that returns a result only after the adapter's deadline fails
-// mcp_timeout, as on a worker, where the caller stops waiting at the
+// mcp_timeout, as on a goroutine of its own, where the caller stops waiting at the
 // deadline.
 func TestBounded_InlineLateResultDropped(t *testing.T) {
 	m, _ := boundedSession(t, mcp.NewServer(&mcp.Implementation{Name: "s", Version: "1"}, nil))
-	_, err := bounded(t.Context(), 20*time.Millisecond, m, resultCap(1<<20, 128), func(ctx context.Context) (int, error) {
+	_, err := bounded(t.Context(), 20*time.Millisecond, m, ResultCap(1<<20, 128), func(ctx context.Context) (int, error) {
 		<-ctx.Done()
 		time.Sleep(5 * time.Millisecond)
 		return 1, nil // ignores its ctx and answers late
 	})
-	if code := CodeOf(err); code != CodeTimeout {
+	if code := codeOf(err); code != CodeTimeout {
 		t.Fatalf("late result: %v (code %q), want %s", err, code, CodeTimeout)
 	}
 }
@@ -210,7 +256,7 @@ func TestBounded_InlineLateResultDropped(t *testing.T) {
 // TestBounded_BlockingCancelNotifyKeepsWorkers: under
 // MCPGODEBUG=blockingcancelnotify=1 go-sdk writes notifications/cancelled
 // on the caller's goroutine, so a bounded in-memory session keeps its
-// requests on workers.
+// requests on goroutines of their own.
 func TestBounded_BlockingCancelNotifyKeepsWorkers(t *testing.T) {
 	t.Setenv("MCPGODEBUG", "blockingcancelnotify=1")
 	if m, _ := boundedSession(t, mcp.NewServer(&mcp.Implementation{Name: "s", Version: "1"}, nil)); m.inlineRequests() {
@@ -218,87 +264,11 @@ func TestBounded_BlockingCancelNotifyKeepsWorkers(t *testing.T) {
 	}
 }
 
-// TestBounded_InlineConcurrentCancels: many Runs at once on one bounded
-// in-memory session, each on its caller's goroutine, with callers that give
-// up at random moments (before, during and after the request). Every Run
-// returns a result or ErrCanceled within its Timeout, none severs the
-// healthy session, later Runs still succeed, and no goroutine is left.
-func TestBounded_InlineConcurrentCancels(t *testing.T) {
-	before := goleak.IgnoreCurrent()
-	t.Cleanup(func() { goleak.VerifyNone(t, before) }) // after the session's own cleanup
-	ctx := t.Context()
-	server := mcp.NewServer(&mcp.Implementation{Name: "s", Version: "1"}, nil)
-	server.AddTool(&mcp.Tool{Name: "echo", InputSchema: json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer"}}}`)},
-		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(req.Params.Arguments)}}}, nil
-		})
-	m, cs := boundedSession(t, server)
-	if !m.inlineRequests() {
-		t.Fatal("the bounded in-memory session does not run requests inline")
-	}
-	const timeout = 2 * time.Second
-	catalog, err := DiscoverTools(ctx, cs, "s", map[string]ToolBinding{"echo": {LocalName: "echo",
-		Policy: ToolPolicy{Mode: "read", Title: "Echo"}, Scope: Unscoped}}, DiscoveryOptions{Monitor: m, Limits: Limits{Timeout: timeout}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	run := catalog.Registrations()[0].Run
-	var wg sync.WaitGroup
-	var canceled, answered atomic.Int32
-	errs := make(chan error, 8*40)
-	for g := range 8 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range 40 {
-				wait := timeout // every third caller waits; the others give up within 2.4 ms
-				if i%3 != 0 {
-					wait = time.Duration((g*40+i)%9) * 300 * time.Microsecond
-				}
-				callCtx, cancel := context.WithTimeout(ctx, wait)
-				start := time.Now()
-				res, err := run(callCtx, json.RawMessage(fmt.Sprintf(`{"n":%d}`, i)), ToolContext{})
-				took := time.Since(start)
-				cancel()
-				switch {
-				case took > timeout:
-					errs <- fmt.Errorf("Run took %v, over its Timeout", took)
-				case errors.Is(err, ErrCanceled):
-					canceled.Add(1)
-				case err != nil || res.ErrorCode != "":
-					errs <- fmt.Errorf("Run = %+v, %v", res, err)
-				case len(res.Content.Text) != 1 || res.Content.Text[0] != fmt.Sprintf(`{"n":%d}`, i):
-					errs <- fmt.Errorf("Run answered %v for n=%d", res.Content.Text, i)
-				default:
-					answered.Add(1)
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Error(err)
-	}
-	t.Logf("%d Runs answered, %d canceled", answered.Load(), canceled.Load())
-	if canceled.Load() == 0 || answered.Load() == 0 {
-		t.Fatalf("the callers' deadlines did not mix outcomes: %d answered, %d canceled", answered.Load(), canceled.Load())
-	}
-	if catalog.Stale() {
-		t.Fatal("a healthy session was severed")
-	}
-	res, err := run(ctx, json.RawMessage(`{"n":-1}`), ToolContext{})
-	if err != nil || res.ErrorCode != "" {
-		t.Fatalf("Run after the cancels = %+v, %v", res, err)
-	}
-}
-
 // TestBounded_CallContext: the request's ctx is what context.WithDeadline
 // over the caller's ctx would give: it reports the adapter's deadline, or
 // the caller's when earlier; it ends with context.DeadlineExceeded at
 // either deadline and with context.Canceled when the caller cancels; and a
-// ctx derived from it ends with it (with context.Canceled at the adapter's
-// deadline, as documented on call).
+// ctx derived from it ends with it, with the same error.
 func TestBounded_CallContext(t *testing.T) {
 	m, _ := boundedSession(t, mcp.NewServer(&mcp.Implementation{Name: "s", Version: "1"}, nil))
 	type seen struct {
@@ -309,7 +279,7 @@ func TestBounded_CallContext(t *testing.T) {
 	observe := func(ctx context.Context, timeout time.Duration) (seen, time.Time) {
 		start := time.Now()
 		var s seen
-		_, _ = bounded(ctx, timeout, m, resultCap(1<<20, 128), func(ctx context.Context) (int, error) {
+		_, _ = bounded(ctx, timeout, m, ResultCap(1<<20, 128), func(ctx context.Context) (int, error) {
 			if ctx.Err() != nil {
 				t.Errorf("request ctx ended before the request: %v", ctx.Err())
 			}
@@ -326,7 +296,7 @@ func TestBounded_CallContext(t *testing.T) {
 
 	// The adapter's deadline first.
 	s, start := observe(t.Context(), 30*time.Millisecond)
-	if s.err != context.DeadlineExceeded || s.derived != context.Canceled {
+	if s.err != context.DeadlineExceeded || s.derived != context.DeadlineExceeded {
 		t.Errorf("at the adapter's deadline: Err %v, derived %v", s.err, s.derived)
 	}
 	if d := s.deadline.Sub(start); d < 30*time.Millisecond || d > time.Second {
@@ -366,9 +336,9 @@ func TestBounded_UnansweredRequestsLeaveNoPendingEntry(t *testing.T) {
 	m, cs := boundedSession(t, server)
 	t.Cleanup(func() { close(release) }) // before the session's cleanup
 	pending := func() map[jsonrpc.ID]pendingCall {
-		m.bound.conn.mu.Lock()
-		defer m.bound.conn.mu.Unlock()
-		return maps.Clone(m.bound.conn.pending)
+		m.current().conn.mu.Lock()
+		defer m.current().conn.mu.Unlock()
+		return maps.Clone(m.current().conn.pending)
 	}
 	before := pending() // go-sdk's own calls, such as subscriptions/listen
 	call := func(ctx context.Context) error {
@@ -396,7 +366,7 @@ func TestBounded_UnansweredRequestsLeaveNoPendingEntry(t *testing.T) {
 		if tc.cancel > 0 {
 			time.AfterFunc(tc.cancel, cancel)
 		}
-		_, err := bounded(ctx, tc.timeout, m, resultCap(1<<20, 128), tc.request)
+		_, err := bounded(ctx, tc.timeout, m, ResultCap(1<<20, 128), tc.request)
 		cancel()
 		if !errors.Is(err, tc.want) {
 			t.Errorf("%s: %v, want %v", tc.name, err, tc.want)
@@ -416,7 +386,7 @@ func TestBounded_UnansweredRequestsLeaveNoPendingEntry(t *testing.T) {
 	}
 }
 
-// wedgedCallTransport is a host's own transport (requests run on workers)
+// wedgedCallTransport is a host's own transport (requests run on goroutines of their own)
 // whose tools/call writes block until release is closed.
 type wedgedCallTransport struct {
 	mcp.Transport
@@ -440,10 +410,10 @@ func (c wedgedCallConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	return c.Connection.Write(ctx, msg)
 }
 
-// TestBounded_WedgedWorkerLeavesNoPendingEntry: on a request worker, a
+// TestBounded_WedgedWorkerLeavesNoPendingEntry: on a goroutine of its own, a
 // request whose write is still blocked at the adapter's deadline, which
 // the layer cannot end, fails mcp_timeout and leaves no pending entry
-// while the worker still waits on the write.
+// while that goroutine still waits on the write.
 func TestBounded_WedgedWorkerLeavesNoPendingEntry(t *testing.T) {
 	server := mcp.NewServer(&mcp.Implementation{Name: "s", Version: "1"}, nil)
 	st, ct := mcp.NewInMemoryTransports()
@@ -452,8 +422,8 @@ func TestBounded_WedgedWorkerLeavesNoPendingEntry(t *testing.T) {
 		t.Fatal(err)
 	}
 	release := make(chan struct{})
-	m := NewCatalogMonitor()
-	cs, err := m.Connect(t.Context(), mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, m.ClientOptions(nil)),
+	m := newTestMonitor()
+	cs, err := m.Connect(t.Context(), mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, nil),
 		wedgedCallTransport{ct, release}, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -462,20 +432,20 @@ func TestBounded_WedgedWorkerLeavesNoPendingEntry(t *testing.T) {
 	if m.inlineRequests() {
 		t.Fatal("a host's own transport runs requests inline")
 	}
-	m.bound.conn.mu.Lock()
-	before := maps.Clone(m.bound.conn.pending)
-	m.bound.conn.mu.Unlock()
-	_, err = bounded(t.Context(), 30*time.Millisecond, m, resultCap(1<<20, 128), func(ctx context.Context) (*mcp.CallToolResult, error) {
+	m.current().conn.mu.Lock()
+	before := maps.Clone(m.current().conn.pending)
+	m.current().conn.mu.Unlock()
+	_, err = bounded(t.Context(), 30*time.Millisecond, m, ResultCap(1<<20, 128), func(ctx context.Context) (*mcp.CallToolResult, error) {
 		return cs.CallTool(ctx, &mcp.CallToolParams{Name: "any", Arguments: json.RawMessage(`{}`)})
 	})
-	if CodeOf(err) != CodeTimeout {
+	if codeOf(err) != CodeTimeout {
 		t.Fatalf("wedged write: %v, want %s", err, CodeTimeout)
 	}
 	deadline := time.Now().Add(time.Second)
 	for {
-		m.bound.conn.mu.Lock()
-		after := maps.Clone(m.bound.conn.pending)
-		m.bound.conn.mu.Unlock()
+		m.current().conn.mu.Lock()
+		after := maps.Clone(m.current().conn.pending)
+		m.current().conn.mu.Unlock()
 		maps.DeleteFunc(after, func(id jsonrpc.ID, _ pendingCall) bool { _, ok := before[id]; return ok })
 		if len(after) == 0 {
 			break

@@ -1,4 +1,4 @@
-package purramcp
+package bounding
 
 // brokenErrno reports nothing on Plan 9, which has no errno values: its
 // broken pipes and connections surface as the io, os and net errors that

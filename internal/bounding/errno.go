@@ -1,6 +1,6 @@
 //go:build !plan9
 
-package purramcp
+package bounding
 
 import (
 	"errors"

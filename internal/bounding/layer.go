@@ -1,4 +1,4 @@
-package purramcp
+package bounding
 
 import (
 	"context"
@@ -18,11 +18,6 @@ import (
 	"purra.dev/purramcp/internal/jssize"
 )
 
-// The bounding layer: CatalogMonitor.Transport wraps the host's transport so
-// that (1) no incoming message larger than the limits in force reaches
-// go-sdk's decoders and (2) a session whose write to a peer that stopped
-// reading was abandoned at a deadline is severed instead of wedging the host.
-
 // frameSlack is what a frame may carry past the limit it is checked against
 // before decoding: members go-sdk drops or merges (unknown fields, duplicate
 // keys) and the few bytes the decoded value spells differently. A frame over
@@ -33,19 +28,23 @@ const frameSlack = 4096
 // maxFrameBytes bounds a response to a request the adapter did not make
 // (the handshake, the host's own calls): the largest limit a host may set
 // (MaxCatalogBytes' default) plus frameSlack.
-const maxFrameBytes = defaultMaxCatalogBytes + frameSlack
+const maxFrameBytes = MaxCatalogBytes + frameSlack
 
 // maxRequestParams bounds the params of a request or notification the
 // server sends; larger params are dropped before go-sdk decodes them (a
 // tools/list_changed notification still counts, with empty params).
-const maxRequestParams = defaultMaxResultBytes + frameSlack
+const maxRequestParams = MaxResultBytes + frameSlack
 
 // rawFrameBytes bounds the raw bytes of one HTTP frame the layer buffers (a
 // JSON body, an SSE event) and go-sdk's MaxEventSize for server streams: the
 // JSON spelling of a value may escape each character in six bytes, and
 // pages and results are smaller than maxFrameBytes. (Over io transports
 // go-sdk's own line cap, 16 MiB by default, ends the session past it.)
-const rawFrameBytes = 6*defaultMaxCatalogBytes + frameSlack
+const rawFrameBytes = 6*MaxCatalogBytes + frameSlack
+
+// methodToolListChanged is the notification whose oversized params are
+// replaced by empty ones (the change still counts) instead of dropped.
+const methodToolListChanged = "notifications/tools/list_changed"
 
 // itemSlack is what the counted array of an answer (a page's tools, a
 // result's content blocks) may hold past its limit before decoding: elements
@@ -60,10 +59,10 @@ var (
 	contentPath, contentFramePath = []string{"content"}, []string{"result", "content"}
 )
 
-// An answerCap is what bounded tells the layer about one request's answer:
-// the code past the cap, the count its JSON may reach and how many elements
-// its counted array may hold (each plus its slack).
-type answerCap struct {
+// A Cap is what Request tells the layer about one request's answer: the
+// code past the cap, the count its JSON may reach and how many elements its
+// counted array may hold (each plus its slack).
+type Cap struct {
 	code      string
 	limit     int
 	path      []string // the counted array in the result
@@ -71,15 +70,15 @@ type answerCap struct {
 	items     int
 }
 
-// toolsCap is the cap of a tools/list page: bytes left in the discovery,
+// ToolsCap is the cap of a tools/list page: bytes left in the discovery,
 // tools left under MaxTools.
-func toolsCap(bytes, tools int) answerCap {
-	return answerCap{code: CodeCatalogLimitExceeded, limit: bytes, path: toolsPath, framePath: toolsFramePath, items: tools}
+func ToolsCap(bytes, tools int) Cap {
+	return Cap{code: CodeCatalogLimitExceeded, limit: bytes, path: toolsPath, framePath: toolsFramePath, items: tools}
 }
 
-// resultCap is the cap of a tools/call result.
-func resultCap(bytes, blocks int) answerCap {
-	return answerCap{code: CodeResultTooLarge, limit: bytes, path: contentPath, framePath: contentFramePath, items: blocks}
+// ResultCap is the cap of a tools/call result.
+func ResultCap(bytes, blocks int) Cap {
+	return Cap{code: CodeResultTooLarge, limit: bytes, path: contentPath, framePath: contentFramePath, items: blocks}
 }
 
 // A frameBudget is what one adapter request tells the bounding layer, in its
@@ -87,13 +86,12 @@ func resultCap(bytes, blocks int) answerCap {
 // The layer reports back whether the request's write is in progress and
 // whether it rejected or lost the answer.
 type frameBudget struct {
-	answerCap
-	deadline time.Time // the adapter's own, for severIfStillWriting
-	// writing is 0 before the request's write, 1 while the transport writes
-	// it and 2 once the write returned.
-	writing  atomic.Int32
-	rejected atomic.Bool // the answer was over the budget
-	broken   atomic.Bool // the connection failed while the answer was read
+	Cap
+	deadline time.Time    // the adapter's own, for severIfStillWriting
+	write    atomic.Int32 // a writeState
+	ended    sync.Once    // end's
+	rejected atomic.Bool  // the answer was over the budget
+	broken   atomic.Bool  // the connection failed while the answer was read
 	// answered is set once the HTTP layer handed go-sdk a frame with a
 	// result for the request: a later failure without a JSON-RPC error is
 	// then the result's decoding, not the connection's.
@@ -103,16 +101,16 @@ type frameBudget struct {
 	httpID atomic.Pointer[json.RawMessage]
 
 	// The request's pending answer on a bounded connection (track), which
-	// the adapter's call drops once it ends (release).
+	// Request drops once the request ends (release).
 	mu      sync.Mutex
-	conn    *boundConn
+	conn    *layerConn
 	id      jsonrpc.ID
 	tracked bool
 }
 
 // track records that conn awaits the answer to the request id, for release;
 // false when the budget already tracks a request (a ctx that carried two).
-func (b *frameBudget) track(conn *boundConn, id jsonrpc.ID) bool {
+func (b *frameBudget) track(conn *layerConn, id jsonrpc.ID) bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.tracked {
@@ -133,6 +131,21 @@ func (b *frameBudget) release() {
 		conn.take(id)
 	}
 }
+
+// writeState is where a request's write is (frameBudget.write).
+type writeState int32
+
+const (
+	writeNotStarted writeState = iota // the transport has not been asked to write the request
+	writeInProgress                   // the transport is writing it
+	writeReturned                     // the transport's Write returned
+)
+
+// setWrite records the request's write state.
+func (b *frameBudget) setWrite(s writeState) { b.write.Store(int32(s)) }
+
+// writing reports whether the transport is writing the request.
+func (b *frameBudget) writing() bool { return writeState(b.write.Load()) == writeInProgress }
 
 type budgetKey struct{}
 
@@ -199,77 +212,28 @@ var (
 	errTransportUsed = errors.New("purramcp: a monitor's transport connects one session")
 )
 
-// Transport wraps t, the host's transport, for client.Connect: the session
-// it connects is bounded by this monitor, which Attach then requires.
-//
-//	session, err := client.Connect(ctx, monitor.Transport(transport), nil)
-//
-// Every incoming message is checked before go-sdk decodes it. The answer to a
-// tools/list or tools/call request of DiscoverTools or Run whose JSON
-// (counted as Limits counts it, before decoding; duplicate and unknown
-// members count too) is over the request's limit plus 4 KiB never reaches
-// go-sdk's decoder: the request fails mcp_catalog_limit_exceeded (against
-// the MaxCatalogBytes still left in the discovery) or mcp_result_too_large
-// (MaxResultBytes), whatever the answer held; so does an answer whose page
-// holds more tools than MaxTools still allows, or whose result holds more
-// content blocks than MaxContentBlocks, each plus 64 (counted before
-// decoding too). Answers to other requests are checked against 1 MiB plus
-// 4 KiB; params over 68 KiB of a request or notification from the server
-// are dropped (a tools/list_changed still counts). Over streamable HTTP the
-// session's HTTP client checks each answer (a JSON body, the SSE events of
-// its POST and of the GET that resumes that stream) against the same
-// budgets as its bytes arrive, every byte of an SSE data line however long
-// or slow, and rejects it as soon as the count passes; an event of a stream
-// that answers no request is dropped past 1 MiB plus 4 KiB. Over an
-// mcp.IOTransport the host's Reader is read through the same count, one
-// JSON value at a time, before go-sdk's decoder reads it: an answer over
-// its cap is rejected whatever its bytes (invalid JSON, invalid UTF-8, NUL
-// included).
-//
-// Over go-sdk's in-memory and command transports and streamable HTTP
-// (through net/http's own transport, with no OAuthHandler), where the layer
-// can end a blocked write (closing the connection ends it; an HTTP write
-// ends with its ctx), every request runs on its caller's goroutine, with no
-// handoff; over any other transport (an IOTransport on the host's streams, a
-// host's own transport or RoundTripper, an OAuth flow) it runs on a request
-// worker the caller can abandon. When a request's deadline (Limits.Timeout)
-// or its caller's ctx ends while the transport is still writing it (a peer
-// that stopped reading), and the write is still in progress at the deadline,
-// the session is severed: the monitor closes (later requests fail
-// mcp_connection_closed at once, without a goroutine), the connection's
-// reads end and the transport is closed once, in one goroutine that ends
-// when the transport's Close returns (for mcp.CommandTransport: stdin
-// closed, the child stopped within its TerminateDuration); the blocked write
-// then fails and session.Close returns promptly. A request on its caller's
-// goroutine returns then, at the deadline (a caller that gave up earlier
-// gets ErrCanceled then, or as soon as a write that was about to finish
-// does); one on a worker returns at once and leaves the worker blocked until
-// the write fails.
-//
-// The returned transport connects at most one session. An
-// *mcp.StreamableClientTransport is copied (its HTTP client wrapped), never
-// modified; so is an *mcp.IOTransport (its Reader wrapped). Over stdio and
-// in-memory transports go-sdk still reads each line whole up to its own cap
-// (mcp.DefaultMaxLineLength, 16 MiB; past it go-sdk ends the session)
-// before the layer sees it.
-func (m *CatalogMonitor) Transport(t mcp.Transport) mcp.Transport {
-	m.noteTransport(t)
-	return &boundTransport{inner: t, monitor: m}
+// Transport wraps t, the host's transport, in the session's bounding layer
+// (CatalogMonitor.Transport's documentation says what it does); owner is
+// severed when a write outlives its request. The returned transport
+// connects at most one session.
+func (s *Session) Transport(t mcp.Transport, owner Owner) mcp.Transport {
+	return &layerTransport{inner: t, session: s, owner: owner}
 }
 
-// boundTransport is the transport Transport returns.
-type boundTransport struct {
+// layerTransport is the transport Transport returns.
+type layerTransport struct {
 	inner   mcp.Transport
-	monitor *CatalogMonitor
+	session *Session
+	owner   Owner
 }
 
 // Connect connects the host's transport and bounds the connection.
-func (t *boundTransport) Connect(ctx context.Context) (mcp.Connection, error) {
-	if t.inner == nil || t.monitor == nil {
+func (t *layerTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	if t.inner == nil || t.session == nil || t.owner == nil {
 		return nil, errNoTransport
 	}
-	b := &bounding{}
-	if !t.monitor.claimBounding(b) {
+	b := &layer{}
+	if !t.session.claim(b) {
 		return nil, errTransportUsed
 	}
 	inner := t.inner
@@ -277,7 +241,7 @@ func (t *boundTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	switch it := inner.(type) {
 	case *mcp.StreamableClientTransport:
 		c := *it
-		c.HTTPClient = boundHTTPClient(it.HTTPClient)
+		c.HTTPClient = layerHTTPClient(it.HTTPClient)
 		if c.MaxEventSize <= 0 || c.MaxEventSize > rawFrameBytes {
 			c.MaxEventSize = rawFrameBytes
 		}
@@ -295,14 +259,14 @@ func (t *boundTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	}
 	var filter *frameFilter
 	if it, ok := inner.(*mcp.IOTransport); ok && it.Reader != nil {
-		inner, filter = boundIOTransport(it) // frames counted before go-sdk's decoder (boundio.go)
+		inner, filter = layerIOTransport(it) // frames counted before go-sdk's decoder (boundio.go)
 	}
 	conn, err := inner.Connect(ctx)
 	if err != nil {
 		return nil, err
 	}
 	sever, cancel := context.WithCancel(context.Background())
-	bc := &boundConn{inner: conn, monitor: t.monitor, severCtx: sever, severNow: cancel, closed: make(chan struct{}),
+	bc := &layerConn{inner: conn, owner: t.owner, severCtx: sever, severNow: cancel, closed: make(chan struct{}),
 		pending: map[jsonrpc.ID]pendingCall{}}
 	if filter != nil {
 		filter.conn.Store(bc)
@@ -313,14 +277,15 @@ func (t *boundTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	return bc, nil
 }
 
-// bounding is a monitor's bounding layer once its transport connected.
-type bounding struct {
+// layer is a session's bounding layer once its transport started
+// connecting.
+type layer struct {
 	connected atomic.Bool
 	// inline is set when a write to the peer either ends with its ctx
 	// (streamable HTTP) or fails once the connection is severed: requests
-	// then run on their caller's goroutine (bounded).
+	// then run on their caller's goroutine (Request).
 	inline atomic.Bool
-	conn   *boundConn // nil over streamable HTTP
+	conn   *layerConn // nil over streamable HTTP
 }
 
 // cancelNotifyBlocks reports whether the MCPGODEBUG setting env makes
@@ -328,7 +293,7 @@ type bounding struct {
 // (blockingcancelnotify=1, read by go-sdk at start-up): a request that
 // timed out after its write would then write again on its caller's
 // goroutine, with no deadline the layer can enforce, so requests keep
-// running on request workers.
+// running on goroutines of their own.
 func cancelNotifyBlocks(env string) bool {
 	for part := range strings.SplitSeq(env, ",") {
 		k, v, _ := strings.Cut(part, "=")
@@ -358,20 +323,14 @@ func httpWritesEndWithCtx(t *mcp.StreamableClientTransport) bool {
 // write blocked on it fail at once: go-sdk's in-memory transport (net.Pipe)
 // and its command transport (whose Close first closes the child's stdin, an
 // os.Pipe). A host's own transport, or an IOTransport over the host's
-// streams, may not, so its requests keep running on request workers.
+// streams, may not, so its requests keep running on goroutines of their
+// own.
 func closeEndsWrites(t mcp.Transport) bool {
 	switch t.(type) {
 	case *mcp.InMemoryTransport, *mcp.CommandTransport:
 		return true
 	}
 	return false
-}
-
-// sever ends a session whose write was abandoned; see Transport.
-func (b *bounding) sever() {
-	if b != nil && b.conn != nil {
-		b.conn.sever()
-	}
 }
 
 // pendingCall is a request the connection wrote and awaits an answer to.
@@ -384,10 +343,10 @@ type pendingCall struct {
 	stop func() bool
 }
 
-// boundConn is the connection of a bounded io, stdio or in-memory session.
-type boundConn struct {
+// layerConn is the connection of a bounded io, stdio or in-memory session.
+type layerConn struct {
 	inner    mcp.Connection
-	monitor  *CatalogMonitor // severed when a write outlives its request
+	owner    Owner           // severed when a write outlives its request
 	severCtx context.Context // done once severed
 	severNow context.CancelFunc
 	once     sync.Once
@@ -405,11 +364,11 @@ type boundConn struct {
 	readStop   func() bool
 }
 
-func (c *boundConn) SessionID() string { return c.inner.SessionID() }
+func (c *layerConn) SessionID() string { return c.inner.SessionID() }
 
 // sever marks the connection severed and closes the transport in one
 // goroutine (its Close may wait, for a child process, TerminateDuration).
-func (c *boundConn) sever() {
+func (c *layerConn) sever() {
 	c.once.Do(func() {
 		c.severNow()
 		go func() {
@@ -420,7 +379,7 @@ func (c *boundConn) sever() {
 }
 
 // Close closes the transport, unless a sever already is closing it.
-func (c *boundConn) Close() error {
+func (c *layerConn) Close() error {
 	if c.severCtx.Err() != nil {
 		return nil // the severing goroutine closes it
 	}
@@ -428,7 +387,7 @@ func (c *boundConn) Close() error {
 }
 
 // Write records a request's budget, marks its write in progress and writes.
-func (c *boundConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+func (c *layerConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if c.severCtx.Err() != nil {
 		return &connBroken{errSevered}
 	}
@@ -444,13 +403,14 @@ func (c *boundConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		c.mu.Lock()
 		c.pending[id] = pendingCall{budget: b, method: req.Method}
 		c.mu.Unlock()
-		// The adapter's call ends what it tracks itself, at its deadline or
-		// when it returns (request.go); any other request's ctx ends it here.
+		// The adapter's request path ends what it tracks itself, when the
+		// request's ctx ends or the request returns (Request); any other
+		// request's ctx ends it here.
 		if b == nil || !b.track(c, id) {
 			stop := context.AfterFunc(ctx, func() {
 				c.take(id) // an answer after the call ended is nobody's
-				if b != nil && b.writing.Load() == 1 {
-					severIfStillWriting(c.monitor, b) // ended mid-write
+				if b != nil && b.writing() {
+					severIfStillWriting(c.owner, b) // ended mid-write
 				}
 			})
 			c.mu.Lock()
@@ -461,12 +421,12 @@ func (c *boundConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 			c.mu.Unlock()
 		}
 		if b != nil {
-			b.writing.Store(1)
+			b.setWrite(writeInProgress)
 		}
 	}
 	err := c.inner.Write(ctx, msg)
 	if b != nil {
-		b.writing.Store(2)
+		b.setWrite(writeReturned)
 	}
 	if err != nil && c.severCtx.Err() != nil {
 		err = &connBroken{err}
@@ -475,7 +435,7 @@ func (c *boundConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 }
 
 // peek returns the pending call id, if any, leaving it pending.
-func (c *boundConn) peek(id jsonrpc.ID) (pendingCall, bool) {
+func (c *layerConn) peek(id jsonrpc.ID) (pendingCall, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	p, ok := c.pending[id]
@@ -483,7 +443,7 @@ func (c *boundConn) peek(id jsonrpc.ID) (pendingCall, bool) {
 }
 
 // take removes and returns the pending call id, if any.
-func (c *boundConn) take(id jsonrpc.ID) (pendingCall, bool) {
+func (c *layerConn) take(id jsonrpc.ID) (pendingCall, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	p, ok := c.pending[id]
@@ -494,7 +454,7 @@ func (c *boundConn) take(id jsonrpc.ID) (pendingCall, bool) {
 // Read returns the next message, an oversized answer replaced by a
 // rejection of its request and oversized params dropped, before go-sdk
 // decodes either. Once severed, reads fail as a broken connection.
-func (c *boundConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+func (c *layerConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	if c.severCtx.Err() != nil {
 		return nil, &connBroken{errSevered}
 	}
@@ -513,7 +473,7 @@ func (c *boundConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 // whole session, so the derived ctx is made once, not per read (a read
 // with another ctx replaces it). It is never ended otherwise: a read that
 // Close interrupts fails as the transport makes it fail, not as canceled.
-func (c *boundConn) readContext(ctx context.Context) context.Context {
+func (c *layerConn) readContext(ctx context.Context) context.Context {
 	c.readMu.Lock()
 	defer c.readMu.Unlock()
 	if ctx != c.readParent {
@@ -529,7 +489,7 @@ func (c *boundConn) readContext(ctx context.Context) context.Context {
 }
 
 // check applies the caps to one incoming message.
-func (c *boundConn) check(msg jsonrpc.Message) jsonrpc.Message {
+func (c *layerConn) check(msg jsonrpc.Message) jsonrpc.Message {
 	switch m := msg.(type) {
 	case *jsonrpc.Response:
 		p, _ := c.take(m.ID)

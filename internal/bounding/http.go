@@ -1,4 +1,4 @@
-package purramcp
+package bounding
 
 import (
 	"bytes"
@@ -17,9 +17,9 @@ import (
 // stays usable), and a body that fails mid-read marks its request's
 // connection broken (mcp_transport_error).
 
-// boundHTTPClient returns a copy of c (nil: http.DefaultClient) whose
+// layerHTTPClient returns a copy of c (nil: http.DefaultClient) whose
 // transport bounds response bodies.
-func boundHTTPClient(c *http.Client) *http.Client {
+func layerHTTPClient(c *http.Client) *http.Client {
 	var client http.Client
 	if c != nil {
 		client = *c
@@ -28,12 +28,12 @@ func boundHTTPClient(c *http.Client) *http.Client {
 	if inner == nil {
 		inner = http.DefaultTransport
 	}
-	client.Transport = &boundRoundTripper{inner: inner}
+	client.Transport = &layerRoundTripper{inner: inner}
 	return &client
 }
 
-// boundRoundTripper is the bounding layer's http.RoundTripper.
-type boundRoundTripper struct{ inner http.RoundTripper }
+// layerRoundTripper is the bounding layer's http.RoundTripper.
+type layerRoundTripper struct{ inner http.RoundTripper }
 
 // RoundTrip sends req and bounds the JSON or SSE body of its response,
 // whatever the method. A request of the adapter's (a POST, or the GET that
@@ -43,7 +43,7 @@ type boundRoundTripper struct{ inner http.RoundTripper }
 // host's own requests) is bounded by maxFrameBytes: over it, an answer to a
 // POST is rejected and an event of a stream that answers no request is
 // dropped.
-func (t *boundRoundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
+func (t *layerRoundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp, err := t.inner.RoundTrip(req)
 	if err != nil || resp.Body == nil {
 		return resp, err

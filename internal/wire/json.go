@@ -1,4 +1,4 @@
-package purramcp
+package wire
 
 import (
 	"math"
@@ -9,30 +9,30 @@ import (
 	"purra.dev/purramcp/internal/strictjson"
 )
 
-// appendWireJSON appends v, a value of the strictjson domain (nil, bool,
+// AppendJSON appends v, a value of the strictjson domain (nil, bool,
 // float64, string, []any, *strictjson.Object), as exactly the bytes
 // encoding/json.Marshal writes for its Go form (strictjson.ToGo(v)): members
 // in byte order of their names, strings with encoding/json's escapes
 // (including <, >, &, U+2028 and U+2029), numbers in its float64 spelling.
 // Run sends validated arguments this way instead of copying them into Go
 // maps and marshaling those; TestWireJSON_SameAsMarshal checks it.
-func appendWireJSON(b []byte, v any) []byte {
+func AppendJSON(b []byte, v any) []byte {
 	switch x := v.(type) {
 	case nil:
 		return append(b, "null"...)
 	case bool:
 		return strconv.AppendBool(b, x)
 	case float64:
-		return appendWireNumber(b, x)
+		return appendNumber(b, x)
 	case string:
-		return appendWireString(b, x)
+		return appendString(b, x)
 	case []any:
 		b = append(b, '[')
 		for i, item := range x {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = appendWireJSON(b, item)
+			b = AppendJSON(b, item)
 		}
 		return append(b, ']')
 	case *strictjson.Object:
@@ -47,23 +47,23 @@ func appendWireJSON(b []byte, v any) []byte {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = appendWireString(b, k)
+			b = appendString(b, k)
 			b = append(b, ':')
 			v := x.Values[i]
 			if !sorted {
 				v, _ = x.Get(k)
 			}
-			b = appendWireJSON(b, v)
+			b = AppendJSON(b, v)
 		}
 		return append(b, '}')
 	}
-	panic("purramcp: internal error: appendWireJSON of a value outside the domain")
+	panic("purramcp: internal error: AppendJSON of a value outside the domain")
 }
 
-// appendWireNumber writes f as encoding/json writes a float64: the shortest
+// appendNumber writes f as encoding/json writes a float64: the shortest
 // decimal, in exponent form below 1e-6 and from 1e21 on, with a one-digit
 // negative exponent unpadded. f is finite (the domain has no NaN or Inf).
-func appendWireNumber(b []byte, f float64) []byte {
+func appendNumber(b []byte, f float64) []byte {
 	// An integer below 10^15 in magnitude (−0 aside) is exactly its
 	// digits in the 'f' format: neighbouring float64s are at most 1/8
 	// apart there, so its shortest spelling is the integer itself.
@@ -86,12 +86,12 @@ func appendWireNumber(b []byte, f float64) []byte {
 
 const lowerHex = "0123456789abcdef"
 
-// appendWireString writes s as encoding/json writes a string with HTML
+// appendString writes s as encoding/json writes a string with HTML
 // escaping on: ", \ and the short control escapes (\b \f \n \r \t), other
 // bytes below 0x20 and <, >, & as \u00XX, U+2028 and U+2029 escaped, and an
 // invalid byte as \ufffd (unreachable for domain strings, which are valid
 // UTF-8).
-func appendWireString(b []byte, s string) []byte {
+func appendString(b []byte, s string) []byte {
 	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); {
@@ -141,18 +141,4 @@ func appendWireString(b []byte, s string) []byte {
 	}
 	b = append(b, s[start:]...)
 	return append(b, '"')
-}
-
-// parseArguments is Parse for Run's arguments: the validated value as a
-// fresh map and, from the same parse, its compact wire form.
-func (c *Contract) parseArguments(text string) (map[string]any, []byte, error) {
-	v, err := strictjson.Parse(text, c.outputLimits())
-	if err != nil {
-		return nil, nil, contractError(CodeInvalidJSON, "document", "$")
-	}
-	if err := c.validate(v); err != nil {
-		return nil, nil, err
-	}
-	wire := appendWireJSON(make([]byte, 0, len(text)+16), v)
-	return strictjson.Own(v).(map[string]any), wire, nil
 }

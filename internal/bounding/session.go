@@ -1,0 +1,138 @@
+// Package bounding is the bounding layer of a CatalogMonitor's session and
+// its request path.
+//
+// The layer wraps the host's transport (Session.Transport) so that no
+// incoming message larger than the limits in force reaches go-sdk's
+// decoders, and so that a session whose write to a peer that stopped
+// reading was abandoned at a deadline is severed instead of wedging the
+// host. The request path (Request) runs each tools/list page and
+// tools/call under the adapter's deadline with the answer's cap in its
+// ctx, and states the goroutine contract.
+//
+// A Session's failures are *Failure values carrying the root package's
+// error codes, and ErrCanceled; the root package translates them into its
+// own errors in one place.
+package bounding
+
+import (
+	"errors"
+	"sync"
+)
+
+// The codes the layer and the request path fail with: the root package's
+// codes of the same names (a test there checks they are equal).
+const (
+	CodeCatalogLimitExceeded = "mcp_catalog_limit_exceeded"
+	CodeResultTooLarge       = "mcp_result_too_large"
+	CodeTimeout              = "mcp_timeout"
+	CodeTransportError       = "mcp_transport_error"
+	CodeProtocolError        = "mcp_protocol_error"
+	CodeResultInvalid        = "mcp_result_invalid"
+)
+
+// MaxCatalogBytes and MaxResultBytes are the largest values a host may set
+// for Limits.MaxCatalogBytes and Limits.MaxResultBytes (their defaults):
+// they bound the frames no adapter request budgets.
+const (
+	MaxCatalogBytes = 1_048_576
+	MaxResultBytes  = 65_536
+)
+
+// Failure is a request's failure with one of the codes above.
+type Failure struct{ Code string }
+
+func (f *Failure) Error() string { return "purramcp: " + f.Code }
+
+// Is reports whether target is a *Failure with the same code.
+func (f *Failure) Is(target error) bool {
+	t, ok := target.(*Failure)
+	return ok && t.Code == f.Code
+}
+
+// ErrCanceled is a request's failure when its caller's ctx ended first.
+var ErrCanceled = errors.New("purramcp: canceled")
+
+// fail returns the failure with code.
+func fail(code string) error { return &Failure{Code: code} }
+
+// An Owner is the monitor a Session belongs to.
+type Owner interface {
+	// Sever closes the monitor, then severs the session (Session.Sever): a
+	// request's write was abandoned at the adapter's deadline.
+	Sever()
+}
+
+// A Session is one monitor's request path and, once the monitor's
+// Transport connects, its bounding layer. Its zero value is ready: no layer,
+// no abandoned request.
+type Session struct {
+	mu    sync.Mutex
+	layer *layer // set when Transport's transport starts connecting
+	// abandoned are the requests whose callers gave up while they still
+	// ran on a goroutine of their own (Request).
+	abandoned abandonedRequests
+}
+
+// LayerState is where a Session's bounding layer is.
+type LayerState int
+
+const (
+	// NoLayer: the monitor's Transport connected no session (the session,
+	// if any, was connected without the layer).
+	NoLayer LayerState = iota
+	// LayerConnecting: Transport's transport is connecting, or its
+	// connection failed.
+	LayerConnecting
+	// LayerConnected: the session is connected through the layer.
+	LayerConnected
+)
+
+// Layer reports where the session's bounding layer is.
+func (s *Session) Layer() LayerState {
+	l := s.current()
+	switch {
+	case l == nil:
+		return NoLayer
+	case l.connected.Load():
+		return LayerConnected
+	default:
+		return LayerConnecting
+	}
+}
+
+// current returns the session's layer, nil when none.
+func (s *Session) current() *layer {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.layer
+}
+
+// claim records l as the session's layer; false when it already has one
+// (a monitor's transport connects one session).
+func (s *Session) claim(l *layer) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.layer != nil {
+		return false
+	}
+	s.layer = l
+	return true
+}
+
+// Inline reports whether requests run on their caller's goroutine: the
+// session is connected through the layer and its blocked writes can be
+// ended (see Request).
+func (s *Session) Inline() bool {
+	l := s.current()
+	return l != nil && l.inline.Load()
+}
+
+// Sever ends a session whose write was abandoned: the connection's reads
+// end and its transport is closed once, on a goroutine of its own that
+// ends when the transport's Close returns. It does nothing without a layer
+// or over streamable HTTP (where a write ends with its ctx).
+func (s *Session) Sever() {
+	if l := s.current(); l != nil && l.conn != nil {
+		l.conn.sever()
+	}
+}
