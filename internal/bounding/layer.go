@@ -259,7 +259,7 @@ func (t *layerTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	}
 	var filter *frameFilter
 	if it, ok := inner.(*mcp.IOTransport); ok && it.Reader != nil {
-		inner, filter = layerIOTransport(it) // frames counted before go-sdk's decoder (boundio.go)
+		inner, filter = layerIOTransport(it) // frames counted before go-sdk's decoder (io.go)
 	}
 	conn, err := inner.Connect(ctx)
 	if err != nil {
