@@ -80,19 +80,16 @@
 // tools/call request runs on its caller's goroutine: the layer can end a
 // write the peer stopped reading (it severs the session at the request's
 // deadline) and no goroutine is started. Otherwise each request runs on a
-// request goroutine of the session's monitor, which serves one request at
-// a time; after a request it waits at most 50 ms for the monitor's next one
-// (at most four wait at once) and ends then, or at once when the monitor
-// closes. Such a request whose transport write blocks is abandoned at the
-// timeout (or when the caller's ctx ends); its goroutine ends when the
-// write fails. Over the monitor's Transport a write still blocked at the
-// timeout severs the session, which makes it fail at once (one goroutine
-// closes the transport); without it, at the latest when the session closes.
-// While an abandoned request still runs 20 ms after its caller gave up,
-// every new request of the session fails mcp_transport_error at once,
-// without a goroutine, so at most one abandoned goroutine exists per
-// session, with or without the Transport. No other goroutine outlives a
-// call.
+// goroutine of its own, which the caller abandons at the timeout (or when
+// the caller's ctx ends); its late result is dropped and the goroutine ends
+// when its write fails. Over the monitor's Transport a write still blocked
+// at the timeout severs the session, which makes it fail at once (one
+// goroutine closes the transport); without it, at the latest when the
+// session closes. While an abandoned request still runs 20 ms after its
+// caller gave up, every new request of the session fails
+// mcp_transport_error at once, without a goroutine, so at most one
+// abandoned goroutine exists per session, with or without the Transport.
+// No other goroutine outlives a call.
 //
 // # Running it in production
 //
