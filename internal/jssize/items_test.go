@@ -1,6 +1,7 @@
 package jssize
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -90,21 +91,44 @@ func TestScannerID(t *testing.T) {
 	}
 }
 
-// TestItemsOverMatchesScanner: the walk that skips strings counts the
-// elements a Scanner counts.
+// TestItemsOverMatchesScanner: the walk that skips strings and the
+// containers off the path counts the elements a Scanner counts.
 func TestItemsOverMatchesScanner(t *testing.T) {
 	for _, text := range []string{
 		`{"tools":[{"name":"a\"],[","x":"\\"},{"d":"{[\\\\"},3,"s"]}`,
 		`{"to\u006fls":["]",["]"],{"\"":1}],"tools":[1]}`,
 		`{"a":"tools","tools":[` + strings.Repeat(`{"k":"v\\\"]"},`, 50) + `1]}`,
 		`{"tools":["unterminated`,
+		`{"x":{"tools":[1,2,3]},"y":[{"tools":[1]},[]],"tools":[{"tools":[1,2]},[[],{}],{"a":{"b":[{}]}}]}`,
+		`{"tools":[{"a":"}]"},[1,[2,"]"],3],{}],"z":{"tools":[4,5]},"tools":[{"x":{}}]}`,
+		`{"tools":[{"a":[1,{"b":2}]`,
+		`[{"tools":[1,2]},{"tools":[3]}]`,
 	} {
-		s := Scanner{Path: []string{"tools"}, MaxItems: 1 << 30}
-		s.Write([]byte(text), 1<<30)
-		for _, max := range []int{0, 1, 2, 3, 50, 51, 52, 1000} {
-			if got, want := itemsOver([]byte(text), []string{"tools"}, max), s.Items() > max; got != want {
-				t.Errorf("%s: itemsOver(%d) = %v, the scanner counts %d", text, max, got, s.Items())
-			}
+		checkItemsOver(t, text)
+	}
+}
+
+// checkItemsOver checks itemsOver against a Scanner's count of the
+// elements of text's "tools" arrays.
+func checkItemsOver(t *testing.T, text string) {
+	t.Helper()
+	s := Scanner{Path: []string{"tools"}, MaxItems: 1 << 30}
+	s.Write([]byte(text), 1<<30)
+	for _, max := range []int{0, 1, 2, 3, 50, 51, 52, 1000, s.Items() - 1, s.Items()} {
+		if got, want := itemsOver([]byte(text), []string{"tools"}, max), s.Items() > max; got != want {
+			t.Errorf("%s: itemsOver(%d) = %v, the scanner counts %d", text, max, got, s.Items())
 		}
 	}
+}
+
+// FuzzItemsOver runs checkItemsOver on fuzzed valid JSON text (on invalid
+// text the two may differ; go-sdk's decoder rejects it whole).
+func FuzzItemsOver(f *testing.F) {
+	f.Add(`{"tools":[{"inputSchema":{"type":"object","properties":{"q":{"enum":["a]","b"]}}}},null,[1,[2]],"x"]}`)
+	f.Add(`{"a":{"tools":[1]},"tools":[],"tools":[{},{}]}`)
+	f.Fuzz(func(t *testing.T, text string) {
+		if json.Valid([]byte(text)) {
+			checkItemsOver(t, text)
+		}
+	})
 }
