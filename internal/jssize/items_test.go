@@ -2,6 +2,7 @@ package jssize
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -131,4 +132,34 @@ func FuzzItemsOver(f *testing.F) {
 			checkItemsOver(t, text)
 		}
 	})
+}
+
+// BenchmarkRawOverPage is the element count of one benign tools/list page
+// under its byte cap: eight tools with an input and an output schema (about
+// 9 KB), against the fewest tools a discovery may still allow (8 + 64).
+func BenchmarkRawOverPage(b *testing.B) {
+	var page strings.Builder
+	page.WriteString(`{"nextCursor":"c","tools":[`)
+	for i := range 8 {
+		if i > 0 {
+			page.WriteByte(',')
+		}
+		fmt.Fprintf(&page, `{"name":"docs.search_%03d","description":"Searches shard %03d of the document index.",`+
+			`"inputSchema":{"type":"object","properties":{"query":{"type":"string","minLength":1,"maxLength":512},`+
+			`"limit":{"type":"integer","minimum":1,"maximum":100},"tags":{"type":"array","items":{"type":"string",`+
+			`"maxLength":64},"uniqueItems":true,"maxItems":16}},"required":["query"],"additionalProperties":false},`+
+			`"outputSchema":{"type":"object","properties":{"count":{"type":"integer","minimum":0},"items":{"type":"array",`+
+			`"maxItems":1000,"items":{"type":"object","properties":{"id":{"type":"string"},"title":{"type":"string",`+
+			`"maxLength":200},"url":{"type":"string","pattern":"^https://[a-z.]+/[^\\s]*$"},"score":{"type":"number",`+
+			`"minimum":0,"maximum":1},"tags":{"type":"array","items":{"type":"string"}},"updated":{"type":"integer"}},`+
+			`"required":["id","title","score"],"additionalProperties":false}}},"required":["count","items"]}}`, i, i)
+	}
+	page.WriteString(`]}`)
+	text, path := []byte(page.String()), []string{"tools"}
+	b.SetBytes(int64(len(text)))
+	for b.Loop() {
+		if RawOver(text, len(text)+4096, path, 8+64) {
+			b.Fatal("a benign page counted over")
+		}
+	}
 }
