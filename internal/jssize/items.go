@@ -229,8 +229,8 @@ func keyEquals(raw []byte, want string) bool {
 // RawOver reports whether JSON text b counts over limit (as a Scanner
 // counts it) or, when path is set, holds more than maxItems elements in the
 // arrays path names. Text too short for either is not scanned; text no
-// longer than limit is only walked for its elements, its strings skipped
-// whole.
+// longer than limit is only walked for its elements, its strings and the
+// containers off the path skipped whole.
 func RawOver(b []byte, limit int, path []string, maxItems int) bool {
 	if len(b) <= limit {
 		return path != nil && len(b) >= 2*maxItems+3 && itemsOver(b, path, maxItems) // k elements take 2k+1 bytes
@@ -242,7 +242,9 @@ func RawOver(b []byte, limit int, path []string, maxItems int) bool {
 
 // itemsOver reports whether b holds more than maxItems elements in the
 // arrays path names, as a Scanner counts them, skipping every string but
-// the keys the path is matched against.
+// the keys the path is matched against, and every container the path does
+// not lead into (each element of the counted array included) but its
+// brackets: nothing inside one counts.
 func itemsOver(b []byte, path []string, maxItems int) bool {
 	s := Scanner{Path: path, MaxItems: maxItems}
 	for i := 0; i < len(b) && s.path.items <= maxItems; i++ {
@@ -261,8 +263,31 @@ func itemsOver(b []byte, path []string, maxItems int) bool {
 			continue
 		}
 		s.structure(c)
+		if s.path.depth > s.path.onPath { // it opened a container off the path
+			i = containerEnd(b, i+1) - 1 // its closing bracket is next
+		}
 	}
 	return s.path.items > maxItems
+}
+
+// containerEnd returns the index of the bracket that closes the container
+// whose contents start at b[from], or len(b); strings are skipped whole.
+func containerEnd(b []byte, from int) int {
+	depth := 0
+	for i := from; i < len(b); i++ {
+		switch b[i] {
+		case '"':
+			i = stringEnd(b, i+1) - 1
+		case '{', '[':
+			depth++
+		case '}', ']':
+			if depth == 0 {
+				return i
+			}
+			depth--
+		}
+	}
+	return len(b)
 }
 
 // stringEnd returns the index just past the closing quote of the string

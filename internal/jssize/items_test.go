@@ -1,6 +1,8 @@
 package jssize
 
 import (
+	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -90,21 +92,74 @@ func TestScannerID(t *testing.T) {
 	}
 }
 
-// TestItemsOverMatchesScanner: the walk that skips strings counts the
-// elements a Scanner counts.
+// TestItemsOverMatchesScanner: the walk that skips strings and the
+// containers off the path counts the elements a Scanner counts.
 func TestItemsOverMatchesScanner(t *testing.T) {
 	for _, text := range []string{
 		`{"tools":[{"name":"a\"],[","x":"\\"},{"d":"{[\\\\"},3,"s"]}`,
 		`{"to\u006fls":["]",["]"],{"\"":1}],"tools":[1]}`,
 		`{"a":"tools","tools":[` + strings.Repeat(`{"k":"v\\\"]"},`, 50) + `1]}`,
 		`{"tools":["unterminated`,
+		`{"x":{"tools":[1,2,3]},"y":[{"tools":[1]},[]],"tools":[{"tools":[1,2]},[[],{}],{"a":{"b":[{}]}}]}`,
+		`{"tools":[{"a":"}]"},[1,[2,"]"],3],{}],"z":{"tools":[4,5]},"tools":[{"x":{}}]}`,
+		`{"tools":[{"a":[1,{"b":2}]`,
+		`[{"tools":[1,2]},{"tools":[3]}]`,
 	} {
-		s := Scanner{Path: []string{"tools"}, MaxItems: 1 << 30}
-		s.Write([]byte(text), 1<<30)
-		for _, max := range []int{0, 1, 2, 3, 50, 51, 52, 1000} {
-			if got, want := itemsOver([]byte(text), []string{"tools"}, max), s.Items() > max; got != want {
-				t.Errorf("%s: itemsOver(%d) = %v, the scanner counts %d", text, max, got, s.Items())
-			}
+		checkItemsOver(t, text)
+	}
+}
+
+// checkItemsOver checks itemsOver against a Scanner's count of the
+// elements of text's "tools" arrays.
+func checkItemsOver(t *testing.T, text string) {
+	t.Helper()
+	s := Scanner{Path: []string{"tools"}, MaxItems: 1 << 30}
+	s.Write([]byte(text), 1<<30)
+	for _, max := range []int{0, 1, 2, 3, 50, 51, 52, 1000, s.Items() - 1, s.Items()} {
+		if got, want := itemsOver([]byte(text), []string{"tools"}, max), s.Items() > max; got != want {
+			t.Errorf("%s: itemsOver(%d) = %v, the scanner counts %d", text, max, got, s.Items())
+		}
+	}
+}
+
+// FuzzItemsOver runs checkItemsOver on fuzzed valid JSON text (on invalid
+// text the two may differ; go-sdk's decoder rejects it whole).
+func FuzzItemsOver(f *testing.F) {
+	f.Add(`{"tools":[{"inputSchema":{"type":"object","properties":{"q":{"enum":["a]","b"]}}}},null,[1,[2]],"x"]}`)
+	f.Add(`{"a":{"tools":[1]},"tools":[],"tools":[{},{}]}`)
+	f.Fuzz(func(t *testing.T, text string) {
+		if json.Valid([]byte(text)) {
+			checkItemsOver(t, text)
+		}
+	})
+}
+
+// BenchmarkRawOverPage is the element count of one benign tools/list page
+// under its byte cap: eight tools with an input and an output schema (about
+// 9 KB), against the fewest tools a discovery may still allow (8 + 64).
+func BenchmarkRawOverPage(b *testing.B) {
+	var page strings.Builder
+	page.WriteString(`{"nextCursor":"c","tools":[`)
+	for i := range 8 {
+		if i > 0 {
+			page.WriteByte(',')
+		}
+		fmt.Fprintf(&page, `{"name":"docs.search_%03d","description":"Searches shard %03d of the document index.",`+
+			`"inputSchema":{"type":"object","properties":{"query":{"type":"string","minLength":1,"maxLength":512},`+
+			`"limit":{"type":"integer","minimum":1,"maximum":100},"tags":{"type":"array","items":{"type":"string",`+
+			`"maxLength":64},"uniqueItems":true,"maxItems":16}},"required":["query"],"additionalProperties":false},`+
+			`"outputSchema":{"type":"object","properties":{"count":{"type":"integer","minimum":0},"items":{"type":"array",`+
+			`"maxItems":1000,"items":{"type":"object","properties":{"id":{"type":"string"},"title":{"type":"string",`+
+			`"maxLength":200},"url":{"type":"string","pattern":"^https://[a-z.]+/[^\\s]*$"},"score":{"type":"number",`+
+			`"minimum":0,"maximum":1},"tags":{"type":"array","items":{"type":"string"}},"updated":{"type":"integer"}},`+
+			`"required":["id","title","score"],"additionalProperties":false}}},"required":["count","items"]}}`, i, i)
+	}
+	page.WriteString(`]}`)
+	text, path := []byte(page.String()), []string{"tools"}
+	b.SetBytes(int64(len(text)))
+	for b.Loop() {
+		if RawOver(text, len(text)+4096, path, 8+64) {
+			b.Fatal("a benign page counted over")
 		}
 	}
 }
