@@ -30,6 +30,7 @@ import (
 	"go.uber.org/goleak"
 
 	"purra.dev/purramcp"
+	"purra.dev/purramcp/purramcptest"
 )
 
 // The package's test harness: the fixture, the in-memory, raw and byte
@@ -207,12 +208,7 @@ func (s *sdkServer) lastArguments() json.RawMessage {
 // negotiates go-sdk's default (2026-07-28). The session closes at cleanup.
 func connectSDK(t testing.TB, server *mcp.Server, version string) (*mcp.ClientSession, *purramcp.CatalogMonitor) {
 	t.Helper()
-	cs, monitor, closeSession, err := connectInMemory(server, version, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(closeSession)
-	return cs, monitor
+	return purramcptest.Connect(t, server, purramcptest.Options{ProtocolVersion: version})
 }
 
 // searchBinding is the reference's default binding: remote.search as the

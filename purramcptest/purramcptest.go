@@ -99,29 +99,43 @@ func Start(tb testing.TB, opts Options, tools ...Tool) *Server {
 	for _, t := range tools {
 		s.MCP.AddTool(t.Tool, t.Handler)
 	}
+	s.Session, s.Monitor = Connect(tb, s.MCP, opts)
+	return s
+}
+
+// Connect connects server in memory to a new client session with the
+// production wiring: a fresh monitor's ClientOptions (composed with
+// opts.Client), its Transport and Attach. When opts.ProtocolVersion is set,
+// it fails tb unless that version is the one negotiated. opts.Server is
+// not used. Both sessions are closed when tb's test ends; any failure
+// fails tb at once.
+func Connect(tb testing.TB, server *mcp.Server, opts Options) (*mcp.ClientSession, *purramcp.CatalogMonitor) {
+	tb.Helper()
 	serverTransport, clientTransport := mcp.NewInMemoryTransports()
-	ss, err := s.MCP.Connect(context.Background(), serverTransport, nil)
+	ss, err := server.Connect(context.Background(), serverTransport, nil)
 	if err != nil {
 		tb.Fatalf("purramcptest: server connect: %v", err)
 	}
-	s.Monitor = purramcp.NewCatalogMonitor()
+	monitor := purramcp.NewCatalogMonitor()
 	client := mcp.NewClient(&mcp.Implementation{Name: "purramcptest-host", Version: "1"},
-		s.Monitor.ClientOptions(opts.Client))
-	cs, err := client.Connect(context.Background(), s.Monitor.Transport(clientTransport),
+		monitor.ClientOptions(opts.Client))
+	cs, err := client.Connect(context.Background(), monitor.Transport(clientTransport),
 		&mcp.ClientSessionOptions{ProtocolVersion: opts.ProtocolVersion})
 	if err != nil {
 		_ = ss.Close()
 		tb.Fatalf("purramcptest: client connect: %v", err)
 	}
-	s.Session = cs
 	tb.Cleanup(func() {
 		_ = cs.Close()
 		_ = ss.Wait()
 	})
-	if err := s.Monitor.Attach(cs); err != nil {
+	if got := cs.InitializeResult().ProtocolVersion; opts.ProtocolVersion != "" && got != opts.ProtocolVersion {
+		tb.Fatalf("purramcptest: negotiated %s, want %s", got, opts.ProtocolVersion)
+	}
+	if err := monitor.Attach(cs); err != nil {
 		tb.Fatalf("purramcptest: attach: %v", err)
 	}
-	return s
+	return cs, monitor
 }
 
 // count records every tools/list and tools/call request the server receives.
