@@ -3,6 +3,8 @@ package purramcp
 import (
 	"bytes"
 	"encoding/json"
+
+	"purra.dev/purramcp/internal/strictjson"
 )
 
 // CodeHostFailure is what an agent-framework integration shows a model when
@@ -32,7 +34,7 @@ func (r ToolResult) Model() map[string]any {
 	}
 	var structured any // absent structured content is null
 	if r.Content.Structured != nil {
-		structured = cloneObject(r.Content.Structured)
+		structured = strictjson.CloneObject(r.Content.Structured)
 	}
 	return map[string]any{"text": text, "structured": structured}
 }

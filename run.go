@@ -8,12 +8,13 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"purra.dev/purramcp/internal/bounding"
+	"purra.dev/purramcp/internal/strictjson"
 )
 
 // scope is the registration's Scope: the monitor, then ctx, then the host's
 // ScopeFunc with a copy of args (see ScopeFunc).
 func (t *catalogTool) scope(ctx context.Context, args map[string]any, call ToolContext) error {
-	return t.scopeOwned(ctx, cloneObject(args), call)
+	return t.scopeOwned(ctx, strictjson.CloneObject(args), call)
 }
 
 // scopeOwned is scope for args nothing else holds or uses afterwards (Run's

@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"purra.dev/purramcp"
+	"purra.dev/purramcp/internal/strictjson"
 )
 
 // lockVersion is the lockVersion of the lock file shape.
@@ -395,37 +396,11 @@ func copySnapshot(s purramcp.Snapshot) purramcp.Snapshot {
 	for i := range s.Entries {
 		e := &s.Entries[i]
 		if e.InputSchema != nil {
-			e.InputSchema = copyValue(e.InputSchema).(map[string]any)
+			e.InputSchema = strictjson.CloneObject(e.InputSchema)
 		}
 		if e.OutputSchema != nil {
-			e.OutputSchema = copyValue(e.OutputSchema).(map[string]any)
+			e.OutputSchema = strictjson.CloneObject(e.OutputSchema)
 		}
 	}
 	return s
-}
-
-// copyValue deep-copies maps and slices of JSON-like values.
-func copyValue(v any) any {
-	switch t := v.(type) {
-	case map[string]any:
-		m := maps.Clone(t) // copies the table at once; only nested values are replaced
-		for k, e := range m {
-			switch e.(type) {
-			case map[string]any, []any:
-				m[k] = copyValue(e)
-			}
-		}
-		return m
-	case []any:
-		a := slices.Clone(t)
-		for i, e := range a {
-			switch e.(type) {
-			case map[string]any, []any:
-				a[i] = copyValue(e)
-			}
-		}
-		return a
-	default:
-		return v
-	}
 }

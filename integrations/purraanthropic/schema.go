@@ -1,6 +1,6 @@
 package purraanthropic
 
-import "purra.dev/purramcp/internal/hostcore"
+import "purra.dev/purramcp/internal/strictjson"
 
 // schemaExtras returns a deep copy of every member of schema but "type",
 // which the SDK's input-schema params always write as "object". Sent as
@@ -9,7 +9,7 @@ func schemaExtras(schema map[string]any) map[string]any {
 	extras := make(map[string]any, len(schema))
 	for k, v := range schema {
 		if k != "type" {
-			extras[k] = hostcore.CloneValue(v)
+			extras[k] = strictjson.Clone(v)
 		}
 	}
 	return extras

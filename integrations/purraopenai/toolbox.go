@@ -11,6 +11,7 @@ import (
 
 	"purra.dev/purramcp"
 	"purra.dev/purramcp/internal/hostcore"
+	"purra.dev/purramcp/internal/strictjson"
 )
 
 // CodeUnknownTool is what the model is shown, as {"error":"unknown_tool"},
@@ -86,7 +87,7 @@ func (tb *Toolbox) ChatTools() []openai.ChatCompletionToolUnionParam {
 		fn := shared.FunctionDefinitionParam{
 			Name:        d.Name,
 			Description: openai.String(d.Description),
-			Parameters:  shared.FunctionParameters(hostcore.CloneSchema(d.InputSchema)),
+			Parameters:  shared.FunctionParameters(strictjson.CloneObject(d.InputSchema)),
 		}
 		if StrictEligible(d.InputSchema) {
 			fn.Strict = openai.Bool(true)
@@ -105,7 +106,7 @@ func (tb *Toolbox) ResponsesTools() []responses.ToolUnionParam {
 	defs := tb.set.Current().Defs()
 	tools := make([]responses.ToolUnionParam, len(defs))
 	for i, d := range defs {
-		t := responses.ToolParamOfFunction(d.Name, hostcore.CloneSchema(d.InputSchema), StrictEligible(d.InputSchema))
+		t := responses.ToolParamOfFunction(d.Name, strictjson.CloneObject(d.InputSchema), StrictEligible(d.InputSchema))
 		t.OfFunction.Description = openai.String(d.Description)
 		tools[i] = t
 	}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"sync/atomic"
 
 	"purra.dev/purramcp/internal/jssize"
 )
@@ -15,11 +16,15 @@ import (
 // over its request's budget is replaced by a JSON-RPC error for the same
 // request id (the request then fails with the budget's code; the session
 // stays usable), and a body that fails mid-read marks its request's
-// connection broken (mcp_transport_error).
+// connection broken (mcp_transport_error). Such a failure of any body, a
+// round trip that fails while its ctx is live, or a 404 to a request that
+// names a session also marks the layer's connection lost: go-sdk then fails
+// every later request with an error that carries no sentinel, which
+// Request reports as mcp_transport_error.
 
 // layerHTTPClient returns a copy of c (nil: http.DefaultClient) whose
 // transport bounds response bodies.
-func layerHTTPClient(c *http.Client) *http.Client {
+func layerHTTPClient(c *http.Client, lost *atomic.Bool) *http.Client {
 	var client http.Client
 	if c != nil {
 		client = *c
@@ -28,12 +33,15 @@ func layerHTTPClient(c *http.Client) *http.Client {
 	if inner == nil {
 		inner = http.DefaultTransport
 	}
-	client.Transport = &layerRoundTripper{inner: inner}
+	client.Transport = &layerRoundTripper{inner: inner, lost: lost}
 	return &client
 }
 
 // layerRoundTripper is the bounding layer's http.RoundTripper.
-type layerRoundTripper struct{ inner http.RoundTripper }
+type layerRoundTripper struct {
+	inner http.RoundTripper
+	lost  *atomic.Bool // the layer's: the session's HTTP connection is lost
+}
 
 // RoundTrip sends req and bounds the JSON or SSE body of its response,
 // whatever the method. A request of the adapter's (a POST, or the GET that
@@ -45,11 +53,20 @@ type layerRoundTripper struct{ inner http.RoundTripper }
 // dropped.
 func (t *layerRoundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp, err := t.inner.RoundTrip(req)
-	if err != nil || resp.Body == nil {
+	switch {
+	case err != nil:
+		if req.Context().Err() == nil {
+			t.lost.Store(true)
+		}
+		return resp, err
+	case resp.StatusCode == http.StatusNotFound && req.Header.Get("Mcp-Session-Id") != "":
+		t.lost.Store(true) // the server no longer knows the session
+	}
+	if resp.Body == nil {
 		return resp, err
 	}
 	budget := budgetOf(req.Context())
-	f := &bodyFilter{src: resp.Body, budget: budget, limit: maxFrameBytes}
+	f := &bodyFilter{src: resp.Body, budget: budget, limit: maxFrameBytes, lost: t.lost}
 	if budget != nil {
 		f.limit, f.path, f.items = budget.limit+frameSlack, budget.framePath, budget.items+itemSlack
 	}
@@ -115,6 +132,7 @@ func rejection(id json.RawMessage) []byte {
 type bodyFilter struct {
 	src    io.ReadCloser
 	budget *frameBudget
+	lost   *atomic.Bool // the layer's (layerRoundTripper)
 	limit  int
 	path   []string // the counted array in a frame
 	items  int
@@ -144,8 +162,11 @@ func (f *bodyFilter) Close() error { return f.src.Close() }
 
 // failed records a read failure other than the end of the body.
 func (f *bodyFilter) failed(err error) error {
-	if err != io.EOF && f.budget != nil {
-		f.budget.broken.Store(true)
+	if err != io.EOF {
+		if f.budget != nil {
+			f.budget.broken.Store(true)
+		}
+		f.lost.Store(true)
 	}
 	return err
 }

@@ -241,7 +241,7 @@ func (t *layerTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	switch it := inner.(type) {
 	case *mcp.StreamableClientTransport:
 		c := *it
-		c.HTTPClient = layerHTTPClient(it.HTTPClient)
+		c.HTTPClient = layerHTTPClient(it.HTTPClient, &b.lost)
 		if c.MaxEventSize <= 0 || c.MaxEventSize > rawFrameBytes {
 			c.MaxEventSize = rawFrameBytes
 		}
@@ -286,6 +286,9 @@ type layer struct {
 	// then run on their caller's goroutine (Request).
 	inline atomic.Bool
 	conn   *layerConn // nil over streamable HTTP
+	// lost is set over streamable HTTP once the connection to the server
+	// is known to be gone (layerRoundTripper).
+	lost atomic.Bool
 }
 
 // cancelNotifyBlocks reports whether the MCPGODEBUG setting env makes

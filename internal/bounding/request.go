@@ -71,7 +71,7 @@ func Request[T any](ctx context.Context, s *Session, owner Owner, timeout time.D
 		if err == nil && rctx.Err() != nil {
 			err = rctx.Err() // a late result is dropped, as on a goroutine of its own
 		}
-		return result(ctx, rctx, budget, value, err)
+		return result(ctx, rctx, s, budget, value, err)
 	}
 	if !s.abandoned.admit(rctx) {
 		if err := rctx.Err(); err != nil {
@@ -83,7 +83,7 @@ func Request[T any](ctx context.Context, s *Session, owner Owner, timeout time.D
 	go o.run(rctx, request)
 	select {
 	case <-o.done:
-		return result(ctx, rctx, budget, o.value, o.err)
+		return result(ctx, rctx, s, budget, o.value, o.err)
 	case <-rctx.Done():
 		s.abandoned.add(o.done)
 		// Wait for what the end of the request's ctx does (end runs once):
@@ -127,11 +127,14 @@ func (o *outcome[T]) run(rctx *budgetContext, request func(context.Context) (T, 
 	rctx.budget.release()
 }
 
-// result is the outcome of the finished request, run under rctx for a
-// caller whose ctx is ctx: what the bounding layer observed (a rejected
+// result is the outcome of the finished request of s, run under rctx for
+// a caller whose ctx is ctx: what the bounding layer observed (a rejected
 // answer, a broken connection) decides a failure before MapError does,
-// unless a ctx ended.
-func result[T any](ctx, rctx context.Context, budget *frameBudget, value T, err error) (T, error) {
+// unless a ctx ended. A failure MapError cannot place (mcp_result_invalid)
+// on a session whose HTTP connection the layer knows to be lost is
+// mcp_transport_error: go-sdk fails the requests of a failed connection
+// with errors that carry no sentinel.
+func result[T any](ctx, rctx context.Context, s *Session, budget *frameBudget, value T, err error) (T, error) {
 	var zero T
 	if err == nil {
 		return value, nil
@@ -141,7 +144,11 @@ func result[T any](ctx, rctx context.Context, budget *frameBudget, value T, err 
 			return zero, err
 		}
 	}
-	return zero, MapError(ctx, rctx, err)
+	err = MapError(ctx, rctx, err)
+	if f, ok := err.(*Failure); ok && f.Code == CodeResultInvalid && s.lost() {
+		return zero, fail(CodeTransportError)
+	}
+	return zero, err
 }
 
 // end runs once when the request has not returned at the adapter's

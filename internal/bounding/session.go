@@ -119,6 +119,13 @@ func (s *Session) claim(l *layer) bool {
 	return true
 }
 
+// lost reports whether the layer knows the session's HTTP connection to be
+// gone (see layerRoundTripper).
+func (s *Session) lost() bool {
+	l := s.current()
+	return l != nil && l.lost.Load()
+}
+
 // Inline reports whether requests run on their caller's goroutine: the
 // session is connected through the layer and its blocked writes can be
 // ended (see Request).
