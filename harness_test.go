@@ -449,8 +449,8 @@ type rawServer struct {
 	stallCalls bool
 	// overIO connects over mcp.IOTransport on a net.Pipe instead of the
 	// in-memory transport: the bounding layer cannot tell whether closing
-	// the host's streams ends a blocked write, so requests run on request
-	// workers instead of their callers' goroutines.
+	// the host's streams ends a blocked write, so requests run on
+	// goroutines of their own instead of their callers' goroutines.
 	overIO bool
 
 	ctx    context.Context

@@ -184,8 +184,8 @@ var bigArgs = json.RawMessage(`{"q":"a","tags":["` + strings.Repeat("x", 60_000)
 // 200 later Runs fail mcp_connection_closed at once without a goroutine,
 // session.Close returns promptly and nothing is left running. Over the
 // in-memory transport the blocked write is the caller's own (the sever
-// ends it); over an IOTransport on the host's streams it is a request
-// worker's, abandoned at the Timeout.
+// ends it); over an IOTransport on the host's streams it is the request's
+// own goroutine, abandoned at the Timeout.
 func threatWedgedInMemory(t *testing.T) {
 	f := loadMCPFixture(t)
 	for _, wiring := range []struct {
@@ -600,7 +600,7 @@ func threatHugeNotification(t *testing.T) {
 // when the write is still blocked at the adapter's deadline, so nothing
 // waits on the stalled peer. Where the write is the caller's own (the
 // in-memory transport), Run returns ErrCanceled once the sever ends it, at
-// the deadline; where it is a request worker's (an IOTransport on the
+// the deadline; where it is a goroutine of its own (an IOTransport on the
 // host's streams), Run returns ErrCanceled at once.
 func threatCanceledMidWrite(t *testing.T) {
 	f := loadMCPFixture(t)

@@ -294,7 +294,7 @@ func oneLetterTools(n int) string {
 // threatCountDense (T6): a page of 80,000 one-letter tools (1.04 MB, under
 // MaxCatalogBytes + 4 KiB) and a result of 20,000 empty blocks (60 KB,
 // under MaxResultBytes) are rejected by their element count before
-// go-sdk decodes them, over io (requests on workers) and over HTTP (JSON
+// go-sdk decodes them, over io (requests on goroutines of their own) and over HTTP (JSON
 // and SSE): the code of the post-decode count, within Timeout + 50 ms,
 // and no decoder left running (goleak).
 func threatCountDense(t *testing.T) {
@@ -595,8 +595,8 @@ func startReference(t *testing.T, s *rawServer) sessionHarness {
 
 // threatReferenceWiringOneAbandoned (T11): without the
 // bounding layer nothing can end a write to a peer that stopped reading.
-// The Run whose write blocks returns at its Timeout and leaves its worker
-// blocked; while that worker runs, every later request of the session is
+// The Run whose write blocks returns at its Timeout and leaves its goroutine
+// blocked; while that goroutine runs, every later request of the session is
 // refused at once with mcp_transport_error instead of queueing one more
 // goroutine behind go-sdk's write lock: 200 Runs leave at most that one
 // goroutine. Once the session closes, the write fails and nothing is left.
