@@ -439,6 +439,7 @@ func TestThreatT11_HangsEndAtTimeout(t *testing.T) {
 	t.Run("canceled_mid_write_severs", threatCanceledMidWrite)
 	t.Run("http_failure_mid_call", threatHTTPMidCall)
 	t.Run("http_connection_failed_in_flight", threatHTTPConnectionFailsInFlight)
+	t.Run("http_session_lost", threatHTTPSessionLost)
 	t.Run("reference_wiring_one_abandoned_goroutine", threatReferenceWiringOneAbandoned)
 	t.Run("list_never_answered", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {

@@ -9,8 +9,10 @@ import (
 	"net/http/httptest"
 	"reflect"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -559,6 +561,68 @@ func threatHTTPConnectionFailsInFlight(t *testing.T) {
 				t.Errorf("T11 %s: got %v, want %v", tc.id, res, want)
 			}
 		})
+	}
+}
+
+// threatHTTPSessionLost (T11): the HTTP server restarts and forgets the
+// session. go-sdk fails the connection once its standalone stream cannot be
+// resumed, with an error that carries no sentinel. A Run that meets the
+// failed connection is mcp_transport_error (the bounding layer saw the
+// connection lost), never mcp_result_invalid; once the session has ended,
+// Runs are mcp_connection_closed; none reaches either server.
+func threatHTTPSessionLost(t *testing.T) {
+	tool := json.RawMessage(textTool(t))
+	first, restarted := newSDKServer(t, nil, tool), newSDKServer(t, nil, tool)
+	var handler atomic.Pointer[http.Handler]
+	serve := func(s *sdkServer) {
+		h := http.Handler(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.server }, nil))
+		handler.Store(&h)
+	}
+	serve(first)
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		(*handler.Load()).ServeHTTP(w, r)
+	}))
+	defer ts.Close()
+	monitor := purramcp.NewCatalogMonitor()
+	client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, monitor.ClientOptions(nil))
+	cs, err := monitor.Connect(t.Context(), client,
+		&mcp.StreamableClientTransport{Endpoint: ts.URL, MaxRetries: -1}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cs.Close() }()
+	h := sessionHarness{session: cs, monitor: monitor, counts: first.counts, lastArguments: first.lastArguments}
+	reg := discoverWith(t, h, purramcp.Limits{Timeout: 2 * time.Second}, nil)
+	if res, err := reg.Run(t.Context(), argsA, purramcp.ToolContext{}); err != nil || res.ErrorCode != "" {
+		t.Fatalf("before the restart: %v %q", err, res.ErrorCode)
+	}
+
+	serve(restarted)
+	ts.CloseClientConnections() // ends the standalone stream; its resumption finds no session
+	var codes []string
+	for range 20 {
+		res, err := reg.Run(t.Context(), argsA, purramcp.ToolContext{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		codes = append(codes, res.ErrorCode)
+		time.Sleep(5 * time.Millisecond)
+	}
+	// The Run that meets the lost connection fails the transport, unless
+	// the monitor saw the session end first; once it ended, Runs fail
+	// before sending anything.
+	want := slices.Repeat([]string{purramcp.CodeConnectionClosed}, len(codes))
+	if codes[0] == purramcp.CodeTransportError {
+		want[0] = purramcp.CodeTransportError
+	}
+	if !slices.Equal(codes, want) {
+		t.Errorf("T11 Runs after the restart: got %q, want %q", codes, want)
+	}
+	if _, calls := first.counts(); calls != 1 {
+		t.Errorf("T11: the first server saw %d tools/call, want 1", calls)
+	}
+	if _, calls := restarted.counts(); calls != 0 {
+		t.Errorf("T11: the restarted server saw %d tools/call, want 0", calls)
 	}
 }
 
