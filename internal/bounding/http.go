@@ -63,7 +63,7 @@ func (t *layerRoundTripper) RoundTrip(req *http.Request) (*http.Response, error)
 		t.lost.Store(true) // the server no longer knows the session
 	}
 	if resp.Body == nil {
-		return resp, err
+		return resp, nil
 	}
 	budget := budgetOf(req.Context())
 	f := &bodyFilter{src: resp.Body, budget: budget, limit: maxFrameBytes, lost: t.lost}
