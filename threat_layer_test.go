@@ -131,10 +131,22 @@ func (p *httpPeer) start(t *testing.T) sessionHarness {
 		hs.Close()
 		transport.CloseIdleConnections()
 	})
+	return p.connect(t, hs.URL, &http.Client{Transport: transport})
+}
+
+// startInMemory is start over a memTransport, with no socket, so that it
+// runs inside a testing/synctest bubble.
+func (p *httpPeer) startInMemory(t *testing.T) sessionHarness {
+	t.Helper()
+	return p.connect(t, "http://peer.test/mcp", &http.Client{Transport: memTransport{handler: p}})
+}
+
+func (p *httpPeer) connect(t *testing.T, endpoint string, hc *http.Client) sessionHarness {
+	t.Helper()
 	monitor := purramcp.NewCatalogMonitor()
 	client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, monitor.ClientOptions(nil))
-	cs, err := monitor.Connect(t.Context(), client, &mcp.StreamableClientTransport{Endpoint: hs.URL,
-		HTTPClient: &http.Client{Transport: transport}, MaxRetries: 2},
+	cs, err := monitor.Connect(t.Context(), client, &mcp.StreamableClientTransport{Endpoint: endpoint,
+		HTTPClient: hc, MaxRetries: 2},
 		&mcp.ClientSessionOptions{ProtocolVersion: purramcp.ProtocolVersion20251125})
 	if err != nil {
 		t.Fatal(err)

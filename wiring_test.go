@@ -7,12 +7,12 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"go.uber.org/goleak"
 
 	"purra.dev/purramcp"
 	"purra.dev/purramcp/internal/jssize"
@@ -99,37 +99,37 @@ const (
 // FuzzBoundingLayer writes a fuzzed tools/call answer byte for byte through
 // the bounding layer under a fuzzed MaxResultBytes, over io or over
 // streamable HTTP in one of the framings above (line splits, long lines,
-// CRLF, comments, multi-line data, resumed streams): Run never panics, ends
-// with a known code within Timeout, an answer whose counted JSON is over the
-// limit plus the layer's 4 KiB slack always fails mcp_result_too_large
-// (over the cap first, whatever the bytes), and no goroutine outlives the
-// session.
+// CRLF, comments, multi-line data, resumed streams). The answer is text
+// with pad copies of unit inserted at split, so that an input of a few
+// dozen bytes stands for a long line or a count-dense result and the
+// fuzzer's minimizer, quadratic in the length of a string, stays quick.
+// Run never panics and ends with a known code within Timeout: arguments
+// over the argument contract's limits fail mcp_invalid_arguments before any
+// request; an answer whose counted JSON is over the limit plus the layer's
+// 4 KiB slack always fails mcp_result_too_large (over the cap first,
+// whatever the bytes). Each input runs in a testing/synctest bubble, over
+// io.Pipe or a memTransport: an answer go-sdk drops waits out the 300 ms
+// Timeout on the bubble's fake clock, at no wall time, and the bubble's end
+// proves that no goroutine of the session outlives it. The seeds, one set
+// per framing, are in testdata/fuzz/FuzzBoundingLayer.
 func FuzzBoundingLayer(f *testing.F) {
-	seeds := []string{`{"content":[{"type":"text","text":"ok"}]}`,
-		`{"content":[{"type":"text","text":"` + strings.Repeat("<", 5000) + `"}]}`,
-		`{"content":[` + strings.TrimSuffix(strings.Repeat(`{"type":"text","text":""},`, 300), ",") + `]}`,
-		`{"isError":true,"content":[]}`, `{"content":[{"type":"text","text":"\ud800\u003c"}],"structuredContent":{"a":1}}`,
-		`{"content":{"not":"an array"}}`, `{"content":[{"type":"image","data":"AA==","mimeType":"m"}]}`,
-		// issue 22: invalid UTF-8 and a NUL past the cap fail the cap, not the decoding
-		`{"content":[{"type":"text","text":"` + strings.Repeat("<", 5000) + "\xff\xff\x80\x00" + `"}]}`}
-	for framing := range uint8(framings) {
-		for _, s := range seeds {
-			f.Add(s, 256, framing, uint16(len(s)/2))
-		}
-	}
 	tool := string(withField(f, loadMCPFixture(f).Tool, "outputSchema", nil))
-	f.Fuzz(func(t *testing.T, answer string, limit int, framing uint8, split uint16) {
-		if limit < 1 || limit > 65536 || strings.ContainsAny(answer, "\n\r") || len(answer) > 1<<20 {
+	f.Fuzz(func(t *testing.T, text string, limit int, framing uint8, split uint16, unit string, pad uint16) {
+		if limit < 1 || limit > 65536 || len(text) > 256 || len(unit) > 64 {
+			return
+		}
+		k := int(split) % (len(text) + 1)
+		answer := text[:k] + strings.Repeat(unit, int(pad)) + text[k:]
+		if strings.ContainsAny(answer, "\n\r") {
 			return
 		}
 		framing %= framings
-		defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
-		t.Run("session", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
 			var h sessionHarness
 			if framing == framingIO {
 				h = (&byteServer{page: page("", tool), call: answer}).start(t)
 			} else {
-				h = fuzzHTTPPeer(tool, answer, framing, int(split)).start(t)
+				h = fuzzHTTPPeer(tool, answer, framing, int(split)).startInMemory(t)
 			}
 			timeout := 300 * time.Millisecond
 			catalog, err := purramcp.DiscoverTools(t.Context(), h.session, "fixture", searchBinding(),
@@ -137,10 +137,15 @@ func FuzzBoundingLayer(f *testing.F) {
 			require.NoError(t, err)
 			ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 			defer cancel()
+			reg := catalog.Registrations()[0]
 			start := time.Now()
-			res, err := catalog.Registrations()[0].Run(ctx, argsA, purramcp.ToolContext{})
+			res, err := reg.Run(ctx, argsA, purramcp.ToolContext{})
 			require.NoError(t, err)
-			assert.Less(t, time.Since(start), timeout+time.Second, "Run ends at its Timeout")
+			assert.LessOrEqual(t, time.Since(start), timeout, "Run ends at its Timeout")
+			if _, err := reg.ArgumentContract.Parse(string(argsA)); err != nil {
+				assert.Equal(t, "mcp_invalid_arguments", res.ErrorCode, "arguments over the contract's limits")
+				return
+			}
 			assert.True(t, knownCodes[res.ErrorCode], "code %q", res.ErrorCode)
 			if jssize.RawWithin([]byte(answer), limit+4096) > limit+4096 {
 				assert.Equal(t, "mcp_result_too_large", res.ErrorCode, "an answer over the cap (framing %d)", framing)
