@@ -50,9 +50,10 @@ type Event struct {
 // mcp_* code. Both fields stay plain strings (an event compares equal to
 // its logged text); compare them with these.
 const (
-	EventDiscover     = "discover" // one discovery attempt
-	EventCall         = "call"     // one Run of a registration
-	EventCodeCanceled = "canceled" // the caller's ctx ended the operation
+	EventDiscover     = "discover"   // one discovery attempt
+	EventCall         = "call"       // one Run of a registration
+	EventCallStart    = "call_start" // the start of a Run, given to DiscoveryOptions.CallStart only
+	EventCodeCanceled = "canceled"   // the caller's ctx ended the operation
 )
 
 // eventCode is the Event code of an outcome: "" for nil, "canceled" for
@@ -88,14 +89,25 @@ func observeRefusal(ctx context.Context, observer func(context.Context, Event), 
 	observer(ctx, e)
 }
 
-// callStats is what one Run measured for its Event.
+// callStats is what one Run measured for its Event, and the ctx its
+// CallStart returned.
 type callStats struct {
 	requests int                 // tools/call requests sent (0 or 1)
 	result   *mcp.CallToolResult // the result that arrived, or nil
+	trace    context.Context     // the ctx the TracePropagator reads; nil means the Run's
 }
 
-// runner is the registration's Run: catalogTool.run, followed by one Event
-// when the catalog has an Observer.
+// traceContext is the ctx whose trace context the call's request carries:
+// CallStart's, else ctx.
+func (st *callStats) traceContext(ctx context.Context) context.Context {
+	if st.trace != nil {
+		return st.trace
+	}
+	return ctx
+}
+
+// runner is the registration's Run: catalogTool.run, preceded by CallStart
+// and followed by one Event when the catalog has an Observer.
 func (c *Catalog) runner(t *catalogTool) func(context.Context, json.RawMessage, ToolContext) (ToolResult, error) {
 	if c.observer == nil {
 		return func(ctx context.Context, args json.RawMessage, call ToolContext) (ToolResult, error) {
@@ -106,6 +118,15 @@ func (c *Catalog) runner(t *catalogTool) func(context.Context, json.RawMessage, 
 	return func(ctx context.Context, args json.RawMessage, call ToolContext) (ToolResult, error) {
 		start := time.Now()
 		var st callStats
+		observed := ctx
+		if c.callStart != nil {
+			if sc := c.callStart(ctx, Event{Kind: EventCallStart, ServerID: c.serverID, RevisionDigest: c.digest,
+				LocalName: t.binding.local, RemoteName: t.binding.remote, CallID: call.CallID, RunID: call.RunID,
+				ProtocolVersion: c.protocol, Transport: c.transport, Start: start}); sc != nil {
+				observed = sc
+			}
+			st.trace = observed
+		}
 		res, err := t.run(ctx, args, call, &st)
 		code := res.ErrorCode
 		if err != nil {
@@ -117,7 +138,7 @@ func (c *Catalog) runner(t *catalogTool) func(context.Context, json.RawMessage, 
 			// MarshalJSON: the answer already passed the bounding layer's cap).
 			resultBytes, _ = wire.ResultSize(st.result, math.MaxInt)
 		}
-		c.observer(ctx, Event{Kind: EventCall, ServerID: c.serverID, RevisionDigest: c.digest,
+		c.observer(observed, Event{Kind: EventCall, ServerID: c.serverID, RevisionDigest: c.digest,
 			LocalName: t.binding.local, RemoteName: t.binding.remote, CallID: call.CallID, RunID: call.RunID,
 			Code: code, Requests: st.requests, ArgumentBytes: len(args), ResultBytes: resultBytes,
 			Duration: time.Since(start), ProtocolVersion: c.protocol, Transport: c.transport, Start: start})

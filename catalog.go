@@ -65,7 +65,8 @@ type Catalog struct {
 	tools                      []*catalogTool // sorted by local name
 	monitor                    *CatalogMonitor
 	revision                   uint64
-	observer                   func(context.Context, Event) // DiscoveryOptions.Observer; nil when none
+	observer                   func(context.Context, Event)                 // DiscoveryOptions.Observer; nil when none
+	callStart                  func(context.Context, Event) context.Context // DiscoveryOptions.CallStart; used only with observer
 }
 
 // catalogTool is everything one registration needs, and the one record of

@@ -66,6 +66,21 @@ type DiscoveryOptions struct {
 	// attempt or the call has ended (the catalog or the result is then
 	// lost; nothing is left running). [SlogObserver] builds one.
 	Observer func(context.Context, Event)
+	// CallStart, when set together with Observer, is called synchronously
+	// at the start of each Run, before its arguments are checked and before
+	// any request is written, with an Event of Kind [EventCallStart] that
+	// carries the call's identity (ServerID, RevisionDigest, LocalName,
+	// RemoteName, CallID, RunID, ProtocolVersion, Transport, Start) and no
+	// outcome. The ctx it returns, which should be derived from the ctx it
+	// got (nil means that ctx), is the one the TracePropagator reads for the
+	// call's tools/call and the one the Observer gets with the call's end
+	// Event; the Run's cancellation, deadline and ScopeFunc keep the
+	// caller's ctx. A tracer starts the call's span here, so that the
+	// trace context the request carries names it. Without an Observer it is
+	// never called, so nothing started in it is left open. A panic in it
+	// propagates to the caller of Run, before any request. It must be safe
+	// for concurrent use.
+	CallStart func(context.Context, Event) context.Context
 	// TracePropagator, when set, puts the trace context of each Run's ctx
 	// into the _meta of its tools/call request (SEP-414): the traceparent
 	// it writes, when well-formed (W3C Trace Context), and beside it a
@@ -461,6 +476,7 @@ func (d *discovery) catalog(serverID string) (*Catalog, error) {
 	}
 	return &Catalog{
 		serverID: serverID, protocol: d.protocol, digest: digest, tools: tools, monitor: d.monitor, revision: d.revision, observer: d.opts.Observer,
+		callStart: d.opts.CallStart,
 		transport: d.monitor.transport(),
 	}, nil
 }

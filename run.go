@@ -52,7 +52,7 @@ func (t *catalogTool) run(ctx context.Context, args json.RawMessage, call ToolCo
 	}
 	st.requests = 1
 	result, err := bounded(ctx, t.limits.Timeout, t.monitor, bounding.ResultCap(t.limits.MaxResultBytes, t.limits.MaxContentBlocks), func(ctx context.Context) (*mcp.CallToolResult, error) {
-		return t.session.CallTool(ctx, &mcp.CallToolParams{Meta: traceMeta(ctx, t.propagator), Name: t.binding.remote,
+		return t.session.CallTool(ctx, &mcp.CallToolParams{Meta: traceMeta(st.traceContext(ctx), t.propagator), Name: t.binding.remote,
 			Arguments: wire})
 	})
 	if err != nil {

@@ -356,3 +356,111 @@ func TestEvent_Transport(t *testing.T) {
 		t.Errorf("kinds = %v, want %v", kinds, want)
 	}
 }
+
+// startKey marks the ctx a CallStart returned.
+type startKey struct{}
+
+// TestCallStart: with an Observer, CallStart runs at the start of each Run,
+// before any request, with the call's identity and no outcome; the
+// traceparent the request carries is read from the ctx it returned, and the
+// call's end Event gets that ctx; a nil return keeps the caller's ctx; a
+// Run refused before any request still starts and ends. Without an
+// Observer it is never called and the request is the one without it.
+func TestCallStart(t *testing.T) {
+	const startedParent = "00-4bf92f3577b34da6a3ce929d0e0e4736-b7ad6b7169203331-01"
+	forEachVersion(t, func(t *testing.T, version string) {
+		s := newMetaServer(t)
+		h := sdkHarness(t, s.sdkServer, version)
+		var (
+			mu       sync.Mutex
+			starts   []purramcp.Event
+			callsAt  []int
+			ends     []purramcp.Event
+			endMarks []any
+			keep     bool // CallStart returns nil
+		)
+		start := func(ctx context.Context, e purramcp.Event) context.Context {
+			_, calls := s.counts()
+			mu.Lock()
+			defer mu.Unlock()
+			starts, callsAt = append(starts, e), append(callsAt, calls)
+			if keep {
+				return nil
+			}
+			return context.WithValue(context.WithValue(ctx, traceKey{}, startedParent), startKey{}, len(starts))
+		}
+		observe := func(ctx context.Context, e purramcp.Event) {
+			if e.Kind != purramcp.EventCall {
+				return
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			ends, endMarks = append(ends, e), append(endMarks, ctx.Value(startKey{}))
+		}
+		catalog, err := purramcp.DiscoverTools(t.Context(), h.session, "fixture", searchBinding(),
+			purramcp.DiscoveryOptions{Monitor: h.monitor, Observer: observe, CallStart: start, TracePropagator: mapPropagator{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		reg := catalog.Registrations()[0]
+		ctx := context.WithValue(t.Context(), traceKey{}, testTraceparent)
+		call := purramcp.ToolContext{CallID: "c1", RunID: "r1"}
+		for i, args := range []json.RawMessage{argsA, json.RawMessage(`{"q":"toolong"}`), argsA} {
+			mu.Lock()
+			keep = i == 2
+			mu.Unlock()
+			if _, err := reg.Run(ctx, args, call); err != nil {
+				t.Fatal(err)
+			}
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if len(starts) != 3 || len(ends) != 3 {
+			t.Fatalf("got %d starts and %d ends, want 3 and 3", len(starts), len(ends))
+		}
+		for i, e := range starts {
+			want := purramcp.Event{Kind: purramcp.EventCallStart, ServerID: "fixture", RevisionDigest: catalog.Snapshot().RevisionDigest,
+				LocalName: "search", RemoteName: "remote.search", CallID: "c1", RunID: "r1",
+				ProtocolVersion: h.monitor.ProtocolVersion(), Transport: purramcp.TransportMemory, Start: ends[i].Start}
+			if !reflect.DeepEqual(e, want) {
+				t.Errorf("start %d = %+v, want %+v", i, e, want)
+			}
+		}
+		if want := []int{0, 1, 1}; !reflect.DeepEqual(callsAt, want) {
+			t.Errorf("tools/call requests the server had seen at each start = %v, want %v", callsAt, want)
+		}
+		if want := []any{1, 2, nil}; !reflect.DeepEqual(endMarks, want) {
+			t.Errorf("the end Events' ctx marks = %v, want %v", endMarks, want)
+		}
+		if got := []string{ends[0].Code, ends[1].Code, ends[2].Code}; !reflect.DeepEqual(got, []string{"", purramcp.CodeInvalidArguments, ""}) {
+			t.Errorf("end codes = %q", got)
+		}
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if want := []mcp.Meta{{"traceparent": startedParent}, {"traceparent": testTraceparent}}; !reflect.DeepEqual(s.metas, want) {
+			t.Errorf("s.metas = %v, want %v", s.metas, want)
+		}
+	})
+	t.Run("without_Observer", func(t *testing.T) {
+		s := newMetaServer(t)
+		h := sdkHarness(t, s.sdkServer, "")
+		called := 0
+		catalog, err := purramcp.DiscoverTools(t.Context(), h.session, "fixture", searchBinding(),
+			purramcp.DiscoveryOptions{Monitor: h.monitor, TracePropagator: mapPropagator{},
+				CallStart: func(ctx context.Context, _ purramcp.Event) context.Context { called++; return ctx }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res, err := catalog.Registrations()[0].Run(t.Context(), argsA, purramcp.ToolContext{}); err != nil || res.ErrorCode != "" {
+			t.Fatalf("Run: %v %q", err, res.ErrorCode)
+		}
+		if called != 0 {
+			t.Errorf("CallStart was called %d times without an Observer", called)
+		}
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if want := []mcp.Meta{nil}; !reflect.DeepEqual(s.metas, want) {
+			t.Errorf("s.metas = %v, want %v", s.metas, want)
+		}
+	})
+}
