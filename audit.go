@@ -94,16 +94,7 @@ func observeRefusal(ctx context.Context, observer func(context.Context, Event), 
 type callStats struct {
 	requests int                 // tools/call requests sent (0 or 1)
 	result   *mcp.CallToolResult // the result that arrived, or nil
-	trace    context.Context     // the ctx the TracePropagator reads; nil means the Run's
-}
-
-// traceContext is the ctx whose trace context the call's request carries:
-// CallStart's, else ctx.
-func (st *callStats) traceContext(ctx context.Context) context.Context {
-	if st.trace != nil {
-		return st.trace
-	}
-	return ctx
+	trace    context.Context     // CallStart's ctx, which the TracePropagator reads; nil means the Run's
 }
 
 // runner is the registration's Run: catalogTool.run, preceded by CallStart

@@ -51,8 +51,13 @@ func (t *catalogTool) run(ctx context.Context, args json.RawMessage, call ToolCo
 		return ToolResult{}, ErrCanceled // no request is sent once ctx has ended
 	}
 	st.requests = 1
+	traced := st.trace // not st itself: the closure escapes, st need not
 	result, err := bounded(ctx, t.limits.Timeout, t.monitor, bounding.ResultCap(t.limits.MaxResultBytes, t.limits.MaxContentBlocks), func(ctx context.Context) (*mcp.CallToolResult, error) {
-		return t.session.CallTool(ctx, &mcp.CallToolParams{Meta: traceMeta(st.traceContext(ctx), t.propagator), Name: t.binding.remote,
+		tc := traced
+		if tc == nil {
+			tc = ctx
+		}
+		return t.session.CallTool(ctx, &mcp.CallToolParams{Meta: traceMeta(tc, t.propagator), Name: t.binding.remote,
 			Arguments: wire})
 	})
 	if err != nil {

@@ -67,6 +67,14 @@ type Options struct {
 	// purramcp.DiscoveryOptions.Observer); it must be safe for concurrent
 	// use.
 	Observer func(context.Context, purramcp.Event)
+	// CallStart is given the start of every call of every server (see
+	// purramcp.DiscoveryOptions.CallStart), beside Observer; it must be
+	// safe for concurrent use. nil calls nothing.
+	CallStart func(context.Context, purramcp.Event) context.Context
+	// TracePropagator puts the trace context of each call in its
+	// tools/call's _meta (see purramcp.DiscoveryOptions.TracePropagator).
+	// nil, the default, sends no _meta.
+	TracePropagator purramcp.TracePropagator
 	// OnChange is called whenever the set of ready servers or a ready or
 	// pending digest changes, from one goroutine, never concurrently with
 	// itself; changes made while it runs are reported by one more call.

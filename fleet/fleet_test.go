@@ -470,3 +470,35 @@ func TestFleet_CloseDuringStart(t *testing.T) {
 	assert.ErrorIs(t, <-started, purramcp.ErrConnectionClosed, "Start returns when the fleet closes")
 	assert.Equal(t, fleet.StateClosed, statusOf(t, f, "w").State)
 }
+
+// ctxMark marks the ctx a CallStart returned.
+type ctxMark struct{}
+
+// markPropagator records the ctxMark value of each ctx it is given.
+type markPropagator struct{ seen chan any }
+
+func (p markPropagator) Inject(ctx context.Context, _ map[string]string) {
+	p.seen <- ctx.Value(ctxMark{})
+}
+
+// TestFleet_CallStartAndPropagator: the fleet's CallStart is given the start
+// of each call, with the server's id, and its TracePropagator reads the
+// ctx CallStart returned.
+func TestFleet_CallStartAndPropagator(t *testing.T) {
+	m := newMemServer(t)
+	var starts []purramcp.Event
+	prop := markPropagator{seen: make(chan any, 4)}
+	f := startFleet(t, &fleet.Config{Servers: map[string]fleet.ServerConfig{"u": memConfig(m, "", 0)}},
+		fleet.Options{Observer: func(context.Context, purramcp.Event) {}, TracePropagator: prop,
+			CallStart: func(ctx context.Context, e purramcp.Event) context.Context {
+				starts = append(starts, e)
+				return context.WithValue(ctx, ctxMark{}, e.LocalName)
+			}})
+	assert.Equal(t, "", run(t, registration(t, f, "convert_units"), convertArgs))
+	require.Len(t, starts, 1)
+	assert.Equal(t, purramcp.EventCallStart, starts[0].Kind)
+	assert.Equal(t, "u", starts[0].ServerID)
+	assert.Equal(t, "convert_units", starts[0].LocalName)
+	require.Len(t, prop.seen, 1)
+	assert.Equal(t, "convert_units", <-prop.seen)
+}

@@ -242,6 +242,7 @@ func (s *server) serve(ctx context.Context, c *conn) (string, bool) {
 func (s *server) discover(ctx context.Context, c *conn) string {
 	opts := s.cfg.DiscoveryOptions()
 	opts.Monitor, opts.Observer = c.monitor, s.f.opts.Observer
+	opts.CallStart, opts.TracePropagator = s.f.opts.CallStart, s.f.opts.TracePropagator
 	var candidate *purramcp.Snapshot
 	if s.f.currentLock() != nil {
 		opts.Approve = func(_ context.Context, snap purramcp.Snapshot) error {

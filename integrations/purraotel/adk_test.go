@@ -19,6 +19,7 @@ import (
 	"google.golang.org/adk/v2/tool"
 	"google.golang.org/genai"
 
+	"purra.dev/purramcp"
 	"purra.dev/purramcp/integrations/purraadk"
 	"purra.dev/purramcp/integrations/purraotel"
 )
@@ -47,12 +48,15 @@ func (m *scriptedLLM) GenerateContent(ctx context.Context, _ *model.LLMRequest, 
 }
 
 // TestObserver_ADKExecuteTool: a tool call driven through ADK-Go and
-// purraadk runs inside ADK's own "execute_tool search" span; the MCP
-// attributes land on it and no second tools/call span is made.
+// purraadk runs inside ADK's own "execute_tool search" span; with Observe
+// and StartCall wired, the MCP attributes land on it (error.type
+// "tool_error" for the tool's error result) and no second tools/call span
+// is made.
 func TestObserver_ADKExecuteTool(t *testing.T) {
 	tel := newTelemetry(t)
 	otel.SetTracerProvider(tel.tp) // ADK traces through the global provider
-	catalog := session(t, newServer(), purraotel.Observer(tel.tp, tel.mp, purraotel.Options{}), nil)
+	in := purraotel.New(tel.tp, tel.mp, purraotel.Options{})
+	catalog := sessionWith(t, newServer(), purramcp.DiscoveryOptions{Observer: in.Observe, CallStart: in.StartCall})
 	ts, err := purraadk.NewToolset("docs", catalog, purraadk.Options{})
 	require.NoError(t, err)
 	llm := &scriptedLLM{turns: []*model.LLMResponse{
@@ -74,7 +78,8 @@ func TestObserver_ADKExecuteTool(t *testing.T) {
 	got := attrs(adk[0].Attributes())
 	for k, v := range map[string]any{
 		"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "search", "gen_ai.tool.call.id": "c1",
-		"mcp.method.name": "tools/call", "mcp.protocol.version": "2025-11-25", "error.type": "mcp_tool_error",
+		"mcp.method.name": "tools/call", "mcp.protocol.version": "2025-11-25", "error.type": "tool_error",
+		"purramcp.code":      "mcp_tool_error",
 		"purramcp.server_id": "docs", "purramcp.remote_name": "remote.search", "purramcp.requests": int64(1),
 	} {
 		assert.Equal(t, v, got[k], k)
@@ -92,5 +97,5 @@ func TestObserver_ADKExecuteTool(t *testing.T) {
 	b, err := json.Marshal(ours)
 	require.NoError(t, err)
 	assert.NotContains(t, string(b), secret)
-	assert.Len(t, ours, 11)
+	assert.Len(t, ours, 12)
 }

@@ -10,21 +10,26 @@ import (
 	"purra.dev/purramcp/integrations/purraotel"
 )
 
-// BenchmarkRun is one Run over an in-memory session without an observer
-// and with the OpenTelemetry observer on SDK providers (an in-memory span
-// recorder and a manual metric reader), under a caller span.
+// BenchmarkRun is one Run over an in-memory session without an observer,
+// with the OpenTelemetry observer on SDK providers (an in-memory span
+// recorder and a manual metric reader), and with it, StartCall and the
+// propagator, under a caller span.
 func BenchmarkRun(b *testing.B) {
 	for _, tc := range []struct {
-		name string
-		otel bool
-	}{{"observer=none", false}, {"observer=otel", true}} {
+		name        string
+		otel, start bool
+	}{{"observer=none", false, false}, {"observer=otel", true, false}, {"observer=otel+start", true, true}} {
 		b.Run(tc.name, func(b *testing.B) {
 			tel := newTelemetry(b)
-			var observe func(context.Context, purramcp.Event)
+			var opts purramcp.DiscoveryOptions
 			if tc.otel {
-				observe = purraotel.Observer(tel.tp, tel.mp, purraotel.Options{})
+				in := purraotel.New(tel.tp, tel.mp, purraotel.Options{})
+				opts.Observer = in.Observe
+				if tc.start {
+					opts.CallStart, opts.TracePropagator = in.StartCall, purraotel.Propagator(nil)
+				}
 			}
-			catalog := session(b, newServer(), observe, nil)
+			catalog := sessionWith(b, newServer(), opts)
 			reg, _ := catalog.Registration("search")
 			ctx, span := tel.tp.Tracer("host").Start(context.Background(), "turn")
 			defer span.End()

@@ -8,26 +8,31 @@
 // A host passes the observer to discovery (or to a fleet, which takes the
 // same function):
 //
+//	otel := purraotel.New(tp, mp, purraotel.Options{})
 //	opts := purramcp.DiscoveryOptions{
 //		Monitor:         monitor,
-//		Observer:        purraotel.Observer(tp, mp, purraotel.Options{}),
+//		Observer:        otel.Observe,
+//		CallStart:       otel.StartCall,
 //		TracePropagator: purraotel.Propagator(nil), // W3C traceparent/tracestate
 //	}
 //	catalog, err := purramcp.DiscoverTools(ctx, session, "docs", bindings, opts)
 //
-// Each Run then ends a span named "tools/call {local name}", a child of the
-// span in the Run's ctx, started when the Run started and ended when it
-// ended. When that ctx's span is already a GenAI execute_tool span for the
-// same tool (ADK-Go makes one), the MCP attributes are added to it instead
-// of a second span, as the conventions ask.
+// Each Run then has a span named "tools/call {local name}", a child of the
+// span in the Run's ctx, started by StartCall before the request is written
+// and ended by Observe when the Run ends. The traceparent the [Propagator]
+// sends names it, so an instrumented server's span is its child. When the
+// Run's ctx already holds a GenAI execute_tool span for the same tool
+// (ADK-Go makes one), the MCP attributes are added to it instead of a
+// second span, as the conventions ask, and the traceparent names it.
+// [Observer] is Observe without StartCall: the span is then made when the
+// Run has ended, with the Run's own times, and the traceparent names the
+// caller's span.
+//
+// A tool's own error result (isError) has error.type "tool_error", as the
+// conventions fix; every other failure has its code as error.type, and
+// every failed span carries the exact code in purramcp.code.
 //
 // Nothing of a payload is ever recorded: no arguments, results, schemas,
 // descriptions or remote error text (the purramcp events carry none), and
 // the conventions' opt-in payload attributes cannot be turned on here.
-//
-// Because a purramcp event is reported when the Run has ended, the span is
-// created then, with the Run's own start and end times. The traceparent a
-// [Propagator] sends is therefore the caller's span context: the server's
-// span is a sibling of the tools/call span under the caller's span, not its
-// child.
 package purraotel

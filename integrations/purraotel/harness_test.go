@@ -100,6 +100,12 @@ func (l *events) all() []purramcp.Event {
 func session(t testing.TB, s *server, observe func(context.Context, purramcp.Event),
 	prop purramcp.TracePropagator) *purramcp.Catalog {
 	t.Helper()
+	return sessionWith(t, s, purramcp.DiscoveryOptions{Observer: observe, TracePropagator: prop})
+}
+
+// sessionWith is session with opts (its Monitor set here).
+func sessionWith(t testing.TB, s *server, opts purramcp.DiscoveryOptions) *purramcp.Catalog {
+	t.Helper()
 	st, ct := mcp.NewInMemoryTransports()
 	ss, err := s.srv.Connect(context.Background(), st, nil)
 	require.NoError(t, err)
@@ -113,7 +119,7 @@ func session(t testing.TB, s *server, observe func(context.Context, purramcp.Eve
 	})
 	catalog, err := purramcp.DiscoverTools(context.Background(), cs, "docs", map[string]purramcp.ToolBinding{
 		"remote.search": {LocalName: "search", Policy: purramcp.ToolPolicy{Mode: "read", Title: "Search"}, Scope: purramcp.Unscoped},
-	}, purramcp.DiscoveryOptions{Monitor: m, Observer: observe, TracePropagator: prop})
+	}, func() purramcp.DiscoveryOptions { opts.Monitor = m; return opts }())
 	require.NoError(t, err)
 	return catalog
 }

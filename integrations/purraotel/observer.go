@@ -23,6 +23,7 @@ const (
 	methodToolsCall = "tools/call"
 	methodToolsList = "tools/list"
 	executeTool     = "execute_tool"
+	toolError       = "tool_error" // error.type of a tools/call result with isError true
 )
 
 // DurationBuckets are the explicit bucket boundaries, in seconds, the
@@ -48,6 +49,7 @@ const (
 	keyAttempt       = attribute.Key("purramcp.attempt")
 	keyPages         = attribute.Key("purramcp.pages")
 	keyTransportKind = attribute.Key("purramcp.transport")
+	keyCode          = attribute.Key("purramcp.code")
 )
 
 // Options configures an Observer. The zero value is the default.
@@ -59,37 +61,29 @@ type Options struct {
 	Attributes []attribute.KeyValue
 }
 
-// Observer returns a function for [purramcp.DiscoveryOptions.Observer] (and a
-// fleet's Options.Observer) that turns each [purramcp.Event] into
-// OpenTelemetry telemetry:
-//
-//   - a call ("call" event) becomes a CLIENT span named
-//     "tools/call {local name}", child of the span in the Run's ctx, from
-//     the Run's start to its end, with mcp.method.name "tools/call",
-//     gen_ai.operation.name "execute_tool", gen_ai.tool.name (the local
-//     name), gen_ai.tool.call.id (the ToolContext's CallID, when set),
-//     mcp.protocol.version, network.transport ("pipe" for stdio, "tcp" for
-//     HTTP; absent otherwise), error.type (the mcp_* code, "canceled" or
-//     "host_failure") with an Error status, and purramcp.server_id,
-//     purramcp.revision_digest, purramcp.remote_name, purramcp.run_id,
-//     purramcp.requests, purramcp.argument_bytes, purramcp.result_bytes and
-//     purramcp.transport. When the ctx's span is a recording GenAI
-//     execute_tool span for the same tool, these attributes (but the name
-//     and operation, already there) are set on it and no span is made;
-//   - a discovery attempt ("discover" event) becomes a CLIENT span named
-//     "tools/list" with mcp.method.name, mcp.protocol.version,
-//     network.transport, error.type and purramcp.server_id,
-//     purramcp.revision_digest, purramcp.attempt, purramcp.pages and
-//     purramcp.transport;
-//   - both record their duration in seconds in the histogram
-//     mcp.client.operation.duration ([DurationBuckets]) with
-//     mcp.method.name, gen_ai.tool.name (calls) and error.type (failures).
-//
-// A nil tp or mp means OpenTelemetry's global provider at the time Observer
-// is called. The returned function is safe for concurrent use and never
-// blocks beyond what the providers do. It records no payload: purramcp
-// events carry none.
+// Observer returns New(tp, mp, opts).Observe: the instrumentation without
+// its CallStart hook, so that each call's span is made when the call has
+// ended (see [Instrumentation.Observe]).
 func Observer(tp trace.TracerProvider, mp metric.MeterProvider, opts Options) func(context.Context, purramcp.Event) {
+	return New(tp, mp, opts).Observe
+}
+
+// An Instrumentation turns purramcp's events into OpenTelemetry telemetry
+// as the semantic conventions for MCP clients ask. Its Observe method goes
+// in [purramcp.DiscoveryOptions.Observer] (and a fleet's Options.Observer);
+// its StartCall method, in [purramcp.DiscoveryOptions.CallStart] beside it,
+// starts each call's span before the request is written, so that the trace
+// context a [Propagator] puts in the request names that span and the
+// server's span is its child. It is safe for concurrent use.
+type Instrumentation struct {
+	tracer trace.Tracer
+	hist   metric.Float64Histogram
+	extra  []attribute.KeyValue
+}
+
+// New returns the Instrumentation over tp and mp. A nil tp or mp means
+// OpenTelemetry's global provider at the time New is called.
+func New(tp trace.TracerProvider, mp metric.MeterProvider, opts Options) *Instrumentation {
 	if tp == nil {
 		tp = otel.GetTracerProvider()
 	}
@@ -101,18 +95,41 @@ func Observer(tp trace.TracerProvider, mp metric.MeterProvider, opts Options) fu
 	hist, _ := mp.Meter(scopeName).Float64Histogram(DurationMetric, metric.WithUnit("s"),
 		metric.WithDescription("The duration of the MCP request or notification as observed on the sender from the time it was sent until the response or ack is received."),
 		metric.WithExplicitBucketBoundaries(DurationBuckets...))
-	o := &observer{tracer: tp.Tracer(scopeName), hist: hist, extra: append([]attribute.KeyValue(nil), opts.Attributes...)}
-	return o.observe
+	return &Instrumentation{tracer: tp.Tracer(scopeName), hist: hist, extra: append([]attribute.KeyValue(nil), opts.Attributes...)}
 }
 
-// observer is the state of one Observer.
-type observer struct {
-	tracer trace.Tracer
-	hist   metric.Float64Histogram
-	extra  []attribute.KeyValue
-}
-
-func (o *observer) observe(ctx context.Context, e purramcp.Event) {
+// Observe reports one purramcp event:
+//
+//   - a call ("call" event) is a CLIENT span named "tools/call {local
+//     name}", child of the span in the Run's ctx, from the Run's start to
+//     its end, with mcp.method.name "tools/call", gen_ai.operation.name
+//     "execute_tool", gen_ai.tool.name (the local name),
+//     gen_ai.tool.call.id (the ToolContext's CallID, when set),
+//     mcp.protocol.version, network.transport ("pipe" for stdio, "tcp" for
+//     HTTP; absent otherwise), and purramcp.server_id,
+//     purramcp.revision_digest, purramcp.remote_name, purramcp.run_id,
+//     purramcp.requests, purramcp.argument_bytes, purramcp.result_bytes and
+//     purramcp.transport. When StartCall started the span, Observe ends
+//     it; otherwise Observe makes it now, with the Run's start and end
+//     times. When the Run's ctx holds a recording GenAI execute_tool span
+//     for the same tool, these attributes (but the name and operation,
+//     already there) are set on it and no span is made;
+//   - a discovery attempt ("discover" event) is a CLIENT span named
+//     "tools/list" with mcp.method.name, mcp.protocol.version,
+//     network.transport and purramcp.server_id, purramcp.revision_digest,
+//     purramcp.attempt, purramcp.pages and purramcp.transport;
+//   - a failed call or attempt has an Error status whose description is
+//     its code, purramcp.code (the exact code: an mcp_* code, "canceled"
+//     or "host_failure") and error.type: "tool_error" for a tool's own
+//     error result (mcp_tool_error, isError true), as the conventions fix,
+//     else the code itself;
+//   - both record their duration in seconds in the histogram
+//     mcp.client.operation.duration ([DurationBuckets]) with
+//     mcp.method.name, gen_ai.tool.name (calls) and error.type (failures).
+//
+// It never blocks beyond what the providers do. It records no payload:
+// purramcp events carry none.
+func (o *Instrumentation) Observe(ctx context.Context, e purramcp.Event) {
 	switch e.Kind {
 	case purramcp.EventCall:
 		o.call(ctx, e)
@@ -121,12 +138,48 @@ func (o *observer) observe(ctx context.Context, e purramcp.Event) {
 	}
 }
 
+// StartCall starts the CLIENT span of a call ("call_start" event) with the
+// attributes known before the request and returns ctx with it, for
+// [purramcp.DiscoveryOptions.CallStart]; Observe ends it with the rest when
+// the call's event arrives with that ctx. Inside a recording GenAI
+// execute_tool span for the same tool, it starts nothing and returns ctx:
+// that span is the call's, and the request's trace context names it. Any
+// other event returns ctx unchanged.
+func (o *Instrumentation) StartCall(ctx context.Context, e purramcp.Event) context.Context {
+	if e.Kind != purramcp.EventCallStart || isToolSpan(trace.SpanFromContext(ctx), e.LocalName) {
+		return ctx
+	}
+	attrs := callAttrs(make([]attribute.KeyValue, 0, 20+len(o.extra)), e, false)
+	attrs = append(attrs, o.extra...)
+	ctx, s := o.tracer.Start(ctx, methodToolsCall+" "+e.LocalName, trace.WithSpanKind(trace.SpanKindClient),
+		trace.WithTimestamp(e.Start), trace.WithAttributes(attrs...))
+	return context.WithValue(ctx, startedKey{o}, s)
+}
+
+// startedKey holds, in a ctx StartCall returned, the span it started.
+type startedKey struct{ o *Instrumentation }
+
 // call reports one Run.
-func (o *observer) call(ctx context.Context, e purramcp.Event) {
+func (o *Instrumentation) call(ctx context.Context, e purramcp.Event) {
 	o.record(ctx, e, methodToolsCall, e.LocalName)
+	if s, ok := ctx.Value(startedKey{o}).(trace.Span); ok {
+		s.SetAttributes(outcomeAttrs(make([]attribute.KeyValue, 0, 6), e)...)
+		o.end(s, e)
+		return
+	}
 	parent := trace.SpanFromContext(ctx)
 	reuse := isToolSpan(parent, e.LocalName)
-	attrs := make([]attribute.KeyValue, 0, 20+len(o.extra))
+	attrs := outcomeAttrs(callAttrs(make([]attribute.KeyValue, 0, 24+len(o.extra)), e, reuse), e)
+	if reuse {
+		parent.SetAttributes(attrs...)
+		return
+	}
+	o.span(ctx, e, methodToolsCall+" "+e.LocalName, attrs)
+}
+
+// callAttrs appends the attributes of a call known at its start; reuse
+// leaves out the name and operation an execute_tool span already has.
+func callAttrs(attrs []attribute.KeyValue, e purramcp.Event, reuse bool) []attribute.KeyValue {
 	attrs = append(attrs, keyMethod.String(methodToolsCall))
 	if !reuse {
 		attrs = append(attrs, keyOperation.String(executeTool), keyToolName.String(e.LocalName))
@@ -135,23 +188,24 @@ func (o *observer) call(ctx context.Context, e purramcp.Event) {
 		attrs = append(attrs, keyToolCallID.String(e.CallID))
 	}
 	attrs = common(attrs, e)
-	attrs = append(attrs, keyRemoteName.String(e.RemoteName),
-		keyRequests.Int(e.Requests), keyArgumentBytes.Int(e.ArgumentBytes), keyResultBytes.Int(e.ResultBytes))
+	attrs = append(attrs, keyRemoteName.String(e.RemoteName))
 	if e.RunID != "" {
 		attrs = append(attrs, keyRunID.String(e.RunID))
 	}
-	if reuse {
-		parent.SetAttributes(attrs...)
-		return
-	}
-	o.span(ctx, e, methodToolsCall+" "+e.LocalName, attrs)
+	return attrs
+}
+
+// outcomeAttrs appends the attributes of a call known at its end.
+func outcomeAttrs(attrs []attribute.KeyValue, e purramcp.Event) []attribute.KeyValue {
+	attrs = append(attrs, keyRequests.Int(e.Requests), keyArgumentBytes.Int(e.ArgumentBytes), keyResultBytes.Int(e.ResultBytes))
+	return failure(attrs, e)
 }
 
 // discover reports one discovery attempt.
-func (o *observer) discover(ctx context.Context, e purramcp.Event) {
+func (o *Instrumentation) discover(ctx context.Context, e purramcp.Event) {
 	attrs := make([]attribute.KeyValue, 0, 12+len(o.extra))
 	attrs = append(attrs, keyMethod.String(methodToolsList))
-	attrs = common(attrs, e)
+	attrs = failure(common(attrs, e), e)
 	attrs = append(attrs, keyAttempt.Int(e.Attempt), keyPages.Int(e.Pages))
 	o.record(ctx, e, methodToolsList, "")
 	o.span(ctx, e, methodToolsList, attrs)
@@ -168,9 +222,6 @@ func common(attrs []attribute.KeyValue, e purramcp.Event) []attribute.KeyValue {
 	if e.Transport != "" {
 		attrs = append(attrs, keyTransportKind.String(e.Transport))
 	}
-	if e.Code != "" {
-		attrs = append(attrs, keyErrorType.String(e.Code))
-	}
 	if e.ServerID != "" {
 		attrs = append(attrs, keyServerID.String(e.ServerID))
 	}
@@ -180,11 +231,34 @@ func common(attrs []attribute.KeyValue, e purramcp.Event) []attribute.KeyValue {
 	return attrs
 }
 
+// failure appends error.type and purramcp.code of a failed event.
+func failure(attrs []attribute.KeyValue, e purramcp.Event) []attribute.KeyValue {
+	if e.Code == "" {
+		return attrs
+	}
+	return append(attrs, keyErrorType.String(errorType(e.Code)), keyCode.String(e.Code))
+}
+
+// errorType is the error.type of a code: "tool_error" for a tool's own
+// error result, as the conventions fix, else the code.
+func errorType(code string) string {
+	if code == purramcp.CodeToolError {
+		return toolError
+	}
+	return code
+}
+
 // span makes the CLIENT span of one event, from its start to its end.
-func (o *observer) span(ctx context.Context, e purramcp.Event, name string, attrs []attribute.KeyValue) {
+func (o *Instrumentation) span(ctx context.Context, e purramcp.Event, name string, attrs []attribute.KeyValue) {
 	attrs = append(attrs, o.extra...)
 	_, s := o.tracer.Start(ctx, name, trace.WithSpanKind(trace.SpanKindClient), trace.WithTimestamp(e.Start),
 		trace.WithAttributes(attrs...))
+	o.end(s, e)
+}
+
+// end sets the span's status from the event's code and ends it at the
+// event's end.
+func (o *Instrumentation) end(s trace.Span, e purramcp.Event) {
 	if e.Code != "" {
 		s.SetStatus(codes.Error, e.Code)
 	}
@@ -192,14 +266,14 @@ func (o *observer) span(ctx context.Context, e purramcp.Event, name string, attr
 }
 
 // record adds the event's duration to the histogram.
-func (o *observer) record(ctx context.Context, e purramcp.Event, method, tool string) {
+func (o *Instrumentation) record(ctx context.Context, e purramcp.Event, method, tool string) {
 	attrs := make([]attribute.KeyValue, 0, 3)
 	attrs = append(attrs, keyMethod.String(method))
 	if tool != "" {
 		attrs = append(attrs, keyToolName.String(tool))
 	}
 	if e.Code != "" {
-		attrs = append(attrs, keyErrorType.String(e.Code))
+		attrs = append(attrs, keyErrorType.String(errorType(e.Code)))
 	}
 	o.hist.Record(ctx, e.Duration.Seconds(), metric.WithAttributeSet(attribute.NewSet(attrs...)))
 }

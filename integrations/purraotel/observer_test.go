@@ -41,12 +41,23 @@ func byName(spans []sdktrace.ReadOnlySpan, name string) []sdktrace.ReadOnlySpan 
 
 // TestObserver_Spans: the discovery span and one CLIENT span per Run, child
 // of the caller's span, with the Run's start and end, exact attributes and
-// the status and error.type of each outcome.
+// the status, error.type and purramcp.code of each outcome; the same
+// whether the span is made at the end (Observer) or started by StartCall.
 func TestObserver_Spans(t *testing.T) {
+	for _, started := range []bool{false, true} {
+		t.Run(map[bool]string{false: "Observer", true: "StartCall"}[started], func(t *testing.T) { observerSpans(t, started) })
+	}
+}
+
+func observerSpans(t *testing.T, started bool) {
 	tel := newTelemetry(t)
 	var log events
-	catalog := session(t, newServer(), log.tee(purraotel.Observer(tel.tp, tel.mp,
-		purraotel.Options{Attributes: []attribute.KeyValue{attribute.String("server.address", "docs.local")}})), nil)
+	in := purraotel.New(tel.tp, tel.mp, purraotel.Options{Attributes: []attribute.KeyValue{attribute.String("server.address", "docs.local")}})
+	opts := purramcp.DiscoveryOptions{Observer: log.tee(in.Observe)}
+	if started {
+		opts.CallStart = in.StartCall
+	}
+	catalog := sessionWith(t, newServer(), opts)
 	digest := catalog.Snapshot().RevisionDigest
 	reg, ok := catalog.Registration("search")
 	require.True(t, ok)
@@ -84,14 +95,14 @@ func TestObserver_Spans(t *testing.T) {
 		"purramcp.revision_digest": digest, "purramcp.remote_name": "remote.search", "server.address": "docs.local",
 	}
 	want := []struct {
-		code                        string
+		code, errorType             string
 		requests, argBytes, results int64
 		ids                         bool
 	}{
-		{"", 1, 9, -1, true},
-		{"mcp_invalid_arguments", 0, 15, 0, true},
-		{"mcp_tool_error", 1, 11, -1, true},
-		{"canceled", 0, 9, 0, false},
+		{"", "", 1, 9, -1, true},
+		{"mcp_invalid_arguments", "mcp_invalid_arguments", 0, 15, 0, true},
+		{"mcp_tool_error", "tool_error", 1, 11, -1, true},
+		{"canceled", "canceled", 0, 9, 0, false},
 	}
 	for i, s := range calls {
 		e := evs[i+1]
@@ -115,7 +126,7 @@ func TestObserver_Spans(t *testing.T) {
 			w["gen_ai.tool.call.id"], w["purramcp.run_id"] = "call-1", "run-1"
 		}
 		if want[i].code != "" {
-			w["error.type"] = want[i].code
+			w["error.type"], w["purramcp.code"] = want[i].errorType, want[i].code
 			assert.Equal(t, sdktrace.Status{Code: codes.Error, Description: want[i].code}, s.Status())
 		} else {
 			assert.Equal(t, codes.Unset, s.Status().Code)
@@ -164,8 +175,8 @@ func TestObserver_ReusesExecuteToolSpan(t *testing.T) {
 		assert.Positive(t, resultBytes)
 		assert.Equal(t, map[string]any{
 			"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "search", // the host's own
-			"mcp.method.name": "tools/call", "mcp.protocol.version": "2025-11-25", "error.type": "mcp_tool_error",
-			"purramcp.transport": "memory", "purramcp.server_id": "docs", "purramcp.revision_digest": catalog.Snapshot().RevisionDigest,
+			"mcp.method.name": "tools/call", "mcp.protocol.version": "2025-11-25", "error.type": "tool_error",
+			"purramcp.code": "mcp_tool_error", "purramcp.transport": "memory", "purramcp.server_id": "docs", "purramcp.revision_digest": catalog.Snapshot().RevisionDigest,
 			"purramcp.remote_name": "remote.search", "purramcp.requests": int64(1), "purramcp.argument_bytes": int64(11),
 			"purramcp.result_bytes": resultBytes,
 		}, got, tc.name)
@@ -213,7 +224,7 @@ func TestObserver_Histogram(t *testing.T) {
 		"mcp.method.name=tools/list":                                                          1,
 		"gen_ai.tool.name=search,mcp.method.name=tools/call":                                  2,
 		"error.type=mcp_invalid_arguments,gen_ai.tool.name=search,mcp.method.name=tools/call": 1,
-		"error.type=mcp_tool_error,gen_ai.tool.name=search,mcp.method.name=tools/call":        1,
+		"error.type=tool_error,gen_ai.tool.name=search,mcp.method.name=tools/call":            1,
 	}, counts)
 }
 

@@ -95,7 +95,7 @@ func TestObserver_OTLPHTTP(t *testing.T) {
 	assert.Equal(t, span{Name: "tools/call search", Parent: "turn", Kind: 3, Status: "mcp_tool_error", Attrs: map[string]any{
 		"mcp.method.name": "tools/call", "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "search",
 		"gen_ai.tool.call.id": "c9", "mcp.protocol.version": "2025-11-25", "purramcp.transport": "memory",
-		"error.type": "mcp_tool_error", "purramcp.server_id": "docs", "purramcp.revision_digest": digest,
+		"error.type": "tool_error", "purramcp.code": "mcp_tool_error", "purramcp.server_id": "docs", "purramcp.revision_digest": digest,
 		"purramcp.remote_name": "remote.search", "purramcp.requests": int64(1), "purramcp.argument_bytes": int64(11),
 		"purramcp.result_bytes": resultBytes,
 	}}, spans[1])
