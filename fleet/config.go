@@ -79,6 +79,10 @@ type ServerConfig struct {
 	// Limits bounds discovery and every call on this server (zero fields
 	// take purramcp's defaults). Its Timeout also bounds connecting.
 	Limits purramcp.Limits
+	// OAuth configures how an http server's OAuth 2.1 client registers and
+	// signs in (see [OAuthConfig]); nil takes the defaults, which suit a
+	// server that needs nothing but its URL.
+	OAuth *OAuthConfig
 }
 
 // A ToolConfig binds one remote tool.
@@ -238,7 +242,7 @@ func ParseConfig(data []byte) (*Config, error) {
 
 // serverFields are the members a server object may have.
 var serverFields = []string{"type", "command", "args", "env", "cwd", "url", "headers", "tools", "policy",
-	"requireReadOnlyHint", "legacyProtocols", "staleRetries", "limits"}
+	"requireReadOnlyHint", "legacyProtocols", "staleRetries", "limits", "oauth"}
 
 // parseServer decodes one server object at p, expanding ${env:NAME}.
 func parseServer(v any, p path, env *expander) (ServerConfig, error) {
@@ -267,6 +271,7 @@ func parseServer(v any, p path, env *expander) (ServerConfig, error) {
 			return
 		}},
 		{"limits", func(v any, p path) (err error) { sc.Limits, err = parseLimits(v, p); return }},
+		{"oauth", func(v any, p path) (err error) { sc.OAuth, err = parseOAuth(v, p, env); return }},
 	}
 	for _, step := range steps {
 		if v, ok := obj[step.name]; ok {
@@ -505,6 +510,12 @@ func (sc *ServerConfig) validateReach(p path) error {
 	}
 	if sc.Type != "" && sc.Dial != nil {
 		return errAt(p.with("type"), "type with Dial")
+	}
+	if sc.OAuth != nil {
+		if sc.URL == "" {
+			return errAt(p.with("oauth"), "oauth without url")
+		}
+		return sc.OAuth.validate(p.with("oauth"))
 	}
 	return nil
 }

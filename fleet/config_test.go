@@ -118,6 +118,18 @@ func TestParseConfig_ErrorsNamePaths(t *testing.T) {
 		{"timeout range", srv(`"command": "x", "limits": {"timeout": "6m"}, ` + tools), "servers.fs.limits.timeout"},
 		{"timeout number", srv(`"command": "x", "limits": {"timeout": 10}, ` + tools), "servers.fs.limits.timeout"},
 		{"bool field", srv(`"command": "x", "requireReadOnlyHint": "yes", ` + tools), "servers.fs.requireReadOnlyHint"},
+		{"oauth not object", srv(`"url": "https://h", "oauth": [], ` + tools), "servers.fs.oauth"},
+		{"oauth unknown", srv(`"url": "https://h", "oauth": {"clientID": "x"}, ` + tools), "servers.fs.oauth.clientID"},
+		{"oauth on stdio", srv(`"command": "x", "oauth": {}, ` + tools), "servers.fs.oauth"},
+		{"oauth literal secret", srv(`"url": "https://h", "oauth": {"clientId": "c", "clientSecret": "hunter2-secret"}, ` + tools), "servers.fs.oauth.clientSecret"},
+		{"oauth secret in text", srv(`"url": "https://h", "oauth": {"clientId": "c", "clientSecret": "x${env:FLEET_TEST_SECRET}"}, ` + tools), "servers.fs.oauth.clientSecret"},
+		{"oauth secret unset", srv(`"url": "https://h", "oauth": {"clientId": "c", "clientSecret": "${env:FLEET_TEST_UNSET}"}, ` + tools), "servers.fs.oauth.clientSecret"},
+		{"oauth secret without id", srv(`"url": "https://h", "oauth": {"clientSecret": "${env:FLEET_TEST_SECRET}"}, ` + tools), "servers.fs.oauth.clientSecret"},
+		{"oauth metadata http", srv(`"url": "https://h", "oauth": {"clientMetadataUrl": "http://c.example/m.json"}, ` + tools), "servers.fs.oauth.clientMetadataUrl"},
+		{"oauth metadata root", srv(`"url": "https://h", "oauth": {"clientMetadataUrl": "https://c.example/"}, ` + tools), "servers.fs.oauth.clientMetadataUrl"},
+		{"oauth scope space", srv(`"url": "https://h", "oauth": {"scopes": ["a", "b c"]}, ` + tools), "servers.fs.oauth.scopes[1]"},
+		{"oauth scope not string", srv(`"url": "https://h", "oauth": {"scopes": [1]}, ` + tools), "servers.fs.oauth.scopes[0]"},
+		{"oauth port range", srv(`"url": "https://h", "oauth": {"redirectPort": 70000}, ` + tools), "servers.fs.oauth.redirectPort"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -188,4 +200,19 @@ func TestPolicyWords_InverseOfSchemaPolicy(t *testing.T) {
 		p := fleet.ServerConfig{Policy: words}.SchemaPolicy()
 		assert.Equal(t, words, fleet.PolicyWords(p))
 	}
+}
+
+func TestParseConfig_OAuth(t *testing.T) {
+	t.Setenv("FLEET_TEST_CLIENT_SECRET", "canary-client-secret")
+	cfg, err := fleet.ParseConfig([]byte(`{"servers": {
+	  "bare": {"url": "https://mcp.example.com/mcp", "tools": {"search": {"as": "bare_search"}}},
+	  "docs": {"url": "https://docs.example.com/mcp", "tools": {"search": {"as": "docs_search"}},
+	    "oauth": {"clientId": "purramcp-docs", "clientSecret": "${env:FLEET_TEST_CLIENT_SECRET}",
+	      "clientMetadataUrl": "https://purramcp.example/client.json", "scopes": ["docs:read", "offline_access"],
+	      "redirectPort": 8976}}}}`))
+	require.NoError(t, err)
+	assert.Nil(t, cfg.Servers["bare"].OAuth, "a url alone needs no oauth object")
+	assert.Equal(t, &fleet.OAuthConfig{ClientID: "purramcp-docs", ClientSecret: "canary-client-secret",
+		ClientMetadataURL: "https://purramcp.example/client.json", Scopes: []string{"docs:read", "offline_access"},
+		RedirectPort: 8976}, cfg.Servers["docs"].OAuth)
 }
