@@ -1,0 +1,283 @@
+package fleet
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+
+	"purra.dev/purramcp"
+)
+
+// Codes of the OAuth failures a server's [ServerStatus].Code, purramcp
+// login and the store report. Like purramcp's own codes they never carry
+// remote text, and no error, status or log line ever holds a token, a code,
+// a verifier or a client secret.
+const (
+	// CodeAuthRequired: the server needs OAuth and the store holds no
+	// usable token for it; purramcp login fixes it.
+	CodeAuthRequired = "mcp_auth_required"
+	// CodeAuthExpired: the access token expired and could not be
+	// refreshed (no refresh token, or the authorization server refused
+	// it); purramcp login fixes it.
+	CodeAuthExpired = "mcp_auth_expired"
+	// CodeAuthDiscoveryFailed: the resource or authorization server
+	// metadata could not be fetched, was over its bounds, insecure, or
+	// inconsistent (an issuer that does not match, a foreign
+	// authorization server).
+	CodeAuthDiscoveryFailed = "mcp_auth_discovery_failed"
+	// CodeAuthRegistrationFailed: no client registration the
+	// authorization server supports, or the registration was refused.
+	CodeAuthRegistrationFailed = "mcp_auth_registration_failed"
+	// CodeAuthDenied: the user or the authorization server denied the
+	// authorization, or its answer failed the state or issuer check.
+	CodeAuthDenied = "mcp_auth_denied"
+	// CodeAuthTokenFailed: the token endpoint refused the code or answered
+	// out of bounds.
+	CodeAuthTokenFailed = "mcp_auth_token_failed"
+	// CodeAuthStoreFailed: the token store could not be read or written,
+	// or is readable by others.
+	CodeAuthStoreFailed = "mcp_auth_store_failed"
+)
+
+// authError is the error of an OAuth failure with code.
+func authError(code string) error { return &purramcp.Error{Code: code} }
+
+// Credentials are what purramcp keeps for one OAuth-protected server: the
+// registered client, the authorization server it belongs to and the
+// tokens it was given for the server's resource. Its String and GoString
+// never show a token or a secret, so that a Credentials printed by
+// mistake leaks nothing.
+type Credentials struct {
+	// ServerURL is the MCP endpoint the credentials are for, the store's
+	// key. A token is only ever sent to this URL's origin.
+	ServerURL string
+	// Resource is the resource indicator (RFC 8707) the tokens were asked
+	// for: the resource of the server's protected resource metadata.
+	Resource string
+	// Issuer is the authorization server's issuer, as its metadata named
+	// it; TokenURL is its token endpoint.
+	Issuer, TokenURL string
+	// ClientID and ClientSecret are the client's registration (the secret
+	// is "" for a public client); AuthStyle is how the token endpoint
+	// takes them: "header" (HTTP Basic), "params" (the form body) or ""
+	// (probe).
+	ClientID, ClientSecret, AuthStyle string
+	// Scopes are the scopes the tokens were granted.
+	Scopes []string
+	// AccessToken is the bearer token; Expiry its end (zero: unknown).
+	AccessToken string
+	Expiry      time.Time
+	// RefreshToken renews AccessToken without the user; "" when none was
+	// issued.
+	RefreshToken string
+}
+
+// String describes c without its tokens or secret.
+func (c Credentials) String() string {
+	return fmt.Sprintf("fleet.Credentials{ServerURL: %q, Issuer: %q, ClientID: %q, Scopes: %q, Expiry: %s, refresh: %t}",
+		c.ServerURL, c.Issuer, c.ClientID, c.Scopes, c.Expiry.Format(time.RFC3339), c.RefreshToken != "")
+}
+
+// GoString is String, for %#v.
+func (c Credentials) GoString() string { return c.String() }
+
+// A TokenStore keeps one server's [Credentials] between runs. Load
+// returns nil and no error when it holds none for serverURL. Save replaces
+// what it held for c.ServerURL, atomically: a Load never sees a partial
+// write. Delete removes them; deleting nothing is no error. Every method
+// must be safe for concurrent use and bounded in time by ctx. A host can
+// keep credentials in a keychain or a secrets manager by implementing it;
+// [FileTokenStore] is the default.
+type TokenStore interface {
+	Load(ctx context.Context, serverURL string) (*Credentials, error)
+	Save(ctx context.Context, c *Credentials) error
+	Delete(ctx context.Context, serverURL string) error
+}
+
+// A FileTokenStore keeps each server's credentials in a JSON file of its
+// own in Dir, named by a digest of the server URL. Dir is created 0700 and
+// each file written 0600, by a temporary file renamed into place; a Dir or
+// a file that its group or others may read or write, or that is a symbolic
+// link, is refused (mcp_auth_store_failed) rather than read. A file whose
+// ServerURL is not the one asked for is treated as absent.
+type FileTokenStore struct {
+	// Dir is the store's directory.
+	Dir string
+}
+
+// TokenDirEnv is the environment variable that overrides the default
+// token directory.
+const TokenDirEnv = "PURRAMCP_TOKEN_DIR"
+
+// DefaultTokenDir is $PURRAMCP_TOKEN_DIR when set, else
+// os.UserConfigDir()/purramcp/tokens.
+func DefaultTokenDir() (string, error) {
+	if dir := os.Getenv(TokenDirEnv); dir != "" {
+		return dir, nil
+	}
+	base, err := os.UserConfigDir()
+	if err != nil {
+		return "", authError(CodeAuthStoreFailed)
+	}
+	return filepath.Join(base, "purramcp", "tokens"), nil
+}
+
+// maxCredentialsBytes bounds a stored file.
+const maxCredentialsBytes = 64 << 10
+
+// credentialsFile is the JSON form of Credentials in a FileTokenStore.
+type credentialsFile struct {
+	Version      int       `json:"version"`
+	ServerURL    string    `json:"serverUrl"`
+	Resource     string    `json:"resource,omitempty"`
+	Issuer       string    `json:"issuer"`
+	TokenURL     string    `json:"tokenUrl"`
+	ClientID     string    `json:"clientId"`
+	ClientSecret string    `json:"clientSecret,omitempty"`
+	AuthStyle    string    `json:"authStyle,omitempty"`
+	Scopes       []string  `json:"scopes,omitempty"`
+	AccessToken  string    `json:"accessToken"`
+	Expiry       time.Time `json:"expiry,omitzero"`
+	RefreshToken string    `json:"refreshToken,omitempty"`
+}
+
+// file is the path of serverURL's credentials.
+func (s *FileTokenStore) file(serverURL string) string {
+	sum := sha256.Sum256([]byte(serverURL))
+	return filepath.Join(s.Dir, hex.EncodeToString(sum[:16])+".json")
+}
+
+// private reports whether fi is a directory or regular file (as dir says)
+// that only its owner may read or write.
+func private(fi fs.FileInfo, dir bool) bool {
+	if fi.Mode()&fs.ModeSymlink != 0 || fi.IsDir() != dir || (!dir && !fi.Mode().IsRegular()) {
+		return false
+	}
+	return fi.Mode().Perm()&0o077 == 0
+}
+
+// checkDir refuses a Dir others may use; a missing one is reported as
+// fs.ErrNotExist.
+func (s *FileTokenStore) checkDir() error {
+	fi, err := os.Lstat(s.Dir)
+	if err != nil {
+		return err
+	}
+	if !private(fi, true) {
+		return authError(CodeAuthStoreFailed)
+	}
+	return nil
+}
+
+// Load reads serverURL's credentials.
+func (s *FileTokenStore) Load(ctx context.Context, serverURL string) (*Credentials, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := s.checkDir(); errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	} else if err != nil {
+		return nil, authError(CodeAuthStoreFailed)
+	}
+	name := s.file(serverURL)
+	fi, err := os.Lstat(name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil || !private(fi, false) || fi.Size() > maxCredentialsBytes {
+		return nil, authError(CodeAuthStoreFailed)
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, authError(CodeAuthStoreFailed)
+	}
+	defer f.Close()
+	text, err := io.ReadAll(io.LimitReader(f, maxCredentialsBytes+1))
+	if err != nil || len(text) > maxCredentialsBytes {
+		return nil, authError(CodeAuthStoreFailed)
+	}
+	var cf credentialsFile
+	dec := json.NewDecoder(bytes.NewReader(text))
+	dec.DisallowUnknownFields()
+	if dec.Decode(&cf) != nil || cf.Version != 1 {
+		return nil, authError(CodeAuthStoreFailed)
+	}
+	if cf.ServerURL != serverURL {
+		return nil, nil // another server's file (a digest collision or a copy): not these credentials
+	}
+	return &Credentials{ServerURL: cf.ServerURL, Resource: cf.Resource, Issuer: cf.Issuer, TokenURL: cf.TokenURL,
+		ClientID: cf.ClientID, ClientSecret: cf.ClientSecret, AuthStyle: cf.AuthStyle, Scopes: cf.Scopes,
+		AccessToken: cf.AccessToken, Expiry: cf.Expiry, RefreshToken: cf.RefreshToken}, nil
+}
+
+// Save writes c atomically.
+func (s *FileTokenStore) Save(ctx context.Context, c *Credentials) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if c == nil || c.ServerURL == "" {
+		return authError(CodeAuthStoreFailed)
+	}
+	if err := os.MkdirAll(s.Dir, 0o700); err != nil {
+		return authError(CodeAuthStoreFailed)
+	}
+	if s.checkDir() != nil {
+		return authError(CodeAuthStoreFailed)
+	}
+	text, err := json.MarshalIndent(credentialsFile{Version: 1, ServerURL: c.ServerURL, Resource: c.Resource,
+		Issuer: c.Issuer, TokenURL: c.TokenURL, ClientID: c.ClientID, ClientSecret: c.ClientSecret,
+		AuthStyle: c.AuthStyle, Scopes: c.Scopes, AccessToken: c.AccessToken, Expiry: c.Expiry,
+		RefreshToken: c.RefreshToken}, "", "  ")
+	if err != nil || len(text) > maxCredentialsBytes {
+		return authError(CodeAuthStoreFailed)
+	}
+	tmp, err := os.CreateTemp(s.Dir, ".tmp-*")
+	if err != nil {
+		return authError(CodeAuthStoreFailed)
+	}
+	defer os.Remove(tmp.Name()) // after the rename, nothing is there
+	if tmp.Chmod(0o600) != nil {
+		tmp.Close()
+		return authError(CodeAuthStoreFailed)
+	}
+	if _, err := tmp.Write(append(text, '\n')); err != nil {
+		tmp.Close()
+		return authError(CodeAuthStoreFailed)
+	}
+	if tmp.Sync() != nil || tmp.Close() != nil {
+		return authError(CodeAuthStoreFailed)
+	}
+	if os.Rename(tmp.Name(), s.file(c.ServerURL)) != nil {
+		return authError(CodeAuthStoreFailed)
+	}
+	if d, err := os.Open(s.Dir); err == nil { // the rename itself survives a crash
+		_ = d.Sync()
+		_ = d.Close()
+	}
+	return nil
+}
+
+// Delete removes serverURL's credentials.
+func (s *FileTokenStore) Delete(ctx context.Context, serverURL string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := s.checkDir(); errors.Is(err, fs.ErrNotExist) {
+		return nil
+	} else if err != nil {
+		return authError(CodeAuthStoreFailed)
+	}
+	if err := os.Remove(s.file(serverURL)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return authError(CodeAuthStoreFailed)
+	}
+	return nil
+}
