@@ -10,9 +10,10 @@ import (
 // Error codes, one per failure the adapter reports. Each is the Code of the
 // [*Error] values that match its sentinel below, and the ErrorCode of a
 // [ToolResult] that failed with it. They are part of the API: a code never
-// changes meaning and never carries remote text. CodeAnnotationConflict and
-// CodeCatalogUnapproved are purramcp additions with no purra-mcp 1.0.0
-// counterpart; they arise only from opt-in [DiscoveryOptions] fields.
+// changes meaning and never carries remote text. CodeAnnotationConflict,
+// CodeCatalogUnapproved and CodeUnauthorized are purramcp additions with
+// no purra-mcp 1.0.0 counterpart; they arise only from opt-in
+// [DiscoveryOptions] fields or an OAuth-aware HTTP transport.
 const (
 	// CodeAnnotationConflict is the code of [ErrAnnotationConflict] (a
 	// purramcp addition).
@@ -64,6 +65,9 @@ const (
 	CodeToolsUnavailable = "mcp_tools_unavailable"
 	// CodeTransportError is the code of [ErrTransportError].
 	CodeTransportError = "mcp_transport_error"
+	// CodeUnauthorized is the code of [ErrUnauthorized] (a purramcp
+	// addition).
+	CodeUnauthorized = "mcp_unauthorized"
 )
 
 // Sentinels, one per code. Compare with errors.Is: any [*Error] with the same
@@ -121,6 +125,11 @@ var (
 	ErrToolsUnavailable error = sentinel(CodeToolsUnavailable)
 	// ErrTransportError reports a closed or broken connection.
 	ErrTransportError error = sentinel(CodeTransportError)
+	// ErrUnauthorized reports a request the server refused for want of a
+	// valid bearer token (HTTP 401), as an OAuth-aware http.RoundTripper of
+	// the host's (the fleet's) reports it by returning an [*Error] with
+	// this code. The request is never resent; the session stays open.
+	ErrUnauthorized error = sentinel(CodeUnauthorized)
 )
 
 // ErrCanceled is returned when the caller's context ends. It is one value;

@@ -45,6 +45,7 @@ var referenceCodes = map[string]error{
 var additionCodes = map[string]error{
 	"mcp_annotation_conflict": purramcp.ErrAnnotationConflict, // RequireReadOnlyHint
 	"mcp_catalog_unapproved":  purramcp.ErrCatalogUnapproved,  // Approve
+	"mcp_unauthorized":        purramcp.ErrUnauthorized,       // an OAuth-aware HTTP transport (the fleet's)
 }
 
 // allCodes is every code the package reports.
@@ -58,11 +59,11 @@ func TestErrors_CodesAndSentinels(t *testing.T) {
 	if got := len(referenceCodes); got != 22 {
 		t.Fatalf("len(referenceCodes) = %d, want %d", got, 22)
 	}
-	if got := len(additionCodes); got != 2 {
-		t.Fatalf("len(additionCodes) = %d, want %d", got, 2)
+	if got := len(additionCodes); got != 3 {
+		t.Fatalf("len(additionCodes) = %d, want %d", got, 3)
 	}
-	if got := len(allCodes); got != 24 {
-		t.Fatalf("no addition reuses a reference code: len = %d, want %d", got, 24)
+	if got := len(allCodes); got != 25 {
+		t.Fatalf("no addition reuses a reference code: len = %d, want %d", got, 25)
 	}
 	if purramcp.CodeAnnotationConflict != purramcp.CodeAnnotationConflict {
 		t.Errorf("purramcp.CodeAnnotationConflict = %q, want %q", purramcp.CodeAnnotationConflict, purramcp.CodeAnnotationConflict)

@@ -120,6 +120,7 @@ func TestBounding_SharesTheAdaptersVocabulary(t *testing.T) {
 		bounding.CodeTransportError:       CodeTransportError,
 		bounding.CodeProtocolError:        CodeProtocolError,
 		bounding.CodeResultInvalid:        CodeResultInvalid,
+		bounding.CodeUnauthorized:         CodeUnauthorized,
 	} {
 		if engine != adapter {
 			t.Errorf("bounding's code %q, the adapter's %q", engine, adapter)

@@ -119,7 +119,7 @@ func Connect(ctx context.Context, sc ServerConfig, opts ConnectOptions) (*Sessio
 	}
 	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	c, err := dial(cctx, sc, s.stderr, timeout, info, nil)
+	c, err := dial(cctx, sc, s.stderr, timeout, info, nil, nil)
 	if err != nil {
 		ce := &ConnectError{Err: err, Stderr: s.stderr.text()}
 		var de *dialError
@@ -153,8 +153,8 @@ func (e *dialError) Unwrap() error { return e.err }
 // On failure everything started is stopped; the error is the
 // connection's, wrapped in a *dialError once the handshake was tried.
 func dial(ctx context.Context, sc ServerConfig, ring *stderrRing, timeout time.Duration,
-	info *mcp.Implementation, copts *mcp.ClientOptions) (*conn, error) {
-	t, proc, release, err := newTransport(ctx, sc, ring, timeout)
+	info *mcp.Implementation, copts *mcp.ClientOptions, k *keeper) (*conn, error) {
+	t, proc, release, err := newTransport(ctx, sc, ring, timeout, k)
 	if err != nil {
 		return nil, err
 	}

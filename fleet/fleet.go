@@ -16,7 +16,7 @@ import (
 type State string
 
 // The states of a server. A server is connecting, then settles as ready,
-// unapproved or backoff, and ends closed.
+// unapproved, backoff or unauthorized, and ends closed.
 const (
 	// StateConnecting: a session is being set up and its tools discovered.
 	StateConnecting State = "connecting"
@@ -28,6 +28,13 @@ const (
 	// StateBackoff: the last attempt failed or the session ended; the
 	// server is reconnected after a backoff.
 	StateBackoff State = "backoff"
+	// StateUnauthorized: an http server refused the fleet's OAuth
+	// credentials, or there are none (ServerStatus.Code says which:
+	// mcp_auth_required, mcp_auth_expired, mcp_auth_store_failed). It
+	// registers nothing, never opens a browser, and looks in the token
+	// store every second: once purramcp login (or the host) saves new
+	// credentials there, it reconnects.
+	StateUnauthorized State = "unauthorized"
 	// StateClosed: the fleet was closed.
 	StateClosed State = "closed"
 )
@@ -75,6 +82,10 @@ type Options struct {
 	// tools/call's _meta (see purramcp.DiscoveryOptions.TracePropagator).
 	// nil, the default, sends no _meta.
 	TracePropagator purramcp.TracePropagator
+	// TokenStore keeps the OAuth credentials of the http servers (see
+	// [Credentials]); nil means a [FileTokenStore] in [DefaultTokenDir].
+	// A server whose config sets an Authorization header never uses it.
+	TokenStore TokenStore
 	// OnChange is called whenever the set of ready servers or a ready or
 	// pending digest changes, from one goroutine, never concurrently with
 	// itself; changes made while it runs are reported by one more call.
@@ -126,7 +137,8 @@ type Fleet struct {
 	byID    map[string]*server
 	opts    Options
 	backoff Backoff
-	tools   int // how many tools the config binds: Registrations' capacity
+	tools   int        // how many tools the config binds: Registrations' capacity
+	store   TokenStore // Options.TokenStore, or the default file store; nil when none could be opened
 
 	ctx    context.Context // ends when the fleet closes; supervisors run under it
 	cancel context.CancelFunc
@@ -165,6 +177,12 @@ func New(cfg *Config, opts Options) (*Fleet, error) {
 	f := &Fleet{byID: map[string]*server{}, opts: opts, backoff: b, lock: opts.Lock.clone(),
 		changed: make(chan struct{}, 1)}
 	f.opts.Lock = nil // the fleet reads only its own copy
+	f.store = opts.TokenStore
+	if f.store == nil {
+		if dir, err := DefaultTokenDir(); err == nil {
+			f.store = &FileTokenStore{Dir: dir}
+		}
+	}
 	for _, id := range slices.Sorted(maps.Keys(cfg.Servers)) {
 		s, err := newServer(f, id, cfg.Servers[id], cfg.secrets[id])
 		if err != nil {

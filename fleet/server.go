@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"purra.dev/purramcp"
+	"purra.dev/purramcp/internal/bounding"
 )
 
 // clientInfo is the implementation the fleet's clients announce.
@@ -26,6 +27,7 @@ type server struct {
 	bindings map[string]purramcp.ToolBinding
 	timeout  time.Duration // the resolved Limits.Timeout; also bounds connecting
 	stderr   *stderrRing   // nil unless stdio
+	keeper   *keeper       // nil unless http without a configured Authorization header
 	settled  chan struct{} // closed when the server first settles
 	wake     chan struct{} // one pending rediscovery (a list change or an approval)
 
@@ -59,6 +61,9 @@ func newServer(f *Fleet, id string, sc ServerConfig, secrets []string) (*server,
 		settled: make(chan struct{}), wake: make(chan struct{}, 1), state: StateConnecting, since: time.Now()}
 	if sc.Command != "" {
 		s.stderr = newStderrRing(secrets)
+	}
+	if sc.URL != "" && !hasHeader(sc.Headers, "Authorization") {
+		s.keeper = newKeeper(f.store, sc, nil)
 	}
 	for _, remote := range slices.Sorted(maps.Keys(s.bindings)) {
 		if f.opts.Scope == nil {
@@ -123,11 +128,33 @@ func (c *conn) close() {
 // supervise runs the server until ctx ends: connect, serve, take out,
 // back off, and again.
 func (s *server) supervise(ctx context.Context) {
+	if s.keeper != nil {
+		_, _ = s.keeper.load(ctx)
+		done := make(chan struct{})
+		defer func() { <-done }()
+		go func() {
+			defer close(done)
+			s.keeper.keep(ctx, s.sever)
+		}()
+	}
 	failures := 0
 	for ctx.Err() == nil {
 		s.connecting()
+		if k := s.keeper; k != nil {
+			if at := k.due(); !at.IsZero() && !time.Now().Before(at) {
+				_ = k.refresh(ctx) // an expired token is renewed before the handshake; a refusal shows below
+			}
+		}
 		c, err := s.connect(ctx)
 		code := connectCode(err)
+		if code == purramcp.CodeUnauthorized && s.keeper != nil {
+			s.unauthorized(s.keeper.reason())
+			if !s.awaitLogin(ctx) {
+				return
+			}
+			failures = 0
+			continue
+		}
 		if err == nil {
 			var admitted bool
 			code, admitted = s.serve(ctx, c)
@@ -162,6 +189,10 @@ func connectCode(err error) string {
 	if code := purramcp.CodeOf(err); code != "" {
 		return code
 	}
+	var f *bounding.Failure
+	if errors.As(err, &f) && f.Code == bounding.CodeUnauthorized {
+		return purramcp.CodeUnauthorized // the handshake met a 401
+	}
 	if errors.Is(err, context.DeadlineExceeded) {
 		return purramcp.CodeTimeout
 	}
@@ -175,7 +206,7 @@ func (s *server) connect(ctx context.Context) (*conn, error) {
 	defer cancel()
 	c, err := dial(ctx, s.cfg, s.stderr, s.timeout, &clientInfo, &mcp.ClientOptions{
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { s.rediscover() },
-	})
+	}, s.keeper)
 	var de *dialError
 	switch {
 	case err == nil:
@@ -393,6 +424,64 @@ func (s *server) backoff(code string) {
 	s.swapped()
 	s.become(StateBackoff, "", code)
 	s.settleLocked()
+}
+
+// loginPoll is how often an unauthorized server looks in the token store
+// for the credentials a login saves.
+const loginPoll = time.Second
+
+// unauthorized records that the server refused the fleet's credentials
+// (or that there are none) and settles: it registers nothing until a
+// login.
+func (s *server) unauthorized(code string) {
+	s.mu.Lock()
+	wasSet := s.state == StateReady || s.state == StateUnapproved
+	s.conn, s.catalog, s.defs, s.regs = nil, nil, nil, nil
+	s.swapped()
+	s.become(StateUnauthorized, "", code)
+	s.settleLocked()
+	s.mu.Unlock()
+	if wasSet {
+		s.f.change()
+	}
+}
+
+// awaitLogin waits until the token store holds new credentials for the
+// server, and reports false when ctx ended first. It never opens a
+// browser: purramcp login (or the host) puts the credentials there.
+func (s *server) awaitLogin(ctx context.Context) bool {
+	t := time.NewTicker(loginPoll)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return false
+		case <-t.C:
+		}
+		if changed, err := s.keeper.load(ctx); err == nil && changed {
+			return true
+		}
+		if code := s.keeper.reason(); code != s.statusCode() {
+			s.unauthorized(code) // a store that failed, or answers again
+		}
+	}
+}
+
+// statusCode is the server's current status code.
+func (s *server) statusCode() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.code
+}
+
+// sever ends the current session, if any, with code as the reason.
+func (s *server) sever(code string) {
+	s.mu.Lock()
+	c := s.conn
+	s.mu.Unlock()
+	if c != nil {
+		c.sever(code)
+	}
 }
 
 // close marks the server closed; the supervisor has returned.

@@ -71,6 +71,9 @@ type Credentials struct {
 	// takes them: "header" (HTTP Basic), "params" (the form body) or ""
 	// (probe).
 	ClientID, ClientSecret, AuthStyle string
+	// RedirectURI is the loopback redirect URI the client was registered
+	// with, reused by the next login so that the registration still fits.
+	RedirectURI string
 	// Scopes are the scopes the tokens were granted.
 	Scopes []string
 	// AccessToken is the bearer token; Expiry its end (zero: unknown).
@@ -144,6 +147,7 @@ type credentialsFile struct {
 	ClientID     string    `json:"clientId"`
 	ClientSecret string    `json:"clientSecret,omitempty"`
 	AuthStyle    string    `json:"authStyle,omitempty"`
+	RedirectURI  string    `json:"redirectUri,omitempty"`
 	Scopes       []string  `json:"scopes,omitempty"`
 	AccessToken  string    `json:"accessToken"`
 	Expiry       time.Time `json:"expiry,omitzero"`
@@ -215,7 +219,7 @@ func (s *FileTokenStore) Load(ctx context.Context, serverURL string) (*Credentia
 		return nil, nil // another server's file (a digest collision or a copy): not these credentials
 	}
 	return &Credentials{ServerURL: cf.ServerURL, Resource: cf.Resource, Issuer: cf.Issuer, TokenURL: cf.TokenURL,
-		ClientID: cf.ClientID, ClientSecret: cf.ClientSecret, AuthStyle: cf.AuthStyle, Scopes: cf.Scopes,
+		ClientID: cf.ClientID, ClientSecret: cf.ClientSecret, AuthStyle: cf.AuthStyle, RedirectURI: cf.RedirectURI, Scopes: cf.Scopes,
 		AccessToken: cf.AccessToken, Expiry: cf.Expiry, RefreshToken: cf.RefreshToken}, nil
 }
 
@@ -235,7 +239,7 @@ func (s *FileTokenStore) Save(ctx context.Context, c *Credentials) error {
 	}
 	text, err := json.MarshalIndent(credentialsFile{Version: 1, ServerURL: c.ServerURL, Resource: c.Resource,
 		Issuer: c.Issuer, TokenURL: c.TokenURL, ClientID: c.ClientID, ClientSecret: c.ClientSecret,
-		AuthStyle: c.AuthStyle, Scopes: c.Scopes, AccessToken: c.AccessToken, Expiry: c.Expiry,
+		AuthStyle: c.AuthStyle, RedirectURI: c.RedirectURI, Scopes: c.Scopes, AccessToken: c.AccessToken, Expiry: c.Expiry,
 		RefreshToken: c.RefreshToken}, "", "  ")
 	if err != nil || len(text) > maxCredentialsBytes {
 		return authError(CodeAuthStoreFailed)

@@ -16,8 +16,8 @@ import (
 // headers is bounded by timeout. The returned func releases what the
 // transport holds besides the session (an HTTP client's idle connections);
 // the process, when there is one, is returned to be stopped with the
-// session.
-func newTransport(ctx context.Context, sc ServerConfig, ring *stderrRing, timeout time.Duration) (mcp.Transport, *process, func(), error) {
+// session. k, when set, keeps the server's OAuth token on its requests.
+func newTransport(ctx context.Context, sc ServerConfig, ring *stderrRing, timeout time.Duration, k *keeper) (mcp.Transport, *process, func(), error) {
 	switch {
 	case sc.Dial != nil:
 		t, err := sc.Dial(ctx)
@@ -37,7 +37,11 @@ func newTransport(ctx context.Context, sc ServerConfig, ring *stderrRing, timeou
 		// DELETE that ends the session included; the notification stream
 		// stays open once its headers came.
 		base.ResponseHeaderTimeout = timeout
-		client := &http.Client{Transport: &headerTransport{base: base, headers: sc.Headers}}
+		var inner http.RoundTripper = base
+		if k != nil {
+			inner = &bearerTransport{inner: base, k: k} // the keeper's token, below the config's headers
+		}
+		client := &http.Client{Transport: &headerTransport{base: inner, headers: sc.Headers}}
 		// MaxRetries -1: a lost stream ends the session at once; the fleet
 		// reconnects with a fresh session and rediscovers.
 		t := &mcp.StreamableClientTransport{Endpoint: sc.URL, HTTPClient: client, MaxRetries: -1}
@@ -47,7 +51,7 @@ func newTransport(ctx context.Context, sc ServerConfig, ring *stderrRing, timeou
 
 // headerTransport adds the config's headers to every request.
 type headerTransport struct {
-	base    *http.Transport
+	base    http.RoundTripper
 	headers map[string]string
 }
 
@@ -72,3 +76,13 @@ const (
 	killGrace   = 500 * time.Millisecond
 	stderrGrace = 50 * time.Millisecond
 )
+
+// hasHeader reports whether headers names key, in any case.
+func hasHeader(headers map[string]string, key string) bool {
+	for k := range headers {
+		if http.CanonicalHeaderKey(k) == http.CanonicalHeaderKey(key) {
+			return true
+		}
+	}
+	return false
+}

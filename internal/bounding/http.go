@@ -55,7 +55,7 @@ func (t *layerRoundTripper) RoundTrip(req *http.Request) (*http.Response, error)
 	resp, err := t.inner.RoundTrip(req)
 	switch {
 	case err != nil:
-		if req.Context().Err() == nil {
+		if req.Context().Err() == nil && !isUnauthorized(err) {
 			t.lost.Store(true)
 		}
 		return resp, err

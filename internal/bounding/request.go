@@ -270,6 +270,8 @@ func MapError(ctx, callCtx context.Context, err error) error {
 		return fail(CodeTimeout)
 	case errors.As(err, &rejected):
 		return fail(rejected.code) // the bounding layer rejected the answer unread
+	case isUnauthorized(err):
+		return fail(CodeUnauthorized) // the transport's 401: the request was not answered
 	case brokenConnection(err):
 		return fail(CodeTransportError)
 	case errors.As(err, &rpc):

@@ -28,7 +28,20 @@ const (
 	CodeTransportError       = "mcp_transport_error"
 	CodeProtocolError        = "mcp_protocol_error"
 	CodeResultInvalid        = "mcp_result_invalid"
+	CodeUnauthorized         = "mcp_unauthorized"
 )
+
+// Unauthorized is the error an HTTP transport below the layer returns for
+// a request the server refused with 401: MapError passes its code on, and
+// the session is neither lost nor severed by it. It is the only failure a
+// transport can hand up; any other error keeps its usual mapping.
+func Unauthorized() error { return fail(CodeUnauthorized) }
+
+// isUnauthorized reports whether err carries Unauthorized's failure.
+func isUnauthorized(err error) bool {
+	var f *Failure
+	return errors.As(err, &f) && f.Code == CodeUnauthorized
+}
 
 // MaxCatalogBytes and MaxResultBytes are the largest values a host may set
 // for Limits.MaxCatalogBytes and Limits.MaxResultBytes (their defaults):

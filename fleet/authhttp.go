@@ -1,0 +1,118 @@
+package fleet
+
+import (
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"time"
+)
+
+// Bounds on every OAuth request purramcp makes (metadata, registration,
+// authorization, token, refresh): its answer's body, its redirects, and its
+// time unless the caller sets another.
+const (
+	maxAuthBodyBytes   = 1 << 20
+	maxAuthRedirects   = 3
+	defaultAuthTimeout = 30 * time.Second
+)
+
+var (
+	errInsecureURL   = errors.New("fleet: an OAuth endpoint neither https nor loopback")
+	errAuthBodyLarge = errors.New("fleet: an OAuth answer over its size bound")
+	errAuthRedirects = errors.New("fleet: too many OAuth redirects")
+)
+
+// secureURL reports whether u is https, or http to a loopback host
+// (127.0.0.0/8, ::1 or localhost): the only endpoints OAuth traffic and
+// bearer tokens may go to.
+func secureURL(u *url.URL) bool {
+	switch u.Scheme {
+	case "https":
+		return u.Host != ""
+	case "http":
+		host := u.Hostname()
+		if host == "localhost" {
+			return true
+		}
+		ip := net.ParseIP(host)
+		return ip != nil && ip.IsLoopback()
+	}
+	return false
+}
+
+// authClient returns a client for OAuth requests over base's transport
+// (nil: http.DefaultTransport): each request to a secure URL only, its
+// answer's body cut off with an error past maxAuthBodyBytes, at most
+// maxAuthRedirects redirects, and timeout (0: defaultAuthTimeout) for the
+// whole exchange. seen, when set, is told of each request before it is
+// sent.
+func authClient(base *http.Client, timeout time.Duration, seen func(*http.Request)) *http.Client {
+	var inner http.RoundTripper = http.DefaultTransport
+	if base != nil && base.Transport != nil {
+		inner = base.Transport
+	}
+	if timeout <= 0 {
+		timeout = defaultAuthTimeout
+	}
+	return &http.Client{
+		Transport: &authTransport{inner: inner, seen: seen},
+		Timeout:   timeout,
+		CheckRedirect: func(req *http.Request, via []*http.Request) error {
+			if len(via) > maxAuthRedirects {
+				return errAuthRedirects
+			}
+			return nil
+		},
+	}
+}
+
+// authTransport enforces authClient's per-request rules.
+type authTransport struct {
+	inner http.RoundTripper
+	seen  func(*http.Request)
+}
+
+func (t *authTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if !secureURL(req.URL) {
+		if req.Body != nil {
+			_ = req.Body.Close()
+		}
+		return nil, errInsecureURL
+	}
+	if t.seen != nil {
+		t.seen(req)
+	}
+	resp, err := t.inner.RoundTrip(req)
+	if err != nil {
+		return nil, err
+	}
+	resp.Body = &cappedBody{src: resp.Body, left: maxAuthBodyBytes}
+	return resp, nil
+}
+
+// cappedBody is a body that fails, rather than ends, once more than its
+// bound has been read: a decoder then sees an error, never a truncated
+// document that might parse.
+type cappedBody struct {
+	src  io.ReadCloser
+	left int64
+}
+
+func (b *cappedBody) Read(p []byte) (int, error) {
+	if b.left < 0 {
+		return 0, errAuthBodyLarge
+	}
+	if int64(len(p)) > b.left+1 {
+		p = p[:b.left+1]
+	}
+	n, err := b.src.Read(p)
+	b.left -= int64(n)
+	if b.left < 0 {
+		return 0, errAuthBodyLarge
+	}
+	return n, err
+}
+
+func (b *cappedBody) Close() error { return b.src.Close() }

@@ -1,0 +1,273 @@
+package fleet
+
+import (
+	"context"
+	"errors"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"net/url"
+	"sync"
+	"time"
+
+	"golang.org/x/oauth2"
+
+	"purra.dev/purramcp/internal/bounding"
+)
+
+// A keeper holds one http server's OAuth credentials for its sessions: it
+// loads them from the store, puts the access token on each request to the
+// server's origin, notices a 401, and refreshes the token before it
+// expires (persisting a rotated refresh token before the new access token
+// is used). A server that never asks for a token never sees one: without
+// credentials and before any 401 the keeper adds nothing.
+type keeper struct {
+	store     TokenStore // nil: no store could be opened
+	serverURL string
+	origin    string
+	clientID  string // the configured clientId: stored credentials of another client are ignored
+	hc        *http.Client
+
+	mu       sync.Mutex
+	creds    *Credentials // nil: none usable
+	obtained time.Time    // when creds' access token was obtained or loaded
+	asked    bool         // the server answered 401 with a Bearer challenge
+	expired  bool         // creds' token was refused, or could not be refreshed
+	failed   string       // the code of the last failure (auth required, expired, store failed)
+	wakeup   chan struct{}
+}
+
+func newKeeper(store TokenStore, sc ServerConfig, base *http.Client) *keeper {
+	k := &keeper{store: store, serverURL: sc.URL, wakeup: make(chan struct{}, 1)}
+	if u, err := url.Parse(sc.URL); err == nil {
+		k.origin = u.Scheme + "://" + u.Host
+	}
+	if sc.OAuth != nil {
+		k.clientID = sc.OAuth.ClientID
+	}
+	k.hc = authClient(base, 0, nil)
+	return k
+}
+
+// load reads the store; it reports whether it now holds credentials that
+// differ from those it had (a login happened).
+func (k *keeper) load(ctx context.Context) (bool, error) {
+	if k.store == nil {
+		return false, authError(CodeAuthStoreFailed)
+	}
+	c, err := k.store.Load(ctx, k.serverURL)
+	if err != nil {
+		k.fail(CodeAuthStoreFailed)
+		return false, authError(CodeAuthStoreFailed)
+	}
+	if c != nil && (c.AccessToken == "" || (k.clientID != "" && c.ClientID != k.clientID)) {
+		c = nil
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.failed == CodeAuthStoreFailed {
+		k.failed = "" // the store answers again
+	}
+	changed := c != nil && (k.creds == nil || c.AccessToken != k.creds.AccessToken)
+	if changed || (c == nil && k.creds != nil) {
+		k.creds, k.obtained, k.expired, k.failed = c, time.Now(), false, ""
+	}
+	return changed, nil
+}
+
+// fail records code as the keeper's last failure.
+func (k *keeper) fail(code string) {
+	k.mu.Lock()
+	k.failed = code
+	k.mu.Unlock()
+}
+
+// reason is the status code of a server the keeper cannot authorize: the
+// last failure, else mcp_auth_expired for a token that was refused, else
+// mcp_auth_required.
+func (k *keeper) reason() string {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	switch {
+	case k.failed != "":
+		return k.failed
+	case k.creds != nil || k.expired:
+		return CodeAuthExpired
+	}
+	return CodeAuthRequired
+}
+
+// token is the access token to send, "" for none.
+func (k *keeper) token() string {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.creds == nil || k.expired {
+		return ""
+	}
+	return k.creds.AccessToken
+}
+
+// refused records that the server refused token (a 401 to a request that
+// carried it, or to one that carried none) and wakes the refresher once.
+func (k *keeper) refused(token string) {
+	k.mu.Lock()
+	k.asked = true
+	if token != "" && k.creds != nil && k.creds.AccessToken == token {
+		k.expired = true
+	}
+	k.mu.Unlock()
+	select {
+	case k.wakeup <- struct{}{}:
+	default:
+	}
+}
+
+// due is when the access token should be refreshed: ahead of its expiry
+// by a fifth of its lifetime (at most a minute), less up to a quarter of
+// that at random, so that many servers do not refresh at once; zero when
+// there is nothing to refresh.
+func (k *keeper) due() time.Time {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	switch {
+	case k.creds == nil || k.creds.RefreshToken == "" || k.failed != "":
+		return time.Time{} // nothing to refresh, or a refresh was refused: only a login helps
+	case k.expired:
+		return time.Now()
+	case k.creds.Expiry.IsZero():
+		return time.Time{}
+	}
+	lead := min(k.creds.Expiry.Sub(k.obtained)/5, time.Minute)
+	lead += time.Duration(rand.Int64N(int64(lead/4) + 1))
+	return k.creds.Expiry.Add(-lead)
+}
+
+// refresh renews the access token with the refresh token, persists the
+// new credentials, then uses them. Refusal by the authorization server is
+// mcp_auth_expired; a store that cannot take them, mcp_auth_store_failed;
+// a failure to reach it is returned as is, to be tried again.
+func (k *keeper) refresh(ctx context.Context) error {
+	k.mu.Lock()
+	c := k.creds
+	k.mu.Unlock()
+	if c == nil || c.RefreshToken == "" {
+		k.fail(CodeAuthExpired)
+		return authError(CodeAuthExpired)
+	}
+	cfg := &oauth2.Config{ClientID: c.ClientID, ClientSecret: c.ClientSecret,
+		Endpoint: oauth2.Endpoint{TokenURL: c.TokenURL, AuthStyle: authStyle(c.AuthStyle)}}
+	tok, err := cfg.TokenSource(context.WithValue(ctx, oauth2.HTTPClient, k.hc),
+		&oauth2.Token{RefreshToken: c.RefreshToken, Expiry: time.Unix(1, 0)}).Token()
+	var re *oauth2.RetrieveError
+	switch {
+	case errors.As(err, &re):
+		k.mu.Lock()
+		k.expired = true
+		k.mu.Unlock()
+		k.fail(CodeAuthExpired)
+		return authError(CodeAuthExpired)
+	case err != nil:
+		return err
+	case tok.AccessToken == "":
+		k.fail(CodeAuthExpired)
+		return authError(CodeAuthExpired)
+	}
+	next := *c
+	next.AccessToken, next.Expiry = tok.AccessToken, tok.Expiry
+	if tok.RefreshToken != "" {
+		next.RefreshToken = tok.RefreshToken // rotated: persisted before it is used
+	}
+	if s, ok := tok.Extra("scope").(string); ok && s != "" {
+		next.Scopes = grantedScopes(tok, nil)
+	}
+	if err := k.store.Save(ctx, &next); err != nil {
+		k.fail(CodeAuthStoreFailed)
+		return authError(CodeAuthStoreFailed)
+	}
+	k.mu.Lock()
+	k.creds, k.obtained, k.expired, k.failed = &next, time.Now(), false, ""
+	k.mu.Unlock()
+	return nil
+}
+
+// keep refreshes the token whenever it is due, or at once after a 401,
+// until ctx ends. lost is called with the status code when a refresh is
+// refused, so that the server's session ends and the server becomes
+// unauthorized; the keeper then waits for new credentials (a login).
+func (k *keeper) keep(ctx context.Context, lost func(code string)) {
+	const retry = 5 * time.Second
+	for {
+		t := time.NewTimer(time.Hour)
+		if at := k.due(); !at.IsZero() {
+			t.Reset(time.Until(at))
+		} else {
+			t.Stop()
+		}
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-k.wakeup:
+			t.Stop()
+			if k.due().IsZero() {
+				continue
+			}
+		case <-t.C:
+		}
+		switch err := k.refresh(ctx); {
+		case err == nil:
+		case isAuthCode(err):
+			if ctx.Err() == nil {
+				lost(k.reason())
+			}
+		default: // the authorization server could not be reached: try again
+			t := time.NewTimer(retry)
+			select {
+			case <-ctx.Done():
+				t.Stop()
+				return
+			case <-t.C:
+			}
+		}
+	}
+}
+
+// bearerTransport puts the keeper's token on each request to the server's
+// origin and turns a 401 into bounding.Unauthorized: the request is not
+// resent, and the session is not lost for it.
+type bearerTransport struct {
+	inner http.RoundTripper
+	k     *keeper
+}
+
+func (b *bearerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	sameOrigin := req.URL.Scheme+"://"+req.URL.Host == b.k.origin
+	token := ""
+	if sameOrigin {
+		token = b.k.token()
+	}
+	if token != "" {
+		req = req.Clone(req.Context())
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := b.inner.RoundTrip(req)
+	if err != nil || resp.StatusCode != http.StatusUnauthorized || !sameOrigin {
+		return resp, err
+	}
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxAuthBodyBytes))
+	_ = resp.Body.Close()
+	if token != "" || bearerChallenges(resp) != nil {
+		b.k.refused(token)
+	}
+	return nil, bounding.Unauthorized()
+}
+
+// isAuthCode reports whether err is one of the keeper's coded failures.
+func isAuthCode(err error) bool {
+	for _, code := range []string{CodeAuthExpired, CodeAuthRequired, CodeAuthStoreFailed} {
+		if errors.Is(err, authError(code)) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,449 @@
+package fleet
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/oauthex"
+	"golang.org/x/oauth2"
+)
+
+// LoginOptions configures [Login].
+type LoginOptions struct {
+	// ServerURL is the MCP endpoint to sign in to: https, or http to a
+	// loopback host.
+	ServerURL string
+	// OAuth is the server's client configuration; nil takes the defaults
+	// (see [OAuthConfig]).
+	OAuth *OAuthConfig
+	// Store receives the credentials; a client registration it already
+	// holds for the server's authorization server is reused. Required.
+	Store TokenStore
+	// HTTPClient's transport carries every request (nil:
+	// http.DefaultTransport); its other fields are not used: each request
+	// is bounded by Timeout and by purramcp's size and redirect bounds.
+	HTTPClient *http.Client
+	// Timeout bounds each OAuth request (metadata, registration, token);
+	// 0 means 30s. The whole login is bounded by ctx.
+	Timeout time.Duration
+	// Browse is given the authorization URL: it opens a browser, prints
+	// the URL, or (in tests and the conformance client) follows it
+	// headlessly. Login then waits, until ctx ends, for the authorization
+	// server to redirect to its loopback listener
+	// (http://127.0.0.1:PORT/callback). An error from Browse ends the
+	// login with mcp_auth_denied. Required.
+	Browse func(ctx context.Context, authURL string) error
+}
+
+// Login signs in to an OAuth-protected MCP server with the authorization
+// code flow and stores the credentials it obtains. It probes the server
+// for its challenge (a 401 with a Bearer WWW-Authenticate), fetches the
+// protected resource metadata (RFC 9728) and the metadata of the
+// authorization server that names (the only one used, whose issuer must
+// match), registers a client (the configured ClientID, a client ID
+// metadata document, or dynamic registration; or the registration the
+// store already holds), sends the user through PKCE S256 with the
+// resource indicator and a checked state, exchanges the code, and saves
+// [Credentials] to Store before returning them. Every request is bounded
+// in bytes and time and goes only to https or loopback URLs.
+//
+// A failure is a coded error ([CodeAuthDiscoveryFailed],
+// [CodeAuthRegistrationFailed], [CodeAuthDenied], [CodeAuthTokenFailed],
+// [CodeAuthStoreFailed]) or ctx's own error; it carries no remote text,
+// token, code, verifier or secret.
+func Login(ctx context.Context, opts LoginOptions) (*Credentials, error) {
+	u, err := url.Parse(opts.ServerURL)
+	if err != nil || !secureURL(u) || opts.Store == nil || opts.Browse == nil {
+		return nil, authError(CodeAuthDiscoveryFailed)
+	}
+	oc := opts.OAuth
+	if oc == nil {
+		oc = &OAuthConfig{}
+	}
+	if err := oc.validate(path{"oauth"}); err != nil {
+		return nil, err
+	}
+	var fl loginFlow
+	hc := authClient(opts.HTTPClient, opts.Timeout, fl.saw)
+
+	probeReq, probeResp, err := probe(ctx, hc, opts.ServerURL)
+	if err != nil {
+		return nil, ctxOr(ctx, CodeAuthDiscoveryFailed)
+	}
+	d, err := discover(ctx, hc, opts.ServerURL, probeResp)
+	if err != nil {
+		return nil, ctxOr(ctx, CodeAuthDiscoveryFailed)
+	}
+	fl.registration, fl.token = d.asm.RegistrationEndpoint, d.asm.TokenEndpoint
+
+	stored, err := opts.Store.Load(ctx, opts.ServerURL)
+	if err != nil {
+		return nil, authError(CodeAuthStoreFailed)
+	}
+	reuse := stored != nil && stored.ClientID != "" && stored.Issuer == d.asm.Issuer &&
+		(oc.ClientID == "" || oc.ClientID == stored.ClientID)
+
+	port := oc.RedirectPort
+	if reuse && port == 0 && stored.RedirectURI != "" {
+		if ru, err := url.Parse(stored.RedirectURI); err == nil {
+			port, _ = strconv.Atoi(ru.Port())
+		}
+	}
+	cb, err := listenCallback(port)
+	if err != nil {
+		return nil, authError(CodeAuthDenied)
+	}
+	defer cb.close()
+
+	cfg := &auth.AuthorizationCodeHandlerConfig{
+		RedirectURL:         cb.redirect,
+		Client:              hc,
+		RequestRefreshToken: true,
+		AuthorizationCodeFetcher: func(ctx context.Context, args *auth.AuthorizationArgs) (*auth.AuthorizationResult, error) {
+			fl.set(phaseAuthorize)
+			if err := opts.Browse(ctx, args.URL); err != nil {
+				return nil, errDenied
+			}
+			res, err := cb.wait(ctx)
+			if err != nil {
+				return nil, err
+			}
+			fl.set(phaseAuthorized)
+			return res, nil
+		},
+		NewTokenSource: func(_ context.Context, c *oauth2.Config, tok *oauth2.Token) (oauth2.TokenSource, error) {
+			fl.mu.Lock()
+			fl.cfg, fl.tok = c, tok
+			fl.mu.Unlock()
+			return oauth2.StaticTokenSource(tok), nil
+		},
+	}
+	if len(oc.Scopes) > 0 {
+		scopes := append([]string(nil), oc.Scopes...)
+		cfg.ScopeFilter = func([]string) []string { return scopes }
+	}
+	switch {
+	case oc.ClientID != "":
+		cfg.PreregisteredClient = preregistered(oc.ClientID, oc.ClientSecret, d.asm.Issuer)
+	case reuse:
+		cfg.PreregisteredClient = preregistered(stored.ClientID, stored.ClientSecret, d.asm.Issuer)
+	default:
+		if oc.ClientMetadataURL != "" {
+			cfg.ClientIDMetadataDocumentConfig = &auth.ClientIDMetadataDocumentConfig{URL: oc.ClientMetadataURL}
+		}
+		if d.asm.RegistrationEndpoint == "" && (oc.ClientMetadataURL == "" || !d.asm.ClientIDMetadataDocumentSupported) {
+			return nil, authError(CodeAuthRegistrationFailed)
+		}
+		cfg.DynamicClientRegistrationConfig = &auth.DynamicClientRegistrationConfig{Metadata: &oauthex.ClientRegistrationMetadata{
+			RedirectURIs: []string{cb.redirect}, ClientName: "purramcp", TokenEndpointAuthMethod: "none",
+			GrantTypes: []string{"authorization_code", "refresh_token"}, ResponseTypes: []string{"code"}}}
+	}
+	h, err := auth.NewAuthorizationCodeHandler(cfg)
+	if err != nil {
+		return nil, authError(CodeAuthRegistrationFailed)
+	}
+	if err := h.Authorize(ctx, probeReq, probeResp); err != nil {
+		return nil, ctxOr(ctx, fl.failure())
+	}
+	fl.mu.Lock()
+	c, tok := fl.cfg, fl.tok
+	fl.mu.Unlock()
+	if c == nil || tok == nil || tok.AccessToken == "" || (tok.TokenType != "" && !strings.EqualFold(tok.TokenType, "bearer")) {
+		return nil, authError(CodeAuthTokenFailed)
+	}
+	if c.Endpoint.TokenURL != d.asm.TokenEndpoint || c.Endpoint.AuthURL != d.asm.AuthorizationEndpoint {
+		return nil, authError(CodeAuthDiscoveryFailed) // the metadata changed under the flow
+	}
+	creds := &Credentials{ServerURL: opts.ServerURL, Resource: d.resource, Issuer: d.asm.Issuer,
+		TokenURL: c.Endpoint.TokenURL, ClientID: c.ClientID, ClientSecret: c.ClientSecret,
+		AuthStyle: authStyleName(c.Endpoint.AuthStyle), RedirectURI: cb.redirect, Scopes: grantedScopes(tok, c.Scopes),
+		AccessToken: tok.AccessToken, Expiry: tok.Expiry, RefreshToken: tok.RefreshToken}
+	if err := opts.Store.Save(ctx, creds); err != nil {
+		return nil, authError(CodeAuthStoreFailed)
+	}
+	return creds, nil
+}
+
+// errDenied is the fetcher's error when the authorization did not succeed.
+var errDenied = errors.New("fleet: authorization denied")
+
+// ctxOr is ctx's error once it has ended, else the error of code.
+func ctxOr(ctx context.Context, code string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return authError(code)
+}
+
+// preregistered is a go-sdk pre-registered client bound to issuer.
+func preregistered(id, secret, issuer string) *oauthex.ClientCredentials {
+	c := &oauthex.ClientCredentials{ClientID: id, Issuer: issuer}
+	if secret != "" {
+		c.ClientSecretAuth = &oauthex.ClientSecretAuth{ClientSecret: secret}
+	}
+	return c
+}
+
+// Phases of a login, in order, for the code of its failure.
+const (
+	phaseDiscovery = iota
+	phaseRegister
+	phaseAuthorize
+	phaseAuthorized
+	phaseToken
+)
+
+// loginFlow follows one Login: its phase (from the requests it sees and
+// the fetcher's progress) and what the token exchange produced.
+type loginFlow struct {
+	mu                  sync.Mutex
+	phase               int
+	registration, token string // the authorization server's endpoints
+	cfg                 *oauth2.Config
+	tok                 *oauth2.Token
+}
+
+func (fl *loginFlow) set(phase int) {
+	fl.mu.Lock()
+	fl.phase = max(fl.phase, phase)
+	fl.mu.Unlock()
+}
+
+// saw moves the phase on a request to the registration or token endpoint.
+func (fl *loginFlow) saw(req *http.Request) {
+	u := req.URL.String()
+	fl.mu.Lock()
+	reg, tok := fl.registration, fl.token
+	fl.mu.Unlock()
+	switch {
+	case reg != "" && u == reg:
+		fl.set(phaseRegister)
+	case tok != "" && u == tok:
+		fl.set(phaseToken)
+	}
+}
+
+// failure is the code of a flow that failed in its current phase.
+func (fl *loginFlow) failure() string {
+	fl.mu.Lock()
+	defer fl.mu.Unlock()
+	switch fl.phase {
+	case phaseDiscovery:
+		return CodeAuthDiscoveryFailed
+	case phaseRegister:
+		return CodeAuthRegistrationFailed
+	case phaseAuthorize, phaseAuthorized:
+		return CodeAuthDenied
+	}
+	return CodeAuthTokenFailed
+}
+
+// probe sends an initialize request without credentials and returns it
+// with its answer, which must be a 401 with a Bearer challenge.
+func probe(ctx context.Context, hc *http.Client, serverURL string) (*http.Request, *http.Response, error) {
+	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25",` +
+		`"capabilities":{},"clientInfo":{"name":"purramcp","version":"1"}}}`
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, serverURL, strings.NewReader(body))
+	if err != nil {
+		return nil, nil, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err := hc.Do(req)
+	if err != nil {
+		return nil, nil, err
+	}
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxAuthBodyBytes))
+	_ = resp.Body.Close()
+	resp.Body = http.NoBody
+	if resp.StatusCode != http.StatusUnauthorized || bearerChallenges(resp) == nil {
+		return nil, nil, errNotProtected
+	}
+	return req, resp, nil
+}
+
+var errNotProtected = errors.New("fleet: the server did not ask for a bearer token")
+
+// bearerChallenges returns resp's Bearer challenges, nil when it has none.
+func bearerChallenges(resp *http.Response) []oauthex.Challenge {
+	cs, err := oauthex.ParseWWWAuthenticate(resp.Header.Values("WWW-Authenticate"))
+	if err != nil {
+		return nil
+	}
+	var out []oauthex.Challenge
+	for _, c := range cs {
+		if c.Scheme == "bearer" {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// discovered is what Login's own discovery found: the resource and the
+// authorization server it names.
+type discovered struct {
+	resource string
+	asm      *oauthex.AuthServerMeta
+}
+
+// discover fetches the protected resource metadata (the challenge's
+// resource_metadata, then the well-known URL at the endpoint's path, then
+// at its root) and the metadata of the first authorization server it
+// names. A server without resource metadata is its own authorization
+// server at its origin; one without authorization server metadata has the
+// default endpoints under it (both as MCP 2025-03-26 allowed).
+func discover(ctx context.Context, hc *http.Client, serverURL string, challenge *http.Response) (*discovered, error) {
+	u, err := url.Parse(serverURL)
+	if err != nil {
+		return nil, err
+	}
+	var candidates [][2]string // metadata URL, the resource it must name
+	for _, c := range bearerChallenges(challenge) {
+		if m := c.Params["resource_metadata"]; m != "" {
+			candidates = append(candidates, [2]string{m, serverURL})
+		}
+	}
+	at := *u
+	at.RawQuery, at.Fragment = "", ""
+	at.Path = "/.well-known/oauth-protected-resource/" + strings.TrimLeft(u.Path, "/")
+	candidates = append(candidates, [2]string{at.String(), serverURL})
+	at.Path = "/.well-known/oauth-protected-resource"
+	root := *u
+	root.Path, root.RawQuery, root.Fragment = "", "", ""
+	candidates = append(candidates, [2]string{at.String(), root.String()})
+
+	var prm *oauthex.ProtectedResourceMetadata
+	for _, c := range candidates {
+		if p, err := oauthex.GetProtectedResourceMetadata(ctx, c[0], c[1], hc); err == nil && p != nil {
+			prm = p
+			break
+		}
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+	}
+	if prm == nil {
+		prm = &oauthex.ProtectedResourceMetadata{Resource: serverURL, AuthorizationServers: []string{root.String()}}
+	}
+	if len(prm.AuthorizationServers) == 0 {
+		return nil, errors.New("fleet: no authorization server")
+	}
+	issuer := prm.AuthorizationServers[0]
+	asm, err := auth.GetAuthServerMetadata(ctx, issuer, hc)
+	if err != nil {
+		return nil, err
+	}
+	if asm == nil {
+		asm = &oauthex.AuthServerMeta{Issuer: issuer, AuthorizationEndpoint: issuer + "/authorize",
+			TokenEndpoint: issuer + "/token", RegistrationEndpoint: issuer + "/register"}
+	}
+	for _, e := range []string{asm.AuthorizationEndpoint, asm.TokenEndpoint} {
+		eu, err := url.Parse(e)
+		if err != nil || !secureURL(eu) {
+			return nil, errInsecureURL
+		}
+	}
+	return &discovered{resource: prm.Resource, asm: asm}, nil
+}
+
+// callback is Login's loopback redirect listener.
+type callback struct {
+	redirect string
+	srv      *http.Server
+	done     chan struct{}
+	results  chan *auth.AuthorizationResult // one answer, nil when denied
+}
+
+// listenCallback listens on 127.0.0.1:port (0: any free port).
+func listenCallback(port int) (*callback, error) {
+	ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
+	if err != nil {
+		return nil, err
+	}
+	cb := &callback{redirect: fmt.Sprintf("http://%s/callback", ln.Addr()), done: make(chan struct{}),
+		results: make(chan *auth.AuthorizationResult, 1)}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /callback", func(w http.ResponseWriter, r *http.Request) {
+		q := r.URL.Query()
+		var res *auth.AuthorizationResult
+		if q.Get("error") == "" && q.Get("code") != "" {
+			res = &auth.AuthorizationResult{Code: q.Get("code"), State: q.Get("state"), Iss: q.Get("iss")}
+		}
+		select {
+		case cb.results <- res:
+		default: // one answer only
+		}
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		if res == nil {
+			_, _ = io.WriteString(w, "purramcp: the authorization was not granted. You can close this window.\n")
+			return
+		}
+		_, _ = io.WriteString(w, "purramcp: signed in. You can close this window.\n")
+	})
+	cb.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, MaxHeaderBytes: 64 << 10}
+	go func() {
+		defer close(cb.done)
+		_ = cb.srv.Serve(ln)
+	}()
+	return cb, nil
+}
+
+// wait returns the redirect's answer, errDenied for an error answer, or
+// ctx's error.
+func (cb *callback) wait(ctx context.Context) (*auth.AuthorizationResult, error) {
+	select {
+	case res := <-cb.results:
+		if res == nil {
+			return nil, errDenied
+		}
+		return res, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// close stops the listener and waits for it.
+func (cb *callback) close() {
+	_ = cb.srv.Close()
+	<-cb.done
+}
+
+// authStyleName is the Credentials.AuthStyle of s.
+func authStyleName(s oauth2.AuthStyle) string {
+	switch s {
+	case oauth2.AuthStyleInHeader:
+		return "header"
+	case oauth2.AuthStyleInParams:
+		return "params"
+	}
+	return ""
+}
+
+// authStyle is the oauth2.AuthStyle of a Credentials.AuthStyle.
+func authStyle(name string) oauth2.AuthStyle {
+	switch name {
+	case "header":
+		return oauth2.AuthStyleInHeader
+	case "params":
+		return oauth2.AuthStyleInParams
+	}
+	return oauth2.AuthStyleAutoDetect
+}
+
+// grantedScopes are the token's scope (RFC 6749 §5.1), else requested.
+func grantedScopes(tok *oauth2.Token, requested []string) []string {
+	if s, ok := tok.Extra("scope").(string); ok && s != "" {
+		return strings.Fields(s)
+	}
+	return append([]string(nil), requested...)
+}
