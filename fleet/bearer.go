@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/url"
+	"strings"
 	"sync"
 	"time"
 
@@ -34,6 +35,7 @@ type keeper struct {
 	asked    bool         // the server answered 401 with a Bearer challenge
 	expired  bool         // creds' token was refused, or could not be refreshed
 	failed   string       // the code of the last failure (auth required, expired, store failed)
+	required []string     // the scopes of the last insufficient_scope challenge
 	wakeup   chan struct{}
 }
 
@@ -251,8 +253,22 @@ func (b *bearerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		req.Header.Set("Authorization", "Bearer "+token)
 	}
 	resp, err := b.inner.RoundTrip(req)
-	if err != nil || resp.StatusCode != http.StatusUnauthorized || !sameOrigin {
+	if err != nil || !sameOrigin {
 		return resp, err
+	}
+	if resp.StatusCode == http.StatusForbidden {
+		if scopes := insufficientScope(resp); scopes != nil {
+			_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxAuthBodyBytes))
+			_ = resp.Body.Close()
+			b.k.mu.Lock()
+			b.k.required = scopes
+			b.k.mu.Unlock()
+			return nil, bounding.Unauthorized()
+		}
+		return resp, nil
+	}
+	if resp.StatusCode != http.StatusUnauthorized {
+		return resp, nil
 	}
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxAuthBodyBytes))
 	_ = resp.Body.Close()
@@ -270,4 +286,30 @@ func isAuthCode(err error) bool {
 		}
 	}
 	return false
+}
+
+// insufficientScope returns the valid scope tokens of resp's
+// insufficient_scope Bearer challenge (at most 64), nil when it has none.
+func insufficientScope(resp *http.Response) []string {
+	for _, c := range bearerChallenges(resp) {
+		if c.Params["error"] != "insufficient_scope" {
+			continue
+		}
+		scopes := []string{}
+		for _, s := range strings.Fields(c.Params["scope"]) {
+			if validScope(s) && len(scopes) < 64 {
+				scopes = append(scopes, s)
+			}
+		}
+		return scopes
+	}
+	return nil
+}
+
+// requiredScopes is a copy of the scopes of the last insufficient_scope
+// challenge.
+func (k *keeper) requiredScopes() []string {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return append([]string(nil), k.required...)
 }

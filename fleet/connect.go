@@ -25,6 +25,12 @@ type ConnectOptions struct {
 	// ${env:NAME} values [Config.Secrets] returns (pass those here for a
 	// ServerConfig taken from a Config).
 	Secrets []string
+	// TokenStore, when set, holds the OAuth credentials of an http server
+	// (see [Credentials]): the session's requests to the server carry its
+	// access token, renewed first when it has expired and can be
+	// refreshed. nil sends no token. A config that sets an Authorization
+	// header never uses it.
+	TokenStore TokenStore
 }
 
 // A Session is one session with one server, set up by [Connect] outside
@@ -37,6 +43,18 @@ type Session struct {
 	sc     ServerConfig // as Connect was given it
 	c      *conn
 	stderr *stderrRing // nil unless stdio
+	keeper *keeper     // nil without ConnectOptions.TokenStore
+}
+
+// RequiredScopes returns the scopes the server last asked for when it
+// refused a request for insufficient scope (HTTP 403 with
+// error="insufficient_scope"), nil when it never did: a host signs in
+// again with them ([LoginOptions].OAuth.Scopes) to step up.
+func (s *Session) RequiredScopes() []string {
+	if s.keeper == nil {
+		return nil
+	}
+	return s.keeper.requiredScopes()
 }
 
 // ClientSession returns the live session, for purramcp.DiscoverTools or
@@ -119,7 +137,16 @@ func Connect(ctx context.Context, sc ServerConfig, opts ConnectOptions) (*Sessio
 	}
 	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	c, err := dial(cctx, sc, s.stderr, timeout, info, nil, nil)
+	if opts.TokenStore != nil && sc.URL != "" && !hasHeader(sc.Headers, "Authorization") {
+		s.keeper = newKeeper(opts.TokenStore, sc, nil)
+		if _, err := s.keeper.load(cctx); err != nil {
+			return nil, &ConnectError{Err: err}
+		}
+		if at := s.keeper.due(); !at.IsZero() && !time.Now().Before(at) {
+			_ = s.keeper.refresh(cctx) // a refusal shows as the handshake's 401
+		}
+	}
+	c, err := dial(cctx, sc, s.stderr, timeout, info, nil, s.keeper)
 	if err != nil {
 		ce := &ConnectError{Err: err, Stderr: s.stderr.text()}
 		var de *dialError

@@ -248,11 +248,21 @@ func (fl *loginFlow) failure() string {
 	return CodeAuthTokenFailed
 }
 
-// probe sends an initialize request without credentials and returns it
-// with its answer, which must be a 401 with a Bearer challenge.
+// probe sends an initialize request without credentials, and a tools/list
+// when that passes, and returns the one answered by a 401 with a Bearer
+// challenge, with its answer.
 func probe(ctx context.Context, hc *http.Client, serverURL string) (*http.Request, *http.Response, error) {
-	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25",` +
-		`"capabilities":{},"clientInfo":{"name":"purramcp","version":"1"}}}`
+	req, resp, err := probeWith(ctx, hc, serverURL, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":`+
+		`{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"purramcp","version":"1"}}}`)
+	if errors.Is(err, errNotProtected) { // a server may let the handshake through and guard its methods
+		req, resp, err = probeWith(ctx, hc, serverURL, `{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{}}`)
+	}
+	return req, resp, err
+}
+
+// probeWith sends body without credentials and returns the request with
+// its answer when that is a 401 with a Bearer challenge.
+func probeWith(ctx context.Context, hc *http.Client, serverURL, body string) (*http.Request, *http.Response, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, serverURL, strings.NewReader(body))
 	if err != nil {
 		return nil, nil, err
@@ -266,10 +276,10 @@ func probe(ctx context.Context, hc *http.Client, serverURL string) (*http.Reques
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxAuthBodyBytes))
 	_ = resp.Body.Close()
 	resp.Body = http.NoBody
-	if resp.StatusCode != http.StatusUnauthorized || bearerChallenges(resp) == nil {
-		return nil, nil, errNotProtected
+	if resp.StatusCode == http.StatusUnauthorized && bearerChallenges(resp) != nil {
+		return req, resp, nil
 	}
-	return req, resp, nil
+	return nil, nil, errNotProtected
 }
 
 var errNotProtected = errors.New("fleet: the server did not ask for a bearer token")

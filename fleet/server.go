@@ -163,6 +163,15 @@ func (s *server) supervise(ctx context.Context) {
 			if admitted {
 				failures = 0
 			}
+			if code == purramcp.CodeUnauthorized && s.keeper != nil && ctx.Err() == nil {
+				// the handshake passed but discovery met a 401: the same as a refused handshake
+				s.unauthorized(s.keeper.reason())
+				if !s.awaitLogin(ctx) {
+					return
+				}
+				failures = 0
+				continue
+			}
 		}
 		if ctx.Err() != nil {
 			return
