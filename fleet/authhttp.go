@@ -1,6 +1,7 @@
 package fleet
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"net"
@@ -116,3 +117,47 @@ func (b *cappedBody) Read(p []byte) (int, error) {
 }
 
 func (b *cappedBody) Close() error { return b.src.Close() }
+
+// withResource returns a client like hc whose refresh_token grants carry
+// resource as their RFC 8707 resource indicator, so that an authorization
+// server that binds tokens to a resource mints the refreshed access token
+// for the same server again. x/oauth2 builds the refresh request itself
+// and takes no extra parameters; the form it sends is purramcp's own, so
+// adding one parameter to it is safe. resource "" returns hc.
+func withResource(hc *http.Client, resource string) *http.Client {
+	if resource == "" {
+		return hc
+	}
+	c := *hc
+	c.Transport = &resourceTransport{inner: hc.Transport, resource: resource}
+	return &c
+}
+
+// resourceTransport adds the resource parameter to a refresh_token grant
+// that lacks one.
+type resourceTransport struct {
+	inner    http.RoundTripper
+	resource string
+}
+
+func (t *resourceTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.Method != http.MethodPost || req.Body == nil ||
+		req.Header.Get("Content-Type") != "application/x-www-form-urlencoded" {
+		return t.inner.RoundTrip(req)
+	}
+	raw, err := io.ReadAll(io.LimitReader(req.Body, maxAuthBodyBytes+1))
+	_ = req.Body.Close()
+	if err != nil || len(raw) > maxAuthBodyBytes {
+		return nil, errAuthBodyLarge
+	}
+	form, err := url.ParseQuery(string(raw))
+	if err == nil && form.Get("grant_type") == "refresh_token" && !form.Has("resource") {
+		form.Set("resource", t.resource)
+		raw = []byte(form.Encode())
+	}
+	req = req.Clone(req.Context())
+	req.Body = io.NopCloser(bytes.NewReader(raw))
+	req.ContentLength = int64(len(raw))
+	req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(raw)), nil }
+	return t.inner.RoundTrip(req)
+}

@@ -139,7 +139,7 @@ func (k *keeper) due() time.Time {
 	case k.creds.Expiry.IsZero():
 		return time.Time{}
 	}
-	lead := min(k.creds.Expiry.Sub(k.obtained)/5, time.Minute)
+	lead := max(min(k.creds.Expiry.Sub(k.obtained)/5, time.Minute), 0) // 0: loaded after its expiry
 	lead += time.Duration(rand.Int64N(int64(lead/4) + 1))
 	return k.creds.Expiry.Add(-lead)
 }
@@ -158,7 +158,7 @@ func (k *keeper) refresh(ctx context.Context) error {
 	}
 	cfg := &oauth2.Config{ClientID: c.ClientID, ClientSecret: c.ClientSecret,
 		Endpoint: oauth2.Endpoint{TokenURL: c.TokenURL, AuthStyle: authStyle(c.AuthStyle)}}
-	tok, err := cfg.TokenSource(context.WithValue(ctx, oauth2.HTTPClient, k.hc),
+	tok, err := cfg.TokenSource(context.WithValue(ctx, oauth2.HTTPClient, withResource(k.hc, c.Resource)),
 		&oauth2.Token{RefreshToken: c.RefreshToken, Expiry: time.Unix(1, 0)}).Token()
 	var re *oauth2.RetrieveError
 	switch {
