@@ -53,15 +53,16 @@ func gatewayPath(tb testing.TB, ctx context.Context, u *upstream) callPath {
 	return callPath{session: cs, name: "search"}
 }
 
-// BenchmarkCall compares one search call straight to the upstream server
-// with the same call through the gateway; the difference in allocs/op is
-// what the gateway adds (its own server, purramcp's checks, and the second
-// hop's transport).
+// BenchmarkCall compares one search call straight to the upstream server,
+// through a pass-through proxy with no checks (the second hop alone) and
+// through the gateway; gateway minus passthrough in allocs/op is what the
+// gateway itself adds (purramcp's checks, its server's wiring), passthrough
+// minus direct what any second hop costs.
 func BenchmarkCall(b *testing.B) {
 	for _, tc := range []struct {
 		name string
 		path func(testing.TB, context.Context, *upstream) callPath
-	}{{"direct", directPath}, {"gateway", gatewayPath}} {
+	}{{"direct", directPath}, {"passthrough", passthroughPath}, {"gateway", gatewayPath}} {
 		b.Run(tc.name, func(b *testing.B) {
 			ctx := b.Context()
 			p := tc.path(b, ctx, newUpstream("Search documents"))

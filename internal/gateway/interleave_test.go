@@ -8,15 +8,22 @@ import (
 	"time"
 )
 
-// TestInterleavedGatewayRatio times rounds of calls straight upstream and
-// through the gateway, alternating, and reports the median ratio, so drift
-// in machine load falls on both sides. Run with
+// TestInterleavedGatewayRatio times rounds of calls on three paths over the
+// same transports (straight upstream, through a pass-through proxy with no
+// checks, through the gateway), rotating which goes first, so drift in
+// machine load falls on all three, and reports the median per-call time of
+// each and the median of each round's ratios: gateway/direct, and
+// gateway/passthrough, the cost of the gateway's own work above any second
+// hop. Run with
 // go test -tags purrabench -run TestInterleavedGatewayRatio -v ./internal/gateway
 func TestInterleavedGatewayRatio(t *testing.T) {
 	const rounds, calls = 21, 200
 	ctx := t.Context()
-	direct := directPath(t, ctx, newUpstream("Search documents"))
-	through := gatewayPath(t, ctx, newUpstream("Search documents"))
+	paths := []callPath{
+		directPath(t, ctx, newUpstream("Search documents")),
+		passthroughPath(t, ctx, newUpstream("Search documents")),
+		gatewayPath(t, ctx, newUpstream("Search documents")),
+	}
 	time1 := func(p callPath) time.Duration {
 		start := time.Now()
 		for range calls {
@@ -24,23 +31,27 @@ func TestInterleavedGatewayRatio(t *testing.T) {
 		}
 		return time.Since(start)
 	}
-	time1(direct) // warm both paths
-	time1(through)
-	ratios := make([]float64, rounds)
-	var d, g []time.Duration
-	for i := range rounds {
-		var dd, gg time.Duration
-		if i%2 == 0 { // alternate which path goes first
-			dd, gg = time1(direct), time1(through)
-		} else {
-			gg, dd = time1(through), time1(direct)
-		}
-		d, g = append(d, dd/calls), append(g, gg/calls)
-		ratios[i] = float64(gg) / float64(dd)
+	for _, p := range paths { // warm every path
+		time1(p)
 	}
-	slices.Sort(ratios)
-	slices.Sort(d)
-	slices.Sort(g)
-	t.Logf("per call, median of %d interleaved rounds of %d calls: direct %v, gateway %v, ratio %.2f",
-		rounds, calls, d[rounds/2], g[rounds/2], ratios[rounds/2])
+	per := make([][]time.Duration, len(paths))
+	var overDirect, overPass []float64
+	for i := range rounds {
+		took := make([]time.Duration, len(paths))
+		for j := range paths {
+			k := (i + j) % len(paths) // rotate the order
+			took[k] = time1(paths[k])
+		}
+		for k, d := range took {
+			per[k] = append(per[k], d/calls)
+		}
+		overDirect = append(overDirect, float64(took[2])/float64(took[0]))
+		overPass = append(overPass, float64(took[2])/float64(took[1]))
+	}
+	median := func(s []time.Duration) time.Duration { slices.Sort(s); return s[len(s)/2] }
+	slices.Sort(overDirect)
+	slices.Sort(overPass)
+	t.Logf("per call, median of %d rotated rounds of %d calls: direct %v, passthrough %v, gateway %v; "+
+		"gateway/direct %.2f, gateway/passthrough %.2f", rounds, calls,
+		median(per[0]), median(per[1]), median(per[2]), overDirect[rounds/2], overPass[rounds/2])
 }
