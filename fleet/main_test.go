@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"go.uber.org/goleak"
+
+	"purra.dev/purramcp/fleet"
 )
 
 // stdioServer is examples/stdio-server, built once by TestMain.
@@ -17,6 +19,12 @@ func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "fleet-test-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "fleet tests: temporary directory:", err)
+		os.Exit(2)
+	}
+	// No test reads or writes the user's token store.
+	if err := os.Setenv(fleet.TokenDirEnv, filepath.Join(dir, "tokens")); err != nil {
+		fmt.Fprintln(os.Stderr, "fleet tests: setting", fleet.TokenDirEnv+":", err)
+		_ = os.RemoveAll(dir)
 		os.Exit(2)
 	}
 	stdioServer = filepath.Join(dir, "stdio-server")
