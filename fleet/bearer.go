@@ -73,6 +73,7 @@ func (k *keeper) load(ctx context.Context) (bool, error) {
 	changed := c != nil && (k.creds == nil || c.AccessToken != k.creds.AccessToken)
 	if changed || (c == nil && k.creds != nil) {
 		k.creds, k.obtained, k.expired, k.failed = c, time.Now(), false, ""
+		k.wake() // the refresh schedule follows the new credentials
 	}
 	return changed, nil
 }
@@ -118,6 +119,11 @@ func (k *keeper) refused(token string) {
 		k.expired = true
 	}
 	k.mu.Unlock()
+	k.wake()
+}
+
+// wake tells keep to look at the schedule again.
+func (k *keeper) wake() {
 	select {
 	case k.wakeup <- struct{}{}:
 	default:
@@ -209,9 +215,9 @@ func (k *keeper) keep(ctx context.Context, lost func(code string)) {
 		case <-ctx.Done():
 			t.Stop()
 			return
-		case <-k.wakeup:
+		case <-k.wakeup: // a 401, or new credentials: due again
 			t.Stop()
-			if k.due().IsZero() {
+			if at := k.due(); at.IsZero() || time.Now().Before(at) {
 				continue
 			}
 		case <-t.C:

@@ -68,6 +68,7 @@ type Server struct {
 	Issuer string
 
 	as, rs *httptest.Server
+	mcp    *mcp.Server
 	opts   Options
 
 	mu        sync.Mutex
@@ -133,6 +134,7 @@ func New(tb testing.TB, opts Options) *Server {
 			s.count("ping")
 			return nil, pingOut{Reply: "pong"}, nil
 		})
+	s.mcp = srv
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil)
 	s.rs = httptest.NewServer(s.route(rsMux))
 	s.URL = s.rs.URL + PathMCP
@@ -152,10 +154,15 @@ type pingOut struct {
 	Reply string `json:"reply"`
 }
 
-// Close stops both servers. It is safe to call more than once.
+// Close stops both servers and ends every MCP session the MCP server
+// still holds (a client that went away without ending its session leaves
+// one). It is safe to call more than once.
 func (s *Server) Close() {
 	s.rs.Close()
 	s.as.Close()
+	for ss := range s.mcp.Sessions() {
+		_ = ss.Close()
+	}
 }
 
 // route serves a replaced handler for a path before next.

@@ -1,0 +1,80 @@
+package fleet_test
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"purra.dev/purramcp"
+	"purra.dev/purramcp/fleet"
+	"purra.dev/purramcp/internal/oauthtest"
+)
+
+// TestFleet_OAuthLifecycle follows one OAuth-protected server through a
+// fleet's life: unauthorized until a login lands in the store, ready
+// without a restart after it, served through background refreshes of a
+// 2 s access token with every call sent exactly once, unauthorized again
+// (mcp_auth_expired) once the refresh token is revoked, and back after the
+// next login. No token ever shows in the fleet's status.
+func TestFleet_OAuthLifecycle(t *testing.T) {
+	srv := oauthtest.New(t, oauthtest.Options{AccessTokenLifetime: 2 * time.Second})
+	store := &fleet.FileTokenStore{Dir: t.TempDir() + "/tokens"}
+	cfg, err := fleet.ParseConfig([]byte(`{"servers": {"remote": {"type": "http", "url": "` + srv.URL + `",
+		"limits": {"timeout": "5s"}, "tools": {"echo": {"as": "echo"}}}}}`))
+	require.NoError(t, err)
+	f := startFleet(t, cfg, fleet.Options{Backoff: fastBackoff, TokenStore: store})
+
+	st := statusOf(t, f, "remote")
+	require.Equal(t, fleet.StateUnauthorized, st.State)
+	assert.Equal(t, fleet.CodeAuthRequired, st.Code)
+	assert.Empty(t, f.Registrations())
+
+	_, err, _ = login(t, srv, store, nil, 0)
+	require.NoError(t, err)
+	waitFor(t, "ready after the login", func() bool { return statusOf(t, f, "remote").State == fleet.StateReady })
+	digest := statusOf(t, f, "remote").Digest
+
+	// Calls for 5 s, over about two access-token lifetimes: the keeper
+	// refreshes ahead of expiry and no call is refused or sent twice.
+	calls := 0
+	for start := time.Now(); time.Since(start) < 5*time.Second; calls++ {
+		require.Equal(t, "", run(t, registration(t, f, "echo"), `{"text":"hi"}`), "call %d", calls)
+		time.Sleep(50 * time.Millisecond)
+	}
+	assert.Equal(t, calls, srv.ToolCalls("echo"), "every call reached the server once")
+	assert.GreaterOrEqual(t, srv.Refreshes(), 2, "refreshed in the background")
+
+	creds, err := store.Load(context.Background(), srv.URL)
+	require.NoError(t, err)
+	status, err := json.Marshal(f.Status())
+	require.NoError(t, err)
+	for _, secret := range []string{creds.AccessToken, creds.RefreshToken} {
+		assert.NotContains(t, string(status), secret)
+	}
+
+	// Revoked: the next refresh is refused and the server is taken out.
+	srv.RevokeRefreshTokens()
+	srv.ExpireAccessTokens()
+	before := srv.ToolCalls("echo")
+	code := run(t, registration(t, f, "echo"), `{"text":"hi"}`)
+	assert.Contains(t, []string{purramcp.CodeUnauthorized, purramcp.CodeConnectionClosed}, code)
+	assert.Equal(t, before, srv.ToolCalls("echo"), "the refused call was not replayed")
+	waitFor(t, "unauthorized after the revocation", func() bool {
+		return statusOf(t, f, "remote").State == fleet.StateUnauthorized
+	})
+	assert.Equal(t, fleet.CodeAuthExpired, statusOf(t, f, "remote").Code)
+	assert.Empty(t, f.Registrations())
+
+	_, err, _ = login(t, srv, store, nil, 0)
+	require.NoError(t, err)
+	waitFor(t, "ready after the second login", func() bool { return statusOf(t, f, "remote").State == fleet.StateReady })
+	assert.Equal(t, digest, statusOf(t, f, "remote").Digest)
+	assert.Equal(t, "", run(t, registration(t, f, "echo"), `{"text":"hi"}`))
+	assert.False(t, strings.Contains(string(status), "Bearer"))
+	require.NoError(t, f.Close())
+}
