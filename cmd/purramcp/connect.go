@@ -101,8 +101,12 @@ func dial(ctx context.Context, ep endpoint, timeout time.Duration) (*conn, error
 			return t, err
 		}
 	}
-	fs, err := fleet.Connect(ctx, sc, fleet.ConnectOptions{Timeout: timeout, Secrets: ep.secrets(),
-		Client: &mcp.Implementation{Name: "purramcp", Version: moduleVersion()}})
+	opts := fleet.ConnectOptions{Timeout: timeout, Secrets: ep.secrets(),
+		Client: &mcp.Implementation{Name: "purramcp", Version: moduleVersion()}}
+	if store, err := tokenStore(); err == nil && sc.URL != "" {
+		opts.TokenStore = store // what purramcp login stored; a server that never asks sees no token
+	}
+	fs, err := fleet.Connect(ctx, sc, opts)
 	if err != nil {
 		c.close()
 		ce := &connectError{err: err, secrets: ep.secrets()}

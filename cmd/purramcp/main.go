@@ -9,6 +9,9 @@
 //	purramcp lock --check [--server ID]...
 //	purramcp diff OLD NEW
 //	purramcp serve [--http ADDR [--stateless] [--token-env NAME]] [--unlocked]
+//	purramcp login SERVER | --url URL [--no-browser] [--timeout D]
+//	purramcp logout SERVER | --url URL
+//	purramcp auth status [--json]
 //	purramcp version
 //
 // The servers come from a config file (purramcp.json by default, --config
@@ -56,6 +59,9 @@ func commands() []command {
 		{"serve", "serve the approved tools of every configured server as one MCP server", func(ctx context.Context, args []string, s *streams) int {
 			return runServe(ctx, args, os.Stdin, s.out, s.err)
 		}},
+		{"login", "sign in to an OAuth-protected http server and store its tokens", runLogin},
+		{"logout", "delete a server's stored OAuth credentials", runLogout},
+		{"auth", "auth status: each http server's stored OAuth state, never a token", runAuth},
 		{"version", "print the version of purramcp and of go-sdk it was built with", runVersion},
 	}
 }

@@ -17,6 +17,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
+
+	"purra.dev/purramcp/fleet"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -32,6 +34,11 @@ func TestMain(m *testing.M) {
 	flag.Parse()
 	dir, err := os.MkdirTemp("", "purramcp-cmd-test")
 	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	// No test reads or writes the user's token store.
+	if err := os.Setenv(fleet.TokenDirEnv, filepath.Join(dir, "tokens")); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}

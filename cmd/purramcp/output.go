@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -18,6 +19,10 @@ import (
 type streams struct {
 	out, err             io.Writer
 	outColour, errColour bool
+	// browse, when set, replaces opening the browser at login and is
+	// called even with --no-browser: it plays the user (tests follow the
+	// authorization URL with it); its error ends the login.
+	browse func(ctx context.Context, url string) error
 }
 
 // newStreams returns streams over out and err, with colour on each that
