@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -23,7 +24,7 @@ import (
 // next login. No token ever shows in the fleet's status.
 func TestFleet_OAuthLifecycle(t *testing.T) {
 	srv := oauthtest.New(t, oauthtest.Options{AccessTokenLifetime: 2 * time.Second})
-	store := &fleet.FileTokenStore{Dir: t.TempDir() + "/tokens"}
+	store := &orderStore{TokenStore: &fleet.FileTokenStore{Dir: t.TempDir() + "/tokens"}, used: srv.Used}
 	cfg, err := fleet.ParseConfig([]byte(`{"servers": {"remote": {"type": "http", "url": "` + srv.URL + `",
 		"limits": {"timeout": "5s"}, "tools": {"echo": {"as": "echo"}}}}}`))
 	require.NoError(t, err)
@@ -48,6 +49,14 @@ func TestFleet_OAuthLifecycle(t *testing.T) {
 	}
 	assert.Equal(t, calls, srv.ToolCalls("echo"), "every call reached the server once")
 	assert.GreaterOrEqual(t, srv.Refreshes(), 2, "refreshed in the background")
+	saves := store.log()
+	require.GreaterOrEqual(t, len(saves), 3, "the login and the refreshes")
+	seen := map[string]bool{}
+	for i, sv := range saves {
+		assert.False(t, sv.usedFirst, "save %d: the access token was sent before it was stored", i)
+		assert.False(t, seen[sv.refresh], "save %d: the refresh token was rotated", i)
+		seen[sv.refresh] = true
+	}
 
 	creds, err := store.Load(context.Background(), srv.URL)
 	require.NoError(t, err)
@@ -77,4 +86,34 @@ func TestFleet_OAuthLifecycle(t *testing.T) {
 	assert.Equal(t, "", run(t, registration(t, f, "echo"), `{"text":"hi"}`))
 	assert.False(t, strings.Contains(string(status), "Bearer"))
 	require.NoError(t, f.Close())
+}
+
+// orderStore records each Save: the refresh token it stored and whether
+// the server had already seen its access token, which must never happen
+// (a rotated refresh token is persisted before the new access token is
+// used).
+type orderStore struct {
+	fleet.TokenStore
+	used func(accessToken string) bool
+
+	mu    sync.Mutex
+	saves []saved
+}
+
+type saved struct {
+	refresh   string
+	usedFirst bool
+}
+
+func (s *orderStore) Save(ctx context.Context, c *fleet.Credentials) error {
+	s.mu.Lock()
+	s.saves = append(s.saves, saved{refresh: c.RefreshToken, usedFirst: s.used(c.AccessToken)})
+	s.mu.Unlock()
+	return s.TokenStore.Save(ctx, c)
+}
+
+func (s *orderStore) log() []saved {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]saved(nil), s.saves...)
 }
