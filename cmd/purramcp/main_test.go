@@ -44,7 +44,7 @@ func TestMain(m *testing.M) {
 	}
 	stdioServer = filepath.Join(dir, "stdio-server")
 	purramcpBin = filepath.Join(dir, "purramcp")
-	builds := []struct{ out, pkg string }{{stdioServer, "../../examples/stdio-server"}, {purramcpBin, "."}}
+	builds := []struct{ out, pkg string }{{stdioServer, "purra.dev/purramcp/examples/stdio-server"}, {purramcpBin, "."}}
 	errs := make([]error, len(builds))
 	var wg sync.WaitGroup
 	for i, b := range builds {

@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"purra.dev/purramcp"
+	"purra.dev/purramcp/cmd/purramcp/internal/gateway"
 	"purra.dev/purramcp/fleet"
-	"purra.dev/purramcp/internal/gateway"
 )
 
 // serveAbout is the help text of `purramcp serve`.

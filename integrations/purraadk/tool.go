@@ -10,7 +10,7 @@ import (
 	"google.golang.org/genai"
 
 	"purra.dev/purramcp"
-	"purra.dev/purramcp/internal/hostcore"
+	"purra.dev/purramcp/integrations/internal/hostcore"
 )
 
 // functionTool is one registration as an ADK function tool. ADK's flow runs

@@ -8,7 +8,7 @@ import (
 	"google.golang.org/adk/v2/tool"
 
 	"purra.dev/purramcp"
-	"purra.dev/purramcp/internal/hostcore"
+	"purra.dev/purramcp/integrations/internal/hostcore"
 )
 
 // Options configures a [Toolset]. The zero value works: descriptions are the

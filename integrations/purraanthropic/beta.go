@@ -7,7 +7,7 @@ import (
 	"github.com/anthropics/anthropic-sdk-go/v2"
 
 	"purra.dev/purramcp"
-	"purra.dev/purramcp/internal/hostcore"
+	"purra.dev/purramcp/integrations/internal/hostcore"
 )
 
 // ToolError is the error the tools of [Toolbox.BetaTools] return to the tool

@@ -4,7 +4,7 @@ import (
 	"context"
 
 	"purra.dev/purramcp"
-	"purra.dev/purramcp/internal/hostcore"
+	"purra.dev/purramcp/integrations/internal/hostcore"
 )
 
 // Options configures a [Toolbox] (and [BetaTools] and [Dispatch]). The zero

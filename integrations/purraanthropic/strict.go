@@ -1,6 +1,6 @@
 package purraanthropic
 
-import "purra.dev/purramcp/internal/hostcore"
+import "purra.dev/purramcp/integrations/internal/hostcore"
 
 // StrictEligible reports whether schema can be sent with strict:true exactly
 // as it is. It is conservative: a false answer only forgoes constrained

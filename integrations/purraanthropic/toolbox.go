@@ -6,7 +6,7 @@ import (
 	"github.com/anthropics/anthropic-sdk-go/v2"
 
 	"purra.dev/purramcp"
-	"purra.dev/purramcp/internal/hostcore"
+	"purra.dev/purramcp/integrations/internal/hostcore"
 )
 
 // CodeUnknownTool is what [Toolbox.Dispatch] shows the model, as

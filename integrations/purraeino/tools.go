@@ -11,7 +11,7 @@ import (
 	"github.com/eino-contrib/jsonschema"
 
 	"purra.dev/purramcp"
-	"purra.dev/purramcp/internal/hostcore"
+	"purra.dev/purramcp/integrations/internal/hostcore"
 )
 
 // Options configures a [Toolset] (and [Tools]). The zero value works: descriptions are the

@@ -10,7 +10,7 @@ import (
 	"github.com/openai/openai-go/v3/shared"
 
 	"purra.dev/purramcp"
-	"purra.dev/purramcp/internal/hostcore"
+	"purra.dev/purramcp/integrations/internal/hostcore"
 	"purra.dev/purramcp/internal/strictjson"
 )
 

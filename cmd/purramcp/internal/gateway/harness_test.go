@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"purra.dev/purramcp"
-	"purra.dev/purramcp/internal/gateway"
+	"purra.dev/purramcp/cmd/purramcp/internal/gateway"
 )
 
 // canary is the text an upstream puts in a failing result: it must never

@@ -9,7 +9,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
 
-	"purra.dev/purramcp/internal/gateway"
+	"purra.dev/purramcp/cmd/purramcp/internal/gateway"
 )
 
 // A callPath is one way to call the search tool: straight to the upstream

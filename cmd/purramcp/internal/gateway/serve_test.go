@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"purra.dev/purramcp/internal/gateway"
+	"purra.dev/purramcp/cmd/purramcp/internal/gateway"
 )
 
 // pipeClient connects a go-sdk client to a gateway served by ServeStdio

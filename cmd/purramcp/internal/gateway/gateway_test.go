@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"purra.dev/purramcp"
-	"purra.dev/purramcp/internal/gateway"
+	"purra.dev/purramcp/cmd/purramcp/internal/gateway"
 )
 
 func newGateway(t testing.TB, f *fakeFleet, opts gateway.Options) *gateway.Gateway {

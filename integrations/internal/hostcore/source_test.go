@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"purra.dev/purramcp"
-	"purra.dev/purramcp/internal/hostcore"
+	"purra.dev/purramcp/integrations/internal/hostcore"
 )
 
 // def returns a runnable definition with an object input schema.

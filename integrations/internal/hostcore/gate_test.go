@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"purra.dev/purramcp"
-	"purra.dev/purramcp/internal/hostcore"
+	"purra.dev/purramcp/integrations/internal/hostcore"
 )
 
 // blocking returns a definition whose Run counts the calls in flight and

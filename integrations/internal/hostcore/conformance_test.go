@@ -1,11 +1,11 @@
-package purramcptest_test
+package hostcore_test
 
 import (
 	"context"
 	"encoding/json"
 	"testing"
 
-	"purra.dev/purramcp/internal/hostcore"
+	"purra.dev/purramcp/integrations/internal/hostcore"
 	"purra.dev/purramcp/purramcptest"
 )
 

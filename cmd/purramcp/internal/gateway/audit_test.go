@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"purra.dev/purramcp"
-	"purra.dev/purramcp/internal/gateway"
+	"purra.dev/purramcp/cmd/purramcp/internal/gateway"
 )
 
 // lockedBuffer is a bytes.Buffer safe for the observer's goroutines.

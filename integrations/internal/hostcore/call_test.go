@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"purra.dev/purramcp"
-	"purra.dev/purramcp/internal/hostcore"
+	"purra.dev/purramcp/integrations/internal/hostcore"
 )
 
 // answering returns a definition whose Run records its arguments and

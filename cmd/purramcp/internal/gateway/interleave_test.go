@@ -15,7 +15,7 @@ import (
 // each and the median of each round's ratios: gateway/direct, and
 // gateway/passthrough, the cost of the gateway's own work above any second
 // hop. Run with
-// go test -tags purrabench -run TestInterleavedGatewayRatio -v ./internal/gateway
+// go test -tags purrabench -run TestInterleavedGatewayRatio -v ./internal/gateway   (in cmd/purramcp)
 func TestInterleavedGatewayRatio(t *testing.T) {
 	const rounds, calls = 21, 200
 	ctx := t.Context()
