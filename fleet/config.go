@@ -94,6 +94,11 @@ type ToolConfig struct {
 	Title string
 	// ConcurrencySafe records the host's declaration (default false).
 	ConcurrencySafe bool
+	// Scopes, when set, are the scopes a caller must hold to see and call
+	// the tool (valid RFC 6749 scope tokens): a call whose context carries
+	// no [Principal] granting them all is denied mcp_scope_denied before
+	// the host's own scope runs. The lock file and the digests ignore it.
+	Scopes []string
 }
 
 // Config file bounds: a file larger than maxConfigBytes is rejected before
@@ -181,7 +186,7 @@ func readBounded(path string, max int64) ([]byte, error) {
 // VS Code writes it) or an "mcpServers" object (as Claude Desktop does),
 // not both, and optionally "inputs", which is ignored. Each server takes
 // type, command, args, env, cwd, url, headers, tools (remote name →
-// {"as", "title", "concurrencySafe"}), policy, requireReadOnlyHint,
+// {"as", "title", "concurrencySafe", "scopes"}), policy, requireReadOnlyHint,
 // legacyProtocols, staleRetries (default 2) and limits (the
 // [purramcp.Limits] fields in camelCase: maxPages, maxTools,
 // maxCatalogBytes, maxSchemaBytes, maxDescriptionBytes, maxResultBytes,
@@ -295,7 +300,7 @@ func parseTools(v any, p path) (map[string]ToolConfig, error) {
 	tools := make(map[string]ToolConfig, len(obj))
 	for _, remote := range slices.Sorted(maps.Keys(obj)) {
 		at := p.with(remote)
-		t, err := fields(obj[remote], at, "as", "title", "concurrencySafe")
+		t, err := fields(obj[remote], at, "as", "title", "concurrencySafe", "scopes")
 		if err != nil {
 			return nil, err
 		}
@@ -313,6 +318,11 @@ func parseTools(v any, p path) (map[string]ToolConfig, error) {
 		}
 		if cs, ok := t["concurrencySafe"]; ok {
 			if tc.ConcurrencySafe, err = boolean(cs, at.with("concurrencySafe")); err != nil {
+				return nil, err
+			}
+		}
+		if sc, ok := t["scopes"]; ok {
+			if tc.Scopes, err = stringList(sc, at.with("scopes")); err != nil {
 				return nil, err
 			}
 		}
@@ -539,6 +549,11 @@ func (sc *ServerConfig) validateTools(p path, owner map[string]bool) error {
 		case tc.Title != "" && strings.TrimFunc(tc.Title, isTrimmed) == "":
 			return errAt(at.with("title"), "blank title")
 		}
+		for i, s := range tc.Scopes {
+			if !validScope(s) {
+				return errAt(at.with("scopes").with(i), "not a scope token")
+			}
+		}
 		owner[tc.As] = true
 	}
 	return nil
@@ -576,6 +591,10 @@ func (c *Config) Secrets() []string {
 func (sc ServerConfig) clone() ServerConfig {
 	sc.Args, sc.Env, sc.Headers = slices.Clone(sc.Args), maps.Clone(sc.Env), maps.Clone(sc.Headers)
 	sc.Tools, sc.Policy = maps.Clone(sc.Tools), slices.Clone(sc.Policy)
+	for remote, tc := range sc.Tools {
+		tc.Scopes = slices.Clone(tc.Scopes)
+		sc.Tools[remote] = tc
+	}
 	return sc
 }
 

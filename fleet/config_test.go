@@ -127,6 +127,8 @@ func TestParseConfig_ErrorsNamePaths(t *testing.T) {
 		{"oauth secret without id", srv(`"url": "https://h", "oauth": {"clientSecret": "${env:FLEET_TEST_SECRET}"}, ` + tools), "servers.fs.oauth.clientSecret"},
 		{"oauth metadata http", srv(`"url": "https://h", "oauth": {"clientMetadataUrl": "http://c.example/m.json"}, ` + tools), "servers.fs.oauth.clientMetadataUrl"},
 		{"oauth metadata root", srv(`"url": "https://h", "oauth": {"clientMetadataUrl": "https://c.example/"}, ` + tools), "servers.fs.oauth.clientMetadataUrl"},
+		{"tool scope space", srv(`"command": "x", "tools": {"t": {"as": "t", "scopes": ["docs:read", "a b"]}}`), "servers.fs.tools.t.scopes[1]"},
+		{"tool scopes not list", srv(`"command": "x", "tools": {"t": {"as": "t", "scopes": "docs:read"}}`), "servers.fs.tools.t.scopes"},
 		{"oauth scope space", srv(`"url": "https://h", "oauth": {"scopes": ["a", "b c"]}, ` + tools), "servers.fs.oauth.scopes[1]"},
 		{"oauth scope not string", srv(`"url": "https://h", "oauth": {"scopes": [1]}, ` + tools), "servers.fs.oauth.scopes[0]"},
 		{"oauth port range", srv(`"url": "https://h", "oauth": {"redirectPort": 70000}, ` + tools), "servers.fs.oauth.redirectPort"},

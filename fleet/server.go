@@ -66,13 +66,13 @@ func newServer(f *Fleet, id string, sc ServerConfig, secrets []string) (*server,
 		s.keeper = newKeeper(f.store, sc, nil)
 	}
 	for _, remote := range slices.Sorted(maps.Keys(s.bindings)) {
-		if f.opts.Scope == nil {
-			break
-		}
 		b := s.bindings[remote]
-		if b.Scope = f.opts.Scope(id, b.LocalName); b.Scope == nil {
-			return nil, errAt(path{"servers", id, "tools", remote}, "Options.Scope returned nil")
+		if f.opts.Scope != nil {
+			if b.Scope = f.opts.Scope(id, b.LocalName); b.Scope == nil {
+				return nil, errAt(path{"servers", id, "tools", remote}, "Options.Scope returned nil")
+			}
 		}
+		b.Scope = requireScopes(sc.Tools[remote].Scopes, b.Scope)
 		s.bindings[remote] = b
 	}
 	return s, nil
