@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"purra.dev/purramcp"
+	"purra.dev/purramcp/fleet"
 )
 
 // An auditRecord is the JSON line of one event. It holds the event's fields
@@ -18,6 +19,7 @@ type auditRecord struct {
 	ServerID       string `json:"server,omitempty"`
 	RevisionDigest string `json:"digest,omitempty"`
 	LocalName      string `json:"tool,omitempty"`
+	Subject        string `json:"subject,omitempty"`
 	RemoteName     string `json:"remote,omitempty"`
 	Code           string `json:"code"`
 	Attempt        int    `json:"attempt,omitempty"`
@@ -30,13 +32,16 @@ type auditRecord struct {
 
 // AuditLog returns an observer that writes each event to w as one JSON line
 // (time in RFC 3339 UTC with nanoseconds, kind, server, digest, tool,
-// remote, code, attempt, pages, requests, argumentBytes, resultBytes,
-// durationMicros), one Write per line. It is safe for concurrent use; a
+// subject, remote, code, attempt, pages, requests, argumentBytes,
+// resultBytes, durationMicros), one Write per line. The subject is that of
+// the call's verified caller (a [fleet.Principal]), never its token. It is safe for concurrent use; a
 // write error is dropped, as an audit sink must never fail a call.
 func AuditLog(w io.Writer) func(context.Context, purramcp.Event) {
 	var mu sync.Mutex // guards w
-	return func(_ context.Context, e purramcp.Event) {
+	return func(ctx context.Context, e purramcp.Event) {
+		p, _ := fleet.PrincipalFrom(ctx)
 		line, err := json.Marshal(auditRecord{
+			Subject:        p.Subject,
 			Time:           time.Now().UTC().Format(time.RFC3339Nano),
 			Kind:           e.Kind,
 			ServerID:       e.ServerID,

@@ -23,6 +23,11 @@ const (
 // the call, and its outcome becomes the downstream result (see result).
 func (g *Gateway) handle(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	name := req.Params.Name
+	ctx, allowed := g.caller(ctx, req.Extra, name)
+	if !allowed {
+		g.refuse(ctx, name, purramcp.CodeScopeDenied)
+		return failure(purramcp.CodeScopeDenied), nil
+	}
 	release, ok := g.calls.acquire(req.Session, g.maxSessionCalls, g.maxCalls)
 	if !ok {
 		g.refuse(ctx, name, CodeBusy)

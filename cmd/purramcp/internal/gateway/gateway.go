@@ -38,6 +38,14 @@ type Options struct {
 	// refuses itself (a busy gateway, a tool no longer served). Calls that
 	// reach a registration's Run are reported by the source's own observer.
 	Observer func(context.Context, purramcp.Event)
+	// ToolScopes maps a local tool name to the scopes a caller must hold
+	// to see and call it. A caller is the subject and scopes of its
+	// verified OAuth access token (see [OAuthOptions]); a caller without
+	// one (stdio, a static bearer token) holds none. A tool whose scopes a
+	// caller lacks is left out of its tools/list answers, and a call of it
+	// fails mcp_scope_denied before anything is run. Tools not named need
+	// nothing. The map is copied.
+	ToolScopes map[string][]string
 }
 
 // A Gateway serves a [Source]'s tools as one go-sdk server. It is safe for
@@ -49,6 +57,7 @@ type Gateway struct {
 	maxCalls        int
 	observer        func(context.Context, purramcp.Event)
 	calls           callLimiter
+	toolScopes      map[string][]string // never changed after New
 
 	// defs holds the registration each listed name runs, swapped whole by
 	// Refresh; a call reads it without a lock.
@@ -87,6 +96,12 @@ func New(src Source, opts Options) (*Gateway, error) {
 		maxCalls:        orDefault(opts.MaxCalls, defaultMaxCalls),
 		observer:        opts.Observer,
 		listed:          map[string]listedTool{},
+		toolScopes:      map[string][]string{},
+	}
+	for name, scopes := range opts.ToolScopes {
+		if len(scopes) > 0 {
+			g.toolScopes[name] = slices.Clone(scopes)
+		}
 	}
 	g.calls.sessions = map[*mcp.ServerSession]int{}
 	g.defs.Store(&map[string]purramcp.ToolDefinition{})
@@ -97,6 +112,9 @@ func New(src Source, opts Options) (*Gateway, error) {
 	g.server = mcp.NewServer(impl, &mcp.ServerOptions{
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}},
 	})
+	if len(g.toolScopes) > 0 {
+		g.server.AddReceivingMiddleware(g.filterList)
+	}
 	return g, nil
 }
 

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"purra.dev/purramcp"
@@ -61,6 +62,32 @@ type HTTPOptions struct {
 	// request (default 30 minutes; zero means default; negative is
 	// invalid). It does not apply to stateless mode.
 	SessionIdleTimeout time.Duration
+	// OAuth, when set, makes the handler an OAuth 2.1 protected resource
+	// instead of checking Token (setting both is invalid); see
+	// [OAuthOptions].
+	OAuth *OAuthOptions
+}
+
+// OAuthOptions make the HTTP side an OAuth 2.1 protected resource. The
+// resource metadata (RFC 9728) is served without a token at
+// /.well-known/oauth-protected-resource and at that path followed by the
+// resource URL's path; /mcp and /status need a token Verify accepts: 401
+// with a WWW-Authenticate challenge naming the metadata otherwise. A
+// tools/call of a tool whose [Options].ToolScopes the token lacks is
+// answered 403 with error="insufficient_scope" and the scopes it needs.
+type OAuthOptions struct {
+	// Resource is the gateway's public resource URL (the one clients
+	// connect to, such as https://mcp.example.com/mcp; behind a load
+	// balancer, its address). Tokens must be minted for it.
+	Resource string
+	// Issuer is the authorization server's issuer, the only one the
+	// metadata names.
+	Issuer string
+	// ScopesSupported, when set, are listed in the metadata.
+	ScopesSupported []string
+	// Verify verifies a bearer token, such as [JWTVerifier.Verify]. Its
+	// error's text reaches the client: it must not quote the token.
+	Verify auth.TokenVerifier
 }
 
 // HTTPHandler returns the gateway's HTTP handler: streamable MCP at /mcp and
@@ -70,6 +97,9 @@ type HTTPOptions struct {
 func (g *Gateway) HTTPHandler(opts HTTPOptions) (http.Handler, error) {
 	if opts.MaxBodyBytes < 0 || opts.SessionIdleTimeout < 0 {
 		return nil, fmt.Errorf("gateway: negative MaxBodyBytes or SessionIdleTimeout: %w", purramcp.ErrBindingInvalid)
+	}
+	if opts.OAuth != nil && (opts.Token != "" || opts.OAuth.Verify == nil) {
+		return nil, fmt.Errorf("gateway: OAuth needs a Verify and excludes Token: %w", purramcp.ErrBindingInvalid)
 	}
 	if opts.SessionIdleTimeout == 0 {
 		opts.SessionIdleTimeout = defaultSessionIdleTimeout
@@ -93,7 +123,14 @@ func (g *Gateway) HTTPHandler(opts HTTPOptions) (http.Handler, error) {
 		a.token = sum[:]
 	}
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", mcp.NewStreamableHTTPHandler(
+	protect := func(h http.Handler) http.Handler { return h }
+	if opts.OAuth != nil {
+		var err error
+		if protect, err = g.protectedResource(mux, *opts.OAuth, opts.MaxBodyBytes); err != nil {
+			return nil, err
+		}
+	}
+	mux.Handle("/mcp", protect(mcp.NewStreamableHTTPHandler(
 		func(*http.Request) *mcp.Server { return g.server },
 		&mcp.StreamableHTTPOptions{
 			Stateless:           opts.Stateless,
@@ -105,11 +142,11 @@ func (g *Gateway) HTTPHandler(opts HTTPOptions) (http.Handler, error) {
 			// default allowlist is exactly the loopback names.
 			DisableLocalhostProtection: true,
 		},
-	))
-	mux.HandleFunc("GET /status", func(w http.ResponseWriter, _ *http.Request) {
+	)))
+	mux.Handle("GET /status", protect(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		_ = json.NewEncoder(w).Encode(g.Status())
-	})
+	})))
 	return a.wrap(mux), nil
 }
 

@@ -1,0 +1,333 @@
+package gateway
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/go-jose/go-jose/v4"
+	"github.com/go-jose/go-jose/v4/jwt"
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/oauthex"
+)
+
+// JWT verification bounds.
+const (
+	// maxTokenBytes is the longest access token parsed; a longer one is
+	// refused before any decoding.
+	maxTokenBytes = 8 << 10
+	// maxFetchBytes bounds the authorization server's metadata and JWKS.
+	maxFetchBytes = 1 << 20
+	// fetchTimeout bounds one metadata or JWKS request.
+	fetchTimeout = 10 * time.Second
+	// jwksMinInterval is the shortest time between two JWKS fetches: an
+	// unknown key ID makes the verifier fetch the set again at most this
+	// often, so tokens naming random key IDs cannot flood the issuer.
+	jwksMinInterval = time.Minute
+	// clockSkew is the leeway for exp, nbf and iat.
+	clockSkew = 60 * time.Second
+	// maxCachedTokens caps the verification cache; when full it is
+	// cleared of expired entries, then emptied if still full.
+	maxCachedTokens = 4096
+)
+
+// signatureAlgorithms are the only JWS algorithms accepted: asymmetric
+// ones, so neither "none" nor an HMAC keyed with a public key can pass.
+var signatureAlgorithms = []jose.SignatureAlgorithm{
+	jose.RS256, jose.RS384, jose.RS512, jose.PS256, jose.PS384, jose.PS512,
+	jose.ES256, jose.ES384, jose.ES512, jose.EdDSA,
+}
+
+// JWTOptions configure [NewJWTVerifier].
+type JWTOptions struct {
+	// Issuer is the authorization server's issuer URL. Its metadata (RFC
+	// 8414, else OpenID discovery) must name exactly this issuer and a
+	// jwks_uri; https is required except on loopback hosts.
+	Issuer string
+	// Resource is the gateway's resource URL (RFC 8707): a token's aud
+	// must contain it (a trailing slash aside), so a token minted for
+	// another server is refused.
+	Resource string
+	// HTTPClient fetches the metadata and the JWKS; nil means a client
+	// that follows at most 3 redirects. Every request is bounded to 1 MiB
+	// and 10 s.
+	HTTPClient *http.Client
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+// A JWTVerifier verifies JWT access tokens (RFC 9068) locally: the
+// signature against the issuer's JWKS with an asymmetric algorithm, iss
+// exactly the issuer, aud containing the resource, exp required and nbf
+// and iat honored with 60 s of skew. The scopes are the space-separated
+// "scope" claim; the subject is "sub". A verified token is cached (by its
+// SHA-256, never the token itself) until it expires. An unknown key ID
+// fetches the JWKS again, at most once a minute; a key that leaves the set
+// drops every cached token it signed. It is safe for concurrent use.
+type JWTVerifier struct {
+	issuer, resource, jwksURI string
+	client                    *http.Client
+	now                       func() time.Time
+
+	// mu guards everything below.
+	mu      sync.Mutex
+	keys    map[string]jose.JSONWebKey // by key ID
+	fetched time.Time                  // the last JWKS fetch, successful or not
+	cache   map[[32]byte]cachedToken
+}
+
+// A cachedToken is a verified token's outcome.
+type cachedToken struct {
+	info *auth.TokenInfo
+	kid  string
+}
+
+// ErrIssuerMetadata is returned by [NewJWTVerifier] when the issuer's
+// metadata or JWKS cannot be fetched or is not usable.
+var ErrIssuerMetadata = errors.New("gateway: the authorization server's metadata is unusable")
+
+// NewJWTVerifier discovers the issuer's metadata and JWKS and returns a
+// verifier for tokens it issued for the resource. It fails with
+// [ErrIssuerMetadata] when either fetch fails, the metadata names another
+// issuer or no jwks_uri, or an endpoint is neither https nor loopback.
+func NewJWTVerifier(ctx context.Context, opts JWTOptions) (*JWTVerifier, error) {
+	if err := checkEndpoint(opts.Issuer); err != nil {
+		return nil, fmt.Errorf("%w: issuer: %v", ErrIssuerMetadata, err)
+	}
+	if u, err := url.Parse(opts.Resource); err != nil || u.Scheme == "" || u.Host == "" || u.Fragment != "" {
+		return nil, fmt.Errorf("gateway: resource %q is not an absolute URL without a fragment", opts.Resource)
+	}
+	v := &JWTVerifier{
+		issuer: opts.Issuer, resource: opts.Resource,
+		client: opts.HTTPClient, now: opts.Now,
+		cache: map[[32]byte]cachedToken{},
+	}
+	if v.client == nil {
+		v.client = &http.Client{CheckRedirect: func(req *http.Request, via []*http.Request) error {
+			if len(via) >= 3 {
+				return errors.New("too many redirects")
+			}
+			return checkEndpoint(req.URL.String())
+		}}
+	}
+	if v.now == nil {
+		v.now = time.Now
+	}
+	meta, err := v.metadata(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkEndpoint(meta.JWKSURI); err != nil {
+		return nil, fmt.Errorf("%w: jwks_uri: %v", ErrIssuerMetadata, err)
+	}
+	v.jwksURI = meta.JWKSURI
+	keys, err := v.fetchKeys(ctx)
+	if err != nil {
+		return nil, err
+	}
+	v.keys, v.fetched = keys, v.now()
+	return v, nil
+}
+
+// metadata fetches the issuer's metadata from the RFC 8414 location, then
+// from the OpenID one.
+func (v *JWTVerifier) metadata(ctx context.Context) (*oauthex.AuthServerMeta, error) {
+	u, _ := url.Parse(v.issuer) // checked by checkEndpoint
+	path := strings.TrimSuffix(u.Path, "/")
+	candidates := []string{
+		u.Scheme + "://" + u.Host + "/.well-known/oauth-authorization-server" + path,
+		strings.TrimSuffix(v.issuer, "/") + "/.well-known/openid-configuration",
+	}
+	for _, c := range candidates {
+		fctx, cancel := context.WithTimeout(ctx, fetchTimeout)
+		meta, err := oauthex.GetAuthServerMeta(fctx, c, v.issuer, v.client)
+		cancel()
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrIssuerMetadata, err)
+		}
+		if meta != nil {
+			if meta.Issuer != v.issuer {
+				return nil, fmt.Errorf("%w: metadata names issuer %q", ErrIssuerMetadata, meta.Issuer)
+			}
+			return meta, nil
+		}
+	}
+	return nil, fmt.Errorf("%w: no metadata at %s", ErrIssuerMetadata, strings.Join(candidates, " or "))
+}
+
+// fetchKeys fetches the JWKS and keeps its public signing keys by key ID.
+func (v *JWTVerifier) fetchKeys(ctx context.Context) (map[string]jose.JSONWebKey, error) {
+	ctx, cancel := context.WithTimeout(ctx, fetchTimeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, v.jwksURI, nil)
+	if err != nil {
+		return nil, fmt.Errorf("%w: jwks: %v", ErrIssuerMetadata, err)
+	}
+	req.Header.Set("Accept", "application/json")
+	resp, err := v.client.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("%w: jwks: %v", ErrIssuerMetadata, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("%w: jwks: status %d", ErrIssuerMetadata, resp.StatusCode)
+	}
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxFetchBytes+1))
+	if err != nil || len(body) > maxFetchBytes {
+		return nil, fmt.Errorf("%w: jwks: unreadable or over %d bytes", ErrIssuerMetadata, maxFetchBytes)
+	}
+	var set jose.JSONWebKeySet
+	if err := json.Unmarshal(body, &set); err != nil {
+		return nil, fmt.Errorf("%w: jwks: %v", ErrIssuerMetadata, err)
+	}
+	keys := map[string]jose.JSONWebKey{}
+	for _, k := range set.Keys {
+		// A key without an ID could never be chosen unambiguously; a
+		// private or symmetric key has no place in a public set.
+		if k.KeyID == "" || !k.Valid() || !k.IsPublic() || (k.Use != "" && k.Use != "sig") {
+			continue
+		}
+		keys[k.KeyID] = k
+	}
+	if len(keys) == 0 {
+		return nil, fmt.Errorf("%w: jwks: no public signing key with a key ID", ErrIssuerMetadata)
+	}
+	return keys, nil
+}
+
+// Verify is an auth.TokenVerifier: it returns the token's info, or an
+// error wrapping auth.ErrInvalidToken whose text names the failed check
+// and never the token.
+func (v *JWTVerifier) Verify(ctx context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
+	if len(token) > maxTokenBytes {
+		return nil, invalid("token too long")
+	}
+	sum := sha256.Sum256([]byte(token))
+	now := v.now()
+	v.mu.Lock()
+	if c, ok := v.cache[sum]; ok {
+		v.mu.Unlock()
+		if !now.Before(c.info.Expiration.Add(clockSkew)) {
+			return nil, invalid("token expired")
+		}
+		return c.info, nil
+	}
+	v.mu.Unlock()
+
+	parsed, err := jwt.ParseSigned(token, signatureAlgorithms)
+	if err != nil || len(parsed.Headers) != 1 {
+		return nil, invalid("not a signed JWT with an allowed algorithm")
+	}
+	header := parsed.Headers[0]
+	key, ok := v.key(ctx, header.KeyID)
+	if !ok {
+		return nil, invalid("unknown signing key")
+	}
+	if key.Algorithm != "" && key.Algorithm != header.Algorithm {
+		return nil, invalid("algorithm does not match the key")
+	}
+	var claims jwt.Claims
+	var extra struct {
+		Scope string `json:"scope"`
+	}
+	if err := parsed.Claims(key.Key, &claims, &extra); err != nil {
+		return nil, invalid("bad signature or claims")
+	}
+	if claims.Expiry == nil {
+		return nil, invalid("token has no exp")
+	}
+	if err := claims.ValidateWithLeeway(jwt.Expected{Issuer: v.issuer, Time: now}, clockSkew); err != nil {
+		return nil, invalid(err.Error()) // go-jose's texts name the claim, never its value
+	}
+	if !oauthex.MatchesResource(claims.Audience, v.resource) {
+		return nil, invalid("token is for another resource")
+	}
+	info := &auth.TokenInfo{
+		Scopes:     strings.Fields(extra.Scope),
+		Expiration: claims.Expiry.Time(),
+		UserID:     claims.Subject,
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if _, still := v.keys[header.KeyID]; !still {
+		return nil, invalid("unknown signing key") // rotated out meanwhile
+	}
+	if len(v.cache) >= maxCachedTokens {
+		v.sweep(now)
+	}
+	v.cache[sum] = cachedToken{info: info, kid: header.KeyID}
+	return info, nil
+}
+
+// key returns the verification key of kid, fetching the JWKS again when
+// kid is unknown and the last fetch is at least a minute old. Only the
+// first miss of a minute fetches; the others fail at once, and cache hits
+// never wait for a fetch.
+func (v *JWTVerifier) key(ctx context.Context, kid string) (jose.JSONWebKey, bool) {
+	v.mu.Lock()
+	if k, ok := v.keys[kid]; ok {
+		v.mu.Unlock()
+		return k, true
+	}
+	if v.now().Sub(v.fetched) < jwksMinInterval {
+		v.mu.Unlock()
+		return jose.JSONWebKey{}, false
+	}
+	v.fetched = v.now()
+	v.mu.Unlock()
+	keys, err := v.fetchKeys(ctx)
+	if err != nil {
+		return jose.JSONWebKey{}, false // the old set stays
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	for sum, c := range v.cache {
+		if _, ok := keys[c.kid]; !ok {
+			delete(v.cache, sum)
+		}
+	}
+	v.keys = keys
+	k, ok := keys[kid]
+	return k, ok
+}
+
+// sweep drops expired cache entries, and every entry when none was. The
+// caller holds mu.
+func (v *JWTVerifier) sweep(now time.Time) {
+	for sum, c := range v.cache {
+		if !now.Before(c.info.Expiration.Add(clockSkew)) {
+			delete(v.cache, sum)
+		}
+	}
+	if len(v.cache) >= maxCachedTokens {
+		clear(v.cache)
+	}
+}
+
+func invalid(reason string) error { return fmt.Errorf("%w: %s", auth.ErrInvalidToken, reason) }
+
+// checkEndpoint reports whether raw is an absolute https URL, or http on a
+// loopback host.
+func checkEndpoint(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return fmt.Errorf("%q is not an absolute URL", raw)
+	}
+	switch u.Scheme {
+	case "https":
+		return nil
+	case "http":
+		if isLoopback(u.Hostname()) {
+			return nil
+		}
+	}
+	return fmt.Errorf("%q is neither https nor a loopback http URL", raw)
+}

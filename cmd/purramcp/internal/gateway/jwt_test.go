@@ -1,0 +1,209 @@
+package gateway_test
+
+import (
+	"context"
+	"crypto/x509"
+	"encoding/base64"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/go-jose/go-jose/v4"
+	"github.com/go-jose/go-jose/v4/jwt"
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"purra.dev/purramcp/cmd/purramcp/internal/gateway"
+)
+
+// clock is a settable clock for the verifier.
+type clock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
+func (c *clock) add(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+}
+
+func newVerifier(t testing.TB, iss *testIssuer, c *clock) *gateway.JWTVerifier {
+	t.Helper()
+	v, err := gateway.NewJWTVerifier(t.Context(), gateway.JWTOptions{Issuer: iss.srv.URL, Resource: testResource, Now: c.Now})
+	require.NoError(t, err)
+	return v
+}
+
+func TestJWTVerifier_Accepts(t *testing.T) {
+	iss := newTestIssuer(t)
+	c := &clock{now: time.Now()}
+	v := newVerifier(t, iss, c)
+	tok := iss.mint("k1", iss.valid(c.Now(), "ann", "docs:read  docs:write"))
+	info, err := v.Verify(t.Context(), tok, nil)
+	require.NoError(t, err)
+	assert.Equal(t, "ann", info.UserID)
+	assert.Equal(t, []string{"docs:read", "docs:write"}, info.Scopes)
+	assert.Equal(t, c.Now().Add(5*time.Minute).Unix(), info.Expiration.Unix())
+
+	// A trailing slash on the audience is the same resource; an RSA key
+	// with PS256 is as good as ECDSA.
+	k := rsaKey(t)
+	iss.mu.Lock()
+	iss.keys["r1"] = k
+	iss.mu.Unlock()
+	c.add(61 * time.Second) // past the JWKS refetch interval
+	cl := iss.valid(c.Now(), "bob", "")
+	cl.Audience = jwt.Audience{testResource + "/"}
+	info, err = v.Verify(t.Context(), signWith(t, jose.PS256, k, "r1", cl), nil)
+	require.NoError(t, err)
+	assert.Equal(t, "bob", info.UserID)
+	assert.Empty(t, info.Scopes)
+}
+
+// TestJWTVerifier_Refuses: every token the gateway must not accept is
+// auth.ErrInvalidToken, whose text names the check and never the token.
+func TestJWTVerifier_Refuses(t *testing.T) {
+	iss := newTestIssuer(t)
+	other := newTestIssuer(t) // another issuer, with keys of its own
+	c := &clock{now: time.Now()}
+	v := newVerifier(t, iss, c)
+	now := c.Now()
+	pub, err := x509.MarshalPKIXPublicKey(iss.keys["k1"].Public())
+	require.NoError(t, err)
+	b64 := base64.RawURLEncoding.EncodeToString
+	valid := func() claims { return iss.valid(now, "ann", "docs:read") }
+	for _, tc := range []struct {
+		name, token string
+	}{
+		{"another audience", func() string { c := valid(); c.Audience = jwt.Audience{"https://other.example/mcp"}; return iss.mint("k1", c) }()},
+		{"no audience", func() string { c := valid(); c.Audience = nil; return iss.mint("k1", c) }()},
+		{"expired beyond the skew", func() string {
+			c := valid()
+			c.Expiry = jwt.NewNumericDate(now.Add(-61 * time.Second))
+			return iss.mint("k1", c)
+		}()},
+		{"not yet valid beyond the skew", func() string {
+			c := valid()
+			c.NotBefore = jwt.NewNumericDate(now.Add(2 * time.Minute))
+			return iss.mint("k1", c)
+		}()},
+		{"no exp", func() string { c := valid(); c.Expiry = nil; return iss.mint("k1", c) }()},
+		{"another issuer's claim", func() string { c := valid(); c.Issuer = other.srv.URL; return iss.mint("k1", c) }()},
+		{"another issuer's key and claim", func() string {
+			c := valid()
+			c.Issuer = other.srv.URL
+			return other.mint("k1", c) // same key ID, another key
+		}()},
+		{"an unknown key", func() string { other.addKey("k9"); return other.mint("k9", valid()) }()},
+		{"alg none", b64([]byte(`{"alg":"none","kid":"k1"}`)) + "." + b64([]byte(`{"iss":"`+iss.srv.URL+`","aud":"`+testResource+`","exp":`+fmt.Sprint(now.Add(time.Hour).Unix())+`}`)) + "."},
+		{"HS256 keyed with the public key", signWith(t, jose.HS256, pub, "k1", valid())},
+		{"tampered payload", func() string {
+			parts := strings.Split(iss.mint("k1", valid()), ".")
+			parts[1] = b64([]byte(`{"iss":"` + iss.srv.URL + `","aud":"` + testResource + `","scope":"admin","exp":` + fmt.Sprint(now.Add(time.Hour).Unix()) + `}`))
+			return strings.Join(parts, ".")
+		}()},
+		{"not a JWT", "opaque-token-value"},
+		{"too long", iss.mint("k1", claims{Claims: valid().Claims, Scope: strings.Repeat("s ", 5000)})},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			info, err := v.Verify(t.Context(), tc.token, nil)
+			require.ErrorIs(t, err, auth.ErrInvalidToken)
+			assert.Nil(t, info)
+			if len(tc.token) > 8 {
+				for _, part := range strings.Split(tc.token, ".") {
+					if len(part) > 8 {
+						assert.NotContains(t, err.Error(), part)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestJWTVerifier_CacheAndRotation: a verified token is served from the
+// cache (no JWKS request); it stops being valid at its exp; after the
+// issuer rotates its key, the first token signed by the new key fetches
+// the set once, and a stolen token signed by the old key is then refused
+// even though it was cached.
+func TestJWTVerifier_CacheAndRotation(t *testing.T) {
+	iss := newTestIssuer(t)
+	c := &clock{now: time.Now()}
+	v := newVerifier(t, iss, c)
+	require.Equal(t, int32(1), iss.fetches.Load())
+	cl := iss.valid(c.Now(), "ann", "docs:read")
+	cl.Expiry = jwt.NewNumericDate(c.Now().Add(3 * time.Minute))
+	stolen := iss.mint("k1", cl)
+	for range 3 {
+		_, err := v.Verify(t.Context(), stolen, nil)
+		require.NoError(t, err)
+	}
+
+	iss.rotate("k2")
+	c.add(61 * time.Second)
+	_, err := v.Verify(t.Context(), stolen, nil)
+	require.NoError(t, err, "cached: the verifier has not seen the rotation yet")
+	fresh := iss.mint("k2", iss.valid(c.Now(), "bob", ""))
+	_, err = v.Verify(t.Context(), fresh, nil)
+	require.NoError(t, err)
+	assert.Equal(t, int32(2), iss.fetches.Load(), "the new key ID fetched the set once")
+	_, err = v.Verify(t.Context(), stolen, nil)
+	require.ErrorIs(t, err, auth.ErrInvalidToken, "the rotated-out key's token is refused")
+
+	c.add(6*time.Minute + time.Second)
+	_, err = v.Verify(t.Context(), fresh, nil)
+	require.ErrorIs(t, err, auth.ErrInvalidToken, "past exp plus the skew, the cached token is refused")
+}
+
+// TestJWTVerifier_UnknownKeysFetchOncePerMinute: tokens naming many
+// unknown key IDs, concurrently, make at most one JWKS request a minute.
+func TestJWTVerifier_UnknownKeysFetchOncePerMinute(t *testing.T) {
+	iss := newTestIssuer(t)
+	c := &clock{now: time.Now()}
+	v := newVerifier(t, iss, c)
+	c.add(time.Minute)
+	other := newTestIssuer(t)
+	var wg sync.WaitGroup
+	for i := range 200 {
+		kid := fmt.Sprintf("x%d", i)
+		other.addKey(kid)
+		tok := other.mint(kid, iss.valid(c.Now(), "eve", ""))
+		wg.Go(func() {
+			_, err := v.Verify(context.Background(), tok, nil)
+			assert.ErrorIs(t, err, auth.ErrInvalidToken)
+		})
+	}
+	wg.Wait()
+	assert.Equal(t, int32(2), iss.fetches.Load(), "the first set and one refetch")
+}
+
+// TestNewJWTVerifier_Metadata: a verifier is built only from usable
+// metadata: the issuer it names, a JWKS with a public signing key, a
+// bounded body, https or loopback.
+func TestNewJWTVerifier_Metadata(t *testing.T) {
+	iss := newTestIssuer(t)
+	for _, tc := range []struct {
+		name   string
+		issuer string
+		jwks   []byte
+	}{
+		{"issuer with a trailing slash differs", iss.srv.URL + "/", nil},
+		{"http off loopback", "http://auth.example.com", nil},
+		{"no metadata", iss.srv.URL + "/tenant", nil},
+		{"JWKS over 1 MiB", iss.srv.URL, []byte(`{"keys":[],"pad":"` + strings.Repeat("a", 1<<20) + `"}`)},
+		{"JWKS without a usable key", iss.srv.URL, []byte(`{"keys":[{"kty":"oct","k":"c2VjcmV0","kid":"h"}]}`)},
+		{"JWKS not JSON", iss.srv.URL, []byte(`keys`)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			iss.mu.Lock()
+			iss.jwks = tc.jwks
+			iss.mu.Unlock()
+			_, err := gateway.NewJWTVerifier(t.Context(), gateway.JWTOptions{Issuer: tc.issuer, Resource: testResource})
+			require.ErrorIs(t, err, gateway.ErrIssuerMetadata)
+		})
+	}
+}

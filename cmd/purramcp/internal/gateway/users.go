@@ -1,0 +1,69 @@
+package gateway
+
+import (
+	"context"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"purra.dev/purramcp/fleet"
+)
+
+// principal is the caller a request's verified token names; false when
+// the request carries none (stdio, a static bearer token).
+func principal(info *auth.TokenInfo) (fleet.Principal, bool) {
+	if info == nil {
+		return fleet.Principal{}, false
+	}
+	return fleet.Principal{Subject: info.UserID, Scopes: info.Scopes}, true
+}
+
+// caller returns ctx carrying the request's principal, for the fleet's
+// scopes, the host's ScopeFunc and the audit, and whether it may call the
+// tool name: whether it holds every scope Options.ToolScopes names for it.
+func (g *Gateway) caller(ctx context.Context, extra *mcp.RequestExtra, name string) (context.Context, bool) {
+	var info *auth.TokenInfo
+	if extra != nil {
+		info = extra.TokenInfo
+	}
+	if p, ok := principal(info); ok {
+		ctx = fleet.WithPrincipal(ctx, p)
+	}
+	return ctx, fleet.GrantedIn(ctx, g.toolScopes[name])
+}
+
+// visible reports whether the caller of info may see the tool name.
+func (g *Gateway) visible(info *auth.TokenInfo, name string) bool {
+	required := g.toolScopes[name]
+	if len(required) == 0 {
+		return true
+	}
+	p, ok := principal(info)
+	return ok && p.Grants(required)
+}
+
+// filterList is a receiving middleware that leaves out of each tools/list
+// answer the tools its caller may not see. A page may then hold fewer
+// tools than the page size; its cursor is go-sdk's, unchanged.
+func (g *Gateway) filterList(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		res, err := next(ctx, method, req)
+		list, ok := res.(*mcp.ListToolsResult)
+		if err != nil || method != "tools/list" || !ok {
+			return res, err
+		}
+		var info *auth.TokenInfo
+		if extra := req.GetExtra(); extra != nil {
+			info = extra.TokenInfo
+		}
+		shown := make([]*mcp.Tool, 0, len(list.Tools))
+		for _, tool := range list.Tools {
+			if g.visible(info, tool.Name) {
+				shown = append(shown, tool)
+			}
+		}
+		out := *list
+		out.Tools = shown
+		return &out, nil
+	}
+}
