@@ -80,7 +80,11 @@ func TestJWTVerifier_Refuses(t *testing.T) {
 	for _, tc := range []struct {
 		name, token string
 	}{
-		{"another audience", func() string { c := valid(); c.Audience = jwt.Audience{"https://other.example/mcp"}; return iss.mint("k1", c) }()},
+		{"another audience", func() string {
+			c := valid()
+			c.Audience = jwt.Audience{"https://other.example/mcp"}
+			return iss.mint("k1", c)
+		}()},
 		{"no audience", func() string { c := valid(); c.Audience = nil; return iss.mint("k1", c) }()},
 		{"expired beyond the skew", func() string {
 			c := valid()
