@@ -1,0 +1,166 @@
+package gateway_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-jose/go-jose/v4/jwt"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"purra.dev/purramcp"
+	"purra.dev/purramcp/cmd/purramcp/internal/gateway"
+)
+
+// oauthGateway serves the docs upstream behind a JWT-verifying gateway in
+// which search needs docs:read; the audit goes to audit.
+func oauthGateway(t *testing.T, iss *testIssuer, audit io.Writer, stateless bool) (context.Context, *upstream, string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	t.Cleanup(cancel)
+	f := newFakeFleet(t)
+	f.observer = gateway.AuditLog(audit)
+	u := newUpstream("Search documents")
+	f.connect(ctx, "docs", u, "", "")
+	g := newGateway(t, f, gateway.Options{ToolScopes: map[string][]string{"search": {"docs:read"}}})
+	g.Refresh()
+	v, err := gateway.NewJWTVerifier(ctx, gateway.JWTOptions{Issuer: iss.srv.URL, Resource: testResource})
+	require.NoError(t, err)
+	srv := serveHTTP(t, g, gateway.HTTPOptions{Stateless: stateless, OAuth: &gateway.OAuthOptions{
+		Resource: testResource, Issuer: iss.srv.URL, ScopesSupported: []string{"docs:read"}, Verify: v.Verify}})
+	return ctx, u, srv.URL
+}
+
+func TestHTTP_OAuthMetadataAndChallenge(t *testing.T) {
+	iss := newTestIssuer(t)
+	_, _, base := oauthGateway(t, iss, io.Discard, false)
+	want := `{"resource":"` + testResource + `","authorization_servers":["` + iss.srv.URL +
+		`"],"scopes_supported":["docs:read"],"bearer_methods_supported":["header"]}`
+	for _, path := range []string{"/.well-known/oauth-protected-resource/mcp", "/.well-known/oauth-protected-resource"} {
+		resp, err := http.Get(base + path)
+		require.NoError(t, err)
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		assert.Equal(t, http.StatusOK, resp.StatusCode, path)
+		assert.JSONEq(t, want, string(body), path)
+	}
+	for _, path := range []string{"/mcp", "/status"} {
+		resp, err := http.Get(base + path)
+		require.NoError(t, err)
+		resp.Body.Close()
+		assert.Equal(t, http.StatusUnauthorized, resp.StatusCode, path)
+		assert.Equal(t, []string{`Bearer resource_metadata="http://127.0.0.1/.well-known/oauth-protected-resource/mcp"`},
+			resp.Header.Values("WWW-Authenticate"), path)
+	}
+}
+
+// TestHTTP_OAuthRefusesBadTokens: each token the verifier refuses is 401
+// on /mcp, before anything reaches the session.
+func TestHTTP_OAuthRefusesBadTokens(t *testing.T) {
+	iss := newTestIssuer(t)
+	other := newTestIssuer(t)
+	_, u, base := oauthGateway(t, iss, io.Discard, true)
+	now := time.Now()
+	valid := func() claims { return iss.valid(now, "ann", "docs:read") }
+	for name, token := range map[string]string{
+		"another audience": func() string { c := valid(); c.Audience = jwt.Audience{"https://other.example/mcp"}; return iss.mint("k1", c) }(),
+		"expired": func() string {
+			c := valid()
+			c.Expiry = jwt.NewNumericDate(now.Add(-2 * time.Minute))
+			return iss.mint("k1", c)
+		}(),
+		"an unknown key":  func() string { other.addKey("k7"); return other.mint("k7", valid()) }(),
+		"alg none":        "eyJhbGciOiJub25lIn0.eyJzdWIiOiJ4In0.",
+		"another issuer":  func() string { c := valid(); c.Issuer = other.srv.URL; return other.mint("k1", c) }(),
+		"no bearer token": "",
+	} {
+		status, _ := post(t, base, token, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search","arguments":{"q":"x"}}}`)
+		assert.Equal(t, http.StatusUnauthorized, status, name)
+	}
+	assert.Equal(t, int32(0), u.calls.Load())
+}
+
+// TestHTTP_OAuthPerUserTools: a user with docs:read sees and calls search;
+// one without does not see it and is answered 403 insufficient_scope; the
+// audit names each subject and no token.
+func TestHTTP_OAuthPerUserTools(t *testing.T) {
+	iss := newTestIssuer(t)
+	var audit bytes.Buffer
+	ctx, u, base := oauthGateway(t, iss, &audit, false)
+	now := time.Now()
+	ann := iss.mint("k1", iss.valid(now, "ann", "docs:read"))
+	bob := iss.mint("k1", iss.valid(now, "bob", "profile"))
+
+	annCS := connectHTTP(t, ctx, base+"/mcp", ann)
+	bobCS := connectHTTP(t, ctx, base+"/mcp", bob)
+	assert.Equal(t, []string{"big", "block", "fail", "search"}, toolNames(t, ctx, annCS))
+	assert.Equal(t, []string{"big", "block", "fail"}, toolNames(t, ctx, bobCS))
+	assert.JSONEq(t, `{"content":[{"type":"text","text":"found x"}],"structuredContent":{"count":1}}`,
+		call(t, ctx, annCS, "search", `{"q":"x"}`))
+	assert.Equal(t, int32(1), u.calls.Load())
+
+	status, header := post(t, base, bob, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search","arguments":{"q":"x"}}}`)
+	assert.Equal(t, http.StatusForbidden, status)
+	assert.Equal(t, `Bearer error="insufficient_scope", scope="docs:read", resource_metadata="http://127.0.0.1/.well-known/oauth-protected-resource/mcp"`, header)
+	assert.Equal(t, int32(1), u.calls.Load(), "bob's call reached nothing")
+
+	var calls []map[string]any
+	for _, line := range strings.Split(strings.TrimSpace(audit.String()), "\n") {
+		var rec map[string]any
+		require.NoError(t, json.Unmarshal([]byte(line), &rec))
+		if rec["kind"] == "call" {
+			calls = append(calls, rec)
+		}
+	}
+	require.Len(t, calls, 1, "bob's refused call is refused at HTTP, before any audit")
+	rec := calls[0]
+	assert.Equal(t, "ann", rec["subject"])
+	assert.Equal(t, "search", rec["tool"])
+	for _, tok := range []string{ann, bob} {
+		for _, part := range strings.Split(tok, ".") {
+			assert.NotContains(t, audit.String(), part)
+		}
+	}
+}
+
+// TestGateway_ScopedToolsWithoutToken: over stdio (no verified caller) a
+// scoped tool is neither listed nor callable, and nothing is sent.
+func TestGateway_ScopedToolsWithoutToken(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	f := newFakeFleet(t)
+	u := newUpstream("Search documents")
+	f.connect(ctx, "docs", u, "", "")
+	g := newGateway(t, f, gateway.Options{ToolScopes: map[string][]string{"search": {"docs:read"}}})
+	g.Refresh()
+	d := connectDownstream(t, ctx, g)
+	assert.Equal(t, []string{"big", "block", "fail"}, toolNames(t, ctx, d.session))
+	assert.JSONEq(t, codeResult(purramcp.CodeScopeDenied), call(t, ctx, d.session, "search", `{"q":"x"}`))
+	assert.Equal(t, int32(0), u.calls.Load())
+	assert.Equal(t, []string{"big", "block", "fail", "search"}, g.Tools(), "the gateway still serves it to those who may")
+}
+
+// post sends one JSON-RPC message to /mcp with token (none when "") and
+// returns the status and the WWW-Authenticate header.
+func post(t testing.TB, base, token, body string) (int, string) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, base+"/mcp", strings.NewReader(body))
+	require.NoError(t, err)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return resp.StatusCode, resp.Header.Get("WWW-Authenticate")
+}
