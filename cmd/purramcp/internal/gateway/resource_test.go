@@ -69,7 +69,11 @@ func TestHTTP_OAuthRefusesBadTokens(t *testing.T) {
 	now := time.Now()
 	valid := func() claims { return iss.valid(now, "ann", "docs:read") }
 	for name, token := range map[string]string{
-		"another audience": func() string { c := valid(); c.Audience = jwt.Audience{"https://other.example/mcp"}; return iss.mint("k1", c) }(),
+		"another audience": func() string {
+			c := valid()
+			c.Audience = jwt.Audience{"https://other.example/mcp"}
+			return iss.mint("k1", c)
+		}(),
 		"expired": func() string {
 			c := valid()
 			c.Expiry = jwt.NewNumericDate(now.Add(-2 * time.Minute))
