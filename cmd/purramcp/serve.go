@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"net"
 	"os"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -30,6 +31,7 @@ standard error. SIGINT or SIGTERM closes every server and exits 0.`
 // serveFlags are the parsed flags of `purramcp serve`.
 type serveFlags struct {
 	config, lock, httpAddr, tokenEnv string
+	oauthIssuer, resource            string
 	unlocked, stateless, status      bool
 	allowHosts, allowOrigins         stringList
 	maxBody                          int64
@@ -58,8 +60,8 @@ func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 				return fail("--token-env %s: the variable is unset or empty", fl.tokenEnv)
 			}
 		}
-		if err := gateway.CheckListen(fl.httpAddr, token != ""); errors.Is(err, gateway.ErrNoToken) {
-			return fail("--http %s is not a loopback address: set --token-env NAME to require a bearer token", fl.httpAddr)
+		if err := gateway.CheckListen(fl.httpAddr, token != "" || fl.oauthIssuer != ""); errors.Is(err, gateway.ErrNoToken) {
+			return fail("--http %s is not a loopback address: set --oauth-issuer and --resource, or --token-env NAME, to require a bearer token", fl.httpAddr)
 		} else if err != nil {
 			return fail("--http %s: want host:port, like 127.0.0.1:8080", fl.httpAddr)
 		}
@@ -86,7 +88,7 @@ func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 // returns false, serve ends with the returned status (0 after -h).
 func parseServeFlags(args []string, stdout, stderr io.Writer) (serveFlags, int, bool) {
 	var fl serveFlags
-	flags := newFlags("serve", "[--config FILE] [--lock FILE] [--unlocked] [--http ADDR [--stateless] [--token-env NAME]]",
+	flags := newFlags("serve", "[--config FILE] [--lock FILE] [--unlocked] [--http ADDR [--stateless] [--token-env NAME | --oauth-issuer URL --resource URL]]",
 		serveAbout, &streams{out: stdout, err: stderr})
 	flags.StringVar(&fl.config, "config", defaultConfig, "the config `file`")
 	flags.StringVar(&fl.lock, "lock", defaultLock, "the lock `file` holding the approved catalogs (required unless --unlocked)")
@@ -94,6 +96,8 @@ func parseServeFlags(args []string, stdout, stderr io.Writer) (serveFlags, int, 
 	flags.StringVar(&fl.httpAddr, "http", "", "serve streamable HTTP on `host:port` (endpoint /mcp, status at GET /status) instead of stdio")
 	flags.BoolVar(&fl.stateless, "stateless", false, "with --http: keep no session (protocol 2026-07-28), so replicas need no shared store")
 	flags.StringVar(&fl.tokenEnv, "token-env", "", "with --http: the environment variable `NAME` holding the bearer token clients must send (required off loopback)")
+	flags.StringVar(&fl.oauthIssuer, "oauth-issuer", "", "with --http and --resource: the OAuth authorization server `URL` (its issuer) whose JWT access tokens clients must send")
+	flags.StringVar(&fl.resource, "resource", "", "with --oauth-issuer: the gateway's public resource `URL` (such as https://mcp.example.com/mcp), the audience tokens must name")
 	flags.Var(&fl.allowHosts, "allow-host", "with --http: a host `name` the Host header may carry (repeatable; default the loopback names)")
 	flags.Var(&fl.allowOrigins, "allow-origin", "with --http: an `origin` (https://app.example) or host name a browser Origin may carry (repeatable; default the loopback names)")
 	flags.Int64Var(&fl.maxBody, "max-body-bytes", 1<<20, "with --http: the largest request body, in `bytes`")
@@ -111,8 +115,12 @@ func parseServeFlags(args []string, stdout, stderr io.Writer) (serveFlags, int, 
 		problem = fmt.Sprintf("unexpected argument %q", flags.Arg(0))
 	case checkTimeout(fl.connectTimeout) != nil:
 		problem = checkTimeout(fl.connectTimeout).Error()
-	case fl.httpAddr == "" && (fl.stateless || fl.tokenEnv != "" || len(fl.allowHosts)+len(fl.allowOrigins) > 0):
-		problem = "--stateless, --token-env, --allow-host and --allow-origin need --http"
+	case fl.httpAddr == "" && (fl.stateless || fl.tokenEnv != "" || fl.oauthIssuer != "" || fl.resource != "" || len(fl.allowHosts)+len(fl.allowOrigins) > 0):
+		problem = "--stateless, --token-env, --oauth-issuer, --resource, --allow-host and --allow-origin need --http"
+	case fl.tokenEnv != "" && (fl.oauthIssuer != "" || fl.resource != ""):
+		problem = "--token-env and --oauth-issuer are exclusive"
+	case (fl.oauthIssuer == "") != (fl.resource == ""):
+		problem = "--oauth-issuer and --resource go together"
 	case fl.maxBody <= 0 || fl.maxSessionCalls <= 0 || fl.maxCalls <= 0:
 		problem = "--max-body-bytes, --max-session-calls and --max-calls must be positive"
 	default:
@@ -145,6 +153,7 @@ func serve(ctx context.Context, cfg *fleet.Config, lock *fleet.Lock, fl serveFla
 	g, err := gateway.New(fleetSource{f}, gateway.Options{
 		Name: "purramcp", Version: buildVersions().Version,
 		MaxSessionCalls: fl.maxSessionCalls, MaxCalls: fl.maxCalls, Observer: audit,
+		ToolScopes: toolScopes(cfg),
 	})
 	if err != nil {
 		fmt.Fprintf(stderr, "purramcp serve: %v\n", err)
@@ -182,7 +191,17 @@ func serve(ctx context.Context, cfg *fleet.Config, lock *fleet.Lock, fl serveFla
 	if fl.httpAddr == "" {
 		err = g.ServeStdio(ctx, stdin, stdout)
 	} else {
-		err = serveHTTP(ctx, g, fl, token, stderr)
+		var oauth *gateway.OAuthOptions
+		if fl.oauthIssuer != "" {
+			v, verr := gateway.NewJWTVerifier(ctx, gateway.JWTOptions{Issuer: fl.oauthIssuer, Resource: fl.resource})
+			if verr != nil {
+				fmt.Fprintf(stderr, "purramcp serve: --oauth-issuer %s: %v\n", fl.oauthIssuer, verr)
+				return exitFail
+			}
+			oauth = &gateway.OAuthOptions{Issuer: fl.oauthIssuer, Resource: fl.resource, Verify: v.Verify,
+				ScopesSupported: scopesSupported(cfg)}
+		}
+		err = serveHTTP(ctx, g, fl, token, oauth, stderr)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "purramcp serve: %v\n", err)
@@ -192,7 +211,7 @@ func serve(ctx context.Context, cfg *fleet.Config, lock *fleet.Lock, fl serveFla
 }
 
 // serveHTTP listens on --http and serves the gateway's HTTP handler there.
-func serveHTTP(ctx context.Context, g *gateway.Gateway, fl serveFlags, token string, stderr io.Writer) error {
+func serveHTTP(ctx context.Context, g *gateway.Gateway, fl serveFlags, token string, oauth *gateway.OAuthOptions, stderr io.Writer) error {
 	var lc net.ListenConfig
 	ln, err := lc.Listen(ctx, "tcp", fl.httpAddr)
 	if err != nil {
@@ -202,6 +221,9 @@ func serveHTTP(ctx context.Context, g *gateway.Gateway, fl serveFlags, token str
 	if fl.stateless {
 		mode = "stateless"
 	}
+	if oauth != nil {
+		mode += ", OAuth resource " + oauth.Resource
+	}
 	fmt.Fprintf(stderr, "purramcp serve: listening on http://%s/mcp (%s)\n", ln.Addr(), mode)
 	return g.ServeHTTP(ctx, ln, gateway.HTTPOptions{
 		Token:          token,
@@ -209,7 +231,33 @@ func serveHTTP(ctx context.Context, g *gateway.Gateway, fl serveFlags, token str
 		AllowedOrigins: fl.allowOrigins,
 		MaxBodyBytes:   fl.maxBody,
 		Stateless:      fl.stateless,
+		OAuth:          oauth,
 	})
+}
+
+// toolScopes maps each configured tool's local name to the scopes its
+// "scopes" member requires, for the gateway to hide and refuse per caller.
+func toolScopes(cfg *fleet.Config) map[string][]string {
+	out := map[string][]string{}
+	for _, sc := range cfg.Servers {
+		for _, tc := range sc.Tools {
+			if len(tc.Scopes) > 0 {
+				out[tc.As] = tc.Scopes
+			}
+		}
+	}
+	return out
+}
+
+// scopesSupported are the scopes the config's tools require, sorted, each
+// once: what the resource metadata lists.
+func scopesSupported(cfg *fleet.Config) []string {
+	var all []string
+	for _, scopes := range toolScopes(cfg) {
+		all = append(all, scopes...)
+	}
+	slices.Sort(all)
+	return slices.Compact(all)
 }
 
 // fleetSource shows a fleet to the gateway: its registrations, and for

@@ -222,11 +222,16 @@ func TestServe_UsageErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--http", "0.0.0.0:8080"}, "--http 0.0.0.0:8080 is not a loopback address: set --token-env NAME to require a bearer token"},
-		{[]string{"--http", ":8080"}, "--http :8080 is not a loopback address: set --token-env NAME to require a bearer token"},
+		{[]string{"--http", "0.0.0.0:8080"}, "--http 0.0.0.0:8080 is not a loopback address: set --oauth-issuer and --resource, or --token-env NAME, to require a bearer token"},
+		{[]string{"--http", ":8080"}, "--http :8080 is not a loopback address: set --oauth-issuer and --resource, or --token-env NAME, to require a bearer token"},
 		{[]string{"--http", "127.0.0.1"}, "--http 127.0.0.1: want host:port, like 127.0.0.1:8080"},
-		{[]string{"--stateless"}, "--stateless, --token-env, --allow-host and --allow-origin need --http"},
-		{[]string{"--token-env", "X"}, "--stateless, --token-env, --allow-host and --allow-origin need --http"},
+		{[]string{"--stateless"}, "--stateless, --token-env, --oauth-issuer, --resource, --allow-host and --allow-origin need --http"},
+		{[]string{"--token-env", "X"}, "--stateless, --token-env, --oauth-issuer, --resource, --allow-host and --allow-origin need --http"},
+		{[]string{"--oauth-issuer", "https://auth.example"}, "--stateless, --token-env, --oauth-issuer, --resource, --allow-host and --allow-origin need --http"},
+		{[]string{"--http", "127.0.0.1:0", "--token-env", "X", "--oauth-issuer", "https://auth.example", "--resource", "https://mcp.example/mcp"},
+			"--token-env and --oauth-issuer are exclusive"},
+		{[]string{"--http", "127.0.0.1:0", "--oauth-issuer", "https://auth.example"}, "--oauth-issuer and --resource go together"},
+		{[]string{"--http", "127.0.0.1:0", "--resource", "https://mcp.example/mcp"}, "--oauth-issuer and --resource go together"},
 		{[]string{"--http", "127.0.0.1:0", "--token-env", "PURRAMCP_TEST_EMPTY_TOKEN"},
 			"--token-env PURRAMCP_TEST_EMPTY_TOKEN: the variable is unset or empty"},
 		{[]string{"--max-calls", "0"}, "--max-body-bytes, --max-session-calls and --max-calls must be positive"},

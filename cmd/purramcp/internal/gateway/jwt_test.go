@@ -211,3 +211,47 @@ func TestNewJWTVerifier_Metadata(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkJWTVerifyCached is the verifier's cost for a token it has
+// verified before: what every request after a client's first pays.
+func BenchmarkJWTVerifyCached(b *testing.B) {
+	iss := newTestIssuer(b)
+	c := &clock{now: time.Now()}
+	v := newVerifier(b, iss, c)
+	tok := iss.mint("k1", iss.valid(c.Now(), "ann", "docs:read"))
+	if _, err := v.Verify(b.Context(), tok, nil); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := v.Verify(b.Context(), tok, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkJWTVerifyFirst is the cost of a token's first verification
+// (ES256 signature and claims), paid once per token.
+func BenchmarkJWTVerifyFirst(b *testing.B) {
+	iss := newTestIssuer(b)
+	c := &clock{now: time.Now()}
+	v := newVerifier(b, iss, c)
+	toks := make([]string, 0, 1024)
+	for i := range 1024 {
+		toks = append(toks, iss.mint("k1", iss.valid(c.Now(), fmt.Sprint("user", i), "docs:read")))
+	}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		if i == len(toks) {
+			b.StopTimer()
+			v = newVerifier(b, iss, c) // an empty cache
+			i = 0
+			b.StartTimer()
+		}
+		if _, err := v.Verify(b.Context(), toks[i], nil); err != nil {
+			b.Fatal(err)
+		}
+		i++
+	}
+}
