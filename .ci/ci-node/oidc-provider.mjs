@@ -105,7 +105,7 @@ server.listen(port, '127.0.0.1', () => {
   provider.on('grant.error', (ctx, err) => emit('grant_error', { grant_type: ctx.oidc.params?.grant_type, error: err.name }));
   provider.on('interaction.started', (ctx, prompt) => emit('interaction', { prompt: prompt.name }));
   provider.on('registration_create.success', () => emit('registration'));
-  provider.on('revocation.success', () => emit('revocation'));
+  provider.on('grant.revoked', () => emit('grant_revoked'));
   provider.on('server_error', (ctx, err) => emit('server_error', { error: err.name }));
   callback = provider.callback();
   process.stdout.write(`${issuer}\n`);
