@@ -1,0 +1,115 @@
+// A real OAuth 2.1 authorization server for purramcp's end-to-end test:
+// oidc-provider (OpenID certified), configured for an MCP resource server
+// and driven over HTTP through its development interactions (a login form
+// that takes any login, then a consent form).
+//
+//   node oidc-provider.mjs RESOURCE [PORT]
+//
+// RESOURCE is the MCP endpoint the tokens are for (its RFC 8707 resource
+// indicator); PORT is the loopback port to listen on (0 or absent: any).
+// The access token lifetime, in seconds, is $OIDC_ACCESS_TOKEN_TTL
+// (default 5). The first line on stdout is the issuer URL; every later
+// line is one JSON event, {"event": NAME, ...}, naming only grant types,
+// prompts and error names (never a token, code or verifier), for the test
+// to count refreshes, consents and refused grants. It serves until it is
+// killed or its stdin closes.
+
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { createServer } from 'node:http';
+
+import Provider from 'oidc-provider';
+
+const [resource, portArg] = process.argv.slice(2);
+if (!resource || !URL.canParse(resource)) {
+  console.error('usage: node oidc-provider.mjs RESOURCE [PORT]');
+  process.exit(2);
+}
+const port = Number(portArg ?? 0);
+const accessTokenTTL = Number(process.env.OIDC_ACCESS_TOKEN_TTL ?? 5);
+if (!Number.isInteger(port) || port < 0 || port > 65535 || !Number.isInteger(accessTokenTTL) || accessTokenTTL < 1) {
+  console.error('oidc-provider.mjs: bad PORT or OIDC_ACCESS_TOKEN_TTL');
+  process.exit(2);
+}
+
+// A fresh signing key per run: access tokens are JWTs the resource server
+// verifies against this key, published at the jwks_uri.
+const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+const signingKey = { ...privateKey.export({ format: 'jwk' }), kid: randomBytes(8).toString('hex'), alg: 'RS256', use: 'sig' };
+
+const emit = (event, fields = {}) => process.stdout.write(`${JSON.stringify({ event, ...fields })}\n`);
+
+// The issuer needs the port, so the server listens first and hands its
+// requests to the provider once that exists.
+let callback;
+const server = createServer((req, res) => callback(req, res));
+server.listen(port, '127.0.0.1', () => {
+  const issuer = `http://127.0.0.1:${server.address().port}`;
+  const provider = new Provider(issuer, {
+    jwks: { keys: [signingKey] },
+    cookies: { keys: [randomBytes(32).toString('base64url')] },
+    // purramcp registers itself dynamically (RFC 7591) as a public client
+    // (token_endpoint_auth_method none) with an http://127.0.0.1:PORT/callback
+    // redirect URI and no application_type. Native is the default here so
+    // the RFC 8252 loopback rule applies: any port matches the registered
+    // one. The client's own metadata still overrides these defaults.
+    clientDefaults: {
+      application_type: 'native',
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+    },
+    scopes: ['openid', 'offline_access', 'mcp:tools'],
+    features: {
+      // The default login and consent pages, which the test submits over
+      // HTTP with a cookie jar, as a browser would.
+      devInteractions: { enabled: true },
+      registration: { enabled: true },
+      // A public client revokes its own refresh token with its client_id;
+      // revoking it ends its grant (every token of the grant).
+      revocation: { enabled: true },
+      resourceIndicators: {
+        enabled: true,
+        // A request without a resource parameter still gets the MCP
+        // server's audience, so a token is never unbound.
+        defaultResource: () => resource,
+        // The refresh grant keeps the resource the grant was given for.
+        useGrantedResource: () => true,
+        getResourceServerInfo: (ctx, indicator) => {
+          if (indicator !== resource) {
+            throw new Provider.errors.InvalidTarget();
+          }
+          return { scope: 'mcp:tools', audience: resource, accessTokenFormat: 'jwt', accessTokenTTL, jwt: { sign: { alg: 'RS256' } } };
+        },
+      },
+    },
+    // PKCE is required for public clients (oidc-provider 9's default),
+    // S256 only.
+    pkce: { required: () => true },
+    // A refresh token for every authorization code grant of a client that
+    // may refresh, offline_access asked for or not, and not bound to the
+    // provider's login session (a CLI has none after the browser closes).
+    issueRefreshToken: (ctx, client) => client.grantTypeAllowed('refresh_token'),
+    expiresWithSession: () => false,
+    // Every refresh rotates the refresh token; a consumed one presented
+    // again is a replay, which oidc-provider answers by revoking the grant.
+    rotateRefreshToken: () => true,
+    ttl: {
+      RefreshToken: 24 * 60 * 60,
+      Grant: 24 * 60 * 60,
+      Session: 24 * 60 * 60,
+      Interaction: 10 * 60,
+      AuthorizationCode: 60,
+    },
+  });
+  provider.on('grant.success', (ctx) => emit('grant', { grant_type: ctx.oidc.params.grant_type }));
+  provider.on('grant.error', (ctx, err) => emit('grant_error', { grant_type: ctx.oidc.params?.grant_type, error: err.name }));
+  provider.on('interaction.started', (ctx, prompt) => emit('interaction', { prompt: prompt.name }));
+  provider.on('registration_create.success', () => emit('registration'));
+  provider.on('grant.revoked', () => emit('grant_revoked'));
+  provider.on('server_error', (ctx, err) => emit('server_error', { error: err.name }));
+  callback = provider.callback();
+  process.stdout.write(`${issuer}\n`);
+});
+
+process.stdin.on('end', () => process.exit(0));
+process.stdin.resume();
