@@ -10,12 +10,12 @@
 // authorization server redirected the browser to. It then lists the tools,
 // makes the calls the plan names and prints one JSON object:
 //
-//   {"tools": [names], "results": [CallToolResult or {"error": message}],
+//   {"tools": [[names] per list], "results": [CallToolResult or {"error": message}],
 //    "registrations": n, "authorizations": n}
 //
 // Usage: node sdk-oauth-client.mjs PLAN, where PLAN is JSON:
 //   {"url": "http://127.0.0.1:PORT/mcp", "redirectUrl": "http://127.0.0.1:PORT/callback",
-//    "scope": "...", "calls": [{"name": ..., "arguments": {...}}]}
+//    "scope": "...", "lists": n (default 1), "calls": [{"name": ..., "arguments": {...}}]}
 import { createInterface } from "node:readline";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -63,15 +63,17 @@ try {
   const { value: redirected, done } = await lines.next();
   if (done) throw new Error("no redirect URL on standard input");
   const code = new URL(redirected).searchParams.get("code");
-  if (!code) throw new Error("the redirect carries no code");
+  if (!code) throw new Error(`the redirect carries no code: error=${new URL(redirected).searchParams.get("error")} ${new URL(redirected).searchParams.get("error_description")}`);
   await transport.finishAuth(code);
   client = new Client({ name: "purramcp-ci-sdk-oauth-client", version: "1.0.0" });
   transport = newTransport();
   await client.connect(transport);
 }
 const out = { tools: [], results: [], ...counts };
-const listed = await client.listTools();
-out.tools = listed.tools.map((t) => t.name);
+for (let i = 0; i < (plan.lists ?? 1); i++) {
+  const listed = await client.listTools();
+  out.tools.push(listed.tools.map((t) => t.name));
+}
 for (const c of plan.calls ?? []) {
   try {
     out.results.push(await client.callTool({ name: c.name, arguments: c.arguments ?? {} }));

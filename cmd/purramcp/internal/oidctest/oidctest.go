@@ -43,6 +43,10 @@ type Options struct {
 	// AccessTokenTTL is the lifetime of each access token, in whole
 	// seconds; 0 means 5 s.
 	AccessTokenTTL time.Duration
+	// Resource, when set, is the resource the provider mints tokens for
+	// instead of the harness's own MCP server (which then refuses them):
+	// for a test whose resource server is another one, such as a gateway.
+	Resource string
 }
 
 // Provider is a running oidc-provider and the MCP server it protects.
@@ -78,9 +82,13 @@ func Start(t *testing.T, opts Options) *Provider {
 		t.Fatalf("oidctest: listen: %v", err)
 	}
 	serverURL := "http://" + ln.Addr().String() + PathMCP
+	resource := serverURL
+	if opts.Resource != "" {
+		resource = opts.Resource
+	}
 
 	ctx, cancel := context.WithCancel(context.Background())
-	cmd := exec.CommandContext(ctx, node, script, serverURL, "0")
+	cmd := exec.CommandContext(ctx, node, script, resource, "0")
 	cmd.Dir = filepath.Dir(script)
 	cmd.Env = append(os.Environ(), "OIDC_ACCESS_TOKEN_TTL="+strconv.Itoa(ttl))
 	cmd.Stderr = &limitedBuffer{max: 64 << 10}

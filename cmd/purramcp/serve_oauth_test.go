@@ -1,0 +1,180 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"purra.dev/purramcp/cmd/purramcp/internal/oidctest"
+)
+
+// haproxyBinary returns Debian's haproxy, or skips (fails under CI=true)
+// when it is not installed.
+func haproxyBinary(t *testing.T) string {
+	t.Helper()
+	bin, err := exec.LookPath("haproxy")
+	if err != nil {
+		msg := "haproxy is not installed (apt-get install haproxy)"
+		if os.Getenv("CI") == "true" {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+	}
+	return bin
+}
+
+// freePort returns a loopback port that was free a moment ago.
+func freePort(t *testing.T) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
+}
+
+// startHAProxy runs haproxy in the foreground on 127.0.0.1:port, round
+// robin over backends, until the test ends; it returns once the front
+// answers.
+func startHAProxy(t *testing.T, ctx context.Context, port int, backends []string) {
+	t.Helper()
+	bin := haproxyBinary(t)
+	cfg := fmt.Sprintf(`global
+  maxconn 256
+defaults
+  mode http
+  timeout connect 5s
+  timeout client 60s
+  timeout server 60s
+frontend mcp
+  bind 127.0.0.1:%d
+  default_backend replicas
+backend replicas
+  balance roundrobin
+`, port)
+	for i, b := range backends {
+		cfg += fmt.Sprintf("  server r%d %s\n", i, b)
+	}
+	path := filepath.Join(t.TempDir(), "haproxy.cfg")
+	require.NoError(t, os.WriteFile(path, []byte(cfg), 0o600))
+	var stderr syncBuffer
+	cmd := exec.Command(bin, "-f", path, "-db")
+	cmd.Stdout, cmd.Stderr = &stderr, &stderr
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	front := fmt.Sprintf("http://127.0.0.1:%d/.well-known/oauth-protected-resource/mcp", port)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, front, nil)
+		if resp, err := http.DefaultClient.Do(req); err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("haproxy did not answer on %d; its output: %s", port, stderr.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestServe_OAuthReplicasBehindHAProxy: two `serve --stateless
+// --oauth-issuer` replicas behind HAProxy (round robin), oidc-provider as
+// the authorization server, and the official TypeScript SDK client with
+// its own OAuth provider. The client discovers the gateway's metadata
+// through the load balancer, registers, signs its user in once with PKCE
+// (the consent played over HTTP), and both replicas answer it: identical
+// tool lists, every call answered, one audit line per call in all, each
+// naming the user, none holding a token.
+func TestServe_OAuthReplicasBehindHAProxy(t *testing.T) {
+	haproxyBinary(t)
+	nodeDir, node := nodeClients(t)
+	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
+	defer cancel()
+	dir := serveSetup(t, true)
+	port := freePort(t)
+	resource := fmt.Sprintf("http://127.0.0.1:%d/mcp", port)
+	p := oidctest.Start(t, oidctest.Options{Resource: resource, AccessTokenTTL: time.Minute})
+
+	serveCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	var replicas [2]*serving
+	var backends []string
+	for i := range replicas {
+		replicas[i] = startServe(t, serveCtx, dir, "--http", "127.0.0.1:0", "--stateless",
+			"--oauth-issuer", p.Issuer, "--resource", resource)
+		backends = append(backends, listenAddr(t, replicas[i]))
+	}
+	startHAProxy(t, ctx, port, backends)
+
+	convert := map[string]any{"name": "units_convert", "arguments": map[string]any{"value": 1, "from": "km", "to": "m"}}
+	plan, err := json.Marshal(map[string]any{"url": resource, "redirectUrl": "http://127.0.0.1:8976/callback", "scope": "mcp:tools",
+		"lists": 2, "calls": []any{convert, convert, convert, convert}})
+	require.NoError(t, err)
+	cmd := exec.CommandContext(ctx, node, filepath.Join(nodeDir, "sdk-oauth-client.mjs"), string(plan))
+	cmd.Dir = nodeDir
+	var stderr syncBuffer
+	cmd.Stderr = &stderr
+	stdin, err := cmd.StdinPipe()
+	require.NoError(t, err)
+	stdout, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	lines := bufio.NewScanner(stdout)
+	lines.Buffer(make([]byte, 1<<20), 1<<20)
+
+	require.True(t, lines.Scan(), "the client asked for no sign-in; stderr: %s", stderr.String())
+	var ask struct{ Authorize string }
+	require.NoError(t, json.Unmarshal(lines.Bytes(), &ask), "line %s", lines.Text())
+	redirect, err := p.Consent(ctx, ask.Authorize)
+	require.NoError(t, err)
+	_, err = fmt.Fprintln(stdin, redirect)
+	require.NoError(t, err)
+
+	require.True(t, lines.Scan(), "no result; stderr: %s", stderr.String())
+	var out struct {
+		Tools                         [][]string
+		Results                       []json.RawMessage
+		Registrations, Authorizations int
+	}
+	require.NoError(t, json.Unmarshal(lines.Bytes(), &out), "line %s", lines.Text())
+	require.NoError(t, cmd.Wait(), "stderr: %s", stderr.String())
+
+	assert.Equal(t, [][]string{{"units_convert", "units_list"}, {"units_convert", "units_list"}}, out.Tools)
+	require.Len(t, out.Results, 4)
+	for i, res := range out.Results {
+		assert.JSONEq(t, convertResult, string(res), "call %d", i)
+	}
+	assert.Equal(t, 1, out.Registrations)
+	assert.Equal(t, 1, out.Authorizations, "one sign-in")
+	assert.Equal(t, 1, p.Count("interaction:consent"), "one consent")
+
+	var calls [2]int
+	for i, r := range replicas {
+		audit := r.stderr.String()
+		calls[i] = strings.Count(audit, `"kind":"call"`)
+		assert.Equal(t, calls[i], strings.Count(audit, `"subject":"`+oidctest.Login+`"`), "replica %d: every call names the user", i)
+		assert.NotContains(t, audit, "eyJ", "replica %d: no JWT in the audit", i)
+	}
+	t.Logf("calls per replica: %v", calls)
+	assert.Equal(t, 4, calls[0]+calls[1], "one audit line per call in all: %v", calls)
+	assert.Positive(t, calls[0], "replica 0 answered calls: %v", calls)
+	assert.Positive(t, calls[1], "replica 1 answered calls: %v", calls)
+	stop()
+	for _, r := range replicas {
+		assert.Equal(t, exitOK, r.wait(t))
+	}
+	http.DefaultTransport.(*http.Transport).CloseIdleConnections()
+}
