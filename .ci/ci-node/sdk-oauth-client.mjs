@@ -11,7 +11,8 @@
 // makes the calls the plan names and prints one JSON object:
 //
 //   {"tools": [[names] per list], "results": [CallToolResult or {"error": message}],
-//    "registrations": n, "authorizations": n}
+//    "registrations": n, "authorizations": n, "accessToken": "..." (only
+//    with "printToken": true, for the test to hand it to another client)}
 //
 // Usage: node sdk-oauth-client.mjs PLAN, where PLAN is JSON:
 //   {"url": "http://127.0.0.1:PORT/mcp", "redirectUrl": "http://127.0.0.1:PORT/callback",
@@ -81,6 +82,7 @@ for (const c of plan.calls ?? []) {
     out.results.push({ error: String(err?.message ?? err) });
   }
 }
+if (plan.printToken) out.accessToken = provider._tokens?.access_token;
 out.registrations = counts.registrations;
 out.authorizations = counts.authorizations;
 await client.close();

@@ -97,7 +97,8 @@ backend replicas
 // through the load balancer, registers, signs its user in once with PKCE
 // (the consent played over HTTP), and both replicas answer it: identical
 // tool lists, every call answered, one audit line per call in all, each
-// naming the user, none holding a token.
+// naming the user, none holding a token. The MCP Inspector CLI then lists
+// and calls with the same token as a bearer header.
 func TestServe_OAuthReplicasBehindHAProxy(t *testing.T) {
 	haproxyBinary(t)
 	nodeDir, node := nodeClients(t)
@@ -121,7 +122,7 @@ func TestServe_OAuthReplicasBehindHAProxy(t *testing.T) {
 
 	convert := map[string]any{"name": "units_convert", "arguments": map[string]any{"value": 1, "from": "km", "to": "m"}}
 	plan, err := json.Marshal(map[string]any{"url": resource, "redirectUrl": "http://127.0.0.1:8976/callback", "scope": "mcp:tools",
-		"lists": 2, "calls": []any{convert, convert, convert, convert}})
+		"lists": 2, "printToken": true, "calls": []any{convert, convert, convert, convert}})
 	require.NoError(t, err)
 	cmd := exec.CommandContext(ctx, node, filepath.Join(nodeDir, "sdk-oauth-client.mjs"), string(plan))
 	cmd.Dir = nodeDir
@@ -148,6 +149,7 @@ func TestServe_OAuthReplicasBehindHAProxy(t *testing.T) {
 		Tools                         [][]string
 		Results                       []json.RawMessage
 		Registrations, Authorizations int
+		AccessToken                   string
 	}
 	require.NoError(t, json.Unmarshal(lines.Bytes(), &out), "line %s", lines.Text())
 	require.NoError(t, cmd.Wait(), "stderr: %s", stderr.String())
@@ -161,6 +163,23 @@ func TestServe_OAuthReplicasBehindHAProxy(t *testing.T) {
 	assert.Equal(t, 1, out.Authorizations, "one sign-in")
 	assert.Equal(t, 1, p.Count("interaction:consent"), "one consent")
 
+	// The MCP Inspector CLI with the same token as a bearer header: the
+	// list and a call, through the balancer; without it, 401.
+	require.NotEmpty(t, out.AccessToken)
+	inspector := filepath.Join("node_modules", "@modelcontextprotocol", "inspector", "clients", "launcher", "build", "index.js")
+	base := []string{inspector, "--cli", resource, "--transport", "http"}
+	bearer := []string{"--header", "Authorization: Bearer " + out.AccessToken}
+	var listed struct {
+		Tools []struct{ Name string } `json:"tools"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(runNode(t, ctx, nodeDir, node, append(append(base, bearer...), "--method", "tools/list")...)), &listed))
+	require.Len(t, listed.Tools, 2)
+	assert.Equal(t, "units_convert", listed.Tools[0].Name)
+	assert.JSONEq(t, convertResult, runNode(t, ctx, nodeDir, node, append(append(base, bearer...), "--method", "tools/call",
+		"--tool-name", "units_convert", "--tool-arg", "value=1", "from=km", "to=m")...))
+	_, code := runNodeStatus(t, ctx, nodeDir, node, append(base, "--method", "tools/list")...)
+	assert.NotEqual(t, 0, code, "no token: refused")
+
 	var calls [2]int
 	for i, r := range replicas {
 		audit := r.stderr.String()
@@ -169,7 +188,7 @@ func TestServe_OAuthReplicasBehindHAProxy(t *testing.T) {
 		assert.NotContains(t, audit, "eyJ", "replica %d: no JWT in the audit", i)
 	}
 	t.Logf("calls per replica: %v", calls)
-	assert.Equal(t, 4, calls[0]+calls[1], "one audit line per call in all: %v", calls)
+	assert.Equal(t, 5, calls[0]+calls[1], "one audit line per call in all (4 by the SDK client, 1 by the Inspector): %v", calls)
 	assert.Positive(t, calls[0], "replica 0 answered calls: %v", calls)
 	assert.Positive(t, calls[1], "replica 1 answered calls: %v", calls)
 	stop()
