@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 
 	"purra.dev/purramcp"
+	"purra.dev/purramcp/fleet"
 )
 
 // metadataPath is where RFC 9728 puts a resource's metadata.
@@ -51,7 +52,9 @@ func (g *Gateway) protectedResource(mux *http.ServeMux, o OAuthOptions, maxBody 
 }
 
 // stepUp answers 403 insufficient_scope to a tools/call its caller's token
-// lacks the scopes of, naming them, so a client can ask for them; anything
+// lacks the scopes of, naming them, so a client can ask for them, and
+// audits it as a refused call (mcp_scope_denied, the caller's subject);
+// anything
 // else goes on to next with its body intact. A body that is not one
 // JSON-RPC request (a batch, a notification, bad JSON) goes on as well:
 // the call handler checks the scopes again.
@@ -73,8 +76,15 @@ func (g *Gateway) stepUp(next http.Handler, metaURL string, maxBody int64) http.
 				Name string `json:"name"`
 			} `json:"params"`
 		}
-		if json.Unmarshal(body, &msg) == nil && msg.Method == "tools/call" &&
-			!g.visible(auth.TokenInfoFromContext(r.Context()), msg.Params.Name) {
+		info := auth.TokenInfoFromContext(r.Context())
+		if json.Unmarshal(body, &msg) == nil && msg.Method == "tools/call" && !g.visible(info, msg.Params.Name) {
+			// Only a scoped tool is refused here, so the name is one the
+			// config holds: the audit line carries no client text.
+			ctx := r.Context()
+			if p, ok := principal(info); ok {
+				ctx = fleet.WithPrincipal(ctx, p)
+			}
+			g.refuse(ctx, msg.Params.Name, purramcp.CodeScopeDenied)
 			w.Header().Set("WWW-Authenticate", fmt.Sprintf(`Bearer error="insufficient_scope", scope=%q, resource_metadata=%q`,
 				strings.Join(g.toolScopes[msg.Params.Name], " "), metaURL))
 			http.Error(w, "Forbidden", http.StatusForbidden)

@@ -28,7 +28,7 @@ func oauthGateway(t *testing.T, iss *testIssuer, audit io.Writer, stateless bool
 	f.observer = gateway.AuditLog(audit)
 	u := newUpstream("Search documents")
 	f.connect(ctx, "docs", u, "", "")
-	g := newGateway(t, f, gateway.Options{ToolScopes: map[string][]string{"search": {"docs:read"}}})
+	g := newGateway(t, f, gateway.Options{ToolScopes: map[string][]string{"search": {"docs:read"}}, Observer: f.observer})
 	g.Refresh()
 	v, err := gateway.NewJWTVerifier(ctx, gateway.JWTOptions{Issuer: iss.srv.URL, Resource: testResource})
 	require.NoError(t, err)
@@ -122,10 +122,9 @@ func TestHTTP_OAuthPerUserTools(t *testing.T) {
 			calls = append(calls, rec)
 		}
 	}
-	require.Len(t, calls, 1, "bob's refused call is refused at HTTP, before any audit")
-	rec := calls[0]
-	assert.Equal(t, "ann", rec["subject"])
-	assert.Equal(t, "search", rec["tool"])
+	require.Len(t, calls, 2)
+	assert.Equal(t, []any{"ann", "search", "", 1.0}, []any{calls[0]["subject"], calls[0]["tool"], calls[0]["code"], calls[0]["requests"]})
+	assert.Equal(t, []any{"bob", "search", "mcp_scope_denied", 0.0}, []any{calls[1]["subject"], calls[1]["tool"], calls[1]["code"], calls[1]["requests"]})
 	for _, tok := range []string{ann, bob} {
 		for _, part := range strings.Split(tok, ".") {
 			assert.NotContains(t, audit.String(), part)
