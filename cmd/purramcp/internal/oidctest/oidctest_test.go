@@ -57,6 +57,10 @@ func TestProvider_LoginRefreshRevoke(t *testing.T) {
 	assert.Equal(t, map[string]int{"registration": 1, "interaction:login": 1, "interaction:consent": 1,
 		"grant:authorization_code": 1}, p.Counts())
 	assert.InDelta(t, 2, time.Until(creds.Expiry).Seconds(), 1.5)
+	secrets := p.Secrets()
+	assert.Len(t, secrets, 4, "code, verifier, access token, refresh token")
+	assert.Contains(t, secrets, creds.AccessToken)
+	assert.Contains(t, secrets, creds.RefreshToken)
 
 	code, _ = initialize(t, p.URL, creds.AccessToken)
 	assert.Equal(t, http.StatusOK, code)
