@@ -9,10 +9,13 @@
 // indicator); PORT is the loopback port to listen on (0 or absent: any).
 // The access token lifetime, in seconds, is $OIDC_ACCESS_TOKEN_TTL
 // (default 5). The first line on stdout is the issuer URL; every later
-// line is one JSON event, {"event": NAME, ...}, naming only grant types,
-// prompts and error names (never a token, code or verifier), for the test
-// to count refreshes, consents and refused grants. It serves until it is
-// killed or its stdin closes.
+// line is one JSON event, {"event": NAME, ...}, with grant types, prompts
+// and error names, for the test to count refreshes, consents and refused
+// grants. A grant event's "canary" lists the secrets of that exchange (the
+// code, the PKCE verifier, the refresh token presented, the access and
+// refresh tokens issued) so that the test can check that none of them
+// shows in anything purramcp writes; this stdout is read only by the test.
+// It serves until it is killed or its stdin closes.
 
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
@@ -101,7 +104,12 @@ server.listen(port, '127.0.0.1', () => {
       AuthorizationCode: 60,
     },
   });
-  provider.on('grant.success', (ctx) => emit('grant', { grant_type: ctx.oidc.params.grant_type }));
+  provider.on('grant.success', (ctx) => {
+    const { params } = ctx.oidc;
+    const canary = [params.code, params.code_verifier, params.refresh_token, ctx.body?.access_token,
+      ctx.body?.refresh_token, ctx.body?.id_token].filter((v) => typeof v === 'string' && v !== '');
+    emit('grant', { grant_type: params.grant_type, canary });
+  });
   provider.on('grant.error', (ctx, err) => emit('grant_error', { grant_type: ctx.oidc.params?.grant_type, error: err.name }));
   provider.on('interaction.started', (ctx, prompt) => emit('interaction', { prompt: prompt.name }));
   provider.on('registration_create.success', () => emit('registration'));

@@ -65,6 +65,7 @@ type Provider struct {
 	mu      sync.Mutex
 	cookies http.CookieJar
 	counts  map[string]int // "grant:<type>", "interaction:<prompt>", "grant_error:<name>", ...
+	secrets []string       // every code, verifier and token of every grant
 }
 
 // Start runs the provider and the MCP server for the test; both stop when
@@ -161,10 +162,11 @@ func locate(t *testing.T) (script, node string) {
 
 // event is one line the provider prints after its issuer.
 type event struct {
-	Event     string `json:"event"`
-	GrantType string `json:"grant_type"`
-	Prompt    string `json:"prompt"`
-	Error     string `json:"error"`
+	Event     string   `json:"event"`
+	GrantType string   `json:"grant_type"`
+	Prompt    string   `json:"prompt"`
+	Error     string   `json:"error"`
+	Canary    []string `json:"canary"`
 }
 
 // read takes the issuer line, then counts events until stdout ends.
@@ -197,6 +199,7 @@ func (p *Provider) read(stdout io.Reader, issuer chan<- string) {
 		}
 		p.mu.Lock()
 		p.counts[key]++
+		p.secrets = append(p.secrets, e.Canary...)
 		p.mu.Unlock()
 	}
 	_, _ = io.Copy(io.Discard, stdout)
@@ -221,6 +224,15 @@ func (p *Provider) Counts() map[string]int {
 		out[k] = v
 	}
 	return out
+}
+
+// Secrets are the authorization codes, PKCE verifiers, access tokens and
+// refresh tokens of every grant the provider answered so far, for a test
+// to check that none of them shows in an output.
+func (p *Provider) Secrets() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]string(nil), p.secrets...)
 }
 
 // Errors is the number of refused grants and server errors so far.

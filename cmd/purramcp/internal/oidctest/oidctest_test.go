@@ -34,11 +34,11 @@ func initialize(t *testing.T, url, token string) (int, string) {
 	return resp.StatusCode, resp.Header.Get("WWW-Authenticate")
 }
 
-// TestProvider_LoginRefreshRevoke: fleet.Login signs in through the
+// TestProvider_LoginExpiryRevoke: fleet.Login signs in through the
 // provider's own login and consent pages; the MCP server takes the JWT
 // and refuses none, an expired or a foreign one; a revoked refresh token
 // no longer refreshes.
-func TestProvider_LoginRefreshRevoke(t *testing.T) {
+func TestProvider_LoginExpiryRevoke(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 	defer cancel()
 	p := oidctest.Start(t, oidctest.Options{AccessTokenTTL: 2 * time.Second})
@@ -57,6 +57,10 @@ func TestProvider_LoginRefreshRevoke(t *testing.T) {
 	assert.Equal(t, map[string]int{"registration": 1, "interaction:login": 1, "interaction:consent": 1,
 		"grant:authorization_code": 1}, p.Counts())
 	assert.InDelta(t, 2, time.Until(creds.Expiry).Seconds(), 1.5)
+	secrets := p.Secrets()
+	assert.Len(t, secrets, 4, "code, verifier, access token, refresh token")
+	assert.Contains(t, secrets, creds.AccessToken)
+	assert.Contains(t, secrets, creds.RefreshToken)
 
 	code, _ = initialize(t, p.URL, creds.AccessToken)
 	assert.Equal(t, http.StatusOK, code)
