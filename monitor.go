@@ -83,6 +83,9 @@ type CatalogMonitor struct {
 	// digests remembers the last catalog's revision digest
 	// (catalogdigest.go); emptied when the monitor closes.
 	digests digestMemo
+	// progress routes progress notifications to the calls made under
+	// WithProgress (progress.go); it has its own lock.
+	progress progressTable
 }
 
 // NewCatalogMonitor returns an open monitor with revision 0 and no protocol
@@ -95,6 +98,9 @@ func NewCatalogMonitor() *CatalogMonitor { return &CatalogMonitor{} }
 //   - its ToolListChangedHandler counts the change on the monitor and then
 //     calls base's own handler, if any. Setting it is also what makes go-sdk
 //     subscribe to list changes under 2026-07-28;
+//   - its ProgressNotificationHandler passes a notification for a call made
+//     under [WithProgress] to that call's [ProgressFunc] and then calls
+//     base's own handler, if any;
 //   - multi-round-trip retries are disabled, so one tools/call is one request
 //     (go-sdk otherwise re-sends tools/call for inputRequests);
 //   - when base sets no Capabilities, the client advertises none: go-sdk's
@@ -114,6 +120,19 @@ func (m *CatalogMonitor) ClientOptions(base *mcp.ClientOptions) *mcp.ClientOptio
 		m.OnNotification(methodToolListChanged)
 		if host != nil {
 			host(ctx, req)
+		}
+	}
+	hostProgress := opts.ProgressNotificationHandler
+	opts.ProgressNotificationHandler = func(ctx context.Context, req *mcp.ProgressNotificationClientRequest) {
+		// Through the monitor's Transport, the bounding layer has passed
+		// the notification on as it was read (monitorOwner.Progress).
+		if p := req.Params; p != nil && m.bounding.Layer() == bounding.NoLayer {
+			if token, ok := p.ProgressToken.(string); ok {
+				m.progress.deliver(token, p.Progress, p.Total)
+			}
+		}
+		if hostProgress != nil {
+			hostProgress(ctx, req)
 		}
 	}
 	m.mu.Lock()

@@ -52,13 +52,22 @@ func (t *catalogTool) run(ctx context.Context, args json.RawMessage, call ToolCo
 	}
 	st.requests = 1
 	traced := st.trace // not st itself: the closure escapes, st need not
+	var token string
+	if fn := progressFrom(ctx); fn != nil {
+		var end func()
+		token, end = t.monitor.progress.register(fn)
+		defer end() // fn is never called once Run has returned
+	}
 	result, err := bounded(ctx, t.limits.Timeout, t.monitor, bounding.ResultCap(t.limits.MaxResultBytes, t.limits.MaxContentBlocks), func(ctx context.Context) (*mcp.CallToolResult, error) {
 		tc := traced
 		if tc == nil {
 			tc = ctx
 		}
-		return t.session.CallTool(ctx, &mcp.CallToolParams{Meta: traceMeta(tc, t.propagator), Name: t.binding.remote,
-			Arguments: wire})
+		meta := traceMeta(tc, t.propagator)
+		if token != "" {
+			meta = withProgressToken(meta, token)
+		}
+		return t.session.CallTool(ctx, &mcp.CallToolParams{Meta: meta, Name: t.binding.remote, Arguments: wire})
 	})
 	if err != nil {
 		return errorOutcome(err)

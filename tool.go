@@ -125,7 +125,9 @@ type ToolDefinition struct {
 	//  5. exactly one tools/call is sent, never retried, bounded by
 	//     Limits.Timeout: [CodeTimeout], [CodeTransportError],
 	//     [CodeProtocolError] (a JSON-RPC error answer) or
-	//     [CodeResultInvalid] (an answer go-sdk cannot decode);
+	//     [CodeResultInvalid] (an answer go-sdk cannot decode); under a
+	//     ctx from [WithProgress] it carries a progress token and the
+	//     server's progress reaches the ctx's ProgressFunc while it runs;
 	//  6. the catalog is checked again: a list change meanwhile discards the
 	//     result ([CodeCatalogStale]);
 	//  7. the result is converted: isError gives [CodeToolError] (its text

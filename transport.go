@@ -2,6 +2,7 @@ package purramcp
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"time"
 
@@ -74,6 +75,10 @@ type monitorOwner CatalogMonitor
 
 // Sever closes the monitor and severs its session.
 func (o *monitorOwner) Sever() { (*CatalogMonitor)(o).sever() }
+
+// Progress passes a progress notification, as it is read, to the call
+// under WithProgress whose token it names (progress.go).
+func (o *monitorOwner) Progress(params json.RawMessage) { o.progress.deliverParams(params) }
 
 // bounded runs one request of m (a tools/list page or a tools/call) on the
 // request path, under the adapter's timeout and with answer's cap on the

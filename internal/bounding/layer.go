@@ -42,6 +42,9 @@ const maxRequestParams = MaxResultBytes + frameSlack
 // go-sdk's own line cap, 16 MiB by default, ends the session past it.)
 const rawFrameBytes = 6*MaxCatalogBytes + frameSlack
 
+// methodProgress is the notification passed to the Owner as it is read.
+const methodProgress = "notifications/progress"
+
 // methodToolListChanged is the notification whose oversized params are
 // replaced by empty ones (the change still counts) instead of dropped.
 const methodToolListChanged = "notifications/tools/list_changed"
@@ -523,6 +526,9 @@ func (c *layerConn) check(msg jsonrpc.Message) jsonrpc.Message {
 				params = json.RawMessage(`{}`)
 			}
 			return &jsonrpc.Request{ID: m.ID, Method: m.Method, Params: params}
+		}
+		if m.Method == methodProgress && !m.ID.IsValid() {
+			c.owner.Progress(m.Params)
 		}
 	}
 	return msg

@@ -34,6 +34,8 @@ func (m *testMonitor) Sever() {
 	m.Session.Sever()
 }
 
+func (m *testMonitor) Progress(json.RawMessage) {}
+
 // Transport wraps t in m's bounding layer.
 func (m *testMonitor) Transport(t mcp.Transport) mcp.Transport { return m.Session.Transport(t, m) }
 

@@ -15,6 +15,7 @@
 package bounding
 
 import (
+	"encoding/json"
 	"errors"
 	"sync"
 )
@@ -73,6 +74,12 @@ type Owner interface {
 	// Sever closes the monitor, then severs the session (Session.Sever): a
 	// request's write was abandoned at the adapter's deadline.
 	Sever()
+	// Progress receives the params of every notifications/progress the
+	// server sends (within the params bound; larger ones are dropped), on
+	// the session's reading goroutine, in the order the messages arrive:
+	// before the answer of any request the notification preceded is seen.
+	// It must return quickly.
+	Progress(params json.RawMessage)
 }
 
 // A Session is one monitor's request path and, once the monitor's

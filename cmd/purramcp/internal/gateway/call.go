@@ -40,6 +40,11 @@ func (g *Gateway) handle(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Ca
 		g.refuse(ctx, name, purramcp.CodeCatalogStale)
 		return failure(purramcp.CodeCatalogStale), nil
 	}
+	if token := req.Params.GetProgressToken(); token != nil {
+		var stop func()
+		ctx, stop = forwardProgress(ctx, req.Session, token)
+		defer stop() // before the result is sent
+	}
 	res, err := def.Run(ctx, req.Params.Arguments, purramcp.ToolContext{ToolName: name})
 	if err != nil {
 		return failure(runErrorCode(err)), nil
