@@ -237,3 +237,52 @@ func ExampleCodeOf() {
 	// true
 	// ""
 }
+
+// WithProgress on one call: the server's progress reaches the function as
+// each notification is read, before Run returns; its message does not.
+func ExampleWithProgress() {
+	ctx := context.Background()
+	server := mcp.NewServer(&mcp.Implementation{Name: "indexer", Version: "1"}, nil)
+	server.AddTool(&mcp.Tool{Name: "remote.index", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			for i := 1; i <= 3; i++ {
+				_ = req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{
+					ProgressToken: req.Params.GetProgressToken(), Progress: float64(i), Total: 3,
+					Message: "server text, never shown"})
+			}
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "indexed"}}}, nil
+		})
+	serverTransport, clientTransport := mcp.NewInMemoryTransports()
+	serverSession, err := server.Connect(ctx, serverTransport, nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer serverSession.Wait()
+	monitor := purramcp.NewCatalogMonitor()
+	client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, monitor.ClientOptions(nil))
+	session, err := monitor.Connect(ctx, client, clientTransport, nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer session.Close()
+	catalog, err := purramcp.DiscoverTools(ctx, session, "indexer", map[string]purramcp.ToolBinding{
+		"remote.index": {LocalName: "index", Policy: purramcp.ToolPolicy{Mode: "read", Title: "Index"}, Scope: purramcp.Unscoped},
+	}, purramcp.DiscoveryOptions{Monitor: monitor})
+	if err != nil {
+		log.Fatal(err)
+	}
+
+	ctx = purramcp.WithProgress(ctx, func(progress, total float64) {
+		fmt.Printf("progress %v of %v\n", progress, total) // must return quickly
+	})
+	res, err := catalog.Registrations()[0].Run(ctx, nil, purramcp.ToolContext{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(res.Content.Text)
+	// Output:
+	// progress 1 of 3
+	// progress 2 of 3
+	// progress 3 of 3
+	// [indexed]
+}
