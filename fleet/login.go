@@ -333,13 +333,24 @@ func discover(ctx context.Context, hc *http.Client, serverURL string, challenge 
 	candidates = append(candidates, [2]string{at.String(), root.String()})
 
 	var prm *oauthex.ProtectedResourceMetadata
+	rec := &statusRecorder{inner: hc.Transport}
+	phc := *hc
+	phc.Transport = rec
 	for _, c := range candidates {
-		if p, err := oauthex.GetProtectedResourceMetadata(ctx, c[0], c[1], hc); err == nil && p != nil {
+		rec.reset()
+		p, err := oauthex.GetProtectedResourceMetadata(ctx, c[0], c[1], &phc)
+		if err == nil && p != nil {
 			prm = p
 			break
 		}
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
+		}
+		if !rec.absent() {
+			// A document that is there but unusable (over its bound, slow,
+			// redirecting, invalid, naming an insecure server) fails
+			// closed: only an absent one lets discovery go on.
+			return nil, errors.New("fleet: unusable resource metadata")
 		}
 	}
 	if prm == nil {
@@ -364,6 +375,41 @@ func discover(ctx context.Context, hc *http.Client, serverURL string, challenge 
 		}
 	}
 	return &discovered{resource: prm.Resource, asm: asm}, nil
+}
+
+// statusRecorder remembers how the requests of one metadata fetch ended,
+// so that discovery tells an absent document (answered 4xx) from one that
+// is there but unusable.
+type statusRecorder struct {
+	inner http.RoundTripper
+	mu    sync.Mutex
+	last  int  // the status of the last answer, 0 before one
+	fault bool // a request failed without an answer
+}
+
+func (r *statusRecorder) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := r.inner.RoundTrip(req)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if err != nil {
+		r.fault = true
+	} else {
+		r.last = resp.StatusCode
+	}
+	return resp, err
+}
+
+func (r *statusRecorder) reset() {
+	r.mu.Lock()
+	r.last, r.fault = 0, false
+	r.mu.Unlock()
+}
+
+// absent reports whether the fetch ended with a 4xx answer and no fault.
+func (r *statusRecorder) absent() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return !r.fault && r.last >= 400 && r.last < 500
 }
 
 // callback is Login's loopback redirect listener.
