@@ -117,3 +117,38 @@ func (s *orderStore) log() []saved {
 	defer s.mu.Unlock()
 	return append([]saved(nil), s.saves...)
 }
+
+// TestFleet_StoredCredentialsOfAnotherClient: credentials stored for one
+// client are never used for a server configured with another client ID:
+// the fleet finds no usable token (mcp_auth_required) and the server
+// never sees the stored access token; a login then signs in as the
+// configured client, without reusing the stored registration, and the
+// fleet recovers with it.
+func TestFleet_StoredCredentialsOfAnotherClient(t *testing.T) {
+	srv := oauthtest.New(t, oauthtest.Options{})
+	srv.AddClient("oauthtest-client-configured", "")
+	store := &fleet.FileTokenStore{Dir: t.TempDir() + "/tokens"}
+	other, err, _ := login(t, srv, store, nil, 0) // dynamic registration: another client
+	require.NoError(t, err)
+	require.NotEqual(t, "oauthtest-client-configured", other.ClientID)
+
+	cfg, err := fleet.ParseConfig([]byte(`{"servers": {"remote": {"type": "http", "url": "` + srv.URL + `",
+		"oauth": {"clientId": "oauthtest-client-configured"}, "tools": {"echo": {"as": "echo"}}}}}`))
+	require.NoError(t, err)
+	f := startFleet(t, cfg, fleet.Options{Backoff: fastBackoff, TokenStore: store})
+	st := statusOf(t, f, "remote")
+	require.Equal(t, fleet.StateUnauthorized, st.State)
+	assert.Equal(t, fleet.CodeAuthRequired, st.Code)
+	assert.False(t, srv.Used(other.AccessToken), "the other client's token was sent")
+
+	creds, err, _ := login(t, srv, store, cfg.Servers["remote"].OAuth, 0)
+	require.NoError(t, err)
+	assert.Equal(t, "oauthtest-client-configured", creds.ClientID)
+	assert.Equal(t, 1, srv.Registrations(), "the configured client is not registered again")
+	waitFor(t, "ready after the login as the configured client", func() bool {
+		return statusOf(t, f, "remote").State == fleet.StateReady
+	})
+	assert.Equal(t, "", run(t, registration(t, f, "echo"), `{"text":"hi"}`))
+	assert.False(t, srv.Used(other.AccessToken), "the other client's token was never sent")
+	require.NoError(t, f.Close())
+}
