@@ -122,6 +122,18 @@ func (k *keeper) refused(token string) {
 	k.wake()
 }
 
+// unauthorized is reason() once the server has refused the keeper's
+// token (or the lack of one), else "".
+func (k *keeper) unauthorized() string {
+	k.mu.Lock()
+	asked := k.asked
+	k.mu.Unlock()
+	if !asked {
+		return ""
+	}
+	return k.reason()
+}
+
 // wake tells keep to look at the schedule again.
 func (k *keeper) wake() {
 	select {

@@ -108,6 +108,12 @@ type ConnectError struct {
 	Offered string
 	// Stderr is as [Session.Stderr] at the failure.
 	Stderr string
+	// Unauthorized is set when an http server refused the connection for
+	// want of a usable OAuth token in ConnectOptions.TokenStore:
+	// [CodeAuthRequired] when none is stored, [CodeAuthExpired] when the
+	// stored one was refused and could not be refreshed; `purramcp login`
+	// (or [Login]) is the remedy.
+	Unauthorized string
 }
 
 // Error returns "fleet: connect: " and Err's text.
@@ -157,6 +163,9 @@ func Connect(ctx context.Context, sc ServerConfig, opts ConnectOptions) (*Sessio
 			}
 		}
 		ce.TimedOut = ctx.Err() == nil && errors.Is(cctx.Err(), context.DeadlineExceeded)
+		if s.keeper != nil {
+			ce.Unauthorized = s.keeper.unauthorized()
+		}
 		return nil, ce
 	}
 	s.c = c

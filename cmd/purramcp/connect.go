@@ -63,6 +63,7 @@ type connectError struct {
 	timeout time.Duration // set when the handshake did not finish in time
 	exit    int           // set when the child exited with this status
 	offered string        // set when the server negotiated a version not accepted
+	auth    string        // the code of an OAuth server refusing the connection for want of a token
 	err     error
 	stderr  []string
 	secrets []string // shown as "***" in the error text
@@ -112,7 +113,7 @@ func dial(ctx context.Context, ep endpoint, timeout time.Duration) (*conn, error
 		ce := &connectError{err: err, secrets: ep.secrets()}
 		var fe *fleet.ConnectError
 		if errors.As(err, &fe) {
-			ce.err, ce.stderr = fe.Err, tailLines(fe.Stderr, 10)
+			ce.err, ce.stderr, ce.auth = fe.Err, tailLines(fe.Stderr, 10), fe.Unauthorized
 			switch {
 			case fe.TimedOut:
 				ce.timeout = timeout

@@ -224,6 +224,10 @@ func discoverServer(ctx context.Context, id string, ep endpoint, timeout time.Du
 	c, err := dial(ctx, ep, timeout)
 	if err != nil {
 		d := discovered{err: err, stderr: stderrOf(err)}
+		if ce := (*connectError)(nil); errors.As(err, &ce) && ce.auth != "" {
+			// No stored token, or one the server refused.
+			d.err = fmt.Errorf("the server asks for an OAuth sign-in (%s): run `purramcp login %s`", ce.auth, id)
+		}
 		p.fail(id, d)
 		return d
 	}

@@ -108,9 +108,11 @@ func TestLogin_LockStatusLogout(t *testing.T) {
 	none := runAuthCmd(t, nil, "auth", "status", "--config", config)
 	assert.Equal(t, "remote: none\n", none.stdout)
 
-	// Without a token the protected server is a failed server: exit 1.
+	// Without a token the protected server is a failed server (exit 1)
+	// whose line says how to sign in.
 	noToken := runAuthCmd(t, nil, "lock", "--check", "--config", config, "--lock", lockPath)
 	assert.Equal(t, exitFail, noToken.code)
+	assert.Contains(t, noToken.stderr, "remote: failed: the server asks for an OAuth sign-in (mcp_auth_required): run `purramcp login remote`\n")
 }
 
 // TestLogin_Failures: usage and config errors are 2; a denied sign-in and
