@@ -186,3 +186,62 @@ func TestLogin_HostilePeers(t *testing.T) {
 		})
 	}
 }
+
+// TestLogin_ForeignAuthorizationServer: after a sign-in with its own
+// authorization server, the server's resource metadata names another one.
+// A running fleet keeps refreshing at the token endpoint it stored and
+// never sends anything to the other server; a new login uses only the
+// server the metadata names, presents the stored registration nowhere (it
+// registers anew there), and when that server will not mint a token for
+// this resource, fails mcp_auth_token_failed and leaves the stored
+// credentials as they were.
+func TestLogin_ForeignAuthorizationServer(t *testing.T) {
+	srv := oauthtest.New(t, oauthtest.Options{AccessTokenLifetime: 2 * time.Second})
+	foreign := oauthtest.New(t, oauthtest.Options{TokenPrefix: "foreign-"})
+	store := &fleet.FileTokenStore{Dir: t.TempDir() + "/tokens"}
+	first, err, _ := login(t, srv, store, nil, 0)
+	if err != nil {
+		t.Fatalf("login: %v", err)
+	}
+	srv.Handle(oauthtest.PathResourceMetadata, jsonHandler(map[string]any{
+		"resource": srv.URL, "authorization_servers": []string{foreign.Issuer}}))
+
+	cfg, err := fleet.ParseConfig([]byte(`{"servers": {"remote": {"type": "http", "url": "` + srv.URL + `",
+		"tools": {"echo": {"as": "echo"}}}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := startFleet(t, cfg, fleet.Options{Backoff: fastBackoff, TokenStore: store})
+	waitFor(t, "ready", func() bool { return statusOf(t, f, "remote").State == fleet.StateReady })
+	waitFor(t, "a background refresh", func() bool { return srv.Refreshes() >= 1 })
+	if got := run(t, registration(t, f, "echo"), `{"text":"hi"}`); got != "" {
+		t.Errorf("call after the refresh: %q", got)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if n := foreign.TokenRequests() + foreign.Registrations(); n != 0 {
+		t.Errorf("the fleet sent %d requests to the foreign authorization server", n)
+	}
+	stored, err := store.Load(context.Background(), srv.URL)
+	if err != nil || stored == nil || stored.Issuer != srv.Issuer {
+		t.Fatalf("stored after the refresh: %v, %v", stored, err)
+	}
+
+	c, err, _ := login(t, srv, store, nil, hostileTimeout)
+	if codeOf(err) != fleet.CodeAuthTokenFailed || c != nil {
+		t.Errorf("login = %v, %v; want %s", c, err, fleet.CodeAuthTokenFailed)
+	}
+	if foreign.TokenRequests() != 1 {
+		t.Errorf("foreign token requests = %d, want the one exchange it refused", foreign.TokenRequests())
+	}
+	if foreign.Registrations() != 1 || srv.Registrations() != 1 {
+		t.Errorf("registrations: foreign %d, own %d; want 1 and 1 (the stored client is not presented to the foreign server)",
+			foreign.Registrations(), srv.Registrations())
+	}
+	after, err := store.Load(context.Background(), srv.URL)
+	if err != nil || after == nil || after.Issuer != srv.Issuer || after.ClientID != first.ClientID ||
+		after.RefreshToken != stored.RefreshToken || after.AccessToken != stored.AccessToken {
+		t.Errorf("stored after the failed login: %v, %v; want the credentials as they were", after, err)
+	}
+}
