@@ -164,8 +164,9 @@ func (k *keeper) due() time.Time {
 
 // refresh renews the access token with the refresh token, persists the
 // new credentials, then uses them. Refusal by the authorization server is
-// mcp_auth_expired; a store that cannot take them, mcp_auth_store_failed;
-// a failure to reach it is returned as is, to be tried again.
+// mcp_auth_expired, and so is an answer that holds no token; a store that
+// cannot take them, mcp_auth_store_failed; a failure to reach it (no
+// answer) is returned as is, to be tried again.
 func (k *keeper) refresh(ctx context.Context) error {
 	k.mu.Lock()
 	c := k.creds
@@ -176,11 +177,17 @@ func (k *keeper) refresh(ctx context.Context) error {
 	}
 	cfg := &oauth2.Config{ClientID: c.ClientID, ClientSecret: c.ClientSecret,
 		Endpoint: oauth2.Endpoint{TokenURL: c.TokenURL, AuthStyle: authStyle(c.AuthStyle)}}
-	tok, err := cfg.TokenSource(context.WithValue(ctx, oauth2.HTTPClient, withResource(k.hc, c.Resource)),
+	hc := *withResource(k.hc, c.Resource)
+	rec := &statusRecorder{inner: hc.Transport}
+	hc.Transport = rec
+	tok, err := cfg.TokenSource(context.WithValue(ctx, oauth2.HTTPClient, &hc),
 		&oauth2.Token{RefreshToken: c.RefreshToken, Expiry: time.Unix(1, 0)}).Token()
 	var re *oauth2.RetrieveError
 	switch {
-	case errors.As(err, &re):
+	case errors.As(err, &re), err != nil && rec.answered():
+		// Refused, or an answer that is no token (over its bound, not
+		// JSON): the authorization server answered, so trying again
+		// would get the same.
 		k.mu.Lock()
 		k.expired = true
 		k.mu.Unlock()

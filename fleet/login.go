@@ -377,9 +377,10 @@ func discover(ctx context.Context, hc *http.Client, serverURL string, challenge 
 	return &discovered{resource: prm.Resource, asm: asm}, nil
 }
 
-// statusRecorder remembers how the requests of one metadata fetch ended,
-// so that discovery tells an absent document (answered 4xx) from one that
-// is there but unusable.
+// statusRecorder remembers how the requests of one fetch ended, so that
+// discovery tells an absent document (answered 4xx) from one that is there
+// but unusable, and a refresh tells an authorization server that answered
+// from one that could not be reached.
 type statusRecorder struct {
 	inner http.RoundTripper
 	mu    sync.Mutex
@@ -403,6 +404,13 @@ func (r *statusRecorder) reset() {
 	r.mu.Lock()
 	r.last, r.fault = 0, false
 	r.mu.Unlock()
+}
+
+// answered reports whether any request of the fetch got an answer.
+func (r *statusRecorder) answered() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.last != 0
 }
 
 // absent reports whether the fetch ended with a 4xx answer and no fault.

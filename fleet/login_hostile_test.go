@@ -245,3 +245,77 @@ func TestLogin_ForeignAuthorizationServer(t *testing.T) {
 		t.Errorf("stored after the failed login: %v, %v; want the credentials as they were", after, err)
 	}
 }
+
+// TestFleet_HostileRefresh: a token endpoint that answers a refresh with
+// 20 MiB takes the server out (unauthorized, mcp_auth_expired) without
+// replacing the stored credentials, and at most 1 MiB of it is read.
+func TestFleet_HostileRefresh(t *testing.T) {
+	srv := oauthtest.New(t, oauthtest.Options{AccessTokenLifetime: 2 * time.Second})
+	store := &fleet.FileTokenStore{Dir: t.TempDir() + "/tokens"}
+	first, err, _ := login(t, srv, store, nil, 0)
+	if err != nil {
+		t.Fatalf("login: %v", err)
+	}
+	var wrote atomic.Int64
+	srv.Handle(oauthtest.PathToken, streamed(`{"access_token":"`, 20<<20, &wrote))
+	cfg, err := fleet.ParseConfig([]byte(`{"servers": {"remote": {"type": "http", "url": "` + srv.URL + `",
+		"tools": {"echo": {"as": "echo"}}}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := startFleet(t, cfg, fleet.Options{Backoff: fastBackoff, TokenStore: store})
+	waitFor(t, "unauthorized once the refresh fails", func() bool {
+		return statusOf(t, f, "remote").State == fleet.StateUnauthorized
+	})
+	if st := statusOf(t, f, "remote"); st.Code != fleet.CodeAuthExpired {
+		t.Errorf("code = %q, want %q", st.Code, fleet.CodeAuthExpired)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if n := wrote.Load(); n > 16<<20 {
+		t.Errorf("the token endpoint's sockets took %d bytes, want at most 16 MiB", n)
+	}
+	after, err := store.Load(context.Background(), srv.URL)
+	if err != nil || after == nil || after.AccessToken != first.AccessToken || after.RefreshToken != first.RefreshToken {
+		t.Errorf("stored after the failed refresh: %v, %v; want the login's credentials", after, err)
+	}
+}
+
+// TestFleet_RefreshRetriedWhenUnanswered: a token endpoint that hangs up
+// without answering is a failure to reach it, not a refusal: the keeper
+// tries again (every 5 s) and, once it answers, the fleet serves with the
+// refreshed token without a login. Hung-up attempts count no refresh.
+func TestFleet_RefreshRetriedWhenUnanswered(t *testing.T) {
+	srv := oauthtest.New(t, oauthtest.Options{AccessTokenLifetime: 2 * time.Second})
+	store := &fleet.FileTokenStore{Dir: t.TempDir() + "/tokens"}
+	first, err, _ := login(t, srv, store, nil, 0)
+	if err != nil {
+		t.Fatalf("login: %v", err)
+	}
+	var hangups atomic.Int32
+	srv.Handle(oauthtest.PathToken, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		hangups.Add(1)
+		panic(http.ErrAbortHandler) // the connection is closed with no answer
+	}))
+	cfg, err := fleet.ParseConfig([]byte(`{"servers": {"remote": {"type": "http", "url": "` + srv.URL + `",
+		"tools": {"echo": {"as": "echo"}}}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := startFleet(t, cfg, fleet.Options{Backoff: fastBackoff, TokenStore: store})
+	waitFor(t, "a refresh attempt", func() bool { return hangups.Load() >= 1 })
+	srv.Handle(oauthtest.PathToken, nil) // answers again
+	waitFor(t, "the retried refresh, stored", func() bool {
+		c, err := store.Load(context.Background(), srv.URL)
+		return err == nil && c != nil && c.AccessToken != first.AccessToken
+	})
+	time.Sleep(10 * time.Millisecond) // the keeper takes the token it has just stored
+	waitFor(t, "ready with the refreshed token", func() bool { return statusOf(t, f, "remote").State == fleet.StateReady })
+	if got := run(t, registration(t, f, "echo"), `{"text":"hi"}`); got != "" {
+		t.Errorf("call with the refreshed token: %q", got)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
