@@ -3,7 +3,6 @@ package purramcp_test
 import (
 	"context"
 	"reflect"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -46,15 +45,7 @@ func newProgressServer(t *testing.T, script ...progressStep) *progressServer {
 
 func (s *progressServer) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	own := req.Params.GetProgressToken()
-	var meta mcp.Meta
-	for k, v := range req.Params.Meta {
-		if !strings.HasPrefix(k, "io.modelcontextprotocol/") {
-			if meta == nil {
-				meta = mcp.Meta{}
-			}
-			meta[k] = v
-		}
-	}
+	meta := hostMeta(req.Params.Meta)
 	s.mu.Lock()
 	s.tokens = append(s.tokens, own)
 	s.metas = append(s.metas, meta)

@@ -55,15 +55,7 @@ func newMetaServer(t *testing.T) *metaServer {
 	s.server.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			if p, ok := req.GetParams().(*mcp.CallToolParamsRaw); ok && method == "tools/call" {
-				var meta mcp.Meta
-				for k, v := range p.Meta {
-					if !strings.HasPrefix(k, "io.modelcontextprotocol/") {
-						if meta == nil {
-							meta = mcp.Meta{}
-						}
-						meta[k] = v
-					}
-				}
+				meta := hostMeta(p.Meta)
 				s.mu.Lock()
 				s.metas = append(s.metas, meta)
 				s.mu.Unlock()
@@ -72,6 +64,21 @@ func newMetaServer(t *testing.T) *metaServer {
 		}
 	})
 	return s
+}
+
+// hostMeta is the _meta of a request without the keys go-sdk itself sets
+// (io.modelcontextprotocol/...): what the host sent, nil when nothing.
+func hostMeta(m mcp.Meta) mcp.Meta {
+	var meta mcp.Meta
+	for k, v := range m {
+		if !strings.HasPrefix(k, "io.modelcontextprotocol/") {
+			if meta == nil {
+				meta = mcp.Meta{}
+			}
+			meta[k] = v
+		}
+	}
+	return meta
 }
 
 // TestTracePropagator_Meta: the traceparent of the caller's ctx arrives in
