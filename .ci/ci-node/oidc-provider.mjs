@@ -8,10 +8,13 @@
 // RESOURCE is the MCP endpoint the tokens are for (its RFC 8707 resource
 // indicator); PORT is the loopback port to listen on (0 or absent: any).
 // The access token lifetime, in seconds, is $OIDC_ACCESS_TOKEN_TTL
-// (default 5). The first line on stdout is the issuer URL; every later
-// line is one JSON event, {"event": NAME, ...}, with grant types, prompts
-// and error names, for the test to count refreshes, consents and refused
-// grants. A grant event's "canary" lists the secrets of that exchange (the
+// (default 5). $OIDC_ACCESS_TOKEN_FORMAT is jwt (the default) or opaque;
+// $OIDC_INTROSPECTION_CLIENT, as ID:SECRET, registers a confidential
+// client for the resource server and turns on token introspection
+// (RFC 7662, at ISSUER/token/introspection). The first line on stdout
+// is the issuer URL; every later line is one JSON event, {"event": NAME,
+// ...}, with grant types, prompts and error names, for the test to count
+// refreshes, consents and refused grants. A grant event's "canary" lists the secrets of that exchange (the
 // code, the PKCE verifier, the refresh token presented, the access and
 // refresh tokens issued) so that the test can check that none of them
 // shows in anything purramcp writes; this stdout is read only by the test.
@@ -29,6 +32,20 @@ if (!resource || !URL.canParse(resource)) {
 }
 const port = Number(portArg ?? 0);
 const accessTokenTTL = Number(process.env.OIDC_ACCESS_TOKEN_TTL ?? 5);
+const accessTokenFormat = process.env.OIDC_ACCESS_TOKEN_FORMAT ?? 'jwt';
+const introspectionClient = process.env.OIDC_INTROSPECTION_CLIENT ?? '';
+if (!['jwt', 'opaque'].includes(accessTokenFormat) || (introspectionClient !== '' && !/^[^:]+:.+$/.test(introspectionClient))) {
+  console.error('oidc-provider.mjs: bad OIDC_ACCESS_TOKEN_FORMAT or OIDC_INTROSPECTION_CLIENT');
+  process.exit(2);
+}
+// The resource server's own client: it authenticates to the introspection
+// endpoint and does nothing else.
+const clients = [];
+if (introspectionClient !== '') {
+  const [clientId, ...secret] = introspectionClient.split(':');
+  clients.push({ client_id: clientId, client_secret: secret.join(':'), token_endpoint_auth_method: 'client_secret_basic',
+    grant_types: [], response_types: [], redirect_uris: [] });
+}
 if (!Number.isInteger(port) || port < 0 || port > 65535 || !Number.isInteger(accessTokenTTL) || accessTokenTTL < 1) {
   console.error('oidc-provider.mjs: bad PORT or OIDC_ACCESS_TOKEN_TTL');
   process.exit(2);
@@ -49,6 +66,7 @@ server.listen(port, '127.0.0.1', () => {
   const issuer = `http://127.0.0.1:${server.address().port}`;
   const provider = new Provider(issuer, {
     jwks: { keys: [signingKey] },
+    clients,
     cookies: { keys: [randomBytes(32).toString('base64url')] },
     // purramcp registers itself dynamically (RFC 7591) as a public client
     // (token_endpoint_auth_method none) with an http://127.0.0.1:PORT/callback
@@ -70,6 +88,7 @@ server.listen(port, '127.0.0.1', () => {
       // A public client revokes its own refresh token with its client_id;
       // revoking it ends its grant (every token of the grant).
       revocation: { enabled: true },
+      introspection: { enabled: introspectionClient !== '' },
       resourceIndicators: {
         enabled: true,
         // A request without a resource parameter still gets the MCP
@@ -81,7 +100,7 @@ server.listen(port, '127.0.0.1', () => {
           if (indicator !== resource) {
             throw new Provider.errors.InvalidTarget();
           }
-          return { scope: 'mcp:tools', audience: resource, accessTokenFormat: 'jwt', accessTokenTTL, jwt: { sign: { alg: 'RS256' } } };
+          return { scope: 'mcp:tools', audience: resource, accessTokenFormat, accessTokenTTL, jwt: { sign: { alg: 'RS256' } } };
         },
       },
     },
@@ -114,6 +133,7 @@ server.listen(port, '127.0.0.1', () => {
   provider.on('interaction.started', (ctx, prompt) => emit('interaction', { prompt: prompt.name }));
   provider.on('registration_create.success', () => emit('registration'));
   provider.on('grant.revoked', () => emit('grant_revoked'));
+  provider.on('introspection.error', (ctx, err) => emit('introspection_error', { error: err.name }));
   provider.on('server_error', (ctx, err) => emit('server_error', { error: err.name }));
   callback = provider.callback();
   process.stdout.write(`${issuer}\n`);

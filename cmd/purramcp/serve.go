@@ -14,6 +14,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/auth"
+
 	"purra.dev/purramcp"
 	"purra.dev/purramcp/cmd/purramcp/internal/gateway"
 	"purra.dev/purramcp/fleet"
@@ -32,6 +34,9 @@ standard error. SIGINT or SIGTERM closes every server and exits 0.`
 type serveFlags struct {
 	config, lock, httpAddr, tokenEnv string
 	oauthIssuer, resource            string
+	introspection, clientID          string
+	clientSecretEnv                  string
+	clientSecret                     string // read from clientSecretEnv by runServe
 	unlocked, stateless, status      bool
 	allowHosts, allowOrigins         stringList
 	maxBody                          int64
@@ -58,6 +63,11 @@ func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		if fl.tokenEnv != "" {
 			if token = os.Getenv(fl.tokenEnv); token == "" {
 				return fail("--token-env %s: the variable is unset or empty", fl.tokenEnv)
+			}
+		}
+		if fl.clientSecretEnv != "" {
+			if fl.clientSecret = os.Getenv(fl.clientSecretEnv); fl.clientSecret == "" {
+				return fail("--oauth-client-secret-env %s: the variable is unset or empty", fl.clientSecretEnv)
 			}
 		}
 		if err := gateway.CheckListen(fl.httpAddr, token != "" || fl.oauthIssuer != ""); errors.Is(err, gateway.ErrNoToken) {
@@ -88,7 +98,7 @@ func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 // returns false, serve ends with the returned status (0 after -h).
 func parseServeFlags(args []string, stdout, stderr io.Writer) (serveFlags, int, bool) {
 	var fl serveFlags
-	flags := newFlags("serve", "[--config FILE] [--lock FILE] [--unlocked] [--http ADDR [--stateless] [--token-env NAME | --oauth-issuer URL --resource URL]]",
+	flags := newFlags("serve", "[--config FILE] [--lock FILE] [--unlocked] [--http ADDR [--stateless] [--token-env NAME | --oauth-issuer URL --resource URL [--oauth-introspection URL --oauth-client-id ID --oauth-client-secret-env NAME]]]",
 		serveAbout, &streams{out: stdout, err: stderr})
 	flags.StringVar(&fl.config, "config", defaultConfig, "the config `file`")
 	flags.StringVar(&fl.lock, "lock", defaultLock, "the lock `file` holding the approved catalogs (required unless --unlocked)")
@@ -98,6 +108,9 @@ func parseServeFlags(args []string, stdout, stderr io.Writer) (serveFlags, int, 
 	flags.StringVar(&fl.tokenEnv, "token-env", "", "with --http: the environment variable `NAME` holding the bearer token clients must send (required off loopback)")
 	flags.StringVar(&fl.oauthIssuer, "oauth-issuer", "", "with --http and --resource: the OAuth authorization server `URL` (its issuer) whose JWT access tokens clients must send")
 	flags.StringVar(&fl.resource, "resource", "", "with --oauth-issuer: the gateway's public resource `URL` (such as https://mcp.example.com/mcp), the audience tokens must name")
+	flags.StringVar(&fl.introspection, "oauth-introspection", "", "with --oauth-issuer: verify every access token (opaque or JWT) at this RFC 7662 introspection endpoint `URL` instead of locally")
+	flags.StringVar(&fl.clientID, "oauth-client-id", "", "with --oauth-introspection: the gateway's client `ID` at the introspection endpoint")
+	flags.StringVar(&fl.clientSecretEnv, "oauth-client-secret-env", "", "with --oauth-introspection: the environment variable `NAME` holding the gateway's client secret")
 	flags.Var(&fl.allowHosts, "allow-host", "with --http: a host `name` the Host header may carry (repeatable; default the loopback names)")
 	flags.Var(&fl.allowOrigins, "allow-origin", "with --http: an `origin` (https://app.example) or host name a browser Origin may carry (repeatable; default the loopback names)")
 	flags.Int64Var(&fl.maxBody, "max-body-bytes", 1<<20, "with --http: the largest request body, in `bytes`")
@@ -121,6 +134,11 @@ func parseServeFlags(args []string, stdout, stderr io.Writer) (serveFlags, int, 
 		problem = "--token-env and --oauth-issuer are exclusive"
 	case (fl.oauthIssuer == "") != (fl.resource == ""):
 		problem = "--oauth-issuer and --resource go together"
+	case fl.introspection != "" && fl.oauthIssuer == "":
+		problem = "--oauth-introspection needs --oauth-issuer and --resource"
+	case fl.introspection != "" && (fl.clientID == "" || fl.clientSecretEnv == ""),
+		fl.introspection == "" && (fl.clientID != "" || fl.clientSecretEnv != ""):
+		problem = "--oauth-introspection, --oauth-client-id and --oauth-client-secret-env go together"
 	case fl.maxBody <= 0 || fl.maxSessionCalls <= 0 || fl.maxCalls <= 0:
 		problem = "--max-body-bytes, --max-session-calls and --max-calls must be positive"
 	default:
@@ -193,12 +211,11 @@ func serve(ctx context.Context, cfg *fleet.Config, lock *fleet.Lock, fl serveFla
 	} else {
 		var oauth *gateway.OAuthOptions
 		if fl.oauthIssuer != "" {
-			v, verr := gateway.NewJWTVerifier(ctx, gateway.JWTOptions{Issuer: fl.oauthIssuer, Resource: fl.resource})
-			if verr != nil {
-				fmt.Fprintf(stderr, "purramcp serve: --oauth-issuer %s: %v\n", fl.oauthIssuer, verr)
-				return exitFail
+			verify, code := tokenVerifier(ctx, fl, stderr)
+			if verify == nil {
+				return code
 			}
-			oauth = &gateway.OAuthOptions{Issuer: fl.oauthIssuer, Resource: fl.resource, Verify: v.Verify,
+			oauth = &gateway.OAuthOptions{Issuer: fl.oauthIssuer, Resource: fl.resource, Verify: verify,
 				ScopesSupported: scopesSupported(cfg)}
 		}
 		err = serveHTTP(ctx, g, fl, token, oauth, stderr)
@@ -208,6 +225,28 @@ func serve(ctx context.Context, cfg *fleet.Config, lock *fleet.Lock, fl serveFla
 		return exitFail
 	}
 	return exitOK
+}
+
+// tokenVerifier is how the protected resource verifies access tokens: at
+// the introspection endpoint with --oauth-introspection, else locally as
+// JWTs against the issuer's keys. On failure it says why and returns nil
+// with the exit status.
+func tokenVerifier(ctx context.Context, fl serveFlags, stderr io.Writer) (auth.TokenVerifier, int) {
+	if fl.introspection != "" {
+		v, err := gateway.NewIntrospectionVerifier(gateway.IntrospectionOptions{Endpoint: fl.introspection,
+			Issuer: fl.oauthIssuer, Resource: fl.resource, ClientID: fl.clientID, ClientSecret: fl.clientSecret})
+		if err != nil {
+			fmt.Fprintf(stderr, "purramcp serve: --oauth-introspection %s: %v\n", fl.introspection, err)
+			return nil, exitUsage
+		}
+		return v.Verify, exitOK
+	}
+	v, err := gateway.NewJWTVerifier(ctx, gateway.JWTOptions{Issuer: fl.oauthIssuer, Resource: fl.resource})
+	if err != nil {
+		fmt.Fprintf(stderr, "purramcp serve: --oauth-issuer %s: %v\n", fl.oauthIssuer, err)
+		return nil, exitFail
+	}
+	return v.Verify, exitOK
 }
 
 // serveHTTP listens on --http and serves the gateway's HTTP handler there.

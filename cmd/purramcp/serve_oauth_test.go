@@ -124,35 +124,7 @@ func TestServe_OAuthReplicasBehindHAProxy(t *testing.T) {
 	plan, err := json.Marshal(map[string]any{"url": resource, "redirectUrl": "http://127.0.0.1:8976/callback", "scope": "mcp:tools",
 		"lists": 2, "printToken": true, "calls": []any{convert, convert, convert, convert}})
 	require.NoError(t, err)
-	cmd := exec.CommandContext(ctx, node, filepath.Join(nodeDir, "sdk-oauth-client.mjs"), string(plan))
-	cmd.Dir = nodeDir
-	var stderr syncBuffer
-	cmd.Stderr = &stderr
-	stdin, err := cmd.StdinPipe()
-	require.NoError(t, err)
-	stdout, err := cmd.StdoutPipe()
-	require.NoError(t, err)
-	require.NoError(t, cmd.Start())
-	lines := bufio.NewScanner(stdout)
-	lines.Buffer(make([]byte, 1<<20), 1<<20)
-
-	require.True(t, lines.Scan(), "the client asked for no sign-in; stderr: %s", stderr.String())
-	var ask struct{ Authorize string }
-	require.NoError(t, json.Unmarshal(lines.Bytes(), &ask), "line %s", lines.Text())
-	redirect, err := p.Consent(ctx, ask.Authorize)
-	require.NoError(t, err)
-	_, err = fmt.Fprintln(stdin, redirect)
-	require.NoError(t, err)
-
-	require.True(t, lines.Scan(), "no result; stderr: %s", stderr.String())
-	var out struct {
-		Tools                         [][]string
-		Results                       []json.RawMessage
-		Registrations, Authorizations int
-		AccessToken                   string
-	}
-	require.NoError(t, json.Unmarshal(lines.Bytes(), &out), "line %s", lines.Text())
-	require.NoError(t, cmd.Wait(), "stderr: %s", stderr.String())
+	out := sdkSignIn(t, ctx, p, nodeDir, node, plan)
 
 	assert.Equal(t, [][]string{{"units_convert", "units_list"}, {"units_convert", "units_list"}}, out.Tools)
 	require.Len(t, out.Results, 4)
@@ -195,5 +167,108 @@ func TestServe_OAuthReplicasBehindHAProxy(t *testing.T) {
 	for _, r := range replicas {
 		assert.Equal(t, exitOK, r.wait(t))
 	}
+	http.DefaultTransport.(*http.Transport).CloseIdleConnections()
+}
+
+// sdkRun is what sdk-oauth-client.mjs reports: the tool lists, the call
+// results, its registrations and sign-ins, and the access token it used.
+type sdkRun struct {
+	Tools                         [][]string
+	Results                       []json.RawMessage
+	Registrations, Authorizations int
+	AccessToken                   string
+}
+
+// sdkSignIn runs the official TypeScript SDK client with its own OAuth
+// provider on plan, playing its user's consent at p, and returns its
+// report.
+func sdkSignIn(t *testing.T, ctx context.Context, p *oidctest.Provider, nodeDir, node string, plan []byte) sdkRun {
+	t.Helper()
+	cmd := exec.CommandContext(ctx, node, filepath.Join(nodeDir, "sdk-oauth-client.mjs"), string(plan))
+	cmd.Dir = nodeDir
+	var stderr syncBuffer
+	cmd.Stderr = &stderr
+	stdin, err := cmd.StdinPipe()
+	require.NoError(t, err)
+	stdout, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	lines := bufio.NewScanner(stdout)
+	lines.Buffer(make([]byte, 1<<20), 1<<20)
+
+	require.True(t, lines.Scan(), "the client asked for no sign-in; stderr: %s", stderr.String())
+	var ask struct{ Authorize string }
+	require.NoError(t, json.Unmarshal(lines.Bytes(), &ask), "line %s", lines.Text())
+	redirect, err := p.Consent(ctx, ask.Authorize)
+	require.NoError(t, err)
+	_, err = fmt.Fprintln(stdin, redirect)
+	require.NoError(t, err)
+
+	require.True(t, lines.Scan(), "no result; stderr: %s", stderr.String())
+	var out sdkRun
+	require.NoError(t, json.Unmarshal(lines.Bytes(), &out), "line %s", lines.Text())
+	require.NoError(t, cmd.Wait(), "stderr: %s", stderr.String())
+	return out
+}
+
+// TestServe_OAuthIntrospection: `serve --oauth-introspection` in front of
+// oidc-provider issuing opaque access tokens: the TypeScript SDK client
+// signs in and lists and calls through the gateway, which asks the
+// provider's introspection endpoint (as its own confidential client)
+// whether each token is active and for it; a made-up token is 401; the
+// audit names the user and holds no token.
+func TestServe_OAuthIntrospection(t *testing.T) {
+	nodeDir, node := nodeClients(t)
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+	defer cancel()
+	dir := serveSetup(t, true)
+	port := freePort(t)
+	resource := fmt.Sprintf("http://127.0.0.1:%d/mcp", port)
+	p := oidctest.Start(t, oidctest.Options{Resource: resource, AccessTokenTTL: time.Minute, OpaqueTokens: true,
+		IntrospectionClient: "purramcp-gateway:gateway-secret-7c1e"})
+	t.Setenv("GATEWAY_CLIENT_SECRET", "gateway-secret-7c1e")
+	serveCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	r := startServe(t, serveCtx, dir, "--http", fmt.Sprintf("127.0.0.1:%d", port),
+		"--oauth-issuer", p.Issuer, "--resource", resource, "--oauth-introspection", p.IntrospectionEndpoint(),
+		"--oauth-client-id", "purramcp-gateway", "--oauth-client-secret-env", "GATEWAY_CLIENT_SECRET")
+	listenAddr(t, r)
+
+	convert := map[string]any{"name": "units_convert", "arguments": map[string]any{"value": 1, "from": "km", "to": "m"}}
+	plan, err := json.Marshal(map[string]any{"url": resource, "redirectUrl": "http://127.0.0.1:8977/callback", "scope": "mcp:tools",
+		"lists": 1, "printToken": true, "calls": []any{convert, convert}})
+	require.NoError(t, err)
+	out := sdkSignIn(t, ctx, p, nodeDir, node, plan)
+	assert.Equal(t, [][]string{{"units_convert", "units_list"}}, out.Tools)
+	require.Len(t, out.Results, 2)
+	for i, res := range out.Results {
+		assert.JSONEq(t, convertResult, string(res), "call %d", i)
+	}
+	require.NotEmpty(t, out.AccessToken)
+	assert.NotContains(t, out.AccessToken, ".", "an opaque token, not a JWT")
+
+	initialize := func(token string) int {
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, resource, strings.NewReader(
+			`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`))
+		require.NoError(t, err)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Authorization", "Bearer "+token)
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		_ = resp.Body.Close()
+		return resp.StatusCode
+	}
+	assert.Equal(t, http.StatusOK, initialize(out.AccessToken))
+	assert.Equal(t, http.StatusUnauthorized, initialize("made-up-opaque-token"))
+	assert.Zero(t, p.Count("introspection_error:InvalidClient"), "the gateway authenticated as its client")
+
+	audit := r.stderr.String()
+	assert.Equal(t, 2, strings.Count(audit, `"kind":"call"`))
+	assert.Equal(t, 2, strings.Count(audit, `"subject":"`+oidctest.Login+`"`), "every call names the user")
+	assert.NotContains(t, audit, out.AccessToken)
+	assert.NotContains(t, audit, "gateway-secret-7c1e")
+	stop()
+	assert.Equal(t, exitOK, r.wait(t))
 	http.DefaultTransport.(*http.Transport).CloseIdleConnections()
 }

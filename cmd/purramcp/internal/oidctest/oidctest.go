@@ -47,6 +47,13 @@ type Options struct {
 	// instead of the harness's own MCP server (which then refuses them):
 	// for a test whose resource server is another one, such as a gateway.
 	Resource string
+	// OpaqueTokens makes the access tokens opaque instead of JWTs (the
+	// harness's own MCP server then refuses them).
+	OpaqueTokens bool
+	// IntrospectionClient, as ID:SECRET, registers the resource server's
+	// client and turns on token introspection at
+	// [Provider.IntrospectionEndpoint].
+	IntrospectionClient string
 }
 
 // Provider is a running oidc-provider and the MCP server it protects.
@@ -91,7 +98,12 @@ func Start(t *testing.T, opts Options) *Provider {
 	ctx, cancel := context.WithCancel(context.Background())
 	cmd := exec.CommandContext(ctx, node, script, resource, "0")
 	cmd.Dir = filepath.Dir(script)
-	cmd.Env = append(os.Environ(), "OIDC_ACCESS_TOKEN_TTL="+strconv.Itoa(ttl))
+	format := "jwt"
+	if opts.OpaqueTokens {
+		format = "opaque"
+	}
+	cmd.Env = append(os.Environ(), "OIDC_ACCESS_TOKEN_TTL="+strconv.Itoa(ttl), "OIDC_ACCESS_TOKEN_FORMAT="+format,
+		"OIDC_INTROSPECTION_CLIENT="+opts.IntrospectionClient)
 	cmd.Stderr = &limitedBuffer{max: 64 << 10}
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -128,6 +140,10 @@ func Start(t *testing.T, opts Options) *Provider {
 	p.rs = startResourceServer(t, ln, p.Issuer, serverURL)
 	return p
 }
+
+// IntrospectionEndpoint is the provider's RFC 7662 endpoint (served only
+// with Options.IntrospectionClient).
+func (p *Provider) IntrospectionEndpoint() string { return p.Issuer + "/token/introspection" }
 
 // locate finds the provider script and node.
 func locate(t *testing.T) (script, node string) {
