@@ -7,13 +7,16 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -270,5 +273,92 @@ func TestServe_OAuthIntrospection(t *testing.T) {
 	assert.NotContains(t, audit, "gateway-secret-7c1e")
 	stop()
 	assert.Equal(t, exitOK, r.wait(t))
+	http.DefaultTransport.(*http.Transport).CloseIdleConnections()
+}
+
+// TestServe_OAuthNoTokenPassthrough: a user's access token ends at the
+// gateway. In front of an HTTP upstream that takes the config's own
+// header, every request the upstream gets carries that header and nothing
+// of the user's token, and neither credential reaches the audit.
+func TestServe_OAuthNoTokenPassthrough(t *testing.T) {
+	nodeDir, node := nodeClients(t)
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+	defer cancel()
+
+	const upstreamSecret = "upstream-static-secret-5d2a"
+	var mu sync.Mutex
+	var seen []string // every request's Authorization and, joined, its other header values
+	up := mcp.NewServer(&mcp.Implementation{Name: "up", Version: "1"}, nil)
+	mcp.AddTool(up, &mcp.Tool{Name: "echo", Description: "Returns its text."},
+		func(_ context.Context, _ *mcp.CallToolRequest, in struct {
+			Text string `json:"text"`
+		}) (*mcp.CallToolResult, struct {
+			Text string `json:"text"`
+		}, error) {
+			return nil, struct {
+				Text string `json:"text"`
+			}{in.Text}, nil
+		})
+	sdkHandler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return up }, nil)
+	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var all []string
+		for name, values := range r.Header {
+			all = append(all, name+": "+strings.Join(values, ", "))
+		}
+		mu.Lock()
+		seen = append(seen, r.Header.Get("Authorization")+"\n"+strings.Join(all, "\n"))
+		mu.Unlock()
+		if r.Header.Get("Authorization") != "Bearer "+upstreamSecret {
+			http.Error(w, "unauthorized", http.StatusUnauthorized)
+			return
+		}
+		sdkHandler.ServeHTTP(w, r)
+	}))
+	defer upstream.Close()
+
+	dir := t.TempDir()
+	t.Setenv("PURRAMCP_TEST_UPSTREAM_SECRET", upstreamSecret)
+	cfg := `{"servers": {"up": {"url": "` + upstream.URL + `", "headers": {"Authorization": "Bearer ${env:PURRAMCP_TEST_UPSTREAM_SECRET}"}, ` +
+		`"tools": {"echo": {"as": "echo"}}}}}`
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "purramcp.json"), []byte(cfg), 0o644))
+	writeServeLock(t, dir)
+
+	port := freePort(t)
+	resource := fmt.Sprintf("http://127.0.0.1:%d/mcp", port)
+	p := oidctest.Start(t, oidctest.Options{Resource: resource, AccessTokenTTL: time.Minute})
+	serveCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	r := startServe(t, serveCtx, dir, "--http", fmt.Sprintf("127.0.0.1:%d", port), "--oauth-issuer", p.Issuer, "--resource", resource)
+	listenAddr(t, r)
+
+	echo := map[string]any{"name": "echo", "arguments": map[string]any{"text": "hi"}}
+	plan, err := json.Marshal(map[string]any{"url": resource, "redirectUrl": "http://127.0.0.1:8977/callback", "scope": "mcp:tools",
+		"lists": 1, "printToken": true, "calls": []any{echo, echo}})
+	require.NoError(t, err)
+	out := sdkSignIn(t, ctx, p, nodeDir, node, plan)
+	assert.Equal(t, [][]string{{"echo"}}, out.Tools)
+	require.Len(t, out.Results, 2)
+	for i, res := range out.Results {
+		assert.JSONEq(t, `{"content":[{"type":"text","text":"{\"text\":\"hi\"}"}],"structuredContent":{"text":"hi"}}`, string(res), "call %d", i)
+	}
+	require.NotEmpty(t, out.AccessToken)
+	stop()
+	assert.Equal(t, exitOK, r.wait(t))
+
+	mu.Lock()
+	defer mu.Unlock()
+	assert.GreaterOrEqual(t, len(seen), 5, "initialize, initialized, tools/list and both calls reached the upstream")
+	for i, req := range seen {
+		auth, headers, _ := strings.Cut(req, "\n")
+		assert.Equal(t, "Bearer "+upstreamSecret, auth, "request %d", i)
+		for _, part := range strings.Split(out.AccessToken, ".") {
+			assert.NotContains(t, headers, part, "request %d carries the user's token", i)
+		}
+	}
+	audit := r.stderr.String()
+	assert.Equal(t, 2, strings.Count(audit, `"kind":"call"`))
+	for _, secret := range append(strings.Split(out.AccessToken, "."), upstreamSecret) {
+		assert.NotContains(t, audit, secret)
+	}
 	http.DefaultTransport.(*http.Transport).CloseIdleConnections()
 }
