@@ -55,9 +55,10 @@ type IntrospectionOptions struct {
 // An IntrospectionVerifier verifies opaque access tokens by asking the
 // authorization server (RFC 7662): the answer must say active true, name
 // the issuer when it names one, have an aud containing the resource, a
-// token_type of Bearer when it gives one, an exp, and an exp and nbf
-// (when given) that hold with 60 s of skew. The scopes are the space-separated
-// "scope"; the subject is "sub". An active answer is cached, by the
+// token_type of Bearer when it gives one, an exp and a sub, and an exp and
+// nbf (when given) that hold with 60 s of skew. The scopes are the
+// space-separated "scope"; the subject is "sub", which also binds a
+// stateful session to its user. An active answer is cached, by the
 // token's SHA-256, for CacheFor at most; at most 16 introspections run at
 // once (the others wait, within their request's ctx). It is safe for
 // concurrent use.
@@ -225,6 +226,9 @@ func (v *IntrospectionVerifier) check(a *introspectionAnswer, now time.Time) (*a
 	}
 	if a.Expiry == nil {
 		return nil, invalid("token has no exp")
+	}
+	if a.Subject == "" {
+		return nil, invalid("token has no sub")
 	}
 	info := &auth.TokenInfo{Scopes: strings.Fields(a.Scope), UserID: a.Subject,
 		Expiration: time.Unix(int64(*a.Expiry), 0)}

@@ -137,6 +137,7 @@ func TestIntrospectionVerifier_Refuses(t *testing.T) {
 		"refresh-token":   {http.StatusOK, activeAnswer("ann", "", exp, map[string]any{"token_type": "refresh_token"})},
 		"expired":         {http.StatusOK, activeAnswer("ann", "", c.Now().Add(-2*time.Minute), nil)},
 		"no-exp":          {http.StatusOK, activeAnswer("ann", "", exp, map[string]any{"exp": nil})},
+		"no-sub":          {http.StatusOK, activeAnswer("ann", "", exp, map[string]any{"sub": nil})},
 		"not-yet":         {http.StatusOK, activeAnswer("ann", "", exp, map[string]any{"nbf": c.Now().Add(5 * time.Minute).Unix()})},
 		"server-error":    {http.StatusInternalServerError, `{"error":"CANARY server text"}`},
 		"not-json":        {http.StatusOK, `<html>CANARY</html>`},

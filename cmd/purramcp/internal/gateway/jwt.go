@@ -66,12 +66,13 @@ type JWTOptions struct {
 
 // A JWTVerifier verifies JWT access tokens (RFC 9068) locally: the
 // signature against the issuer's JWKS with an asymmetric algorithm, iss
-// exactly the issuer, aud containing the resource, exp required and nbf
-// and iat honored with 60 s of skew. The scopes are the space-separated
-// "scope" claim; the subject is "sub". A verified token is cached (by its
-// SHA-256, never the token itself) until it expires. An unknown key ID
-// fetches the JWKS again, at most once a minute; a key that leaves the set
-// drops every cached token it signed. It is safe for concurrent use.
+// exactly the issuer, aud containing the resource, exp and sub required,
+// and nbf and iat honored with 60 s of skew. The scopes are the
+// space-separated "scope" claim; the subject is "sub", which also binds a
+// stateful session to its user (another user's token cannot use it). A
+// verified token is cached (by its SHA-256, never the token itself) until
+// it expires. An unknown key ID fetches the JWKS again, at most once a
+// minute; a key that leaves the set drops every cached token it signed. It is safe for concurrent use.
 type JWTVerifier struct {
 	issuer, resource, jwksURI string
 	client                    *http.Client
@@ -243,6 +244,9 @@ func (v *JWTVerifier) Verify(ctx context.Context, token string, _ *http.Request)
 	}
 	if claims.Expiry == nil {
 		return nil, invalid("token has no exp")
+	}
+	if claims.Subject == "" {
+		return nil, invalid("token has no sub")
 	}
 	if err := claims.ValidateWithLeeway(jwt.Expected{Issuer: v.issuer, Time: now}, clockSkew); err != nil {
 		return nil, invalid(err.Error()) // go-jose's texts name the claim, never its value

@@ -97,6 +97,7 @@ func TestJWTVerifier_Refuses(t *testing.T) {
 			return iss.mint("k1", c)
 		}()},
 		{"no exp", func() string { c := valid(); c.Expiry = nil; return iss.mint("k1", c) }()},
+		{"no sub", func() string { c := valid(); c.Subject = ""; return iss.mint("k1", c) }()},
 		{"another issuer's claim", func() string { c := valid(); c.Issuer = other.srv.URL; return iss.mint("k1", c) }()},
 		{"another issuer's key and claim", func() string {
 			c := valid()

@@ -132,6 +132,39 @@ func TestHTTP_OAuthPerUserTools(t *testing.T) {
 	}
 }
 
+// TestHTTP_OAuthSessionBoundToUser: a stateful session answers only the
+// user who opened it: another user's valid token with its Mcp-Session-Id
+// is 403, and nothing of it reaches the session or the upstream.
+func TestHTTP_OAuthSessionBoundToUser(t *testing.T) {
+	iss := newTestIssuer(t)
+	ctx, u, base := oauthGateway(t, iss, io.Discard, false)
+	now := time.Now()
+	ann := iss.mint("k1", iss.valid(now, "ann", "docs:read"))
+	eve := iss.mint("k1", iss.valid(now, "eve", "docs:read"))
+	annCS := connectHTTP(t, ctx, base+"/mcp", ann)
+	require.NotEmpty(t, annCS.ID())
+
+	inSession := func(token string) int {
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+"/mcp", strings.NewReader(
+			`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"search","arguments":{"q":"x"}}}`))
+		require.NoError(t, err)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+		req.Header.Set("Mcp-Session-Id", annCS.ID())
+		req.Header.Set("Authorization", "Bearer "+token)
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	assert.Equal(t, http.StatusForbidden, inSession(eve), "eve's token on ann's session")
+	assert.Equal(t, int32(0), u.calls.Load())
+	assert.Equal(t, http.StatusOK, inSession(ann), "ann on her own session")
+	assert.Equal(t, int32(1), u.calls.Load())
+}
+
 // TestGateway_ScopedToolsWithoutToken: over stdio (no verified caller) a
 // scoped tool is neither listed nor callable, and nothing is sent.
 func TestGateway_ScopedToolsWithoutToken(t *testing.T) {
