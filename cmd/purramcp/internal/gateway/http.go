@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -91,7 +92,8 @@ type OAuthOptions struct {
 }
 
 // HTTPHandler returns the gateway's HTTP handler: streamable MCP at /mcp and
-// the [Status] as JSON at GET /status, every path behind the same checks, in
+// the [Status] as JSON at GET /status (its tools only those the caller's
+// token lets it see, as in tools/list), every path behind the same checks, in
 // this order: Host and Origin against the allowlists (403), the token (401),
 // the body cap (413). Any other path is 404. A negative MaxBodyBytes fails.
 func (g *Gateway) HTTPHandler(opts HTTPOptions) (http.Handler, error) {
@@ -143,9 +145,12 @@ func (g *Gateway) HTTPHandler(opts HTTPOptions) (http.Handler, error) {
 			DisableLocalhostProtection: true,
 		},
 	)))
-	mux.Handle("GET /status", protect(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+	mux.Handle("GET /status", protect(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		st := g.Status()
+		info := auth.TokenInfoFromContext(r.Context())
+		st.Tools = slices.DeleteFunc(st.Tools, func(name string) bool { return !g.visible(info, name) })
 		w.Header().Set("Content-Type", "application/json")
-		_ = json.NewEncoder(w).Encode(g.Status())
+		_ = json.NewEncoder(w).Encode(st)
 	})))
 	return a.wrap(mux), nil
 }

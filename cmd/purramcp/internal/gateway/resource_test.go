@@ -109,6 +109,18 @@ func TestHTTP_OAuthPerUserTools(t *testing.T) {
 		call(t, ctx, annCS, "search", `{"q":"x"}`))
 	assert.Equal(t, int32(1), u.calls.Load())
 
+	for who, want := range map[string][]string{ann: {"big", "block", "fail", "search"}, bob: {"big", "block", "fail"}} {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/status", nil)
+		require.NoError(t, err)
+		req.Header.Set("Authorization", "Bearer "+who)
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		var st gateway.Status
+		require.NoError(t, json.NewDecoder(resp.Body).Decode(&st))
+		resp.Body.Close()
+		assert.Equal(t, want, st.Tools, "/status shows each user the tools tools/list does")
+	}
+
 	status, header := post(t, base, bob, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search","arguments":{"q":"x"}}}`)
 	assert.Equal(t, http.StatusForbidden, status)
 	assert.Equal(t, `Bearer error="insufficient_scope", scope="docs:read", resource_metadata="http://127.0.0.1/.well-known/oauth-protected-resource/mcp"`, header)
