@@ -37,6 +37,8 @@ type keeper struct {
 	failed   string       // the code of the last failure (auth required, expired, store failed)
 	required []string     // the scopes of the last insufficient_scope challenge
 	wakeup   chan struct{}
+
+	refreshing sync.Mutex // held by the one refresh of this keeper in flight
 }
 
 func newKeeper(store TokenStore, sc ServerConfig, base *http.Client) *keeper {
@@ -62,7 +64,7 @@ func (k *keeper) load(ctx context.Context) (bool, error) {
 		k.fail(CodeAuthStoreFailed)
 		return false, authError(CodeAuthStoreFailed)
 	}
-	if c != nil && (c.AccessToken == "" || (k.clientID != "" && c.ClientID != k.clientID)) {
+	if c != nil && !k.usable(c) {
 		c = nil
 	}
 	k.mu.Lock()
@@ -163,14 +165,57 @@ func (k *keeper) due() time.Time {
 }
 
 // refresh renews the access token with the refresh token, persists the
-// new credentials, then uses them. Refusal by the authorization server is
-// mcp_auth_expired, and so is an answer that holds no token; a store that
-// cannot take them, mcp_auth_store_failed; a failure to reach it (no
-// answer) is returned as is, to be tried again.
+// new credentials, then uses them: once per credential. Concurrent calls
+// on one keeper run one at a time, and one that finds the credentials
+// replaced while it waited uses them instead. The store's entry is held
+// (see [EntryLocker]) around load, refresh and save; under it the stored
+// credentials are read again, and when they differ from the keeper's and
+// are not due, another holder refreshed (or a login happened) and they
+// are adopted without a request. Otherwise the stored refresh token, not
+// the keeper's copy, is the one presented. A rotated refresh token is
+// saved before the new access token is used, even when ctx ends once the
+// authorization server answered. Refusal by the authorization server is
+// mcp_auth_expired, unless the store's credentials changed while the
+// request was in flight (they are adopted then); an answer that holds no
+// token is mcp_auth_expired too; a store that cannot take them,
+// mcp_auth_store_failed; a failure to reach it (no answer) is returned as
+// is, to be tried again.
 func (k *keeper) refresh(ctx context.Context) error {
 	k.mu.Lock()
-	c := k.creds
+	held := k.creds
 	k.mu.Unlock()
+	k.refreshing.Lock()
+	defer k.refreshing.Unlock()
+	k.mu.Lock()
+	replaced, expired := k.creds != held, k.expired
+	k.mu.Unlock()
+	if replaced && !expired {
+		return nil // refreshed (or loaded) while this call waited
+	}
+	if k.store == nil {
+		k.fail(CodeAuthStoreFailed)
+		return authError(CodeAuthStoreFailed)
+	}
+	unlock, err := lockEntry(ctx, k.store, k.serverURL)
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		k.fail(CodeAuthStoreFailed)
+		return authError(CodeAuthStoreFailed)
+	}
+	defer unlock()
+	c, err := k.stored(ctx)
+	if err != nil {
+		return err
+	}
+	k.mu.Lock()
+	held = k.creds
+	k.mu.Unlock()
+	if c != nil && (held == nil || c.AccessToken != held.AccessToken) && !pastExpiry(c) {
+		k.adopt(c) // another holder refreshed, or a login happened
+		return nil
+	}
 	if c == nil || c.RefreshToken == "" {
 		k.fail(CodeAuthExpired)
 		return authError(CodeAuthExpired)
@@ -184,10 +229,16 @@ func (k *keeper) refresh(ctx context.Context) error {
 		&oauth2.Token{RefreshToken: c.RefreshToken, Expiry: time.Unix(1, 0)}).Token()
 	var re *oauth2.RetrieveError
 	switch {
-	case errors.As(err, &re), err != nil && rec.answered():
+	case errors.As(err, &re), err != nil && rec.answered(), err == nil && tok.AccessToken == "":
 		// Refused, or an answer that is no token (over its bound, not
-		// JSON): the authorization server answered, so trying again
-		// would get the same.
+		// JSON, empty): the authorization server answered, so trying
+		// again would get the same. Unless the store changed meanwhile
+		// (a login that wrote without the entry's lock).
+		if now, err := k.store.Load(context.WithoutCancel(ctx), k.serverURL); err == nil && now != nil &&
+			now.AccessToken != "" && now.AccessToken != c.AccessToken && k.usable(now) {
+			k.adopt(now)
+			return nil
+		}
 		k.mu.Lock()
 		k.expired = true
 		k.mu.Unlock()
@@ -195,9 +246,6 @@ func (k *keeper) refresh(ctx context.Context) error {
 		return authError(CodeAuthExpired)
 	case err != nil:
 		return err
-	case tok.AccessToken == "":
-		k.fail(CodeAuthExpired)
-		return authError(CodeAuthExpired)
 	}
 	next := *c
 	next.AccessToken, next.Expiry = tok.AccessToken, tok.Expiry
@@ -207,14 +255,55 @@ func (k *keeper) refresh(ctx context.Context) error {
 	if s, ok := tok.Extra("scope").(string); ok && s != "" {
 		next.Scopes = grantedScopes(tok, nil)
 	}
-	if err := k.store.Save(ctx, &next); err != nil {
+	// The old refresh token is spent: the new one is saved even when ctx
+	// ended meanwhile, bounded by saveTimeout.
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), saveTimeout)
+	defer cancel()
+	if err := k.store.Save(sctx, &next); err != nil {
 		k.fail(CodeAuthStoreFailed)
 		return authError(CodeAuthStoreFailed)
 	}
-	k.mu.Lock()
-	k.creds, k.obtained, k.expired, k.failed = &next, time.Now(), false, ""
-	k.mu.Unlock()
+	k.adopt(&next)
 	return nil
+}
+
+// saveTimeout bounds saving refreshed credentials after ctx ended.
+const saveTimeout = 10 * time.Second
+
+// stored loads the store's credentials for the server, nil when it holds
+// none the keeper may use.
+func (k *keeper) stored(ctx context.Context) (*Credentials, error) {
+	c, err := k.store.Load(ctx, k.serverURL)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		k.fail(CodeAuthStoreFailed)
+		return nil, authError(CodeAuthStoreFailed)
+	}
+	if c != nil && !k.usable(c) {
+		c = nil
+	}
+	return c, nil
+}
+
+// usable reports whether c holds an access token of the configured client.
+func (k *keeper) usable(c *Credentials) bool {
+	return c.AccessToken != "" && (k.clientID == "" || c.ClientID == k.clientID)
+}
+
+// adopt makes c the keeper's credentials, fresh.
+func (k *keeper) adopt(c *Credentials) {
+	k.mu.Lock()
+	k.creds, k.obtained, k.expired, k.failed = c, time.Now(), false, ""
+	k.mu.Unlock()
+	k.wake() // the refresh schedule follows the new credentials
+}
+
+// pastExpiry reports whether c's access token has a known expiry that
+// has passed.
+func pastExpiry(c *Credentials) bool {
+	return !c.Expiry.IsZero() && !time.Now().Before(c.Expiry)
 }
 
 // keep refreshes the token whenever it is due, or at once after a 401,

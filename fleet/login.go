@@ -168,6 +168,11 @@ func Login(ctx context.Context, opts LoginOptions) (*Credentials, error) {
 		TokenURL: c.Endpoint.TokenURL, ClientID: c.ClientID, ClientSecret: c.ClientSecret,
 		AuthStyle: authStyleName(c.Endpoint.AuthStyle), RedirectURI: cb.redirect, Scopes: grantedScopes(tok, c.Scopes),
 		AccessToken: tok.AccessToken, Expiry: tok.Expiry, RefreshToken: tok.RefreshToken}
+	unlock, err := lockEntry(ctx, opts.Store, opts.ServerURL) // not while a refresh of the entry is in flight
+	if err != nil {
+		return nil, ctxOr(ctx, CodeAuthStoreFailed)
+	}
+	defer unlock()
 	if err := opts.Store.Save(ctx, creds); err != nil {
 		return nil, authError(CodeAuthStoreFailed)
 	}

@@ -12,6 +12,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"purra.dev/purramcp"
@@ -106,6 +107,26 @@ type TokenStore interface {
 	Delete(ctx context.Context, serverURL string) error
 }
 
+// An EntryLocker is a [TokenStore] that can hold one server's entry
+// against every other holder of the same store, so that one credential is
+// refreshed once: the refresher holds the entry around load, refresh and
+// save, and the next holder loads what the last one saved. Lock waits,
+// bounded by ctx, while another holder has the entry, and returns the
+// func that releases it. A store without it is held only within one
+// keeper (see [FileTokenStore.Lock]).
+type EntryLocker interface {
+	Lock(ctx context.Context, serverURL string) (unlock func(), err error)
+}
+
+// lockEntry holds serverURL's entry of store when the store can, else
+// nothing.
+func lockEntry(ctx context.Context, store TokenStore, serverURL string) (func(), error) {
+	if l, ok := store.(EntryLocker); ok {
+		return l.Lock(ctx, serverURL)
+	}
+	return func() {}, ctx.Err()
+}
+
 // A FileTokenStore keeps each server's credentials in a JSON file of its
 // own in Dir, named by a digest of the server URL. Dir is created 0700 and
 // each file written 0600, by a temporary file renamed into place; a Dir or
@@ -158,6 +179,11 @@ type credentialsFile struct {
 func (s *FileTokenStore) file(serverURL string) string {
 	sum := sha256.Sum256([]byte(serverURL))
 	return filepath.Join(s.Dir, hex.EncodeToString(sum[:16])+".json")
+}
+
+// lockFile is the path of serverURL's lock file.
+func (s *FileTokenStore) lockFile(serverURL string) string {
+	return strings.TrimSuffix(s.file(serverURL), ".json") + ".lock"
 }
 
 // private reports whether fi is a directory or regular file (as dir says)

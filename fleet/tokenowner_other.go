@@ -1,0 +1,9 @@
+//go:build !unix
+
+package fleet
+
+import "io/fs"
+
+// owned reports true: this platform has no Unix owner to check; the mode
+// bits (on Windows, the read-only bit only) are all that is checked.
+func (s *FileTokenStore) owned(fs.FileInfo) bool { return true }
