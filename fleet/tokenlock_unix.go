@@ -24,8 +24,11 @@ func (s *FileTokenStore) Lock(ctx context.Context, serverURL string) (func(), er
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if os.MkdirAll(s.Dir, 0o700) != nil || s.checkDir() != nil {
+	if os.MkdirAll(s.Dir, 0o700) != nil {
 		return nil, authError(CodeAuthStoreFailed)
+	}
+	if err := s.checkDir(); err != nil {
+		return nil, storeFailure(err)
 	}
 	name := s.lockFile(serverURL)
 	f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o600)
@@ -34,7 +37,7 @@ func (s *FileTokenStore) Lock(ctx context.Context, serverURL string) (func(), er
 	}
 	if fi, err := f.Stat(); err != nil || !private(fi, false) || !s.owned(fi) {
 		_ = f.Close()
-		return nil, authError(CodeAuthStoreFailed)
+		return nil, &StoreError{Path: name}
 	}
 	var t *time.Timer
 	for {

@@ -130,8 +130,10 @@ func lockEntry(ctx context.Context, store TokenStore, serverURL string) (func(),
 // A FileTokenStore keeps each server's credentials in a JSON file of its
 // own in Dir, named by a digest of the server URL. Dir is created 0700 and
 // each file written 0600, by a temporary file renamed into place; a Dir or
-// a file that its group or others may read or write, or that is a symbolic
-// link, is refused (mcp_auth_store_failed) rather than read. A file whose
+// a file that its group or others may read or write, that is a symbolic
+// link, or (on Unix) that another user than the effective one owns, is
+// refused with a [*StoreError] (mcp_auth_store_failed, naming the path)
+// before anything is read from it. A file whose
 // ServerURL is not the one asked for is treated as absent.
 type FileTokenStore struct {
 	// Dir is the store's directory.
@@ -181,6 +183,16 @@ func (s *FileTokenStore) file(serverURL string) string {
 	return filepath.Join(s.Dir, hex.EncodeToString(sum[:16])+".json")
 }
 
+// storeFailure is err when it is a *StoreError, else the bare
+// mcp_auth_store_failed error.
+func storeFailure(err error) error {
+	var se *StoreError
+	if errors.As(err, &se) {
+		return se
+	}
+	return authError(CodeAuthStoreFailed)
+}
+
 // lockFile is the path of serverURL's lock file.
 func (s *FileTokenStore) lockFile(serverURL string) string {
 	return strings.TrimSuffix(s.file(serverURL), ".json") + ".lock"
@@ -195,18 +207,37 @@ func private(fi fs.FileInfo, dir bool) bool {
 	return fi.Mode().Perm()&0o077 == 0
 }
 
-// checkDir refuses a Dir others may use; a missing one is reported as
-// fs.ErrNotExist.
+// checkDir refuses a Dir others may use or that is not the effective
+// user's own; a missing one is reported as fs.ErrNotExist.
 func (s *FileTokenStore) checkDir() error {
 	fi, err := os.Lstat(s.Dir)
 	if err != nil {
 		return err
 	}
-	if !private(fi, true) {
-		return authError(CodeAuthStoreFailed)
+	if !private(fi, true) || !s.owned(fi) {
+		return &StoreError{Path: s.Dir}
 	}
 	return nil
 }
+
+// A StoreError is a [FileTokenStore] directory or file refused before
+// anything was read from it: a symbolic link, not a directory or regular
+// file, open to its group or others, or (on Unix) owned by another user
+// than the effective one. It is mcp_auth_store_failed (errors.Is with
+// the code's error, and purramcp.CodeOf, find it) and its text names the
+// local path.
+type StoreError struct {
+	// Path is the refused directory or file.
+	Path string
+}
+
+// Error names the path and the code.
+func (e *StoreError) Error() string {
+	return "fleet: token store: " + e.Path + " is not a private directory or file of this user: " + CodeAuthStoreFailed
+}
+
+// Unwrap returns the mcp_auth_store_failed error.
+func (e *StoreError) Unwrap() error { return authError(CodeAuthStoreFailed) }
 
 // Load reads serverURL's credentials.
 func (s *FileTokenStore) Load(ctx context.Context, serverURL string) (*Credentials, error) {
@@ -216,21 +247,27 @@ func (s *FileTokenStore) Load(ctx context.Context, serverURL string) (*Credentia
 	if err := s.checkDir(); errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	} else if err != nil {
-		return nil, authError(CodeAuthStoreFailed)
+		return nil, storeFailure(err)
 	}
 	name := s.file(serverURL)
 	fi, err := os.Lstat(name)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
-	if err != nil || !private(fi, false) || fi.Size() > maxCredentialsBytes {
+	if err != nil || fi.Size() > maxCredentialsBytes {
 		return nil, authError(CodeAuthStoreFailed)
 	}
-	f, err := os.Open(name)
+	if !private(fi, false) || !s.owned(fi) {
+		return nil, &StoreError{Path: name}
+	}
+	f, err := os.OpenFile(name, os.O_RDONLY|noFollow, 0)
 	if err != nil {
 		return nil, authError(CodeAuthStoreFailed)
 	}
 	defer f.Close()
+	if fi2, err := f.Stat(); err != nil || !os.SameFile(fi, fi2) {
+		return nil, &StoreError{Path: name} // replaced between the check and the open
+	}
 	text, err := io.ReadAll(io.LimitReader(f, maxCredentialsBytes+1))
 	if err != nil || len(text) > maxCredentialsBytes {
 		return nil, authError(CodeAuthStoreFailed)
@@ -260,8 +297,8 @@ func (s *FileTokenStore) Save(ctx context.Context, c *Credentials) error {
 	if err := os.MkdirAll(s.Dir, 0o700); err != nil {
 		return authError(CodeAuthStoreFailed)
 	}
-	if s.checkDir() != nil {
-		return authError(CodeAuthStoreFailed)
+	if err := s.checkDir(); err != nil {
+		return storeFailure(err)
 	}
 	text, err := json.MarshalIndent(credentialsFile{Version: 1, ServerURL: c.ServerURL, Resource: c.Resource,
 		Issuer: c.Issuer, TokenURL: c.TokenURL, ClientID: c.ClientID, ClientSecret: c.ClientSecret,
@@ -304,7 +341,7 @@ func (s *FileTokenStore) Delete(ctx context.Context, serverURL string) error {
 	if err := s.checkDir(); errors.Is(err, fs.ErrNotExist) {
 		return nil
 	} else if err != nil {
-		return authError(CodeAuthStoreFailed)
+		return storeFailure(err)
 	}
 	if err := os.Remove(s.file(serverURL)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return authError(CodeAuthStoreFailed)
