@@ -41,11 +41,20 @@ var referenceCodes = map[string]error{
 }
 
 // additionCodes are purramcp's own codes, with no purra-mcp 1.0.0
-// counterpart: each arises only from an opt-in DiscoveryOptions field.
+// counterpart: each arises only from an opt-in DiscoveryOptions field or
+// from OAuth.
 var additionCodes = map[string]error{
 	"mcp_annotation_conflict": purramcp.ErrAnnotationConflict, // RequireReadOnlyHint
 	"mcp_catalog_unapproved":  purramcp.ErrCatalogUnapproved,  // Approve
-	"mcp_unauthorized":        purramcp.ErrUnauthorized,       // an OAuth-aware HTTP transport (the fleet's)
+	"mcp_unauthorized":        purramcp.ErrUnauthorized,       // an OAuth-aware HTTP transport (the host's, or oauth's)
+	// the client side of MCP authorization: server status, sign-in, store
+	"mcp_auth_required":            purramcp.ErrAuthRequired,
+	"mcp_auth_expired":             purramcp.ErrAuthExpired,
+	"mcp_auth_discovery_failed":    purramcp.ErrAuthDiscoveryFailed,
+	"mcp_auth_registration_failed": purramcp.ErrAuthRegistrationFailed,
+	"mcp_auth_denied":              purramcp.ErrAuthDenied,
+	"mcp_auth_token_failed":        purramcp.ErrAuthTokenFailed,
+	"mcp_auth_store_failed":        purramcp.ErrAuthStoreFailed,
 }
 
 // allCodes is every code the package reports.
@@ -59,11 +68,11 @@ func TestErrors_CodesAndSentinels(t *testing.T) {
 	if got := len(referenceCodes); got != 22 {
 		t.Fatalf("len(referenceCodes) = %d, want %d", got, 22)
 	}
-	if got := len(additionCodes); got != 3 {
-		t.Fatalf("len(additionCodes) = %d, want %d", got, 3)
+	if got := len(additionCodes); got != 10 {
+		t.Fatalf("len(additionCodes) = %d, want %d", got, 10)
 	}
-	if got := len(allCodes); got != 25 {
-		t.Fatalf("no addition reuses a reference code: len = %d, want %d", got, 25)
+	if got := len(allCodes); got != 32 {
+		t.Fatalf("no addition reuses a reference code: len = %d, want %d", got, 32)
 	}
 	if purramcp.CodeAnnotationConflict != purramcp.CodeAnnotationConflict {
 		t.Errorf("purramcp.CodeAnnotationConflict = %q, want %q", purramcp.CodeAnnotationConflict, purramcp.CodeAnnotationConflict)

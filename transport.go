@@ -80,6 +80,11 @@ func (o *monitorOwner) Sever() { (*CatalogMonitor)(o).sever() }
 // under WithProgress whose token it names (progress.go).
 func (o *monitorOwner) Progress(params json.RawMessage) { o.progress.deliverParams(params) }
 
+// Unauthorized reports whether a host transport's error is
+// [ErrUnauthorized]: the request was refused for want of a valid token,
+// is not resent, and the session stands.
+func (o *monitorOwner) Unauthorized(err error) bool { return errors.Is(err, ErrUnauthorized) }
+
 // bounded runs one request of m (a tools/list page or a tools/call) on the
 // request path, under the adapter's timeout and with answer's cap on the
 // bounding layer: bounding.Request's documentation states the goroutine

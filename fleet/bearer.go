@@ -13,7 +13,7 @@ import (
 
 	"golang.org/x/oauth2"
 
-	"purra.dev/purramcp/internal/bounding"
+	"purra.dev/purramcp"
 )
 
 // A keeper holds one http server's OAuth credentials for its sessions: it
@@ -57,19 +57,19 @@ func newKeeper(store TokenStore, sc ServerConfig, base *http.Client) *keeper {
 // differ from those it had (a login happened).
 func (k *keeper) load(ctx context.Context) (bool, error) {
 	if k.store == nil {
-		return false, authError(CodeAuthStoreFailed)
+		return false, authError(purramcp.CodeAuthStoreFailed)
 	}
 	c, err := k.store.Load(ctx, k.serverURL)
 	if err != nil {
-		k.fail(CodeAuthStoreFailed)
-		return false, authError(CodeAuthStoreFailed)
+		k.fail(purramcp.CodeAuthStoreFailed)
+		return false, authError(purramcp.CodeAuthStoreFailed)
 	}
 	if c != nil && !k.usable(c) {
 		c = nil
 	}
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	if k.failed == CodeAuthStoreFailed {
+	if k.failed == purramcp.CodeAuthStoreFailed {
 		k.failed = "" // the store answers again
 	}
 	changed := c != nil && (k.creds == nil || c.AccessToken != k.creds.AccessToken)
@@ -97,9 +97,9 @@ func (k *keeper) reason() string {
 	case k.failed != "":
 		return k.failed
 	case k.creds != nil || k.expired:
-		return CodeAuthExpired
+		return purramcp.CodeAuthExpired
 	}
-	return CodeAuthRequired
+	return purramcp.CodeAuthRequired
 }
 
 // token is the access token to send, "" for none.
@@ -193,16 +193,16 @@ func (k *keeper) refresh(ctx context.Context) error {
 		return nil // refreshed (or loaded) while this call waited
 	}
 	if k.store == nil {
-		k.fail(CodeAuthStoreFailed)
-		return authError(CodeAuthStoreFailed)
+		k.fail(purramcp.CodeAuthStoreFailed)
+		return authError(purramcp.CodeAuthStoreFailed)
 	}
 	unlock, err := lockEntry(ctx, k.store, k.serverURL)
 	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		k.fail(CodeAuthStoreFailed)
-		return authError(CodeAuthStoreFailed)
+		k.fail(purramcp.CodeAuthStoreFailed)
+		return authError(purramcp.CodeAuthStoreFailed)
 	}
 	defer unlock()
 	c, err := k.stored(ctx)
@@ -217,8 +217,8 @@ func (k *keeper) refresh(ctx context.Context) error {
 		return nil
 	}
 	if c == nil || c.RefreshToken == "" {
-		k.fail(CodeAuthExpired)
-		return authError(CodeAuthExpired)
+		k.fail(purramcp.CodeAuthExpired)
+		return authError(purramcp.CodeAuthExpired)
 	}
 	cfg := &oauth2.Config{ClientID: c.ClientID, ClientSecret: c.ClientSecret,
 		Endpoint: oauth2.Endpoint{TokenURL: c.TokenURL, AuthStyle: authStyle(c.AuthStyle)}}
@@ -242,8 +242,8 @@ func (k *keeper) refresh(ctx context.Context) error {
 		k.mu.Lock()
 		k.expired = true
 		k.mu.Unlock()
-		k.fail(CodeAuthExpired)
-		return authError(CodeAuthExpired)
+		k.fail(purramcp.CodeAuthExpired)
+		return authError(purramcp.CodeAuthExpired)
 	case err != nil:
 		return err
 	}
@@ -260,8 +260,8 @@ func (k *keeper) refresh(ctx context.Context) error {
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), saveTimeout)
 	defer cancel()
 	if err := k.store.Save(sctx, &next); err != nil {
-		k.fail(CodeAuthStoreFailed)
-		return authError(CodeAuthStoreFailed)
+		k.fail(purramcp.CodeAuthStoreFailed)
+		return authError(purramcp.CodeAuthStoreFailed)
 	}
 	k.adopt(&next)
 	return nil
@@ -278,8 +278,8 @@ func (k *keeper) stored(ctx context.Context) (*Credentials, error) {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		k.fail(CodeAuthStoreFailed)
-		return nil, authError(CodeAuthStoreFailed)
+		k.fail(purramcp.CodeAuthStoreFailed)
+		return nil, authError(purramcp.CodeAuthStoreFailed)
 	}
 	if c != nil && !k.usable(c) {
 		c = nil
@@ -349,8 +349,9 @@ func (k *keeper) keep(ctx context.Context, lost func(code string)) {
 }
 
 // bearerTransport puts the keeper's token on each request to the server's
-// origin and turns a 401 into bounding.Unauthorized: the request is not
-// resent, and the session is not lost for it.
+// origin and turns a 401 into purramcp's mcp_unauthorized error (see
+// purramcp.ErrUnauthorized): the request is not resent, and the session is
+// not lost for it.
 type bearerTransport struct {
 	inner http.RoundTripper
 	k     *keeper
@@ -377,7 +378,7 @@ func (b *bearerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			b.k.mu.Lock()
 			b.k.required = scopes
 			b.k.mu.Unlock()
-			return nil, bounding.Unauthorized()
+			return nil, &purramcp.Error{Code: purramcp.CodeUnauthorized}
 		}
 		return resp, nil
 	}
@@ -389,12 +390,12 @@ func (b *bearerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if token != "" || bearerChallenges(resp) != nil {
 		b.k.refused(token)
 	}
-	return nil, bounding.Unauthorized()
+	return nil, &purramcp.Error{Code: purramcp.CodeUnauthorized}
 }
 
 // isAuthCode reports whether err is one of the keeper's coded failures.
 func isAuthCode(err error) bool {
-	for _, code := range []string{CodeAuthExpired, CodeAuthRequired, CodeAuthStoreFailed} {
+	for _, code := range []string{purramcp.CodeAuthExpired, purramcp.CodeAuthRequired, purramcp.CodeAuthStoreFailed} {
 		if errors.Is(err, authError(code)) {
 			return true
 		}

@@ -18,6 +18,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 	"golang.org/x/oauth2"
+
+	"purra.dev/purramcp"
 )
 
 // LoginOptions configures [Login].
@@ -59,14 +61,14 @@ type LoginOptions struct {
 // [Credentials] to Store before returning them. Every request is bounded
 // in bytes and time and goes only to https or loopback URLs.
 //
-// A failure is a coded error ([CodeAuthDiscoveryFailed],
-// [CodeAuthRegistrationFailed], [CodeAuthDenied], [CodeAuthTokenFailed],
-// [CodeAuthStoreFailed]) or ctx's own error; it carries no remote text,
+// A failure is a coded error ([purramcp.CodeAuthDiscoveryFailed],
+// [purramcp.CodeAuthRegistrationFailed], [purramcp.CodeAuthDenied], [purramcp.CodeAuthTokenFailed],
+// [purramcp.CodeAuthStoreFailed]) or ctx's own error; it carries no remote text,
 // token, code, verifier or secret.
 func Login(ctx context.Context, opts LoginOptions) (*Credentials, error) {
 	u, err := url.Parse(opts.ServerURL)
 	if err != nil || !secureURL(u) || opts.Store == nil || opts.Browse == nil {
-		return nil, authError(CodeAuthDiscoveryFailed)
+		return nil, authError(purramcp.CodeAuthDiscoveryFailed)
 	}
 	oc := opts.OAuth
 	if oc == nil {
@@ -80,7 +82,7 @@ func Login(ctx context.Context, opts LoginOptions) (*Credentials, error) {
 
 	probeReq, probeResp, err := probe(ctx, hc, opts.ServerURL)
 	if err != nil {
-		return nil, ctxOr(ctx, CodeAuthDiscoveryFailed)
+		return nil, ctxOr(ctx, purramcp.CodeAuthDiscoveryFailed)
 	}
 	// Discovery runs once: every metadata answer it got is recorded, and
 	// the flow below is given those answers, never the network, for its
@@ -91,7 +93,7 @@ func Login(ctx context.Context, opts LoginOptions) (*Credentials, error) {
 	dhc.Transport = memo
 	d, err := discover(ctx, &dhc, opts.ServerURL, probeResp)
 	if err != nil {
-		return nil, ctxOr(ctx, CodeAuthDiscoveryFailed)
+		return nil, ctxOr(ctx, purramcp.CodeAuthDiscoveryFailed)
 	}
 	memo.replay()
 	fhc := *hc
@@ -100,7 +102,7 @@ func Login(ctx context.Context, opts LoginOptions) (*Credentials, error) {
 
 	stored, err := opts.Store.Load(ctx, opts.ServerURL)
 	if err != nil {
-		return nil, authError(CodeAuthStoreFailed)
+		return nil, authError(purramcp.CodeAuthStoreFailed)
 	}
 	reuse := stored != nil && stored.ClientID != "" && stored.Issuer == d.asm.Issuer &&
 		(oc.ClientID == "" || oc.ClientID == stored.ClientID)
@@ -113,7 +115,7 @@ func Login(ctx context.Context, opts LoginOptions) (*Credentials, error) {
 	}
 	cb, err := listenCallback(port)
 	if err != nil {
-		return nil, authError(CodeAuthDenied)
+		return nil, authError(purramcp.CodeAuthDenied)
 	}
 	defer cb.close()
 
@@ -159,7 +161,7 @@ func Login(ctx context.Context, opts LoginOptions) (*Credentials, error) {
 			cfg.ClientIDMetadataDocumentConfig = &auth.ClientIDMetadataDocumentConfig{URL: oc.ClientMetadataURL}
 		}
 		if d.asm.RegistrationEndpoint == "" && (oc.ClientMetadataURL == "" || !d.asm.ClientIDMetadataDocumentSupported) {
-			return nil, authError(CodeAuthRegistrationFailed)
+			return nil, authError(purramcp.CodeAuthRegistrationFailed)
 		}
 		cfg.DynamicClientRegistrationConfig = &auth.DynamicClientRegistrationConfig{Metadata: &oauthex.ClientRegistrationMetadata{
 			RedirectURIs: []string{cb.redirect}, ClientName: "purramcp", TokenEndpointAuthMethod: "none",
@@ -167,7 +169,7 @@ func Login(ctx context.Context, opts LoginOptions) (*Credentials, error) {
 	}
 	h, err := auth.NewAuthorizationCodeHandler(cfg)
 	if err != nil {
-		return nil, authError(CodeAuthRegistrationFailed)
+		return nil, authError(purramcp.CodeAuthRegistrationFailed)
 	}
 	if err := h.Authorize(ctx, probeReq, probeResp); err != nil {
 		return nil, ctxOr(ctx, fl.failure())
@@ -176,10 +178,10 @@ func Login(ctx context.Context, opts LoginOptions) (*Credentials, error) {
 	c, tok := fl.cfg, fl.tok
 	fl.mu.Unlock()
 	if c == nil || tok == nil || tok.AccessToken == "" || (tok.TokenType != "" && !strings.EqualFold(tok.TokenType, "bearer")) {
-		return nil, authError(CodeAuthTokenFailed)
+		return nil, authError(purramcp.CodeAuthTokenFailed)
 	}
 	if c.Endpoint.TokenURL != d.asm.TokenEndpoint || c.Endpoint.AuthURL != d.asm.AuthorizationEndpoint {
-		return nil, authError(CodeAuthDiscoveryFailed) // the metadata changed under the flow
+		return nil, authError(purramcp.CodeAuthDiscoveryFailed) // the metadata changed under the flow
 	}
 	creds := &Credentials{ServerURL: opts.ServerURL, Resource: d.resource, Issuer: d.asm.Issuer,
 		TokenURL: c.Endpoint.TokenURL, ClientID: c.ClientID, ClientSecret: c.ClientSecret,
@@ -187,11 +189,11 @@ func Login(ctx context.Context, opts LoginOptions) (*Credentials, error) {
 		AccessToken: tok.AccessToken, Expiry: tok.Expiry, RefreshToken: tok.RefreshToken}
 	unlock, err := lockEntry(ctx, opts.Store, opts.ServerURL) // not while a refresh of the entry is in flight
 	if err != nil {
-		return nil, ctxOr(ctx, CodeAuthStoreFailed)
+		return nil, ctxOr(ctx, purramcp.CodeAuthStoreFailed)
 	}
 	defer unlock()
 	if err := opts.Store.Save(ctx, creds); err != nil {
-		return nil, authError(CodeAuthStoreFailed)
+		return nil, authError(purramcp.CodeAuthStoreFailed)
 	}
 	return creds, nil
 }
@@ -261,13 +263,13 @@ func (fl *loginFlow) failure() string {
 	defer fl.mu.Unlock()
 	switch fl.phase {
 	case phaseDiscovery:
-		return CodeAuthDiscoveryFailed
+		return purramcp.CodeAuthDiscoveryFailed
 	case phaseRegister:
-		return CodeAuthRegistrationFailed
+		return purramcp.CodeAuthRegistrationFailed
 	case phaseAuthorize, phaseAuthorized:
-		return CodeAuthDenied
+		return purramcp.CodeAuthDenied
 	}
-	return CodeAuthTokenFailed
+	return purramcp.CodeAuthTokenFailed
 }
 
 // probe sends an initialize request without credentials, and a tools/list

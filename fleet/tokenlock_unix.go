@@ -8,6 +8,8 @@ import (
 	"os"
 	"syscall"
 	"time"
+
+	"purra.dev/purramcp"
 )
 
 // lockPoll is how often Lock tries again for an entry another holder has.
@@ -25,7 +27,7 @@ func (s *FileTokenStore) Lock(ctx context.Context, serverURL string) (func(), er
 		return nil, err
 	}
 	if os.MkdirAll(s.Dir, 0o700) != nil {
-		return nil, authError(CodeAuthStoreFailed)
+		return nil, authError(purramcp.CodeAuthStoreFailed)
 	}
 	if err := s.checkDir(); err != nil {
 		return nil, storeFailure(err)
@@ -33,7 +35,7 @@ func (s *FileTokenStore) Lock(ctx context.Context, serverURL string) (func(), er
 	name := s.lockFile(serverURL)
 	f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o600)
 	if err != nil {
-		return nil, authError(CodeAuthStoreFailed)
+		return nil, authError(purramcp.CodeAuthStoreFailed)
 	}
 	if fi, err := f.Stat(); err != nil || !private(fi, false) || !s.owned(fi) {
 		_ = f.Close()
@@ -47,7 +49,7 @@ func (s *FileTokenStore) Lock(ctx context.Context, serverURL string) (func(), er
 		}
 		if !errors.Is(err, syscall.EWOULDBLOCK) && !errors.Is(err, syscall.EINTR) {
 			_ = f.Close()
-			return nil, authError(CodeAuthStoreFailed)
+			return nil, authError(purramcp.CodeAuthStoreFailed)
 		}
 		if t == nil {
 			t = time.NewTimer(lockPoll)

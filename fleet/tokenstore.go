@@ -18,37 +18,6 @@ import (
 	"purra.dev/purramcp"
 )
 
-// Codes of the OAuth failures a server's [ServerStatus].Code, purramcp
-// login and the store report. Like purramcp's own codes they never carry
-// remote text, and no error, status or log line ever holds a token, a code,
-// a verifier or a client secret.
-const (
-	// CodeAuthRequired: the server needs OAuth and the store holds no
-	// usable token for it; purramcp login fixes it.
-	CodeAuthRequired = "mcp_auth_required"
-	// CodeAuthExpired: the access token expired and could not be
-	// refreshed (no refresh token, or the authorization server refused
-	// it); purramcp login fixes it.
-	CodeAuthExpired = "mcp_auth_expired"
-	// CodeAuthDiscoveryFailed: the resource or authorization server
-	// metadata could not be fetched, was over its bounds, insecure, or
-	// inconsistent (an issuer that does not match, a foreign
-	// authorization server).
-	CodeAuthDiscoveryFailed = "mcp_auth_discovery_failed"
-	// CodeAuthRegistrationFailed: no client registration the
-	// authorization server supports, or the registration was refused.
-	CodeAuthRegistrationFailed = "mcp_auth_registration_failed"
-	// CodeAuthDenied: the user or the authorization server denied the
-	// authorization, or its answer failed the state or issuer check.
-	CodeAuthDenied = "mcp_auth_denied"
-	// CodeAuthTokenFailed: the token endpoint refused the code or answered
-	// out of bounds.
-	CodeAuthTokenFailed = "mcp_auth_token_failed"
-	// CodeAuthStoreFailed: the token store could not be read or written,
-	// or is readable by others.
-	CodeAuthStoreFailed = "mcp_auth_store_failed"
-)
-
 // authError is the error of an OAuth failure with code.
 func authError(code string) error { return &purramcp.Error{Code: code} }
 
@@ -152,7 +121,7 @@ func DefaultTokenDir() (string, error) {
 	}
 	base, err := os.UserConfigDir()
 	if err != nil {
-		return "", authError(CodeAuthStoreFailed)
+		return "", authError(purramcp.CodeAuthStoreFailed)
 	}
 	return filepath.Join(base, "purramcp", "tokens"), nil
 }
@@ -190,7 +159,7 @@ func storeFailure(err error) error {
 	if errors.As(err, &se) {
 		return se
 	}
-	return authError(CodeAuthStoreFailed)
+	return authError(purramcp.CodeAuthStoreFailed)
 }
 
 // lockFile is the path of serverURL's lock file.
@@ -233,11 +202,11 @@ type StoreError struct {
 
 // Error names the path and the code.
 func (e *StoreError) Error() string {
-	return "fleet: token store: " + e.Path + " is not a private directory or file of this user: " + CodeAuthStoreFailed
+	return "fleet: token store: " + e.Path + " is not a private directory or file of this user: " + purramcp.CodeAuthStoreFailed
 }
 
 // Unwrap returns the mcp_auth_store_failed error.
-func (e *StoreError) Unwrap() error { return authError(CodeAuthStoreFailed) }
+func (e *StoreError) Unwrap() error { return authError(purramcp.CodeAuthStoreFailed) }
 
 // Load reads serverURL's credentials.
 func (s *FileTokenStore) Load(ctx context.Context, serverURL string) (*Credentials, error) {
@@ -255,14 +224,14 @@ func (s *FileTokenStore) Load(ctx context.Context, serverURL string) (*Credentia
 		return nil, nil
 	}
 	if err != nil || fi.Size() > maxCredentialsBytes {
-		return nil, authError(CodeAuthStoreFailed)
+		return nil, authError(purramcp.CodeAuthStoreFailed)
 	}
 	if !private(fi, false) || !s.owned(fi) {
 		return nil, &StoreError{Path: name}
 	}
 	f, err := os.OpenFile(name, os.O_RDONLY|noFollow, 0)
 	if err != nil {
-		return nil, authError(CodeAuthStoreFailed)
+		return nil, authError(purramcp.CodeAuthStoreFailed)
 	}
 	defer f.Close()
 	if fi2, err := f.Stat(); err != nil || !os.SameFile(fi, fi2) {
@@ -270,13 +239,13 @@ func (s *FileTokenStore) Load(ctx context.Context, serverURL string) (*Credentia
 	}
 	text, err := io.ReadAll(io.LimitReader(f, maxCredentialsBytes+1))
 	if err != nil || len(text) > maxCredentialsBytes {
-		return nil, authError(CodeAuthStoreFailed)
+		return nil, authError(purramcp.CodeAuthStoreFailed)
 	}
 	var cf credentialsFile
 	dec := json.NewDecoder(bytes.NewReader(text))
 	dec.DisallowUnknownFields()
 	if dec.Decode(&cf) != nil || cf.Version != 1 {
-		return nil, authError(CodeAuthStoreFailed)
+		return nil, authError(purramcp.CodeAuthStoreFailed)
 	}
 	if cf.ServerURL != serverURL {
 		return nil, nil // another server's file (a digest collision or a copy): not these credentials
@@ -292,10 +261,10 @@ func (s *FileTokenStore) Save(ctx context.Context, c *Credentials) error {
 		return err
 	}
 	if c == nil || c.ServerURL == "" {
-		return authError(CodeAuthStoreFailed)
+		return authError(purramcp.CodeAuthStoreFailed)
 	}
 	if err := os.MkdirAll(s.Dir, 0o700); err != nil {
-		return authError(CodeAuthStoreFailed)
+		return authError(purramcp.CodeAuthStoreFailed)
 	}
 	if err := s.checkDir(); err != nil {
 		return storeFailure(err)
@@ -305,26 +274,26 @@ func (s *FileTokenStore) Save(ctx context.Context, c *Credentials) error {
 		AuthStyle: c.AuthStyle, RedirectURI: c.RedirectURI, Scopes: c.Scopes, AccessToken: c.AccessToken, Expiry: c.Expiry,
 		RefreshToken: c.RefreshToken}, "", "  ")
 	if err != nil || len(text) > maxCredentialsBytes {
-		return authError(CodeAuthStoreFailed)
+		return authError(purramcp.CodeAuthStoreFailed)
 	}
 	tmp, err := os.CreateTemp(s.Dir, ".tmp-*")
 	if err != nil {
-		return authError(CodeAuthStoreFailed)
+		return authError(purramcp.CodeAuthStoreFailed)
 	}
 	defer os.Remove(tmp.Name()) // after the rename, nothing is there
 	if tmp.Chmod(0o600) != nil {
 		tmp.Close()
-		return authError(CodeAuthStoreFailed)
+		return authError(purramcp.CodeAuthStoreFailed)
 	}
 	if _, err := tmp.Write(append(text, '\n')); err != nil {
 		tmp.Close()
-		return authError(CodeAuthStoreFailed)
+		return authError(purramcp.CodeAuthStoreFailed)
 	}
 	if tmp.Sync() != nil || tmp.Close() != nil {
-		return authError(CodeAuthStoreFailed)
+		return authError(purramcp.CodeAuthStoreFailed)
 	}
 	if os.Rename(tmp.Name(), s.file(c.ServerURL)) != nil {
-		return authError(CodeAuthStoreFailed)
+		return authError(purramcp.CodeAuthStoreFailed)
 	}
 	if d, err := os.Open(s.Dir); err == nil { // the rename itself survives a crash
 		_ = d.Sync()
@@ -344,7 +313,7 @@ func (s *FileTokenStore) Delete(ctx context.Context, serverURL string) error {
 		return storeFailure(err)
 	}
 	if err := os.Remove(s.file(serverURL)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return authError(CodeAuthStoreFailed)
+		return authError(purramcp.CodeAuthStoreFailed)
 	}
 	return nil
 }

@@ -62,14 +62,14 @@ func TestFileTokenStore_RefusesAnotherUsersFiles(t *testing.T) {
 			require.True(t, errors.As(err, &se), "%v", err)
 			assert.Equal(t, path, se.Path)
 			assert.Contains(t, err.Error(), path)
-			assert.Equal(t, fleet.CodeAuthStoreFailed, purramcp.CodeOf(err))
+			assert.Equal(t, purramcp.CodeAuthStoreFailed, purramcp.CodeOf(err))
 			if give == "dir" {
 				assert.ErrorIs(t, s.Save(ctx, &fleet.Credentials{ServerURL: "https://other.example/mcp"}),
-					&purramcp.Error{Code: fleet.CodeAuthStoreFailed}, "nothing is written in it either")
+					&purramcp.Error{Code: purramcp.CodeAuthStoreFailed}, "nothing is written in it either")
 			}
 			_, err = fleet.Connect(ctx, fleet.ServerConfig{URL: serverURL}, fleet.ConnectOptions{Timeout: 5 * time.Second, TokenStore: s})
 			require.Error(t, err)
-			assert.Equal(t, fleet.CodeAuthStoreFailed, purramcp.CodeOf(err))
+			assert.Equal(t, purramcp.CodeAuthStoreFailed, purramcp.CodeOf(err))
 			assert.Zero(t, refreshes.Load(), "the planted token endpoint was asked")
 		})
 	}
