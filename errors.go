@@ -11,9 +11,10 @@ import (
 // [*Error] values that match its sentinel below, and the ErrorCode of a
 // [ToolResult] that failed with it. They are part of the API: a code never
 // changes meaning and never carries remote text. CodeAnnotationConflict,
-// CodeCatalogUnapproved and CodeUnauthorized are purramcp additions with
-// no purra-mcp 1.0.0 counterpart; they arise only from opt-in
-// [DiscoveryOptions] fields or an OAuth-aware HTTP transport.
+// CodeCatalogUnapproved, CodeEgressRefused and CodeUnauthorized are
+// purramcp additions with no purra-mcp 1.0.0 counterpart; they arise only
+// from opt-in [DiscoveryOptions] fields, an OAuth-aware HTTP transport or
+// the fleet's HTTP client.
 const (
 	// CodeAnnotationConflict is the code of [ErrAnnotationConflict] (a
 	// purramcp addition).
@@ -31,6 +32,9 @@ const (
 	CodeCatalogUnapproved = "mcp_catalog_unapproved"
 	// CodeConnectionClosed is the code of [ErrConnectionClosed].
 	CodeConnectionClosed = "mcp_connection_closed"
+	// CodeEgressRefused is the code of [ErrEgressRefused] (a purramcp
+	// addition).
+	CodeEgressRefused = "mcp_egress_refused"
 	// CodeInvalidArguments is the code of [ErrInvalidArguments].
 	CodeInvalidArguments = "mcp_invalid_arguments"
 	// CodeNameConflict is the code of [ErrNameConflict].
@@ -91,6 +95,11 @@ var (
 	ErrCatalogUnapproved error = sentinel(CodeCatalogUnapproved)
 	// ErrConnectionClosed reports a closed monitor (the session ended).
 	ErrConnectionClosed error = sentinel(CodeConnectionClosed)
+	// ErrEgressRefused reports an HTTP request, redirect or connection
+	// refused because it would go where the user did not point: another
+	// origin or plain http after https, or an address more internal than
+	// the configured MCP server's (purramcp's HTTP clients, the fleet's).
+	ErrEgressRefused error = sentinel(CodeEgressRefused)
 	// ErrInvalidArguments reports arguments the input contract rejects.
 	ErrInvalidArguments error = sentinel(CodeInvalidArguments)
 	// ErrNameConflict reports a repeated local or remote tool name.
