@@ -29,11 +29,60 @@ type testIssuer struct {
 	keys    map[string]crypto.Signer
 	// jwks, when set, replaces the JWKS body.
 	jwks []byte
+	// jwksStatus, when set, is the JWKS answer's status (with no body).
+	jwksStatus int
+	// cacheControl, when set, is the JWKS answer's Cache-Control.
+	cacheControl string
+	// delay, for an in-memory issuer, is how long each answer takes.
+	delay   time.Duration
+	handler http.Handler
 }
 
 const testResource = "http://127.0.0.1/mcp" // the audience tokens are minted for
 
 func newTestIssuer(t testing.TB) *testIssuer {
+	iss := newIssuer(t)
+	iss.srv = httptest.NewServer(iss.handler)
+	t.Cleanup(iss.srv.Close)
+	return iss
+}
+
+// newMemIssuer returns an issuer that no socket serves: its URL is a
+// loopback one nothing listens on, reached only through iss.client, so it
+// runs inside a synctest bubble.
+func newMemIssuer(t testing.TB) *testIssuer {
+	iss := newIssuer(t)
+	iss.srv = &httptest.Server{URL: "http://127.0.0.1:9"}
+	return iss
+}
+
+// client is an HTTP client whose requests iss's handler answers in memory,
+// each after iss.delay unless the request's context ends first.
+func (iss *testIssuer) client() *http.Client {
+	return &http.Client{Transport: roundTripFunc(func(req *http.Request) (*http.Response, error) {
+		iss.mu.Lock()
+		delay := iss.delay
+		iss.mu.Unlock()
+		if delay > 0 {
+			timer := time.NewTimer(delay)
+			defer timer.Stop()
+			select {
+			case <-timer.C:
+			case <-req.Context().Done():
+				return nil, req.Context().Err()
+			}
+		}
+		rec := httptest.NewRecorder()
+		iss.handler.ServeHTTP(rec, req)
+		return rec.Result(), nil
+	})}
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(req *http.Request) (*http.Response, error) { return f(req) }
+
+func newIssuer(t testing.TB) *testIssuer {
 	iss := &testIssuer{t: t, keys: map[string]crypto.Signer{}}
 	iss.addKey("k1")
 	mux := http.NewServeMux()
@@ -50,6 +99,13 @@ func newTestIssuer(t testing.TB) *testIssuer {
 		w.Header().Set("Content-Type", "application/json")
 		iss.mu.Lock()
 		defer iss.mu.Unlock()
+		if iss.cacheControl != "" {
+			w.Header().Set("Cache-Control", iss.cacheControl)
+		}
+		if iss.jwksStatus != 0 {
+			w.WriteHeader(iss.jwksStatus)
+			return
+		}
 		if iss.jwks != nil {
 			_, _ = w.Write(iss.jwks)
 			return
@@ -60,8 +116,7 @@ func newTestIssuer(t testing.TB) *testIssuer {
 		}
 		_ = json.NewEncoder(w).Encode(set)
 	})
-	iss.srv = httptest.NewServer(mux)
-	t.Cleanup(iss.srv.Close)
+	iss.handler = mux
 	return iss
 }
 

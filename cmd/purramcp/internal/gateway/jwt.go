@@ -28,10 +28,14 @@ const (
 	maxFetchBytes = 1 << 20
 	// fetchTimeout bounds one metadata or JWKS request.
 	fetchTimeout = 10 * time.Second
-	// jwksMinInterval is the shortest time between two JWKS fetches: an
-	// unknown key ID makes the verifier fetch the set again at most this
-	// often, so tokens naming random key IDs cannot flood the issuer.
+	// jwksMinInterval is the shortest time between a successful JWKS
+	// fetch and the next one an unknown key ID starts, so tokens naming
+	// random key IDs cannot flood the issuer.
 	jwksMinInterval = time.Minute
+	// jwksRetryBackoff is how long after a failed JWKS fetch the next one
+	// may start: a failure (the issuer down, a timeout) does not spend the
+	// minute.
+	jwksRetryBackoff = 5 * time.Second
 	// clockSkew is the leeway for exp, nbf and iat.
 	clockSkew = 60 * time.Second
 	// maxCachedTokens caps the verification cache; when full it is
@@ -71,18 +75,29 @@ type JWTOptions struct {
 // space-separated "scope" claim; the subject is "sub", which also binds a
 // stateful session to its user (another user's token cannot use it). A
 // verified token is cached (by its SHA-256, never the token itself) until
-// it expires. An unknown key ID fetches the JWKS again, at most once a
-// minute; a key that leaves the set drops every cached token it signed. It is safe for concurrent use.
+// it expires.
+//
+// The verifier fetches the JWKS itself, never on a request's context: one
+// fetch at a time, each bounded to 10 s, on the context given to
+// [NewJWTVerifier]. An unknown key ID starts a fetch when the last
+// successful one is at least a minute old and no failed one is less than
+// 5 s old; requests meeting a fetch in flight wait for it (within their
+// own context), so a client that hangs up cancels nothing. A key that
+// leaves the set drops every cached token it signed. It is safe for
+// concurrent use.
 type JWTVerifier struct {
 	issuer, resource, jwksURI string
 	client                    *http.Client
 	now                       func() time.Time
+	life                      context.Context // bounds every fetch after the first
 
 	// mu guards everything below.
-	mu      sync.Mutex
-	keys    map[string]jose.JSONWebKey // by key ID
-	fetched time.Time                  // the last JWKS fetch, successful or not
-	cache   map[[32]byte]cachedToken
+	mu       sync.Mutex
+	keys     map[string]jose.JSONWebKey // by key ID
+	fetched  time.Time                  // the last successful JWKS fetch
+	retryAt  time.Time                  // no fetch for an unknown key ID before this
+	fetching chan struct{}              // closed when the fetch in flight ends; nil when none
+	cache    map[[32]byte]cachedToken
 }
 
 // A cachedToken is a verified token's outcome.
@@ -96,7 +111,9 @@ type cachedToken struct {
 var ErrIssuerMetadata = errors.New("gateway: the authorization server's metadata is unusable")
 
 // NewJWTVerifier discovers the issuer's metadata and JWKS and returns a
-// verifier for tokens it issued for the resource. It fails with
+// verifier for tokens it issued for the resource. ctx bounds the discovery
+// and the verifier's life: once it ends, no JWKS fetch runs any more (the
+// keys known still verify). It fails with
 // [ErrIssuerMetadata] when either fetch fails, the metadata names another
 // issuer or no jwks_uri, or an endpoint is neither https nor loopback.
 func NewJWTVerifier(ctx context.Context, opts JWTOptions) (*JWTVerifier, error) {
@@ -108,7 +125,7 @@ func NewJWTVerifier(ctx context.Context, opts JWTOptions) (*JWTVerifier, error) 
 	}
 	v := &JWTVerifier{
 		issuer: opts.Issuer, resource: opts.Resource,
-		client: opts.HTTPClient, now: opts.Now,
+		client: opts.HTTPClient, now: opts.Now, life: ctx,
 		cache: map[[32]byte]cachedToken{},
 	}
 	if v.client == nil {
@@ -271,36 +288,66 @@ func (v *JWTVerifier) Verify(ctx context.Context, token string, _ *http.Request)
 	return info, nil
 }
 
-// key returns the verification key of kid, fetching the JWKS again when
-// kid is unknown and the last fetch is at least a minute old. Only the
-// first miss of a minute fetches; the others fail at once, and cache hits
-// never wait for a fetch.
+// key returns the verification key of kid. An unknown kid starts a JWKS
+// fetch when one may start (see [JWTVerifier]) and waits, within ctx, for
+// the fetch in flight; cache hits never wait.
 func (v *JWTVerifier) key(ctx context.Context, kid string) (jose.JSONWebKey, bool) {
 	v.mu.Lock()
 	if k, ok := v.keys[kid]; ok {
 		v.mu.Unlock()
 		return k, true
 	}
-	if v.now().Sub(v.fetched) < jwksMinInterval {
-		v.mu.Unlock()
-		return jose.JSONWebKey{}, false
+	done := v.fetching
+	if done == nil {
+		now := v.now()
+		if now.Sub(v.fetched) < jwksMinInterval || now.Before(v.retryAt) {
+			v.mu.Unlock()
+			return jose.JSONWebKey{}, false
+		}
+		done = v.startFetch()
 	}
-	v.fetched = v.now()
 	v.mu.Unlock()
-	keys, err := v.fetchKeys(ctx)
-	if err != nil {
-		return jose.JSONWebKey{}, false // the old set stays
+	select {
+	case <-done:
+	case <-ctx.Done():
+		return jose.JSONWebKey{}, false
 	}
 	v.mu.Lock()
 	defer v.mu.Unlock()
+	k, ok := v.keys[kid]
+	return k, ok
+}
+
+// startFetch starts a JWKS fetch on the verifier's own context and returns
+// the channel closed when it ends. The caller holds mu and has checked that
+// none is in flight.
+func (v *JWTVerifier) startFetch() chan struct{} {
+	done := make(chan struct{})
+	v.fetching = done
+	go func() {
+		keys, err := v.fetchKeys(v.life)
+		v.mu.Lock()
+		defer v.mu.Unlock()
+		if err != nil {
+			v.retryAt = v.now().Add(jwksRetryBackoff) // the old set stays
+		} else {
+			v.install(keys, v.now())
+		}
+		v.fetching = nil
+		close(done)
+	}()
+	return done
+}
+
+// install makes keys the set, fetched at now, and drops every cached token
+// signed by a key no longer in it. The caller holds mu.
+func (v *JWTVerifier) install(keys map[string]jose.JSONWebKey, now time.Time) {
 	for sum, c := range v.cache {
 		if _, ok := keys[c.kid]; !ok {
 			delete(v.cache, sum)
 		}
 	}
-	v.keys = keys
-	k, ok := keys[kid]
-	return k, ok
+	v.keys, v.fetched = keys, now
 }
 
 // sweep drops expired cache entries, and every entry when none was. The

@@ -5,9 +5,11 @@ import (
 	"crypto/x509"
 	"encoding/base64"
 	"fmt"
+	"net/http"
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/go-jose/go-jose/v4"
@@ -184,6 +186,101 @@ func TestJWTVerifier_UnknownKeysFetchOncePerMinute(t *testing.T) {
 	}
 	wg.Wait()
 	assert.Equal(t, int32(2), iss.fetches.Load(), "the first set and one refetch")
+}
+
+// newMemVerifier is a verifier of iss (an in-memory issuer) on the
+// bubble's clock.
+func newMemVerifier(t *testing.T, iss *testIssuer) *gateway.JWTVerifier {
+	t.Helper()
+	v, err := gateway.NewJWTVerifier(t.Context(), gateway.JWTOptions{Issuer: iss.srv.URL, Resource: testResource,
+		HTTPClient: iss.client()})
+	require.NoError(t, err)
+	return v
+}
+
+// TestJWTVerifier_HangUpsDoNotKeepARotatedKeyOut: once a minute the issuer
+// rotates its key and, right after, a client sends a token naming an
+// unknown key ID and hangs up while the JWKS fetch it started runs (the
+// issuer takes 1 s to answer). The fetch is the verifier's, so it
+// completes: the signed-in user's token under the new key is accepted 2 s
+// after each rotation, with one JWKS request a minute.
+func TestJWTVerifier_HangUpsDoNotKeepARotatedKeyOut(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		iss := newMemIssuer(t)
+		v := newMemVerifier(t, iss)
+		eve := newMemIssuer(t) // keys the issuer never published
+		iss.mu.Lock()
+		iss.delay = time.Second
+		iss.mu.Unlock()
+		for minute := 1; minute <= 4; minute++ {
+			time.Sleep(time.Minute)
+			kid := fmt.Sprintf("k%d", minute+1)
+			iss.rotate(kid)
+			junkKid := fmt.Sprintf("junk%d", minute)
+			eve.addKey(junkKid)
+			ctx, hangUp := context.WithTimeout(t.Context(), 100*time.Millisecond)
+			_, err := v.Verify(ctx, eve.mint(junkKid, iss.valid(time.Now(), "eve", "")), nil)
+			hangUp()
+			require.ErrorIs(t, err, auth.ErrInvalidToken)
+			time.Sleep(2 * time.Second)
+			info, err := v.Verify(t.Context(), iss.mint(kid, iss.valid(time.Now(), "ann", "")), nil)
+			require.NoError(t, err, "minute %d: ann 2 s after the rotation", minute)
+			assert.Equal(t, "ann", info.UserID)
+		}
+		assert.Equal(t, int32(5), iss.fetches.Load(), "the first set and one fetch a minute")
+	})
+}
+
+// TestJWTVerifier_OneFetchAtATimeAndRetry: concurrent requests naming the
+// same unknown key wait for one fetch and are all accepted; a failed fetch
+// is retried 5 s later, not a minute later; after a successful one, an
+// unknown key ID fetches nothing for a minute.
+func TestJWTVerifier_OneFetchAtATimeAndRetry(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		iss := newMemIssuer(t)
+		v := newMemVerifier(t, iss)
+		setIssuer := func(delay time.Duration, status int) {
+			iss.mu.Lock()
+			defer iss.mu.Unlock()
+			iss.delay, iss.jwksStatus = delay, status
+		}
+		time.Sleep(time.Minute)
+		iss.rotate("k2")
+		setIssuer(time.Second, 0)
+		tok := iss.mint("k2", iss.valid(time.Now(), "ann", ""))
+		var wg sync.WaitGroup
+		for range 10 {
+			wg.Go(func() {
+				_, err := v.Verify(t.Context(), tok, nil)
+				assert.NoError(t, err)
+			})
+		}
+		wg.Wait()
+		assert.Equal(t, int32(2), iss.fetches.Load(), "ten requests, one fetch")
+
+		time.Sleep(time.Minute)
+		iss.rotate("k3")
+		setIssuer(0, http.StatusServiceUnavailable)
+		tok = iss.mint("k3", iss.valid(time.Now(), "ann", ""))
+		_, err := v.Verify(t.Context(), tok, nil)
+		require.ErrorIs(t, err, auth.ErrInvalidToken, "the fetch failed")
+		setIssuer(0, 0)
+		time.Sleep(4 * time.Second)
+		_, err = v.Verify(t.Context(), tok, nil)
+		require.ErrorIs(t, err, auth.ErrInvalidToken, "within the backoff: no fetch")
+		assert.Equal(t, int32(3), iss.fetches.Load())
+		time.Sleep(time.Second)
+		_, err = v.Verify(t.Context(), tok, nil)
+		require.NoError(t, err, "5 s after the failure, a fetch")
+		assert.Equal(t, int32(4), iss.fetches.Load())
+
+		eve := newMemIssuer(t)
+		eve.addKey("junk")
+		time.Sleep(59 * time.Second)
+		_, err = v.Verify(t.Context(), eve.mint("junk", iss.valid(time.Now(), "eve", "")), nil)
+		require.ErrorIs(t, err, auth.ErrInvalidToken)
+		assert.Equal(t, int32(4), iss.fetches.Load(), "no fetch within a minute of a successful one")
+	})
 }
 
 // TestNewJWTVerifier_Metadata: a verifier is built only from usable
