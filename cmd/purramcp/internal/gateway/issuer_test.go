@@ -25,8 +25,9 @@ type testIssuer struct {
 	t       testing.TB
 	srv     *httptest.Server
 	fetches atomic.Int32 // JWKS requests served
-	mu      sync.Mutex   // guards keys
+	mu      sync.Mutex   // guards keys, algs and the fields below
 	keys    map[string]crypto.Signer
+	algs    map[string]string // a key's JWK alg, when set
 	// jwks, when set, replaces the JWKS body.
 	jwks []byte
 	// jwksStatus, when set, is the JWKS answer's status (with no body).
@@ -83,7 +84,7 @@ type roundTripFunc func(*http.Request) (*http.Response, error)
 func (f roundTripFunc) RoundTrip(req *http.Request) (*http.Response, error) { return f(req) }
 
 func newIssuer(t testing.TB) *testIssuer {
-	iss := &testIssuer{t: t, keys: map[string]crypto.Signer{}}
+	iss := &testIssuer{t: t, keys: map[string]crypto.Signer{}, algs: map[string]string{}}
 	iss.addKey("k1")
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /.well-known/oauth-authorization-server", func(w http.ResponseWriter, r *http.Request) {
@@ -112,7 +113,7 @@ func newIssuer(t testing.TB) *testIssuer {
 		}
 		var set jose.JSONWebKeySet
 		for kid, k := range iss.keys {
-			set.Keys = append(set.Keys, jose.JSONWebKey{Key: k.Public(), KeyID: kid, Use: "sig"})
+			set.Keys = append(set.Keys, jose.JSONWebKey{Key: k.Public(), KeyID: kid, Use: "sig", Algorithm: iss.algs[kid]})
 		}
 		_ = json.NewEncoder(w).Encode(set)
 	})
@@ -162,10 +163,19 @@ func (iss *testIssuer) mint(kid string, c claims) string {
 	return signWith(iss.t, jose.ES256, k, kid, c)
 }
 
-// signWith signs c with alg and key under kid.
+// signWith signs c with alg and key under kid, typ at+jwt.
 func signWith(t testing.TB, alg jose.SignatureAlgorithm, key any, kid string, c claims) string {
-	signer, err := jose.NewSigner(jose.SigningKey{Algorithm: alg, Key: jose.JSONWebKey{Key: key, KeyID: kid}},
-		(&jose.SignerOptions{}).WithType("at+jwt"))
+	return signTyped(t, alg, key, kid, "at+jwt", c)
+}
+
+// signTyped signs the claims c (any JSON object) with alg and key under kid
+// with the header typ ("" for none).
+func signTyped(t testing.TB, alg jose.SignatureAlgorithm, key any, kid, typ string, c any) string {
+	opts := &jose.SignerOptions{}
+	if typ != "" {
+		opts = opts.WithType(jose.ContentType(typ))
+	}
+	signer, err := jose.NewSigner(jose.SigningKey{Algorithm: alg, Key: jose.JSONWebKey{Key: key, KeyID: kid}}, opts)
 	require.NoError(t, err)
 	tok, err := jwt.Signed(signer).Claims(c).Serialize()
 	require.NoError(t, err)

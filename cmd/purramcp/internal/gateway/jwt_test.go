@@ -53,10 +53,11 @@ func TestJWTVerifier_Accepts(t *testing.T) {
 	assert.Equal(t, c.Now().Add(5*time.Minute).Unix(), info.Expiration.Unix())
 
 	// A trailing slash on the audience is the same resource; an RSA key
-	// with PS256 is as good as ECDSA.
+	// whose JWK says PS256 is as good as ECDSA.
 	k := rsaKey(t)
 	iss.mu.Lock()
 	iss.keys["r1"] = k
+	iss.algs["r1"] = "PS256"
 	iss.mu.Unlock()
 	c.add(61 * time.Second) // past the JWKS refetch interval
 	cl := iss.valid(c.Now(), "bob", "")
@@ -65,6 +66,60 @@ func TestJWTVerifier_Accepts(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "bob", info.UserID)
 	assert.Empty(t, info.Scopes)
+
+	// typ is compared case-insensitively, with or without "application/".
+	for _, typ := range []string{"AT+JWT", "application/at+jwt", "Application/At+Jwt"} {
+		_, err = v.Verify(t.Context(), signTyped(t, jose.ES256, iss.keys["k1"], "k1", typ, iss.valid(c.Now(), "ann", "")), nil)
+		require.NoError(t, err, typ)
+	}
+}
+
+// TestJWTVerifier_AccessTokensOnly: a token whose typ is not at+jwt (an ID
+// token's JWT, none, logout+jwt) is refused by default, whatever it
+// claims; JWTOptions.Types admits another typ, and even then a token with
+// an ID token's claim is refused. A key verifies with one algorithm: an
+// RSA key without alg only RS256, never PS256.
+func TestJWTVerifier_AccessTokensOnly(t *testing.T) {
+	iss := newTestIssuer(t)
+	k := rsaKey(t)
+	iss.mu.Lock()
+	iss.keys["r1"] = k // no alg in its JWK
+	iss.mu.Unlock()
+	c := &clock{now: time.Now()}
+	strict := newVerifier(t, iss, c)
+	lax, err := gateway.NewJWTVerifier(t.Context(), gateway.JWTOptions{Issuer: iss.srv.URL, Resource: testResource,
+		Now: c.Now, Types: []string{"JWT"}})
+	require.NoError(t, err)
+	k1 := iss.keys["k1"]
+	withClaim := func(name string) map[string]any {
+		return map[string]any{"iss": iss.srv.URL, "sub": "ann", "aud": testResource,
+			"exp": c.Now().Add(time.Minute).Unix(), name: "x"}
+	}
+	for _, tc := range []struct {
+		name, token string
+		lax         bool // whether the verifier with Types JWT accepts it
+	}{
+		{"ID token (typ JWT)", signTyped(t, jose.ES256, k1, "k1", "JWT", withClaim("nonce")), false},
+		{"typ JWT", signTyped(t, jose.ES256, k1, "k1", "JWT", iss.valid(c.Now(), "ann", "")), true},
+		{"typ jwt with at_hash", signTyped(t, jose.ES256, k1, "k1", "jwt", withClaim("at_hash")), false},
+		{"typ JWT with c_hash", signTyped(t, jose.ES256, k1, "k1", "JWT", withClaim("c_hash")), false},
+		{"no typ", signTyped(t, jose.ES256, k1, "k1", "", iss.valid(c.Now(), "ann", "")), false},
+		{"logout+jwt", signTyped(t, jose.ES256, k1, "k1", "logout+jwt", iss.valid(c.Now(), "ann", "")), false},
+		{"PS256 with an RSA key without alg", signWith(t, jose.PS256, k, "r1", iss.valid(c.Now(), "ann", "")), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := strict.Verify(t.Context(), tc.token, nil)
+			require.ErrorIs(t, err, auth.ErrInvalidToken)
+			_, err = lax.Verify(t.Context(), tc.token, nil)
+			if tc.lax {
+				require.NoError(t, err)
+			} else {
+				require.ErrorIs(t, err, auth.ErrInvalidToken)
+			}
+		})
+	}
+	_, err = strict.Verify(t.Context(), signWith(t, jose.RS256, k, "r1", iss.valid(c.Now(), "ann", "")), nil)
+	require.NoError(t, err, "RS256 with an RSA key without alg")
 }
 
 // TestJWTVerifier_Refuses: every token the gateway must not accept is
