@@ -535,7 +535,7 @@ func TestValidateWithMember_MatchesSnapshotPath(t *testing.T) {
 				}
 			}
 			value := envelope()
-			got, err := purramcp.ValidateWithMember(outer, value, "structured", inner)
+			got, err := purramcp.ValidateWithMember(outer, value, inner)
 			if !reflect.DeepEqual(err, wantErr) {
 				t.Fatalf("%s: %s: got %v, want %v", label, text, err, wantErr)
 			}

@@ -33,7 +33,7 @@ func TestRun_ParseArgumentsAsMarshal(t *testing.T) {
 	}
 	for _, text := range texts {
 		want, wantErr := contract.Parse(text)
-		gotValue, gotWire, gotErr := contract.parseArguments(text)
+		gotValue, gotWire, gotErr := parseArguments(contract, text)
 		if (wantErr == nil) != (gotErr == nil) || wantErr != nil && wantErr.Error() != gotErr.Error() {
 			t.Fatalf("%s: parseArguments %v, Parse %v", text, gotErr, wantErr)
 		}

@@ -167,18 +167,6 @@ type Envelope struct {
 	Structured map[string]any `json:"structured"`
 }
 
-// effectNotStarted is the effect state of every read result.
-const effectNotStarted = "not_started"
-
-// failedResult is the result of a known failure: an empty envelope.
-func failedResult(code string) ToolResult {
-	return ToolResult{
-		Content:     Envelope{Text: []string{}},
-		EffectState: effectNotStarted,
-		ErrorCode:   code,
-	}
-}
-
 // Err returns nil when the result succeeded (ErrorCode ""), else a fresh
 // [*Error] with its ErrorCode, so that one errors.Is covers both of Run's
 // failure channels:

@@ -1,14 +1,9 @@
 package purramcp
 
 import (
-	"context"
 	"encoding/json"
-	"errors"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"purra.dev/purramcp/internal/bounding"
 )
 
 // Transport wraps t, the host's transport, for client.Connect: the session
@@ -79,30 +74,3 @@ func (o *monitorOwner) Sever() { (*CatalogMonitor)(o).sever() }
 // Progress passes a progress notification, as it is read, to the call
 // under WithProgress whose token it names (progress.go).
 func (o *monitorOwner) Progress(params json.RawMessage) { o.progress.deliverParams(params) }
-
-// bounded runs one request of m (a tools/list page or a tools/call) on the
-// request path, under the adapter's timeout and with answer's cap on the
-// bounding layer: bounding.Request's documentation states the goroutine
-// contract. Its failure is one of the adapter's errors (see publicError).
-func bounded[T any](ctx context.Context, timeout time.Duration, m *CatalogMonitor, answer bounding.Cap,
-	request func(context.Context) (T, error)) (T, error) {
-	value, err := bounding.Request(ctx, &m.bounding, (*monitorOwner)(m), timeout, answer, request)
-	if err != nil {
-		return value, publicError(err)
-	}
-	return value, nil
-}
-
-// publicError translates a failure of the request path into the adapter's
-// error: bounding.ErrCanceled is ErrCanceled and a *bounding.Failure the
-// *Error with its code.
-func publicError(err error) error {
-	var f *bounding.Failure
-	switch {
-	case errors.Is(err, bounding.ErrCanceled):
-		return ErrCanceled
-	case errors.As(err, &f):
-		return fail(f.Code)
-	}
-	return err
-}
