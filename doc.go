@@ -34,14 +34,8 @@
 //		}}, purramcp.DiscoveryOptions{Monitor: monitor, StaleRetries: 2})
 //
 // [CatalogMonitor.Connect] wraps the transport in the monitor's bounding
-// layer ([CatalogMonitor.Transport]), connects and attaches. The layer is
-// opt-in, as the reference wiring (client.Connect, then Attach) has no such
-// step, and recommended: it rejects answers over the limits before go-sdk
-// decodes them, severs a session whose peer stopped reading, and lets
-// requests run on their caller's goroutine. A client built without
-// ClientOptions fails Attach (and Connect) with mcp_binding_invalid; after
-// [CatalogMonitor.RequireTransport], so does a session connected without
-// the layer.
+// layer ([CatalogMonitor.Transport]), connects and attaches
+// ([CatalogMonitor.Attach] says which mis-wired sessions fail).
 //
 // A list change makes the catalog stale for good ([Catalog.Stale]; every Run
 // then fails mcp_catalog_stale without a request): discover again and swap

@@ -13,7 +13,8 @@ import (
 // internal/codes (each comment names the value). Each is the Code of the
 // [*Error] values that match its sentinel below, and the ErrorCode of a
 // [ToolResult] that failed with it. They are part of the API: a code never
-// changes meaning and never carries remote text. CodeAnnotationConflict,
+// changes meaning and never carries remote text; a host compares
+// [ToolResult.ErrorCode] and [Event.Code] with them. CodeAnnotationConflict,
 // CodeCatalogUnapproved and CodeUnauthorized are purramcp additions with
 // no purra-mcp 1.0.0 counterpart; they arise only from opt-in
 // [DiscoveryOptions] fields or an OAuth-aware HTTP transport.
@@ -136,7 +137,9 @@ var (
 )
 
 // Contract error codes, the Code of a [ContractError]. They are the
-// reference's codes and never change meaning.
+// reference's codes and never change meaning; a host that validates a
+// model's output with its own [Contract] compares ContractError.Code with
+// them.
 const (
 	// CodeSchemaInvalid: NewContract rejected the options, the limits or
 	// the schema (outside the profile, or over a schema limit).
