@@ -2,7 +2,6 @@ package purramcp
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"time"
 )
@@ -40,30 +39,13 @@ type Event struct {
 	Start           time.Time // when the attempt or the Run started
 }
 
-// The values of [Event.Kind], and the one [Event.Code] that is not an
-// mcp_* code. Both fields stay plain strings (an event compares equal to
-// its logged text); compare them with these.
+// The values of [Event.Kind]. The field stays a plain string (an event
+// compares equal to its logged text); compare it with these.
 const (
-	EventDiscover     = "discover"   // one discovery attempt
-	EventCall         = "call"       // one Run of a registration
-	EventCallStart    = "call_start" // the start of a Run, given to DiscoveryOptions.CallStart only
-	EventCodeCanceled = "canceled"   // the caller's ctx ended the operation
+	EventDiscover  = "discover"   // one discovery attempt
+	EventCall      = "call"       // one Run of a registration
+	EventCallStart = "call_start" // the start of a Run, given to DiscoveryOptions.CallStart only
 )
-
-// eventCode is the Event code of an outcome: "" for nil, "canceled" for
-// ErrCanceled, the mcp_* code of an adapter failure, else CodeHostFailure.
-func eventCode(err error) string {
-	switch {
-	case err == nil:
-		return ""
-	case errors.Is(err, ErrCanceled):
-		return EventCodeCanceled
-	}
-	if code := CodeOf(err); code != "" {
-		return code
-	}
-	return CodeHostFailure
-}
 
 // observeRefusal reports a DiscoverTools call refused before any request as
 // its attempt 1.
@@ -75,7 +57,7 @@ func observeRefusal(ctx context.Context, observer func(context.Context, Event), 
 	if !remoteNamePattern.MatchString(serverID) {
 		serverID = ""
 	}
-	e := Event{Kind: EventDiscover, ServerID: serverID, Code: eventCode(err), Attempt: 1,
+	e := Event{Kind: EventDiscover, ServerID: serverID, Code: OutcomeCode(ToolResult{}, err), Attempt: 1,
 		Duration: time.Since(start), Start: start}
 	if m != nil {
 		e.ProtocolVersion, e.Transport = m.ProtocolVersion(), m.transport()

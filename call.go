@@ -49,10 +49,7 @@ func (c *Catalog) runner(t *catalogTool) func(context.Context, json.RawMessage, 
 			st.trace = observed
 		}
 		res, err := t.run(ctx, args, call, &st)
-		code := res.ErrorCode
-		if err != nil {
-			code = eventCode(err)
-		}
+		code := OutcomeCode(res, err)
 		resultBytes := 0
 		if st.result != nil {
 			// 0 for an unmeasurable one; counted to the end (no go-sdk
@@ -73,17 +70,17 @@ func (c *Catalog) runner(t *catalogTool) func(context.Context, json.RawMessage, 
 // request sent and the result received, for the call's Event.
 func (t *catalogTool) run(ctx context.Context, args json.RawMessage, call ToolContext, st *callStats) (ToolResult, error) {
 	if err := t.monitor.Check(t.revision); err != nil {
-		return failedResult(CodeOf(err)), nil
+		return FailedResult(CodeOf(err)), nil
 	}
 	value, wire, err := t.arguments(args)
 	if err != nil {
-		return failedResult(CodeInvalidArguments), nil
+		return FailedResult(CodeInvalidArguments), nil
 	}
 	if err := t.scopeOwned(ctx, value, call); err != nil { // value is not used again
 		return scopeOutcome(ctx, err)
 	}
 	if err := t.monitor.Check(t.revision); err != nil {
-		return failedResult(CodeOf(err)), nil
+		return FailedResult(CodeOf(err)), nil
 	}
 	if ctx.Err() != nil {
 		return ToolResult{}, ErrCanceled // no request is sent once ctx has ended
@@ -113,25 +110,13 @@ func (t *catalogTool) run(ctx context.Context, args json.RawMessage, call ToolCo
 	st.result = result
 	// A list change meanwhile discards the result.
 	if err := t.monitor.Check(t.revision); err != nil {
-		return failedResult(CodeOf(err)), nil
+		return FailedResult(CodeOf(err)), nil
 	}
 	envelope, err := t.convert(result)
 	if err != nil {
-		return failedResult(CodeOf(err)), nil
+		return FailedResult(CodeOf(err)), nil
 	}
 	return ToolResult{Content: envelope, EffectState: effectNotStarted}, nil
-}
-
-// effectNotStarted is the effect state of every read result.
-const effectNotStarted = "not_started"
-
-// failedResult is the result of a known failure: an empty envelope.
-func failedResult(code string) ToolResult {
-	return ToolResult{
-		Content:     Envelope{Text: []string{}},
-		EffectState: effectNotStarted,
-		ErrorCode:   code,
-	}
 }
 
 // arguments parses args as strict JSON under the input contract and
@@ -186,14 +171,14 @@ func scopeOutcome(ctx context.Context, err error) (ToolResult, error) {
 	case ctx.Err() != nil || errors.Is(err, ErrCanceled):
 		return ToolResult{}, ErrCanceled
 	case isDenial(err):
-		return failedResult(CodeScopeDenied), nil
+		return FailedResult(CodeScopeDenied), nil
 	case errors.As(err, &e):
 		if e == nil || e.Code == "" {
 			// A typed-nil or code-less *Error is a refusal that names no
 			// code: it denies, it never allows and never panics.
-			return failedResult(CodeScopeDenied), nil
+			return FailedResult(CodeScopeDenied), nil
 		}
-		return failedResult(e.Code), nil
+		return FailedResult(e.Code), nil
 	default:
 		return ToolResult{}, err // a host failure, unchanged
 	}
@@ -231,7 +216,7 @@ func errorOutcome(err error) (ToolResult, error) {
 	if errors.Is(err, ErrCanceled) {
 		return ToolResult{}, ErrCanceled
 	}
-	return failedResult(CodeOf(err)), nil
+	return FailedResult(CodeOf(err)), nil
 }
 
 // convert turns a tools/call result into the envelope, in the order of

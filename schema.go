@@ -30,26 +30,6 @@ const (
 	ModeNativeRequired = "native_required"
 )
 
-// Contract error codes, the Code of a [ContractError]. They are the
-// reference's codes and never change meaning.
-const (
-	// CodeSchemaInvalid: NewContract rejected the options, the limits or
-	// the schema (outside the profile, or over a schema limit).
-	CodeSchemaInvalid = "structured_output_schema_invalid"
-	// CodeModeUnsupported: NewContract got a Mode other than "",
-	// ModeLocal and ModeNativeRequired.
-	CodeModeUnsupported = "structured_output_mode_unsupported"
-	// CodeInvalidJSON: Parse got text that is not strict JSON (bad syntax,
-	// duplicate keys, lone surrogates, unsafe integers) or is over a value
-	// limit, or ValidateValue got a value outside the JSON domain or limits.
-	CodeInvalidJSON = "structured_output_invalid_json"
-	// CodeSchemaMismatch: the value does not satisfy the schema.
-	CodeSchemaMismatch = "structured_output_schema_mismatch"
-	// CodeValidationLimitExceeded: validation ran out of its work budget,
-	// ContractLimits.ValidationSteps.
-	CodeValidationLimitExceeded = "structured_output_validation_limit_exceeded"
-)
-
 // ContractLimits bounds a Contract's schema and every validation. A zero field
 // takes its default, which is also its maximum; a negative field or one
 // above its maximum makes NewContract fail with CodeSchemaInvalid.

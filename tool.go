@@ -167,6 +167,21 @@ type Envelope struct {
 	Structured map[string]any `json:"structured"`
 }
 
+// effectNotStarted is the effect state of every read result.
+const effectNotStarted = "not_started"
+
+// FailedResult returns the ToolResult of a known failure with code, as Run
+// reports one: the empty envelope ({"text":[],"structured":null}) and
+// EffectState "not_started". A host that wraps Run (the fleet's routing
+// registrations) reports its own refusals with it.
+func FailedResult(code string) ToolResult {
+	return ToolResult{
+		Content:     Envelope{Text: []string{}},
+		EffectState: effectNotStarted,
+		ErrorCode:   code,
+	}
+}
+
 // Err returns nil when the result succeeded (ErrorCode ""), else a fresh
 // [*Error] with its ErrorCode, so that one errors.Is covers both of Run's
 // failure channels:
