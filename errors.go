@@ -5,94 +5,96 @@ import (
 	"errors"
 	"fmt"
 	"io"
+
+	"purra.dev/purramcp/internal/codes"
 )
 
-// Error codes, one per failure the adapter reports. Each is the Code of the
+// Error codes, one per failure the adapter reports, from the one table in
+// internal/codes (each comment names the value). Each is the Code of the
 // [*Error] values that match its sentinel below, and the ErrorCode of a
 // [ToolResult] that failed with it. They are part of the API: a code never
-// changes meaning and never carries remote text. CodeAnnotationConflict,
-// CodeCatalogUnapproved and CodeUnauthorized are purramcp additions with
-// no purra-mcp 1.0.0 counterpart; they arise only from opt-in
-// [DiscoveryOptions] fields or an OAuth-aware HTTP transport.
+// changes meaning and never carries remote text; a host compares
+// [ToolResult.ErrorCode] and [Event.Code] with them. CodeAnnotationConflict,
+// CodeCatalogUnapproved, CodeEgressRefused, CodeUnauthorized and the
+// CodeAuth* codes are purramcp additions with no purra-mcp 1.0.0 counterpart; they arise only
+// from opt-in [DiscoveryOptions] fields, an OAuth-aware HTTP transport or
+// the fleet's HTTP client.
 const (
-	// CodeAnnotationConflict is the code of [ErrAnnotationConflict] (a
-	// purramcp addition).
-	CodeAnnotationConflict = "mcp_annotation_conflict"
-	// CodeBindingInvalid is the code of [ErrBindingInvalid].
-	CodeBindingInvalid = "mcp_binding_invalid"
-	// CodeBindingMissing is the code of [ErrBindingMissing].
-	CodeBindingMissing = "mcp_binding_missing"
-	// CodeCatalogLimitExceeded is the code of [ErrCatalogLimitExceeded].
-	CodeCatalogLimitExceeded = "mcp_catalog_limit_exceeded"
-	// CodeCatalogStale is the code of [ErrCatalogStale].
-	CodeCatalogStale = "mcp_catalog_stale"
-	// CodeCatalogUnapproved is the code of [ErrCatalogUnapproved] (a purramcp
-	// addition).
-	CodeCatalogUnapproved = "mcp_catalog_unapproved"
-	// CodeConnectionClosed is the code of [ErrConnectionClosed].
-	CodeConnectionClosed = "mcp_connection_closed"
-	// CodeInvalidArguments is the code of [ErrInvalidArguments].
-	CodeInvalidArguments = "mcp_invalid_arguments"
-	// CodeNameConflict is the code of [ErrNameConflict].
-	CodeNameConflict = "mcp_name_conflict"
-	// CodeNotInitialized is the code of [ErrNotInitialized].
-	CodeNotInitialized = "mcp_not_initialized"
-	// CodePaginationInvalid is the code of [ErrPaginationInvalid].
-	CodePaginationInvalid = "mcp_pagination_invalid"
-	// CodeProtocolConflict is the code of [ErrProtocolConflict].
-	CodeProtocolConflict = "mcp_protocol_conflict"
-	// CodeProtocolError is the code of [ErrProtocolError].
-	CodeProtocolError = "mcp_protocol_error"
-	// CodeProtocolUnsupported is the code of [ErrProtocolUnsupported].
-	CodeProtocolUnsupported = "mcp_protocol_unsupported"
-	// CodeResultInvalid is the code of [ErrResultInvalid].
-	CodeResultInvalid = "mcp_result_invalid"
-	// CodeResultTooLarge is the code of [ErrResultTooLarge].
-	CodeResultTooLarge = "mcp_result_too_large"
-	// CodeResultUnsupported is the code of [ErrResultUnsupported].
-	CodeResultUnsupported = "mcp_result_unsupported"
-	// CodeSchemaUnsupported is the code of [ErrSchemaUnsupported].
-	CodeSchemaUnsupported = "mcp_schema_unsupported"
-	// CodeScopeDenied is the code of [ErrScopeDenied].
-	CodeScopeDenied = "mcp_scope_denied"
-	// CodeTimeout is the code of [ErrTimeout].
-	CodeTimeout = "mcp_timeout"
-	// CodeToolError is the code of [ErrToolError].
-	CodeToolError = "mcp_tool_error"
-	// CodeToolUnsupported is the code of [ErrToolUnsupported].
-	CodeToolUnsupported = "mcp_tool_unsupported"
-	// CodeToolsUnavailable is the code of [ErrToolsUnavailable].
-	CodeToolsUnavailable = "mcp_tools_unavailable"
-	// CodeTransportError is the code of [ErrTransportError].
-	CodeTransportError = "mcp_transport_error"
-	// CodeUnauthorized is the code of [ErrUnauthorized] (a purramcp
-	// addition).
-	CodeUnauthorized = "mcp_unauthorized"
-)
-
-// Codes of the client side of MCP authorization (purramcp additions, like
-// CodeUnauthorized): the status of a server the host cannot authorize,
-// and the failures of signing in and of the token store. None carries
-// remote text, and no error, status or log line holds a token, a code, a
-// verifier or a client secret.
-const (
-	// CodeAuthRequired is the code of [ErrAuthRequired]: the server needs
-	// OAuth and the store holds no usable token for it; a sign-in fixes it.
-	CodeAuthRequired = "mcp_auth_required"
-	// CodeAuthExpired is the code of [ErrAuthExpired]: the access token
-	// expired and could not be refreshed (no refresh token, or the
-	// authorization server refused it); a sign-in fixes it.
-	CodeAuthExpired = "mcp_auth_expired"
-	// CodeAuthDiscoveryFailed is the code of [ErrAuthDiscoveryFailed].
-	CodeAuthDiscoveryFailed = "mcp_auth_discovery_failed"
-	// CodeAuthRegistrationFailed is the code of [ErrAuthRegistrationFailed].
-	CodeAuthRegistrationFailed = "mcp_auth_registration_failed"
-	// CodeAuthDenied is the code of [ErrAuthDenied].
-	CodeAuthDenied = "mcp_auth_denied"
-	// CodeAuthTokenFailed is the code of [ErrAuthTokenFailed].
-	CodeAuthTokenFailed = "mcp_auth_token_failed"
-	// CodeAuthStoreFailed is the code of [ErrAuthStoreFailed].
-	CodeAuthStoreFailed = "mcp_auth_store_failed"
+	// CodeAnnotationConflict, "mcp_annotation_conflict", is the code of
+	// [ErrAnnotationConflict] (a purramcp addition).
+	CodeAnnotationConflict = codes.AnnotationConflict
+	// CodeAuthDenied, "mcp_auth_denied", is the code of [ErrAuthDenied] (a
+	// purramcp addition, like every CodeAuth*).
+	CodeAuthDenied = codes.AuthDenied
+	// CodeAuthDiscoveryFailed, "mcp_auth_discovery_failed", is the code of
+	// [ErrAuthDiscoveryFailed].
+	CodeAuthDiscoveryFailed = codes.AuthDiscoveryFailed
+	// CodeAuthExpired, "mcp_auth_expired", is the code of [ErrAuthExpired].
+	CodeAuthExpired = codes.AuthExpired
+	// CodeAuthRegistrationFailed, "mcp_auth_registration_failed", is the
+	// code of [ErrAuthRegistrationFailed].
+	CodeAuthRegistrationFailed = codes.AuthRegistrationFailed
+	// CodeAuthRequired, "mcp_auth_required", is the code of [ErrAuthRequired].
+	CodeAuthRequired = codes.AuthRequired
+	// CodeAuthStoreFailed, "mcp_auth_store_failed", is the code of
+	// [ErrAuthStoreFailed].
+	CodeAuthStoreFailed = codes.AuthStoreFailed
+	// CodeAuthTokenFailed, "mcp_auth_token_failed", is the code of
+	// [ErrAuthTokenFailed].
+	CodeAuthTokenFailed = codes.AuthTokenFailed
+	// CodeBindingInvalid, "mcp_binding_invalid", is the code of [ErrBindingInvalid].
+	CodeBindingInvalid = codes.BindingInvalid
+	// CodeBindingMissing, "mcp_binding_missing", is the code of [ErrBindingMissing].
+	CodeBindingMissing = codes.BindingMissing
+	// CodeCatalogLimitExceeded, "mcp_catalog_limit_exceeded", is the code of [ErrCatalogLimitExceeded].
+	CodeCatalogLimitExceeded = codes.CatalogLimitExceeded
+	// CodeCatalogStale, "mcp_catalog_stale", is the code of [ErrCatalogStale].
+	CodeCatalogStale = codes.CatalogStale
+	// CodeCatalogUnapproved, "mcp_catalog_unapproved", is the code of
+	// [ErrCatalogUnapproved] (a purramcp addition).
+	CodeCatalogUnapproved = codes.CatalogUnapproved
+	// CodeConnectionClosed, "mcp_connection_closed", is the code of [ErrConnectionClosed].
+	CodeConnectionClosed = codes.ConnectionClosed
+	// CodeEgressRefused, "mcp_egress_refused", is the code of
+	// [ErrEgressRefused] (a purramcp addition).
+	CodeEgressRefused = codes.EgressRefused
+	// CodeInvalidArguments, "mcp_invalid_arguments", is the code of [ErrInvalidArguments].
+	CodeInvalidArguments = codes.InvalidArguments
+	// CodeNameConflict, "mcp_name_conflict", is the code of [ErrNameConflict].
+	CodeNameConflict = codes.NameConflict
+	// CodeNotInitialized, "mcp_not_initialized", is the code of [ErrNotInitialized].
+	CodeNotInitialized = codes.NotInitialized
+	// CodePaginationInvalid, "mcp_pagination_invalid", is the code of [ErrPaginationInvalid].
+	CodePaginationInvalid = codes.PaginationInvalid
+	// CodeProtocolConflict, "mcp_protocol_conflict", is the code of [ErrProtocolConflict].
+	CodeProtocolConflict = codes.ProtocolConflict
+	// CodeProtocolError, "mcp_protocol_error", is the code of [ErrProtocolError].
+	CodeProtocolError = codes.ProtocolError
+	// CodeProtocolUnsupported, "mcp_protocol_unsupported", is the code of [ErrProtocolUnsupported].
+	CodeProtocolUnsupported = codes.ProtocolUnsupported
+	// CodeResultInvalid, "mcp_result_invalid", is the code of [ErrResultInvalid].
+	CodeResultInvalid = codes.ResultInvalid
+	// CodeResultTooLarge, "mcp_result_too_large", is the code of [ErrResultTooLarge].
+	CodeResultTooLarge = codes.ResultTooLarge
+	// CodeResultUnsupported, "mcp_result_unsupported", is the code of [ErrResultUnsupported].
+	CodeResultUnsupported = codes.ResultUnsupported
+	// CodeSchemaUnsupported, "mcp_schema_unsupported", is the code of [ErrSchemaUnsupported].
+	CodeSchemaUnsupported = codes.SchemaUnsupported
+	// CodeScopeDenied, "mcp_scope_denied", is the code of [ErrScopeDenied].
+	CodeScopeDenied = codes.ScopeDenied
+	// CodeTimeout, "mcp_timeout", is the code of [ErrTimeout].
+	CodeTimeout = codes.Timeout
+	// CodeToolError, "mcp_tool_error", is the code of [ErrToolError].
+	CodeToolError = codes.ToolError
+	// CodeToolUnsupported, "mcp_tool_unsupported", is the code of [ErrToolUnsupported].
+	CodeToolUnsupported = codes.ToolUnsupported
+	// CodeToolsUnavailable, "mcp_tools_unavailable", is the code of [ErrToolsUnavailable].
+	CodeToolsUnavailable = codes.ToolsUnavailable
+	// CodeTransportError, "mcp_transport_error", is the code of [ErrTransportError].
+	CodeTransportError = codes.TransportError
+	// CodeUnauthorized, "mcp_unauthorized", is the code of [ErrUnauthorized]
+	// (a purramcp addition).
+	CodeUnauthorized = codes.Unauthorized
 )
 
 // Sentinels, one per code. Compare with errors.Is: any [*Error] with the same
@@ -103,6 +105,32 @@ var (
 	// ErrAnnotationConflict reports a bound tool whose annotations do not
 	// claim read-only when DiscoveryOptions.RequireReadOnlyHint is set.
 	ErrAnnotationConflict error = sentinel(CodeAnnotationConflict)
+	// ErrAuthDenied reports an authorization the user or the
+	// authorization server denied, or whose answer failed the state or
+	// issuer check. The ErrAuth* sentinels are the client side of MCP
+	// authorization: a server's status, signing in, the token store; none
+	// carries remote text, a token, a code, a verifier or a secret.
+	ErrAuthDenied error = sentinel(CodeAuthDenied)
+	// ErrAuthDiscoveryFailed reports resource or authorization server
+	// metadata that could not be fetched, or was over its bounds,
+	// insecure or inconsistent.
+	ErrAuthDiscoveryFailed error = sentinel(CodeAuthDiscoveryFailed)
+	// ErrAuthExpired reports an access token that expired and could not be
+	// refreshed (no refresh token, or the authorization server refused
+	// it); signing in again fixes it.
+	ErrAuthExpired error = sentinel(CodeAuthExpired)
+	// ErrAuthRegistrationFailed reports no client registration the
+	// authorization server supports, or a refused registration.
+	ErrAuthRegistrationFailed error = sentinel(CodeAuthRegistrationFailed)
+	// ErrAuthRequired reports a server that needs OAuth with no usable
+	// token stored for it; signing in fixes it.
+	ErrAuthRequired error = sentinel(CodeAuthRequired)
+	// ErrAuthStoreFailed reports a token store that could not be read or
+	// written, or that is not its user's own.
+	ErrAuthStoreFailed error = sentinel(CodeAuthStoreFailed)
+	// ErrAuthTokenFailed reports a token endpoint that refused the code or
+	// answered out of bounds.
+	ErrAuthTokenFailed error = sentinel(CodeAuthTokenFailed)
 	// ErrBindingInvalid reports invalid limits, options, server id or bindings.
 	ErrBindingInvalid error = sentinel(CodeBindingInvalid)
 	// ErrBindingMissing reports a bound remote tool the server never listed.
@@ -116,6 +144,11 @@ var (
 	ErrCatalogUnapproved error = sentinel(CodeCatalogUnapproved)
 	// ErrConnectionClosed reports a closed monitor (the session ended).
 	ErrConnectionClosed error = sentinel(CodeConnectionClosed)
+	// ErrEgressRefused reports an HTTP request, redirect or connection that
+	// would go where the configuration did not point: another origin, plain
+	// http after https, or an address more internal than the configured MCP
+	// server's (purramcp's HTTP clients, the fleet's).
+	ErrEgressRefused error = sentinel(CodeEgressRefused)
 	// ErrInvalidArguments reports arguments the input contract rejects.
 	ErrInvalidArguments error = sentinel(CodeInvalidArguments)
 	// ErrNameConflict reports a repeated local or remote tool name.
@@ -159,30 +192,41 @@ var (
 	ErrUnauthorized error = sentinel(CodeUnauthorized)
 )
 
-// Sentinels of the authorization codes.
-var (
-	// ErrAuthRequired reports a server that needs OAuth with no usable
-	// token stored for it.
-	ErrAuthRequired error = sentinel(CodeAuthRequired)
-	// ErrAuthExpired reports an access token that expired and could not be
-	// refreshed.
-	ErrAuthExpired error = sentinel(CodeAuthExpired)
-	// ErrAuthDiscoveryFailed reports resource or authorization server
-	// metadata that could not be fetched, or was over its bounds,
-	// insecure or inconsistent.
-	ErrAuthDiscoveryFailed error = sentinel(CodeAuthDiscoveryFailed)
-	// ErrAuthRegistrationFailed reports no client registration the
-	// authorization server supports, or a refused registration.
-	ErrAuthRegistrationFailed error = sentinel(CodeAuthRegistrationFailed)
-	// ErrAuthDenied reports an authorization the user or the authorization
-	// server denied, or whose answer failed the state or issuer check.
-	ErrAuthDenied error = sentinel(CodeAuthDenied)
-	// ErrAuthTokenFailed reports a token endpoint that refused the code or
-	// answered out of bounds.
-	ErrAuthTokenFailed error = sentinel(CodeAuthTokenFailed)
-	// ErrAuthStoreFailed reports a token store that could not be read or
-	// written, or that is not its user's own.
-	ErrAuthStoreFailed error = sentinel(CodeAuthStoreFailed)
+// Contract error codes, the Code of a [ContractError]. They are the
+// reference's codes and never change meaning; a host that validates a
+// model's output with its own [Contract] compares ContractError.Code with
+// them.
+const (
+	// CodeSchemaInvalid: NewContract rejected the options, the limits or
+	// the schema (outside the profile, or over a schema limit).
+	CodeSchemaInvalid = "structured_output_schema_invalid"
+	// CodeModeUnsupported: NewContract got a Mode other than "",
+	// ModeLocal and ModeNativeRequired.
+	CodeModeUnsupported = "structured_output_mode_unsupported"
+	// CodeInvalidJSON: Parse got text that is not strict JSON (bad syntax,
+	// duplicate keys, lone surrogates, unsafe integers) or is over a value
+	// limit, or ValidateValue got a value outside the JSON domain or limits.
+	CodeInvalidJSON = "structured_output_invalid_json"
+	// CodeSchemaMismatch: the value does not satisfy the schema.
+	CodeSchemaMismatch = "structured_output_schema_mismatch"
+	// CodeValidationLimitExceeded: validation ran out of its work budget,
+	// ContractLimits.ValidationSteps.
+	CodeValidationLimitExceeded = "structured_output_validation_limit_exceeded"
+)
+
+// The codes of an outcome that are not mcp_* codes, as [OutcomeCode] and
+// [Event.Code] report them: they name the caller's cancellation and the
+// host's own failure, not the boundary's, and carry no text of either.
+const (
+	// EventCodeCanceled is the code of [ErrCanceled]: the caller's ctx ended
+	// the operation.
+	EventCodeCanceled = "canceled"
+	// CodeHostFailure is what an agent-framework integration shows a model when
+	// the host's own [ScopeFunc] failed (Run returned an error other than
+	// [ErrCanceled]) and the framework would otherwise put the Go error's text in
+	// front of the model. It is deliberately outside the mcp_* set: it names the
+	// host's failure, not the boundary's, and carries no text of either.
+	CodeHostFailure = "host_failure"
 )
 
 // ErrCanceled is returned when the caller's context ends. It is one value;
@@ -312,6 +356,25 @@ func CodeOf(err error) string {
 		return c.Code
 	}
 	return ""
+}
+
+// OutcomeCode folds Run's two failure channels into the one code every
+// consumer reports (the audit [Event], the gateway, the integrations): ""
+// for a success, res.ErrorCode for a known failure, [EventCodeCanceled] for
+// [ErrCanceled], the code of an adapter failure ([CodeOf]), and
+// [CodeHostFailure] for any other error (a ScopeFunc's own). With a zero res
+// it is the code of a discovery's or a monitor's error.
+func OutcomeCode(res ToolResult, err error) string {
+	switch {
+	case err == nil:
+		return res.ErrorCode
+	case errors.Is(err, ErrCanceled):
+		return EventCodeCanceled
+	}
+	if code := CodeOf(err); code != "" {
+		return code
+	}
+	return CodeHostFailure
 }
 
 // fail returns a fresh *Error with code, so no caller can change a sentinel.

@@ -58,7 +58,7 @@ func TestRun_HostTransportUnauthorized(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			f := loadMCPFixture(t)
 			srv := newSDKServer(t, nil, f.Tool)
-			hs := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv.server }, nil))
+			hs := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv.MCP }, nil))
 			base := &http.Transport{}
 			defer func() {
 				hs.Close()

@@ -86,7 +86,7 @@ func (s *server) runner(lineage uint64, name string) func(context.Context, json.
 	return func(ctx context.Context, args json.RawMessage, call purramcp.ToolContext) (purramcp.ToolResult, error) {
 		r := s.current(ctx, s.route(lineage, name), lineage, name)
 		if r.code != "" {
-			return failedResult(r.code), nil
+			return purramcp.FailedResult(r.code), nil
 		}
 		res, err := r.def.Run(ctx, args, call)
 		if err == nil {
@@ -106,11 +106,4 @@ func (s *server) scoper(lineage uint64, name string) purramcp.ScopeFunc {
 		}
 		return r.def.Scope(ctx, args, call)
 	}
-}
-
-// failedResult is a known failure as purramcp's Run reports one: the empty
-// envelope, effect not started.
-func failedResult(code string) purramcp.ToolResult {
-	return purramcp.ToolResult{Content: purramcp.Envelope{Text: []string{}}, EffectState: "not_started",
-		ErrorCode: code}
 }

@@ -2,7 +2,6 @@ package gateway
 
 import (
 	"context"
-	"errors"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -47,22 +46,9 @@ func (g *Gateway) handle(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Ca
 	}
 	res, err := def.Run(ctx, req.Params.Arguments, purramcp.ToolContext{ToolName: name})
 	if err != nil {
-		return failure(runErrorCode(err)), nil
+		return failure(purramcp.OutcomeCode(res, err)), nil
 	}
 	return result(res), nil
-}
-
-// runErrorCode is the code of a Run error: "canceled" when the caller's
-// context ended, the mcp_* code of an adapter failure, else
-// purramcp.CodeHostFailure (a scope's own error, whose text stays here).
-func runErrorCode(err error) string {
-	if errors.Is(err, purramcp.ErrCanceled) {
-		return CodeCanceled
-	}
-	if code := purramcp.CodeOf(err); code != "" {
-		return code
-	}
-	return purramcp.CodeHostFailure
 }
 
 // result turns a Run outcome into the downstream result: on success the
