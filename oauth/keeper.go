@@ -44,7 +44,8 @@ type Keeper struct {
 	refreshing sync.Mutex // held by the one refresh of this keeper in flight
 }
 
-// NewKeeper returns the keeper of serverURL's credentials in store.
+// NewKeeper returns the keeper of serverURL's credentials in store; a nil
+// store means no OAuth (the keeper holds and sends nothing).
 // clientID, when set, is the configured client: stored credentials of
 // another client are not used. Nothing is read until [Keeper.Load]. The
 // refreshes run under serverURL's egress rule (see [Login]).
@@ -59,9 +60,10 @@ func NewKeeper(store Store, serverURL, clientID string) *Keeper {
 // Load reads the store; it reports whether it now holds credentials that
 // differ from those it had (a login happened). A store that fails is
 // mcp_auth_store_failed, and the keeper's Reason until it answers again.
+// A keeper without a store (nil) holds nothing: no token is ever sent.
 func (k *Keeper) Load(ctx context.Context) (bool, error) {
 	if k.store == nil {
-		return false, authError(purramcp.CodeAuthStoreFailed)
+		return false, ctx.Err()
 	}
 	c, err := k.store.Load(ctx, k.serverURL)
 	if err != nil {
@@ -197,8 +199,7 @@ func (k *Keeper) Refresh(ctx context.Context) error {
 		return nil // refreshed (or loaded) while this call waited
 	}
 	if k.store == nil {
-		k.fail(purramcp.CodeAuthStoreFailed)
-		return authError(purramcp.CodeAuthStoreFailed)
+		return authError(purramcp.CodeAuthRequired) // no OAuth
 	}
 	unlock, err := lockEntry(ctx, k.store, k.serverURL)
 	if err != nil {
