@@ -17,6 +17,11 @@ const (
 	// CodeWaitExpired is a call refused because it waited for a slot
 	// longer than [Options].MaxWait; nothing was sent upstream.
 	CodeWaitExpired = "gateway_wait_expired"
+	// CodeUnknownTool is a tools/call of a name the gateway does not serve
+	// (never listed, or withdrawn: its upstream unapproved, unauthorized or
+	// gone), which go-sdk answers with a JSON-RPC error; its audit line
+	// names no tool, as the name is the client's text.
+	CodeUnknownTool = "gateway_unknown_tool"
 	// CodeCanceled is a call whose downstream request ended first.
 	CodeCanceled = purramcp.EventCodeCanceled
 )
@@ -86,6 +91,26 @@ func (g *Gateway) admitKey(extra *mcp.RequestExtra, session any, upstream string
 		}
 	}
 	return k
+}
+
+// auditUnknown is a receiving middleware that audits a tools/call go-sdk
+// refuses before the gateway's handler (a name not served) as a refused
+// call, so every answer a client receives to a call is one audit line.
+func (g *Gateway) auditUnknown(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		res, err := next(ctx, method, req)
+		if err == nil || method != "tools/call" {
+			return res, err
+		}
+		if p, ok := req.GetParams().(*mcp.CallToolParamsRaw); ok {
+			if _, served := (*g.defs.Load())[p.Name]; served {
+				return res, err // not a name go-sdk refused
+			}
+		}
+		ctx, _ = g.caller(ctx, req.GetExtra(), "")
+		g.refuse(ctx, "", "", CodeUnknownTool)
+		return res, err
+	}
 }
 
 // runErrorCode is the code of a Run error: "canceled" when the caller's

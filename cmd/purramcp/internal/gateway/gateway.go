@@ -157,6 +157,7 @@ func New(src Source, opts Options) (*Gateway, error) {
 	g.server = mcp.NewServer(impl, &mcp.ServerOptions{
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}},
 	})
+	g.server.AddReceivingMiddleware(g.auditUnknown)
 	if len(g.toolScopes) > 0 {
 		g.server.AddReceivingMiddleware(g.filterList)
 	}

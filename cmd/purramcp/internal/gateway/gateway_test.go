@@ -448,3 +448,22 @@ func TestGateway_UpstreamCallCap(t *testing.T) {
 			call(t, ctx, waiting.session, "search", `{"q":"a"}`))
 	})
 }
+
+// A call of a name the gateway does not serve is go-sdk's JSON-RPC error,
+// and still one audit event, naming no tool (the name is the client's).
+func TestGateway_UnknownToolAudited(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	f := newFakeFleet(t)
+	u := newUpstream("Search documents")
+	f.connect(ctx, "docs", u, "", "")
+	var rec recorder
+	g := newGateway(t, f, gateway.Options{Observer: rec.observe})
+	g.Refresh()
+	d := connectDownstream(t, ctx, g)
+	_, err := d.session.CallTool(ctx, &mcp.CallToolParams{Name: "delete", Arguments: json.RawMessage(`{}`)})
+	assert.Error(t, err)
+	call(t, ctx, d.session, "search", `{"q":"a"}`) // observed by the source, not the gateway
+	assert.Equal(t, []purramcp.Event{{Kind: "call", Code: gateway.CodeUnknownTool}}, rec.events)
+	assert.Zero(t, u.calls.Load()-1)
+}
