@@ -117,6 +117,19 @@ func (p *Policy) Origin() Origin { return p.origin }
 // Zone returns the server's zone.
 func (p *Policy) Zone() Zone { return p.zone }
 
+// Secure reports whether the server's URL is https, or http to a host
+// that is loopback by its text (127/8, ::1, localhost, *.localhost; not a
+// name that happens to resolve there): the only servers a credential such
+// as an OAuth token may be sent to, since plain http elsewhere shows it
+// to the network.
+func (p *Policy) Secure() bool {
+	if p.origin.Scheme == "https" {
+		return true
+	}
+	z, known := literalZone(p.origin.Host)
+	return known && z == ZoneLoopback
+}
+
 // CheckAddr returns nil when a connection may go to a, else an *Error
 // (RuleAddress) with a's zone.
 func (p *Policy) CheckAddr(a netip.Addr) error {
