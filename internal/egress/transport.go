@@ -16,8 +16,10 @@ import (
 // must then be an *http.Transport) that applies p to every request:
 //
 //   - Each request's URL passes [Policy.CheckURL] before anything is
-//     dialed (the check runs in the transport's Proxy hook, which
-//     net/http calls for every request).
+//     dialed: the check runs in the transport's Proxy hook, which
+//     net/http calls for every request but one sent on a cached HTTP/2
+//     connection, whose host and port (its pool's key) were checked
+//     when it was opened, with the same answer.
 //   - Every connection it dials passes [Policy.Control], through a
 //     net.Dialer using p's resolver (30 s to connect, 30 s keep-alive);
 //     base's Dial, DialContext and DialTLSContext are replaced.
