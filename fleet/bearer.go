@@ -26,8 +26,8 @@ type keeper struct {
 	store     TokenStore // nil: no store could be opened
 	serverURL string
 	origin    string
-	clientID  string // the configured clientId: stored credentials of another client are ignored
-	hc        *http.Client
+	clientID  string       // the configured clientId: stored credentials of another client are ignored
+	base      *http.Client // carries the refreshes (nil: http.DefaultTransport's settings)
 
 	mu       sync.Mutex
 	creds    *Credentials // nil: none usable
@@ -49,7 +49,7 @@ func newKeeper(store TokenStore, sc ServerConfig, base *http.Client) *keeper {
 	if sc.OAuth != nil {
 		k.clientID = sc.OAuth.ClientID
 	}
-	k.hc = authClient(base, 0, nil)
+	k.base = base
 	return k
 }
 
@@ -222,7 +222,12 @@ func (k *keeper) refresh(ctx context.Context) error {
 	}
 	cfg := &oauth2.Config{ClientID: c.ClientID, ClientSecret: c.ClientSecret,
 		Endpoint: oauth2.Endpoint{TokenURL: c.TokenURL, AuthStyle: authStyle(c.AuthStyle)}}
-	hc := *withResource(k.hc, c.Resource)
+	ahc, release, err := authClient(ctx, k.serverURL, k.base, 0, nil)
+	if err != nil {
+		return k.refusedEgress(ctx, err)
+	}
+	defer release()
+	hc := *withResource(ahc, c.Resource)
 	rec := &statusRecorder{inner: hc.Transport}
 	hc.Transport = rec
 	tok, err := cfg.TokenSource(context.WithValue(ctx, oauth2.HTTPClient, &hc),
@@ -244,6 +249,8 @@ func (k *keeper) refresh(ctx context.Context) error {
 		k.mu.Unlock()
 		k.fail(purramcp.CodeAuthExpired)
 		return authError(purramcp.CodeAuthExpired)
+	case errors.Is(err, purramcp.ErrEgressRefused):
+		return k.refusedEgress(ctx, err)
 	case err != nil:
 		return err
 	}
@@ -265,6 +272,20 @@ func (k *keeper) refresh(ctx context.Context) error {
 	}
 	k.adopt(&next)
 	return nil
+}
+
+// refusedEgress records a refresh the egress rule refused (a token
+// endpoint more internal than the server, or not https): trying again
+// would be refused again, so only a login helps.
+func (k *keeper) refusedEgress(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	if !errors.Is(err, purramcp.ErrEgressRefused) {
+		return err // the server's name did not resolve: tried again
+	}
+	k.fail(purramcp.CodeEgressRefused)
+	return &purramcp.Error{Code: purramcp.CodeEgressRefused}
 }
 
 // saveTimeout bounds saving refreshed credentials after ctx ended.
@@ -395,7 +416,8 @@ func (b *bearerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 
 // isAuthCode reports whether err is one of the keeper's coded failures.
 func isAuthCode(err error) bool {
-	for _, code := range []string{purramcp.CodeAuthExpired, purramcp.CodeAuthRequired, purramcp.CodeAuthStoreFailed} {
+	for _, code := range []string{purramcp.CodeAuthExpired, purramcp.CodeAuthRequired, purramcp.CodeAuthStoreFailed,
+		purramcp.CodeEgressRefused} {
 		if errors.Is(err, authError(code)) {
 			return true
 		}

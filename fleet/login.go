@@ -78,7 +78,11 @@ func Login(ctx context.Context, opts LoginOptions) (*Credentials, error) {
 		return nil, err
 	}
 	var fl loginFlow
-	hc := authClient(opts.HTTPClient, opts.Timeout, fl.saw)
+	hc, release, err := authClient(ctx, opts.ServerURL, opts.HTTPClient, opts.Timeout, fl.saw)
+	if err != nil {
+		return nil, ctxOr(ctx, purramcp.CodeAuthDiscoveryFailed)
+	}
+	defer release()
 
 	probeReq, probeResp, err := probe(ctx, hc, opts.ServerURL)
 	if err != nil {
