@@ -42,6 +42,7 @@ type serveFlags struct {
 	jwtTypes                         stringList
 	maxBody                          int64
 	maxSessionCalls, maxCalls        int
+	introspectRate, introspectRateIP int
 	connectTimeout                   time.Duration
 }
 
@@ -113,6 +114,8 @@ func parseServeFlags(args []string, stdout, stderr io.Writer) (serveFlags, int, 
 	flags.StringVar(&fl.introspection, "oauth-introspection", "", "with --oauth-issuer: verify every access token (opaque or JWT) at this RFC 7662 introspection endpoint `URL` instead of locally")
 	flags.StringVar(&fl.clientID, "oauth-client-id", "", "with --oauth-introspection: the gateway's client `ID` at the introspection endpoint")
 	flags.StringVar(&fl.clientSecretEnv, "oauth-client-secret-env", "", "with --oauth-introspection: the environment variable `NAME` holding the gateway's client secret")
+	flags.IntVar(&fl.introspectRate, "oauth-introspection-rate", 20, "with --oauth-introspection: the most introspections a second over every client (more are 429)")
+	flags.IntVar(&fl.introspectRateIP, "oauth-introspection-rate-per-address", 5, "with --oauth-introspection: the most introspections a second for one client address (more are 429)")
 	flags.Var(&fl.allowHosts, "allow-host", "with --http: a host `name` the Host header may carry (repeatable; default the loopback names)")
 	flags.Var(&fl.allowOrigins, "allow-origin", "with --http: an `origin` (https://app.example) or host name a browser Origin may carry (repeatable; default the loopback names)")
 	flags.Int64Var(&fl.maxBody, "max-body-bytes", 1<<20, "with --http: the largest request body, in `bytes`")
@@ -145,6 +148,8 @@ func parseServeFlags(args []string, stdout, stderr io.Writer) (serveFlags, int, 
 		problem = "--oauth-introspection, --oauth-client-id and --oauth-client-secret-env go together"
 	case fl.maxBody <= 0 || fl.maxSessionCalls <= 0 || fl.maxCalls <= 0:
 		problem = "--max-body-bytes, --max-session-calls and --max-calls must be positive"
+	case fl.introspectRate <= 0 || fl.introspectRateIP <= 0:
+		problem = "--oauth-introspection-rate and --oauth-introspection-rate-per-address must be positive"
 	default:
 		return fl, exitOK, true
 	}
@@ -238,7 +243,8 @@ func serve(ctx context.Context, cfg *fleet.Config, lock *fleet.Lock, fl serveFla
 func tokenVerifier(ctx context.Context, fl serveFlags, stderr io.Writer) (auth.TokenVerifier, int) {
 	if fl.introspection != "" {
 		v, err := gateway.NewIntrospectionVerifier(gateway.IntrospectionOptions{Endpoint: fl.introspection,
-			Issuer: fl.oauthIssuer, Resource: fl.resource, ClientID: fl.clientID, ClientSecret: fl.clientSecret})
+			Issuer: fl.oauthIssuer, Resource: fl.resource, ClientID: fl.clientID, ClientSecret: fl.clientSecret,
+			Rate: fl.introspectRate, RatePerAddress: fl.introspectRateIP})
 		if err != nil {
 			fmt.Fprintf(stderr, "purramcp serve: --oauth-introspection %s: %v\n", fl.introspection, err)
 			return nil, exitUsage

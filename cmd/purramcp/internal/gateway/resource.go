@@ -2,7 +2,9 @@ package gateway
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -42,13 +44,48 @@ func (g *Gateway) protectedResource(mux *http.ServeMux, o OAuthOptions, maxBody 
 	if path != metadataPath {
 		mux.Handle(path, meta)
 	}
-	bearer := auth.RequireBearerToken(o.Verify, &auth.RequireBearerTokenOptions{ResourceMetadataURL: metaURL})
+	// go-sdk's middleware answers every refusal; a verifier's rate limit is
+	// answered 429 before it, the token verified once.
+	bearer := auth.RequireBearerToken(func(ctx context.Context, token string, r *http.Request) (*auth.TokenInfo, error) {
+		if v, ok := ctx.Value(verifiedKey{}).(*verified); ok {
+			return v.info, v.err
+		}
+		return o.Verify(ctx, token, r)
+	}, &auth.RequireBearerTokenOptions{ResourceMetadataURL: metaURL})
 	return func(h http.Handler) http.Handler {
 		if len(g.toolScopes) > 0 {
 			h = g.stepUp(h, metaURL, maxBody)
 		}
-		return bearer(h)
+		return limited(o.Verify, bearer(h))
 	}, nil
+}
+
+// verified is a request's token outcome, carried to go-sdk's middleware.
+type verified struct {
+	info *auth.TokenInfo
+	err  error
+}
+
+type verifiedKey struct{}
+
+// limited verifies a request's bearer token with verify and answers 429
+// with Retry-After when verify says its rate is exceeded
+// ([ErrIntrospectionLimited]); any other outcome goes on to next with the
+// request.
+func limited(verify auth.TokenVerifier, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fields := strings.Fields(r.Header.Get("Authorization"))
+		if len(fields) == 2 && strings.EqualFold(fields[0], "bearer") {
+			info, err := verify(r.Context(), fields[1], r)
+			if errors.Is(err, ErrIntrospectionLimited) {
+				w.Header().Set("Retry-After", "1")
+				http.Error(w, "Too Many Requests", http.StatusTooManyRequests)
+				return
+			}
+			r = r.WithContext(context.WithValue(r.Context(), verifiedKey{}, &verified{info: info, err: err}))
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
 // stepUp answers 403 insufficient_scope to a tools/call its caller's token
