@@ -73,9 +73,11 @@ type HTTPOptions struct {
 // resource metadata (RFC 9728) is served without a token at
 // /.well-known/oauth-protected-resource and at that path followed by the
 // resource URL's path; /mcp and /status need a token Verify accepts: 401
-// with a WWW-Authenticate challenge naming the metadata otherwise. A
-// tools/call of a tool whose [Options].ToolScopes the token lacks is
-// answered 403 with error="insufficient_scope" and the scopes it needs.
+// with a WWW-Authenticate challenge naming the metadata otherwise, 429
+// with Retry-After when Verify fails [ErrIntrospectionLimited]. A tool
+// whose [Options].ToolScopes the token lacks is hidden from its caller:
+// left out of tools/list and /status, and a tools/call of it is answered
+// exactly as one of a tool that does not exist.
 type OAuthOptions struct {
 	// Resource is the gateway's public resource URL (the one clients
 	// connect to, such as https://mcp.example.com/mcp; behind a load
@@ -128,7 +130,7 @@ func (g *Gateway) HTTPHandler(opts HTTPOptions) (http.Handler, error) {
 	protect := func(h http.Handler) http.Handler { return h }
 	if opts.OAuth != nil {
 		var err error
-		if protect, err = g.protectedResource(mux, *opts.OAuth, opts.MaxBodyBytes); err != nil {
+		if protect, err = g.protectedResource(mux, *opts.OAuth); err != nil {
 			return nil, err
 		}
 	}
