@@ -43,6 +43,7 @@ type serveFlags struct {
 	maxBody                          int64
 	maxSessionCalls, maxCalls        int
 	introspectRate, introspectRateIP int
+	maxSessions, maxUserSessions     int
 	connectTimeout                   time.Duration
 }
 
@@ -121,6 +122,8 @@ func parseServeFlags(args []string, stdout, stderr io.Writer) (serveFlags, int, 
 	flags.Int64Var(&fl.maxBody, "max-body-bytes", 1<<20, "with --http: the largest request body, in `bytes`")
 	flags.IntVar(&fl.maxSessionCalls, "max-session-calls", 8, "the most calls one client session runs at once")
 	flags.IntVar(&fl.maxCalls, "max-calls", 64, "the most calls the gateway runs at once")
+	flags.IntVar(&fl.maxSessions, "max-sessions", 1024, "with --http, stateful: the most sessions open at once (more are 429)")
+	flags.IntVar(&fl.maxUserSessions, "max-user-sessions", 16, "with --http, stateful: the most sessions one OAuth user has open at once (more are 429)")
 	flags.BoolVar(&fl.status, "status", false, "connect every server once, print the gateway's status as JSON and exit")
 	connectTimeout := connectTimeoutFlag(flags)
 	if code, ok := parseFlags(flags, args); !ok {
@@ -148,6 +151,8 @@ func parseServeFlags(args []string, stdout, stderr io.Writer) (serveFlags, int, 
 		problem = "--oauth-introspection, --oauth-client-id and --oauth-client-secret-env go together"
 	case fl.maxBody <= 0 || fl.maxSessionCalls <= 0 || fl.maxCalls <= 0:
 		problem = "--max-body-bytes, --max-session-calls and --max-calls must be positive"
+	case fl.maxSessions <= 0 || fl.maxUserSessions <= 0:
+		problem = "--max-sessions and --max-user-sessions must be positive"
 	case fl.introspectRate <= 0 || fl.introspectRateIP <= 0:
 		problem = "--oauth-introspection-rate and --oauth-introspection-rate-per-address must be positive"
 	default:
@@ -282,6 +287,9 @@ func serveHTTP(ctx context.Context, g *gateway.Gateway, fl serveFlags, token str
 		MaxBodyBytes:   fl.maxBody,
 		Stateless:      fl.stateless,
 		OAuth:          oauth,
+
+		MaxSessions:     fl.maxSessions,
+		MaxUserSessions: fl.maxUserSessions,
 	})
 }
 

@@ -250,6 +250,7 @@ func TestServe_UsageErrors(t *testing.T) {
 			"--oauth-jwt-typ", "JWT", "--oauth-introspection", "https://auth.example/introspect", "--oauth-client-id", "gw", "--oauth-client-secret-env", "X"},
 			"--oauth-jwt-typ needs --oauth-issuer, without --oauth-introspection"},
 		{[]string{"--max-calls", "0"}, "--max-body-bytes, --max-session-calls and --max-calls must be positive"},
+		{[]string{"--max-user-sessions", "0"}, "--max-sessions and --max-user-sessions must be positive"},
 		{[]string{"--oauth-introspection-rate", "0"}, "--oauth-introspection-rate and --oauth-introspection-rate-per-address must be positive"},
 		{[]string{"--connect-timeout", "0s"}, "--connect-timeout 0s: must be positive, like 60s or 2m"},
 		{[]string{"extra"}, `unexpected argument "extra"`},

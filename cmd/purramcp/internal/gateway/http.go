@@ -63,6 +63,13 @@ type HTTPOptions struct {
 	// request (default 30 minutes; zero means default; negative is
 	// invalid). It does not apply to stateless mode.
 	SessionIdleTimeout time.Duration
+	// MaxSessions caps the stateful sessions open at once (default 1024),
+	// and MaxUserSessions those of one user, the subject of a verified
+	// OAuth token (default 16; a caller without one is held to MaxSessions
+	// only); zero means default, negative is invalid. A request that would
+	// open a session over a cap is answered 429 with Retry-After and
+	// nothing of it is kept. They do not apply to stateless mode.
+	MaxSessions, MaxUserSessions int
 	// OAuth, when set, makes the handler an OAuth 2.1 protected resource
 	// instead of checking Token (setting both is invalid); see
 	// [OAuthOptions].
@@ -99,8 +106,8 @@ type OAuthOptions struct {
 // this order: Host and Origin against the allowlists (403), the token (401),
 // the body cap (413). Any other path is 404. A negative MaxBodyBytes fails.
 func (g *Gateway) HTTPHandler(opts HTTPOptions) (http.Handler, error) {
-	if opts.MaxBodyBytes < 0 || opts.SessionIdleTimeout < 0 {
-		return nil, fmt.Errorf("gateway: negative MaxBodyBytes or SessionIdleTimeout: %w", purramcp.ErrBindingInvalid)
+	if opts.MaxBodyBytes < 0 || opts.SessionIdleTimeout < 0 || opts.MaxSessions < 0 || opts.MaxUserSessions < 0 {
+		return nil, fmt.Errorf("gateway: negative MaxBodyBytes, SessionIdleTimeout, MaxSessions or MaxUserSessions: %w", purramcp.ErrBindingInvalid)
 	}
 	if opts.OAuth != nil && (opts.Token != "" || opts.OAuth.Verify == nil) {
 		return nil, fmt.Errorf("gateway: OAuth needs a Verify and excludes Token: %w", purramcp.ErrBindingInvalid)
@@ -134,7 +141,7 @@ func (g *Gateway) HTTPHandler(opts HTTPOptions) (http.Handler, error) {
 			return nil, err
 		}
 	}
-	mux.Handle("/mcp", protect(mcp.NewStreamableHTTPHandler(
+	var streamable http.Handler = mcp.NewStreamableHTTPHandler(
 		func(*http.Request) *mcp.Server { return g.server },
 		&mcp.StreamableHTTPOptions{
 			Stateless:           opts.Stateless,
@@ -146,7 +153,12 @@ func (g *Gateway) HTTPHandler(opts HTTPOptions) (http.Handler, error) {
 			// default allowlist is exactly the loopback names.
 			DisableLocalhostProtection: true,
 		},
-	)))
+	)
+	if !opts.Stateless {
+		streamable = newSessionLimiter(g.server, orDefault(opts.MaxUserSessions, defaultMaxUserSessions),
+			orDefault(opts.MaxSessions, defaultMaxSessions)).wrap(streamable)
+	}
+	mux.Handle("/mcp", protect(streamable))
 	mux.Handle("GET /status", protect(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		st := g.Status()
 		info := auth.TokenInfoFromContext(r.Context())
