@@ -250,6 +250,8 @@ func TestServe_UsageErrors(t *testing.T) {
 			"--oauth-jwt-typ", "JWT", "--oauth-introspection", "https://auth.example/introspect", "--oauth-client-id", "gw", "--oauth-client-secret-env", "X"},
 			"--oauth-jwt-typ needs --oauth-issuer, without --oauth-introspection"},
 		{[]string{"--max-calls", "0"}, "--max-body-bytes, --max-session-calls and --max-calls must be positive"},
+		{[]string{"--max-queue", "-1"}, "--max-user-calls and --max-queue must not be negative"},
+		{[]string{"--max-wait", "6m"}, "--max-wait 6m0s: must be positive and at most 5m"},
 		{[]string{"--max-user-sessions", "0"}, "--max-sessions and --max-user-sessions must be positive"},
 		{[]string{"--oauth-introspection-rate", "0"}, "--oauth-introspection-rate and --oauth-introspection-rate-per-address must be positive"},
 		{[]string{"--connect-timeout", "0s"}, "--connect-timeout 0s: must be positive, like 60s or 2m"},
@@ -554,4 +556,12 @@ func TestServe_StatelessReplicas(t *testing.T) {
 	}
 	front.CloseClientConnections()
 	http.DefaultTransport.(*http.Transport).CloseIdleConnections()
+}
+
+func TestUpstreamCalls(t *testing.T) {
+	cfg, err := fleet.ParseConfig([]byte(`{"servers": {
+	  "a": {"command": "x", "maxCalls": 4, "tools": {"t": {"as": "a_t"}}},
+	  "b": {"command": "x", "tools": {"t": {"as": "b_t"}}}}}`))
+	require.NoError(t, err)
+	assert.Equal(t, map[string]int{"a": 4}, upstreamCalls(cfg))
 }

@@ -63,7 +63,7 @@ func (g *Gateway) filterList(next mcp.MethodHandler) mcp.MethodHandler {
 				if p, ok := principal(info); ok {
 					ctx = fleet.WithPrincipal(ctx, p)
 				}
-				g.refuse(ctx, name, purramcp.CodeScopeDenied)
+				g.refuse(ctx, name, "", purramcp.CodeScopeDenied)
 				return nil, unknownTool(name)
 			}
 		}
