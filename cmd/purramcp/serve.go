@@ -226,6 +226,9 @@ func serve(ctx context.Context, cfg *fleet.Config, lock *fleet.Lock, fl serveFla
 		if up.State == gateway.StateUnapproved {
 			line += ": its catalog is not the locked one; review it with `purramcp lock`"
 		}
+		if up.State == gateway.StateUnauthorized {
+			line += ": sign in with `purramcp login " + up.ID + "`; its tools are served once it is ready"
+		}
 		fmt.Fprintln(stderr, line)
 	}
 	fmt.Fprintf(stderr, "purramcp serve: serving %d tools: %s\n", len(st.Tools), strings.Join(st.Tools, ", "))

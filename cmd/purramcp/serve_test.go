@@ -26,6 +26,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"purra.dev/purramcp/cmd/purramcp/internal/gateway"
 	"purra.dev/purramcp/fleet"
 )
 
@@ -564,4 +565,20 @@ func TestUpstreamCalls(t *testing.T) {
 	  "b": {"command": "x", "tools": {"t": {"as": "b_t"}}}}}`))
 	require.NoError(t, err)
 	assert.Equal(t, map[string]int{"a": 4}, upstreamCalls(cfg))
+}
+
+// TestGatewayStatesAreTheFleets: the gateway names every state a fleet
+// server can be in, with the fleet's own word, so /status and serve's
+// report never drift from the fleet.
+func TestGatewayStatesAreTheFleets(t *testing.T) {
+	for fleetState, gatewayState := range map[fleet.State]string{
+		fleet.StateConnecting:   gateway.StateConnecting,
+		fleet.StateReady:        gateway.StateReady,
+		fleet.StateUnapproved:   gateway.StateUnapproved,
+		fleet.StateBackoff:      gateway.StateBackoff,
+		fleet.StateUnauthorized: gateway.StateUnauthorized,
+		fleet.StateClosed:       gateway.StateClosed,
+	} {
+		assert.Equal(t, string(fleetState), gatewayState)
+	}
 }

@@ -16,6 +16,11 @@ const (
 	StateUnapproved = "unapproved"
 	// StateBackoff is a server waiting to reconnect after a failure.
 	StateBackoff = "backoff"
+	// StateUnauthorized is an http server that refused the fleet's OAuth
+	// credentials, or has none; Code says which (mcp_auth_required,
+	// mcp_auth_expired, mcp_auth_store_failed). It lists no tool until a
+	// sign-in (purramcp login) brings it back to ready.
+	StateUnauthorized = "unauthorized"
 	// StateClosed is a server that was closed.
 	StateClosed = "closed"
 )
