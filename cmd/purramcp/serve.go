@@ -190,7 +190,7 @@ func serve(ctx context.Context, cfg *fleet.Config, lock *fleet.Lock, fl serveFla
 		return exitUsage
 	}
 	defer f.Close()
-	g, err := gateway.New(fleetSource{f}, gateway.Options{
+	g, err := gateway.New(fleetSource{f: f, tools: serverTools(cfg)}, gateway.Options{
 		Name: "purramcp", Version: buildVersions().Version,
 		MaxSessionCalls: fl.maxSessionCalls, MaxUserCalls: fl.maxUserCalls, MaxCalls: fl.maxCalls,
 		MaxQueue: fl.maxQueue, MaxWait: fl.maxWait, UpstreamCalls: upstreamCalls(cfg),
@@ -330,6 +330,19 @@ func upstreamCalls(cfg *fleet.Config) map[string]int {
 	return out
 }
 
+// serverTools maps each configured server to the local names of its tools.
+func serverTools(cfg *fleet.Config) map[string][]string {
+	out := map[string][]string{}
+	for id, sc := range cfg.Servers {
+		names := []string{}
+		for _, tc := range sc.Tools {
+			names = append(names, tc.As)
+		}
+		out[id] = names
+	}
+	return out
+}
+
 // scopesSupported are the scopes the config's tools require, sorted, each
 // once: what the resource metadata lists.
 func scopesSupported(cfg *fleet.Config) []string {
@@ -347,7 +360,10 @@ func scopesSupported(cfg *fleet.Config) []string {
 // ready between them is shown without a snapshot (so none of its tools is
 // listed; the fleet's OnChange brings the next refresh), and a ready one
 // takes its digest from the snapshot, so the two always agree.
-type fleetSource struct{ f *fleet.Fleet }
+type fleetSource struct {
+	f     *fleet.Fleet
+	tools map[string][]string // each server's local tool names, from the config
+}
 
 func (s fleetSource) Registrations() []purramcp.ToolDefinition { return s.f.Registrations() }
 
@@ -357,7 +373,7 @@ func (s fleetSource) Upstreams() []gateway.Upstream {
 	for i, st := range statuses {
 		ups[i] = gateway.Upstream{
 			ID: st.ID, State: string(st.State), Digest: st.Digest, Code: st.Code,
-			Attempts: st.Attempts, Since: st.Since,
+			Attempts: st.Attempts, Since: st.Since, Tools: s.tools[st.ID],
 		}
 		if st.State == fleet.StateReady {
 			if snap, ok := s.f.Snapshot(st.ID); ok {

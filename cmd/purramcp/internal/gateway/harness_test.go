@@ -109,6 +109,8 @@ type fakeFleet struct {
 	servers map[string]*fakeServer
 	// observer receives every discovery and call event
 	observer func(context.Context, purramcp.Event)
+	// tools, when set, are each server's configured local names.
+	tools map[string][]string
 }
 
 type fakeServer struct {
@@ -231,7 +233,7 @@ func (f *fakeFleet) Upstreams() []gateway.Upstream {
 	defer f.mu.Unlock()
 	var ups []gateway.Upstream
 	for _, s := range f.servers {
-		up := gateway.Upstream{ID: s.id, State: s.state, Digest: s.digest, Code: s.code}
+		up := gateway.Upstream{ID: s.id, State: s.state, Digest: s.digest, Code: s.code, Tools: f.tools[s.id]}
 		if s.state == gateway.StateReady {
 			up.Snapshot = s.snapshot
 		}

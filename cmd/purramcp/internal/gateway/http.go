@@ -9,7 +9,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"slices"
 	"strings"
 	"time"
 
@@ -101,8 +100,9 @@ type OAuthOptions struct {
 }
 
 // HTTPHandler returns the gateway's HTTP handler: streamable MCP at /mcp and
-// the [Status] as JSON at GET /status (its tools only those the caller's
-// token lets it see, as in tools/list), every path behind the same checks, in
+// the [Status] as JSON at GET /status (only the tools the caller's token
+// lets it see, as in tools/list, and the upstreams binding one of them),
+// every path behind the same checks, in
 // this order: Host and Origin against the allowlists (403), the token (401),
 // the body cap (413); a tools/call POST to /mcp is then admitted (see
 // [Options].MaxQueue), a refusal answered 429 with Retry-After. Any other
@@ -162,9 +162,7 @@ func (g *Gateway) HTTPHandler(opts HTTPOptions) (http.Handler, error) {
 	}
 	mux.Handle("/mcp", protect(streamable))
 	mux.Handle("GET /status", protect(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		st := g.Status()
-		info := auth.TokenInfoFromContext(r.Context())
-		st.Tools = slices.DeleteFunc(st.Tools, func(name string) bool { return !g.visible(info, name) })
+		st := g.statusFor(auth.TokenInfoFromContext(r.Context()))
 		w.Header().Set("Content-Type", "application/json")
 		_ = json.NewEncoder(w).Encode(st)
 	})))

@@ -161,6 +161,62 @@ func TestHTTP_OAuthPerUserTools(t *testing.T) {
 	}
 }
 
+// TestHTTP_OAuthStatusView: GET /status shows a caller only the tools it
+// may see and the upstreams binding one of them: a server whose every
+// tool needs hr:read is absent, ID, state and digest, for a caller
+// without it.
+func TestHTTP_OAuthStatusView(t *testing.T) {
+	iss := newTestIssuer(t)
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	f := newFakeFleet(t)
+	f.connect(ctx, "docs", newUpstream("Search documents"), "", "")
+	f.connect(ctx, "hr", newUpstream("Search people"), "hr_", "")
+	hr := []string{"hr_big", "hr_block", "hr_fail", "hr_search"}
+	f.tools = map[string][]string{"docs": {"big", "block", "fail", "search"}, "hr": hr}
+	scopes := map[string][]string{"search": {"docs:read"}}
+	for _, name := range hr {
+		scopes[name] = []string{"hr:read"}
+	}
+	g := newGateway(t, f, gateway.Options{ToolScopes: scopes})
+	g.Refresh()
+	v, err := gateway.NewJWTVerifier(ctx, gateway.JWTOptions{Issuer: iss.srv.URL, Resource: testResource})
+	require.NoError(t, err)
+	srv := serveHTTP(t, g, gateway.HTTPOptions{OAuth: &gateway.OAuthOptions{Resource: testResource,
+		Issuer: iss.srv.URL, Verify: v.Verify}})
+	now := time.Now()
+	for _, tc := range []struct {
+		scope     string
+		upstreams []string
+		tools     []string
+	}{
+		{"profile", []string{"docs"}, []string{"big", "block", "fail"}},
+		{"docs:read", []string{"docs"}, []string{"big", "block", "fail", "search"}},
+		{"hr:read", []string{"docs", "hr"}, append([]string{"big", "block", "fail"}, hr...)},
+	} {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL+"/status", nil)
+		require.NoError(t, err)
+		req.Header.Set("Authorization", "Bearer "+iss.mint("k1", iss.valid(now, "u", tc.scope)))
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		body, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		require.NoError(t, err)
+		var st gateway.Status
+		require.NoError(t, json.Unmarshal(body, &st))
+		var ids []string
+		for _, up := range st.Upstreams {
+			ids = append(ids, up.ID)
+		}
+		assert.Equal(t, tc.upstreams, ids, tc.scope)
+		assert.Equal(t, tc.tools, st.Tools, tc.scope)
+		if tc.scope != "hr:read" {
+			assert.NotContains(t, string(body), "hr", "nothing of the hidden server")
+		}
+	}
+	assert.Len(t, g.Status().Upstreams, 2, "serve --status shows every server")
+}
+
 // TestHTTP_OAuthSessionBoundToUser: a stateful session answers only the
 // user who opened it: another user's valid token with its Mcp-Session-Id
 // is 403, and nothing of it reaches the session or the upstream.

@@ -40,6 +40,10 @@ type Upstream struct {
 	Attempts int
 	// Since is when the server entered State.
 	Since time.Time
+	// Tools are the local names the configuration binds for the server:
+	// every tool it may ever serve. GET /status shows the server only to a
+	// caller who may see one of them; nil means unknown (always shown).
+	Tools []string
 	// Snapshot is the admitted catalog's snapshot while the server is ready
 	// (the gateway reads each entry's LocalName and OutputSchema from it);
 	// it is ignored in every other state.
