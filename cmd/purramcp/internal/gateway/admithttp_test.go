@@ -127,3 +127,33 @@ func TestHTTP_ThousandSessionsLeaveNothing(t *testing.T) {
 	assert.Zero(t, inFlight+queued+keys)
 	srv.CloseClientConnections()
 }
+
+// A tools/call of a tool hidden from its caller is never admitted: with
+// the gateway full it gets what a call of a missing tool gets, not the 429
+// a served tool gets, so the load tells nothing of the hidden tool.
+func TestHTTP_HiddenToolNotAdmitted(t *testing.T) {
+	_, u, _, _, base, end := busyGateway(t, gateway.Options{MaxCalls: 1, MaxWait: time.Millisecond,
+		ToolScopes: map[string][]string{"search": {"docs:read"}}})
+	post := func(name string) (int, string) {
+		req, err := http.NewRequest(http.MethodPost, base+"/mcp",
+			strings.NewReader(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"`+name+`","arguments":{"q":"x"}}}`))
+		require.NoError(t, err)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Authorization", "Bearer "+testToken)
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		return resp.StatusCode, strings.ReplaceAll(string(body), name, "NAME")
+	}
+	hiddenStatus, hiddenBody := post("search") // the static token grants no scope
+	missingStatus, missingBody := post("nosuch")
+	assert.Equal(t, missingStatus, hiddenStatus)
+	assert.Equal(t, missingBody, hiddenBody)
+	assert.NotEqual(t, http.StatusTooManyRequests, hiddenStatus)
+	status, _ := post("fail")
+	assert.Equal(t, http.StatusTooManyRequests, status, "a served tool the caller sees is refused by the load")
+	assert.Equal(t, int32(1), u.calls.Load())
+	end()
+}
