@@ -15,9 +15,10 @@ import (
 // [ToolResult] that failed with it. They are part of the API: a code never
 // changes meaning and never carries remote text; a host compares
 // [ToolResult.ErrorCode] and [Event.Code] with them. CodeAnnotationConflict,
-// CodeCatalogUnapproved and CodeUnauthorized are purramcp additions with
-// no purra-mcp 1.0.0 counterpart; they arise only from opt-in
-// [DiscoveryOptions] fields or an OAuth-aware HTTP transport.
+// CodeCatalogUnapproved, CodeEgressRefused and CodeUnauthorized are
+// purramcp additions with no purra-mcp 1.0.0 counterpart; they arise only
+// from opt-in [DiscoveryOptions] fields, an OAuth-aware HTTP transport or
+// the fleet's HTTP client.
 const (
 	// CodeAnnotationConflict, "mcp_annotation_conflict", is the code of
 	// [ErrAnnotationConflict] (a purramcp addition).
@@ -35,6 +36,9 @@ const (
 	CodeCatalogUnapproved = codes.CatalogUnapproved
 	// CodeConnectionClosed, "mcp_connection_closed", is the code of [ErrConnectionClosed].
 	CodeConnectionClosed = codes.ConnectionClosed
+	// CodeEgressRefused, "mcp_egress_refused", is the code of
+	// [ErrEgressRefused] (a purramcp addition).
+	CodeEgressRefused = codes.EgressRefused
 	// CodeInvalidArguments, "mcp_invalid_arguments", is the code of [ErrInvalidArguments].
 	CodeInvalidArguments = codes.InvalidArguments
 	// CodeNameConflict, "mcp_name_conflict", is the code of [ErrNameConflict].
@@ -95,6 +99,11 @@ var (
 	ErrCatalogUnapproved error = sentinel(CodeCatalogUnapproved)
 	// ErrConnectionClosed reports a closed monitor (the session ended).
 	ErrConnectionClosed error = sentinel(CodeConnectionClosed)
+	// ErrEgressRefused reports an HTTP request, redirect or connection
+	// refused because it would go where the user did not point: another
+	// origin or plain http after https, or an address more internal than
+	// the configured MCP server's (purramcp's HTTP clients, the fleet's).
+	ErrEgressRefused error = sentinel(CodeEgressRefused)
 	// ErrInvalidArguments reports arguments the input contract rejects.
 	ErrInvalidArguments error = sentinel(CodeInvalidArguments)
 	// ErrNameConflict reports a repeated local or remote tool name.

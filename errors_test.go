@@ -49,6 +49,7 @@ var referenceCodes = map[string]error{
 var additionCodes = map[string]error{
 	"mcp_annotation_conflict": purramcp.ErrAnnotationConflict, // RequireReadOnlyHint
 	"mcp_catalog_unapproved":  purramcp.ErrCatalogUnapproved,  // Approve
+	"mcp_egress_refused":      purramcp.ErrEgressRefused,      // the fleet's HTTP client
 	"mcp_unauthorized":        purramcp.ErrUnauthorized,       // an OAuth-aware HTTP transport (the fleet's)
 }
 
@@ -63,11 +64,11 @@ func TestErrors_CodesAndSentinels(t *testing.T) {
 	if got := len(referenceCodes); got != 22 {
 		t.Fatalf("len(referenceCodes) = %d, want %d", got, 22)
 	}
-	if got := len(additionCodes); got != 3 {
-		t.Fatalf("len(additionCodes) = %d, want %d", got, 3)
+	if got := len(additionCodes); got != 4 {
+		t.Fatalf("len(additionCodes) = %d, want %d", got, 4)
 	}
-	if got := len(allCodes); got != 25 {
-		t.Fatalf("no addition reuses a reference code: len = %d, want %d", got, 25)
+	if got := len(allCodes); got != 26 {
+		t.Fatalf("no addition reuses a reference code: len = %d, want %d", got, 26)
 	}
 	if purramcp.CodeAnnotationConflict != purramcp.CodeAnnotationConflict {
 		t.Errorf("purramcp.CodeAnnotationConflict = %q, want %q", purramcp.CodeAnnotationConflict, purramcp.CodeAnnotationConflict)

@@ -15,6 +15,7 @@ const (
 	CatalogStale         = "mcp_catalog_stale"
 	CatalogUnapproved    = "mcp_catalog_unapproved"
 	ConnectionClosed     = "mcp_connection_closed"
+	EgressRefused        = "mcp_egress_refused"
 	InvalidArguments     = "mcp_invalid_arguments"
 	NameConflict         = "mcp_name_conflict"
 	NotInitialized       = "mcp_not_initialized"

@@ -2,6 +2,10 @@ package gateway
 
 import (
 	"context"
+	"crypto/ecdsa"
+	"crypto/ed25519"
+	"crypto/elliptic"
+	"crypto/rsa"
 	"crypto/sha256"
 	"encoding/json"
 	"errors"
@@ -9,6 +13,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -28,10 +33,14 @@ const (
 	maxFetchBytes = 1 << 20
 	// fetchTimeout bounds one metadata or JWKS request.
 	fetchTimeout = 10 * time.Second
-	// jwksMinInterval is the shortest time between two JWKS fetches: an
-	// unknown key ID makes the verifier fetch the set again at most this
-	// often, so tokens naming random key IDs cannot flood the issuer.
+	// jwksMinInterval is the shortest time between a successful JWKS
+	// fetch and the next one an unknown key ID starts, so tokens naming
+	// random key IDs cannot flood the issuer.
 	jwksMinInterval = time.Minute
+	// jwksRetryBackoff is how long after a failed JWKS fetch the next one
+	// may start: a failure (the issuer down, a timeout) does not spend the
+	// minute.
+	jwksRetryBackoff = 5 * time.Second
 	// clockSkew is the leeway for exp, nbf and iat.
 	clockSkew = 60 * time.Second
 	// maxCachedTokens caps the verification cache; when full it is
@@ -62,27 +71,54 @@ type JWTOptions struct {
 	HTTPClient *http.Client
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// Types are the JWS "typ" values admitted besides at+jwt (RFC 9068),
+	// for identity providers that issue access tokens as, say, "JWT".
+	// Every typ is compared case-insensitively, with or without its
+	// "application/" prefix. A token of one of these types that carries
+	// an ID token's claim (nonce, at_hash, c_hash) is still refused.
+	Types []string
 }
 
-// A JWTVerifier verifies JWT access tokens (RFC 9068) locally: the
-// signature against the issuer's JWKS with an asymmetric algorithm, iss
+// A JWTVerifier verifies JWT access tokens (RFC 9068) locally: a typ of
+// at+jwt (or one of [JWTOptions].Types), the signature against the
+// issuer's JWKS with the one algorithm of the key (its JWK's alg, else
+// RS256 for RSA, ES256, ES384 or ES512 for the P-256, P-384 or P-521
+// curve, EdDSA for Ed25519), iss
 // exactly the issuer, aud containing the resource, exp and sub required,
 // and nbf and iat honored with 60 s of skew. The scopes are the
 // space-separated "scope" claim; the subject is "sub", which also binds a
 // stateful session to its user (another user's token cannot use it). A
 // verified token is cached (by its SHA-256, never the token itself) until
-// it expires. An unknown key ID fetches the JWKS again, at most once a
-// minute; a key that leaves the set drops every cached token it signed. It is safe for concurrent use.
+// it expires.
+//
+// The verifier fetches the JWKS itself, never on a request's context: one
+// fetch at a time, each bounded to 10 s, on the context given to
+// [NewJWTVerifier]. An unknown key ID starts a fetch when the last
+// successful one is at least a minute old and no failed one is less than
+// 5 s old; requests meeting a fetch in flight wait for it (within their
+// own context), so a client that hangs up cancels nothing. A key that
+// leaves the set drops every cached token it signed. It is safe for
+// concurrent use.
 type JWTVerifier struct {
 	issuer, resource, jwksURI string
 	client                    *http.Client
 	now                       func() time.Time
+	life                      context.Context // bounds every fetch after the first
+	types                     map[string]bool // typ values admitted besides at+jwt, normalized
 
 	// mu guards everything below.
-	mu      sync.Mutex
-	keys    map[string]jose.JSONWebKey // by key ID
-	fetched time.Time                  // the last JWKS fetch, successful or not
-	cache   map[[32]byte]cachedToken
+	mu       sync.Mutex
+	keys     map[string]verifyKey // by key ID
+	fetched  time.Time            // the last successful JWKS fetch
+	retryAt  time.Time            // no fetch for an unknown key ID before this
+	fetching chan struct{}        // closed when the fetch in flight ends; nil when none
+	cache    map[[32]byte]cachedToken
+}
+
+// A verifyKey is a JWKS key and the one algorithm it verifies.
+type verifyKey struct {
+	key any
+	alg string
 }
 
 // A cachedToken is a verified token's outcome.
@@ -96,7 +132,9 @@ type cachedToken struct {
 var ErrIssuerMetadata = errors.New("gateway: the authorization server's metadata is unusable")
 
 // NewJWTVerifier discovers the issuer's metadata and JWKS and returns a
-// verifier for tokens it issued for the resource. It fails with
+// verifier for tokens it issued for the resource. ctx bounds the discovery
+// and the verifier's life: once it ends, no JWKS fetch runs any more (the
+// keys known still verify). It fails with
 // [ErrIssuerMetadata] when either fetch fails, the metadata names another
 // issuer or no jwks_uri, or an endpoint is neither https nor loopback.
 func NewJWTVerifier(ctx context.Context, opts JWTOptions) (*JWTVerifier, error) {
@@ -108,8 +146,11 @@ func NewJWTVerifier(ctx context.Context, opts JWTOptions) (*JWTVerifier, error) 
 	}
 	v := &JWTVerifier{
 		issuer: opts.Issuer, resource: opts.Resource,
-		client: opts.HTTPClient, now: opts.Now,
-		cache: map[[32]byte]cachedToken{},
+		client: opts.HTTPClient, now: opts.Now, life: ctx,
+		cache: map[[32]byte]cachedToken{}, types: map[string]bool{},
+	}
+	for _, typ := range opts.Types {
+		v.types[normalType(typ)] = true
 	}
 	if v.client == nil {
 		v.client = &http.Client{CheckRedirect: func(req *http.Request, via []*http.Request) error {
@@ -164,8 +205,9 @@ func (v *JWTVerifier) metadata(ctx context.Context) (*oauthex.AuthServerMeta, er
 	return nil, fmt.Errorf("%w: no metadata at %s", ErrIssuerMetadata, strings.Join(candidates, " or "))
 }
 
-// fetchKeys fetches the JWKS and keeps its public signing keys by key ID.
-func (v *JWTVerifier) fetchKeys(ctx context.Context) (map[string]jose.JSONWebKey, error) {
+// fetchKeys fetches the JWKS and keeps its public signing keys by key ID,
+// each with its algorithm.
+func (v *JWTVerifier) fetchKeys(ctx context.Context) (map[string]verifyKey, error) {
 	ctx, cancel := context.WithTimeout(ctx, fetchTimeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, v.jwksURI, nil)
@@ -189,14 +231,16 @@ func (v *JWTVerifier) fetchKeys(ctx context.Context) (map[string]jose.JSONWebKey
 	if err := json.Unmarshal(body, &set); err != nil {
 		return nil, fmt.Errorf("%w: jwks: %v", ErrIssuerMetadata, err)
 	}
-	keys := map[string]jose.JSONWebKey{}
+	keys := map[string]verifyKey{}
 	for _, k := range set.Keys {
 		// A key without an ID could never be chosen unambiguously; a
 		// private or symmetric key has no place in a public set.
 		if k.KeyID == "" || !k.Valid() || !k.IsPublic() || (k.Use != "" && k.Use != "sig") {
 			continue
 		}
-		keys[k.KeyID] = k
+		if alg := keyAlgorithm(k); alg != "" {
+			keys[k.KeyID] = verifyKey{key: k.Key, alg: alg}
+		}
 	}
 	if len(keys) == 0 {
 		return nil, fmt.Errorf("%w: jwks: no public signing key with a key ID", ErrIssuerMetadata)
@@ -228,19 +272,30 @@ func (v *JWTVerifier) Verify(ctx context.Context, token string, _ *http.Request)
 		return nil, invalid("not a signed JWT with an allowed algorithm")
 	}
 	header := parsed.Headers[0]
+	typ, _ := header.ExtraHeaders[jose.HeaderType].(string)
+	accessType := normalType(typ) == "at+jwt"
+	if !accessType && !v.types[normalType(typ)] {
+		return nil, invalid("not an access token (typ)")
+	}
 	key, ok := v.key(ctx, header.KeyID)
 	if !ok {
 		return nil, invalid("unknown signing key")
 	}
-	if key.Algorithm != "" && key.Algorithm != header.Algorithm {
+	if key.alg != header.Algorithm {
 		return nil, invalid("algorithm does not match the key")
 	}
 	var claims jwt.Claims
 	var extra struct {
-		Scope string `json:"scope"`
+		Scope  string          `json:"scope"`
+		Nonce  json.RawMessage `json:"nonce"`
+		AtHash json.RawMessage `json:"at_hash"`
+		CHash  json.RawMessage `json:"c_hash"`
 	}
-	if err := parsed.Claims(key.Key, &claims, &extra); err != nil {
+	if err := parsed.Claims(key.key, &claims, &extra); err != nil {
 		return nil, invalid("bad signature or claims")
+	}
+	if !accessType && (extra.Nonce != nil || extra.AtHash != nil || extra.CHash != nil) {
+		return nil, invalid("an ID token, not an access token")
 	}
 	if claims.Expiry == nil {
 		return nil, invalid("token has no exp")
@@ -271,36 +326,66 @@ func (v *JWTVerifier) Verify(ctx context.Context, token string, _ *http.Request)
 	return info, nil
 }
 
-// key returns the verification key of kid, fetching the JWKS again when
-// kid is unknown and the last fetch is at least a minute old. Only the
-// first miss of a minute fetches; the others fail at once, and cache hits
-// never wait for a fetch.
-func (v *JWTVerifier) key(ctx context.Context, kid string) (jose.JSONWebKey, bool) {
+// key returns the verification key of kid. An unknown kid starts a JWKS
+// fetch when one may start (see [JWTVerifier]) and waits, within ctx, for
+// the fetch in flight; cache hits never wait.
+func (v *JWTVerifier) key(ctx context.Context, kid string) (verifyKey, bool) {
 	v.mu.Lock()
 	if k, ok := v.keys[kid]; ok {
 		v.mu.Unlock()
 		return k, true
 	}
-	if v.now().Sub(v.fetched) < jwksMinInterval {
-		v.mu.Unlock()
-		return jose.JSONWebKey{}, false
+	done := v.fetching
+	if done == nil {
+		now := v.now()
+		if now.Sub(v.fetched) < jwksMinInterval || now.Before(v.retryAt) {
+			v.mu.Unlock()
+			return verifyKey{}, false
+		}
+		done = v.startFetch()
 	}
-	v.fetched = v.now()
 	v.mu.Unlock()
-	keys, err := v.fetchKeys(ctx)
-	if err != nil {
-		return jose.JSONWebKey{}, false // the old set stays
+	select {
+	case <-done:
+	case <-ctx.Done():
+		return verifyKey{}, false
 	}
 	v.mu.Lock()
 	defer v.mu.Unlock()
+	k, ok := v.keys[kid]
+	return k, ok
+}
+
+// startFetch starts a JWKS fetch on the verifier's own context and returns
+// the channel closed when it ends. The caller holds mu and has checked that
+// none is in flight.
+func (v *JWTVerifier) startFetch() chan struct{} {
+	done := make(chan struct{})
+	v.fetching = done
+	go func() {
+		keys, err := v.fetchKeys(v.life)
+		v.mu.Lock()
+		defer v.mu.Unlock()
+		if err != nil {
+			v.retryAt = v.now().Add(jwksRetryBackoff) // the old set stays
+		} else {
+			v.install(keys, v.now())
+		}
+		v.fetching = nil
+		close(done)
+	}()
+	return done
+}
+
+// install makes keys the set, fetched at now, and drops every cached token
+// signed by a key no longer in it. The caller holds mu.
+func (v *JWTVerifier) install(keys map[string]verifyKey, now time.Time) {
 	for sum, c := range v.cache {
 		if _, ok := keys[c.kid]; !ok {
 			delete(v.cache, sum)
 		}
 	}
-	v.keys = keys
-	k, ok := keys[kid]
-	return k, ok
+	v.keys, v.fetched = keys, now
 }
 
 // sweep drops expired cache entries, and every entry when none was. The
@@ -314,6 +399,41 @@ func (v *JWTVerifier) sweep(now time.Time) {
 	if len(v.cache) >= maxCachedTokens {
 		clear(v.cache)
 	}
+}
+
+// keyAlgorithm is the one algorithm k verifies: its alg when it names an
+// allowed one, else the usual one of its type; "" when it has none
+// (an alg not allowed, a key type not known).
+func keyAlgorithm(k jose.JSONWebKey) string {
+	if k.Algorithm != "" {
+		if slices.Contains(signatureAlgorithms, jose.SignatureAlgorithm(k.Algorithm)) {
+			return k.Algorithm
+		}
+		return ""
+	}
+	switch pub := k.Key.(type) {
+	case *rsa.PublicKey:
+		return string(jose.RS256)
+	case *ecdsa.PublicKey:
+		switch pub.Curve {
+		case elliptic.P256():
+			return string(jose.ES256)
+		case elliptic.P384():
+			return string(jose.ES384)
+		case elliptic.P521():
+			return string(jose.ES512)
+		}
+	case ed25519.PublicKey:
+		return string(jose.EdDSA)
+	}
+	return ""
+}
+
+// normalType is a typ value compared: lower case, without "application/"
+// (RFC 7515 section 4.1.9).
+func normalType(typ string) string {
+	typ = strings.ToLower(typ)
+	return strings.TrimPrefix(typ, "application/")
 }
 
 func invalid(reason string) error { return fmt.Errorf("%w: %s", auth.ErrInvalidToken, reason) }
