@@ -12,7 +12,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"purra.dev/purramcp"
-	"purra.dev/purramcp/internal/bounding"
 )
 
 // clientInfo is the implementation the fleet's clients announce.
@@ -198,10 +197,6 @@ func connectCode(err error) string {
 	if code := purramcp.CodeOf(err); code != "" {
 		return code
 	}
-	var f *bounding.Failure
-	if errors.As(err, &f) && f.Code == bounding.CodeUnauthorized {
-		return purramcp.CodeUnauthorized // the handshake met a 401
-	}
 	if errors.Is(err, context.DeadlineExceeded) {
 		return purramcp.CodeTimeout
 	}
@@ -328,7 +323,7 @@ func (s *server) admit(c *conn, catalog *purramcp.Catalog) {
 	changed := s.state != StateReady || s.digest != snap.RevisionDigest
 	s.follow(snap.RevisionDigest)
 	s.conn, s.catalog, s.defs, s.snapshot = c, catalog, defs, snap
-	s.regs = s.wrap(catalog, s.lineage)
+	s.regs = s.wrap(catalog, s.lineage, snap.RevisionDigest)
 	s.swapped()
 	s.become(StateReady, snap.RevisionDigest, "")
 	s.settleLocked()

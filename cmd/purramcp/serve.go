@@ -42,7 +42,8 @@ type serveFlags struct {
 	jwtTypes                         stringList
 	maxBody                          int64
 	maxSessionCalls, maxCalls        int
-	connectTimeout                   time.Duration
+	maxUserCalls, maxQueue           int
+	maxWait, connectTimeout          time.Duration
 }
 
 // runServe runs `purramcp serve`: the gateway in front of the fleet of the
@@ -116,8 +117,11 @@ func parseServeFlags(args []string, stdout, stderr io.Writer) (serveFlags, int, 
 	flags.Var(&fl.allowHosts, "allow-host", "with --http: a host `name` the Host header may carry (repeatable; default the loopback names)")
 	flags.Var(&fl.allowOrigins, "allow-origin", "with --http: an `origin` (https://app.example) or host name a browser Origin may carry (repeatable; default the loopback names)")
 	flags.Int64Var(&fl.maxBody, "max-body-bytes", 1<<20, "with --http: the largest request body, in `bytes`")
-	flags.IntVar(&fl.maxSessionCalls, "max-session-calls", 8, "the most calls one client session runs at once")
-	flags.IntVar(&fl.maxCalls, "max-calls", 64, "the most calls the gateway runs at once")
+	flags.IntVar(&fl.maxSessionCalls, "max-session-calls", 8, "the most calls one client session runs at once; more wait their turn")
+	flags.IntVar(&fl.maxUserCalls, "max-user-calls", 0, "the most calls one OAuth user runs at once over its sessions (0: half of --max-calls)")
+	flags.IntVar(&fl.maxCalls, "max-calls", gateway.DefaultMaxCalls(), "the most calls the gateway runs at once (default: a quarter of memory over 2 MiB a call, 64 to 4096)")
+	flags.IntVar(&fl.maxQueue, "max-queue", 0, "the most calls waiting for a slot; one more fails gateway_busy (0: twice --max-calls)")
+	flags.DurationVar(&fl.maxWait, "max-wait", 10*time.Second, "how long a call may wait for a slot before it fails gateway_wait_expired (at most 5m)")
 	flags.BoolVar(&fl.status, "status", false, "connect every server once, print the gateway's status as JSON and exit")
 	connectTimeout := connectTimeoutFlag(flags)
 	if code, ok := parseFlags(flags, args); !ok {
@@ -145,6 +149,10 @@ func parseServeFlags(args []string, stdout, stderr io.Writer) (serveFlags, int, 
 		problem = "--oauth-introspection, --oauth-client-id and --oauth-client-secret-env go together"
 	case fl.maxBody <= 0 || fl.maxSessionCalls <= 0 || fl.maxCalls <= 0:
 		problem = "--max-body-bytes, --max-session-calls and --max-calls must be positive"
+	case fl.maxUserCalls < 0 || fl.maxQueue < 0:
+		problem = "--max-user-calls and --max-queue must not be negative"
+	case fl.maxWait <= 0 || fl.maxWait > 5*time.Minute:
+		problem = fmt.Sprintf("--max-wait %v: must be positive and at most 5m", fl.maxWait)
 	default:
 		return fl, exitOK, true
 	}
@@ -174,8 +182,9 @@ func serve(ctx context.Context, cfg *fleet.Config, lock *fleet.Lock, fl serveFla
 	defer f.Close()
 	g, err := gateway.New(fleetSource{f}, gateway.Options{
 		Name: "purramcp", Version: buildVersions().Version,
-		MaxSessionCalls: fl.maxSessionCalls, MaxCalls: fl.maxCalls, Observer: audit,
-		ToolScopes: toolScopes(cfg),
+		MaxSessionCalls: fl.maxSessionCalls, MaxUserCalls: fl.maxUserCalls, MaxCalls: fl.maxCalls,
+		MaxQueue: fl.maxQueue, MaxWait: fl.maxWait, UpstreamCalls: upstreamCalls(cfg),
+		Observer: audit, ToolScopes: toolScopes(cfg),
 	})
 	if err != nil {
 		fmt.Fprintf(stderr, "purramcp serve: %v\n", err)
@@ -288,6 +297,17 @@ func toolScopes(cfg *fleet.Config) map[string][]string {
 			if len(tc.Scopes) > 0 {
 				out[tc.As] = tc.Scopes
 			}
+		}
+	}
+	return out
+}
+
+// upstreamCalls maps each server that sets "maxCalls" to it.
+func upstreamCalls(cfg *fleet.Config) map[string]int {
+	out := map[string]int{}
+	for id, sc := range cfg.Servers {
+		if sc.MaxCalls > 0 {
+			out[id] = sc.MaxCalls
 		}
 	}
 	return out

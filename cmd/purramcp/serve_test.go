@@ -250,6 +250,8 @@ func TestServe_UsageErrors(t *testing.T) {
 			"--oauth-jwt-typ", "JWT", "--oauth-introspection", "https://auth.example/introspect", "--oauth-client-id", "gw", "--oauth-client-secret-env", "X"},
 			"--oauth-jwt-typ needs --oauth-issuer, without --oauth-introspection"},
 		{[]string{"--max-calls", "0"}, "--max-body-bytes, --max-session-calls and --max-calls must be positive"},
+		{[]string{"--max-queue", "-1"}, "--max-user-calls and --max-queue must not be negative"},
+		{[]string{"--max-wait", "6m"}, "--max-wait 6m0s: must be positive and at most 5m"},
 		{[]string{"--connect-timeout", "0s"}, "--connect-timeout 0s: must be positive, like 60s or 2m"},
 		{[]string{"extra"}, `unexpected argument "extra"`},
 	} {
@@ -552,4 +554,12 @@ func TestServe_StatelessReplicas(t *testing.T) {
 	}
 	front.CloseClientConnections()
 	http.DefaultTransport.(*http.Transport).CloseIdleConnections()
+}
+
+func TestUpstreamCalls(t *testing.T) {
+	cfg, err := fleet.ParseConfig([]byte(`{"servers": {
+	  "a": {"command": "x", "maxCalls": 4, "tools": {"t": {"as": "a_t"}}},
+	  "b": {"command": "x", "tools": {"t": {"as": "b_t"}}}}}`))
+	require.NoError(t, err)
+	assert.Equal(t, map[string]int{"a": 4}, upstreamCalls(cfg))
 }

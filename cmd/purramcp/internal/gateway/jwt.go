@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"crypto"
 	"crypto/ecdsa"
 	"crypto/ed25519"
 	"crypto/elliptic"
@@ -14,6 +15,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -41,6 +43,13 @@ const (
 	// may start: a failure (the issuer down, a timeout) does not spend the
 	// minute.
 	jwksRetryBackoff = 5 * time.Second
+	// The JWKS is fetched again in the background after its
+	// Cache-Control max-age, bounded to [jwksMinRefresh, jwksMaxRefresh],
+	// or after jwksDefaultRefresh when the answer gives none: a key the
+	// issuer removes stops verifying within that time.
+	jwksMinRefresh     = time.Minute
+	jwksMaxRefresh     = time.Hour
+	jwksDefaultRefresh = 15 * time.Minute
 	// clockSkew is the leeway for exp, nbf and iat.
 	clockSkew = 60 * time.Second
 	// maxCachedTokens caps the verification cache; when full it is
@@ -96,9 +105,12 @@ type JWTOptions struct {
 // [NewJWTVerifier]. An unknown key ID starts a fetch when the last
 // successful one is at least a minute old and no failed one is less than
 // 5 s old; requests meeting a fetch in flight wait for it (within their
-// own context), so a client that hangs up cancels nothing. A key that
-// leaves the set drops every cached token it signed. It is safe for
-// concurrent use.
+// own context), so a client that hangs up cancels nothing. The set is
+// also fetched again in the background, after its Cache-Control max-age
+// bounded to between 1 minute and 1 hour (15 minutes when it gives none;
+// 5 s after a failed fetch). From the fetch on, a key that left the set,
+// or whose kid now names another key, verifies nothing, cached tokens it
+// signed included. It is safe for concurrent use.
 type JWTVerifier struct {
 	issuer, resource, jwksURI string
 	client                    *http.Client
@@ -110,6 +122,7 @@ type JWTVerifier struct {
 	mu       sync.Mutex
 	keys     map[string]verifyKey // by key ID
 	fetched  time.Time            // the last successful JWKS fetch
+	every    time.Duration        // from fetched to the next background fetch
 	retryAt  time.Time            // no fetch for an unknown key ID before this
 	fetching chan struct{}        // closed when the fetch in flight ends; nil when none
 	cache    map[[32]byte]cachedToken
@@ -134,7 +147,8 @@ var ErrIssuerMetadata = errors.New("gateway: the authorization server's metadata
 // NewJWTVerifier discovers the issuer's metadata and JWKS and returns a
 // verifier for tokens it issued for the resource. ctx bounds the discovery
 // and the verifier's life: once it ends, no JWKS fetch runs any more (the
-// keys known still verify). It fails with
+// keys known still verify) and its background goroutine returns. It fails
+// with
 // [ErrIssuerMetadata] when either fetch fails, the metadata names another
 // issuer or no jwks_uri, or an endpoint is neither https nor loopback.
 func NewJWTVerifier(ctx context.Context, opts JWTOptions) (*JWTVerifier, error) {
@@ -171,11 +185,12 @@ func NewJWTVerifier(ctx context.Context, opts JWTOptions) (*JWTVerifier, error) 
 		return nil, fmt.Errorf("%w: jwks_uri: %v", ErrIssuerMetadata, err)
 	}
 	v.jwksURI = meta.JWKSURI
-	keys, err := v.fetchKeys(ctx)
+	set, err := v.fetchKeys(ctx)
 	if err != nil {
 		return nil, err
 	}
-	v.keys, v.fetched = keys, v.now()
+	v.install(set, v.now())
+	go v.refreshLoop()
 	return v, nil
 }
 
@@ -205,31 +220,37 @@ func (v *JWTVerifier) metadata(ctx context.Context) (*oauthex.AuthServerMeta, er
 	return nil, fmt.Errorf("%w: no metadata at %s", ErrIssuerMetadata, strings.Join(candidates, " or "))
 }
 
-// fetchKeys fetches the JWKS and keeps its public signing keys by key ID,
-// each with its algorithm.
-func (v *JWTVerifier) fetchKeys(ctx context.Context) (map[string]verifyKey, error) {
+// A jwks is a fetched key set: its public signing keys by key ID, each
+// with its algorithm, and when to fetch it again.
+type jwks struct {
+	keys  map[string]verifyKey
+	every time.Duration
+}
+
+// fetchKeys fetches the JWKS.
+func (v *JWTVerifier) fetchKeys(ctx context.Context) (jwks, error) {
 	ctx, cancel := context.WithTimeout(ctx, fetchTimeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, v.jwksURI, nil)
 	if err != nil {
-		return nil, fmt.Errorf("%w: jwks: %v", ErrIssuerMetadata, err)
+		return jwks{}, fmt.Errorf("%w: jwks: %v", ErrIssuerMetadata, err)
 	}
 	req.Header.Set("Accept", "application/json")
 	resp, err := v.client.Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("%w: jwks: %v", ErrIssuerMetadata, err)
+		return jwks{}, fmt.Errorf("%w: jwks: %v", ErrIssuerMetadata, err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("%w: jwks: status %d", ErrIssuerMetadata, resp.StatusCode)
+		return jwks{}, fmt.Errorf("%w: jwks: status %d", ErrIssuerMetadata, resp.StatusCode)
 	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, maxFetchBytes+1))
 	if err != nil || len(body) > maxFetchBytes {
-		return nil, fmt.Errorf("%w: jwks: unreadable or over %d bytes", ErrIssuerMetadata, maxFetchBytes)
+		return jwks{}, fmt.Errorf("%w: jwks: unreadable or over %d bytes", ErrIssuerMetadata, maxFetchBytes)
 	}
 	var set jose.JSONWebKeySet
 	if err := json.Unmarshal(body, &set); err != nil {
-		return nil, fmt.Errorf("%w: jwks: %v", ErrIssuerMetadata, err)
+		return jwks{}, fmt.Errorf("%w: jwks: %v", ErrIssuerMetadata, err)
 	}
 	keys := map[string]verifyKey{}
 	for _, k := range set.Keys {
@@ -243,9 +264,32 @@ func (v *JWTVerifier) fetchKeys(ctx context.Context) (map[string]verifyKey, erro
 		}
 	}
 	if len(keys) == 0 {
-		return nil, fmt.Errorf("%w: jwks: no public signing key with a key ID", ErrIssuerMetadata)
+		return jwks{}, fmt.Errorf("%w: jwks: no public signing key with a key ID", ErrIssuerMetadata)
 	}
-	return keys, nil
+	return jwks{keys: keys, every: refreshInterval(resp.Header.Get("Cache-Control"))}, nil
+}
+
+// refreshInterval is the time until the next background fetch of a JWKS
+// answered with the Cache-Control header cc: its max-age bounded to
+// [jwksMinRefresh, jwksMaxRefresh] (no-cache and no-store count as 0),
+// else jwksDefaultRefresh.
+func refreshInterval(cc string) time.Duration {
+	every := time.Duration(-1)
+	for _, directive := range strings.Split(cc, ",") {
+		name, value, _ := strings.Cut(strings.TrimSpace(directive), "=")
+		switch strings.ToLower(name) {
+		case "no-cache", "no-store":
+			every = 0
+		case "max-age":
+			if n, err := strconv.ParseInt(strings.Trim(value, `"`), 10, 64); err == nil && n >= 0 && every != 0 {
+				every = time.Duration(min(n, int64(jwksMaxRefresh/time.Second))) * time.Second
+			}
+		}
+	}
+	if every < 0 {
+		return jwksDefaultRefresh
+	}
+	return min(max(every, jwksMinRefresh), jwksMaxRefresh)
 }
 
 // Verify is an auth.TokenVerifier: it returns the token's info, or an
@@ -316,7 +360,7 @@ func (v *JWTVerifier) Verify(ctx context.Context, token string, _ *http.Request)
 	}
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	if _, still := v.keys[header.KeyID]; !still {
+	if still, ok := v.keys[header.KeyID]; !ok || !sameKey(still, key) {
 		return nil, invalid("unknown signing key") // rotated out meanwhile
 	}
 	if len(v.cache) >= maxCachedTokens {
@@ -363,13 +407,13 @@ func (v *JWTVerifier) startFetch() chan struct{} {
 	done := make(chan struct{})
 	v.fetching = done
 	go func() {
-		keys, err := v.fetchKeys(v.life)
+		set, err := v.fetchKeys(v.life)
 		v.mu.Lock()
 		defer v.mu.Unlock()
 		if err != nil {
 			v.retryAt = v.now().Add(jwksRetryBackoff) // the old set stays
 		} else {
-			v.install(keys, v.now())
+			v.install(set, v.now())
 		}
 		v.fetching = nil
 		close(done)
@@ -377,15 +421,62 @@ func (v *JWTVerifier) startFetch() chan struct{} {
 	return done
 }
 
-// install makes keys the set, fetched at now, and drops every cached token
-// signed by a key no longer in it. The caller holds mu.
-func (v *JWTVerifier) install(keys map[string]verifyKey, now time.Time) {
+// install makes set the keys, fetched at now, and drops every cached token
+// signed by a key no longer in it (its kid gone, or naming another key).
+// The caller holds mu.
+func (v *JWTVerifier) install(set jwks, now time.Time) {
 	for sum, c := range v.cache {
-		if _, ok := keys[c.kid]; !ok {
+		if k, ok := set.keys[c.kid]; !ok || !sameKey(k, v.keys[c.kid]) {
 			delete(v.cache, sum)
 		}
 	}
-	v.keys, v.fetched = keys, now
+	v.keys, v.fetched, v.every = set.keys, now, set.every
+}
+
+// refreshLoop fetches the JWKS again whenever it is due (see
+// [JWTVerifier]) until the verifier's life ends.
+func (v *JWTVerifier) refreshLoop() {
+	for {
+		v.mu.Lock()
+		wait := v.refreshDue().Sub(v.now())
+		v.mu.Unlock()
+		timer := time.NewTimer(wait)
+		select {
+		case <-v.life.Done():
+			timer.Stop()
+			return
+		case <-timer.C:
+		}
+		v.mu.Lock()
+		done := v.fetching
+		if done == nil && !v.now().Before(v.refreshDue()) {
+			done = v.startFetch()
+		}
+		v.mu.Unlock()
+		if done != nil {
+			select {
+			case <-done:
+			case <-v.life.Done():
+				return
+			}
+		}
+	}
+}
+
+// refreshDue is when the next background fetch is due: 5 s after a failed
+// one, else the interval of the last successful one after it. The caller
+// holds mu.
+func (v *JWTVerifier) refreshDue() time.Time {
+	if v.retryAt.After(v.fetched) {
+		return v.retryAt
+	}
+	return v.fetched.Add(v.every)
+}
+
+// sameKey reports whether a and b are the same public key and algorithm.
+func sameKey(a, b verifyKey) bool {
+	pub, ok := a.key.(interface{ Equal(crypto.PublicKey) bool })
+	return ok && a.alg == b.alg && pub.Equal(b.key)
 }
 
 // sweep drops expired cache entries, and every entry when none was. The

@@ -338,6 +338,67 @@ func TestJWTVerifier_OneFetchAtATimeAndRetry(t *testing.T) {
 	})
 }
 
+// TestJWTVerifier_RefreshRevokes: the JWKS is fetched again in the
+// background at its Cache-Control max-age bounded to [1 min, 1 h], every
+// 15 min without one. A key the issuer removes while it keeps signing
+// with one the verifier knows (so no unknown kid ever arrives) verifies
+// nothing from the next refresh on, a cached token included, and so does
+// a key ID that now names another key.
+func TestJWTVerifier_RefreshRevokes(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		iss := newMemIssuer(t)
+		iss.addKey("k2")
+		setCacheControl := func(cc string) {
+			iss.mu.Lock()
+			defer iss.mu.Unlock()
+			iss.cacheControl = cc
+		}
+		setCacheControl("public, max-age=600")
+		v := newMemVerifier(t, iss)
+		cl := iss.valid(time.Now(), "eve", "docs:read")
+		cl.Expiry = jwt.NewNumericDate(time.Now().Add(24 * time.Hour))
+		stolen := iss.mint("k1", cl)
+		cl.Subject = "ann"
+		ann := iss.mint("k2", cl)
+		for _, tok := range []string{stolen, ann} {
+			_, err := v.Verify(t.Context(), tok, nil)
+			require.NoError(t, err)
+		}
+		iss.mu.Lock()
+		delete(iss.keys, "k1") // removed; the issuer signs with k2
+		iss.mu.Unlock()
+		setCacheControl("max-age=5") // below the bound: 1 min
+
+		// expectFetchAfter sleeps until a second before d from now (no
+		// fetch), then 2 s (one fetch): each call ends 1 s after a fetch.
+		expectFetchAfter := func(d time.Duration, what string) {
+			t.Helper()
+			before := iss.fetches.Load()
+			time.Sleep(d - time.Second)
+			require.Equal(t, before, iss.fetches.Load(), "%s: not yet", what)
+			time.Sleep(2 * time.Second)
+			require.Equal(t, before+1, iss.fetches.Load(), "%s: one fetch", what)
+		}
+		time.Sleep(9 * time.Minute)
+		_, err := v.Verify(t.Context(), stolen, nil)
+		require.NoError(t, err, "before the refresh, the cached token stands")
+		expectFetchAfter(time.Minute, "max-age=600")
+		_, err = v.Verify(t.Context(), stolen, nil)
+		require.ErrorIs(t, err, auth.ErrInvalidToken, "the removed key's cached token, after the refresh")
+		_, err = v.Verify(t.Context(), ann, nil)
+		require.NoError(t, err)
+
+		setCacheControl("max-age=86400") // above the bound: 1 h
+		expectFetchAfter(time.Minute-time.Second, "max-age=5")
+		setCacheControl("")
+		iss.addKey("k2") // the same kid, another key
+		expectFetchAfter(time.Hour-time.Second, "max-age=86400")
+		_, err = v.Verify(t.Context(), ann, nil)
+		require.ErrorIs(t, err, auth.ErrInvalidToken, "k2 names another key now")
+		expectFetchAfter(15*time.Minute-time.Second, "no Cache-Control")
+	})
+}
+
 // TestNewJWTVerifier_Metadata: a verifier is built only from usable
 // metadata: the issuer it names, a JWKS with a public signing key, a
 // bounded body, https or loopback.
