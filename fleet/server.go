@@ -526,7 +526,7 @@ func (s *server) snapshotIn(state State) (purramcp.Snapshot, bool) {
 	if s.state != state {
 		return purramcp.Snapshot{}, false
 	}
-	return copySnapshot(s.snapshot), true
+	return s.snapshot.Clone(), true
 }
 
 // approve admits the pending digest: it records it in the fleet's lock,
