@@ -125,7 +125,7 @@ func newLoadUpstream() *mcp.Server {
 }
 
 // upstreamTransport connects up in memory and returns the client's end.
-func upstreamTransport(t *testing.T, ctx context.Context, up *mcp.Server) mcp.Transport {
+func upstreamTransport(t testing.TB, ctx context.Context, up *mcp.Server) mcp.Transport {
 	serverT, clientT := mcp.NewInMemoryTransports()
 	ss, err := up.Connect(ctx, serverT, nil)
 	require.NoError(t, err)
@@ -140,7 +140,7 @@ type loadTarget struct {
 	http     *http.Client
 }
 
-func newLoadTarget(t *testing.T, h http.Handler) *loadTarget {
+func newLoadTarget(t testing.TB, h http.Handler) *loadTarget {
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	tr := http.DefaultTransport.(*http.Transport).Clone()
@@ -150,7 +150,7 @@ func newLoadTarget(t *testing.T, h http.Handler) *loadTarget {
 }
 
 // open connects n sessions, 32 at a time.
-func (tg *loadTarget) open(t *testing.T, ctx context.Context, n int) []*mcp.ClientSession {
+func (tg *loadTarget) open(t testing.TB, ctx context.Context, n int) []*mcp.ClientSession {
 	out := make([]*mcp.ClientSession, n)
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, 32)
@@ -186,7 +186,7 @@ func (s loadSource) Upstreams() []gateway.Upstream {
 }
 
 // gatewayTarget serves the gateway, default options, over the upstream.
-func gatewayTarget(t *testing.T, ctx context.Context, up *mcp.Server) *loadTarget {
+func gatewayTarget(t testing.TB, ctx context.Context, up *mcp.Server) *loadTarget {
 	clientT := upstreamTransport(t, ctx, up)
 	monitor := purramcp.NewCatalogMonitor()
 	client := mcp.NewClient(&mcp.Implementation{Name: "fleet", Version: "1"}, monitor.ClientOptions(nil))
@@ -211,7 +211,7 @@ func gatewayTarget(t *testing.T, ctx context.Context, up *mcp.Server) *loadTarge
 // passthroughTarget serves a go-sdk server whose two tools forward each
 // call on one client session to the upstream and return its result as it
 // came: no checks, the floor.
-func passthroughTarget(t *testing.T, ctx context.Context, up *mcp.Server) *loadTarget {
+func passthroughTarget(t testing.TB, ctx context.Context, up *mcp.Server) *loadTarget {
 	clientT := upstreamTransport(t, ctx, up)
 	upstreamCS, err := mcp.NewClient(&mcp.Implementation{Name: "proxy", Version: "1"}, nil).Connect(ctx, clientT, nil)
 	require.NoError(t, err)
@@ -316,4 +316,33 @@ func median(v []float64) float64 {
 	s := slices.Clone(v)
 	slices.SortFunc(s, cmp.Compare[float64])
 	return s[len(s)/2]
+}
+
+// BenchmarkHTTPCall is one call at a time over one streamable HTTP session,
+// through the gateway and through the pass-through, over the load upstream:
+// gateway minus pass-through in allocs/op is what the gateway adds on the
+// HTTP side. Run with
+// go test -tags purrabench -run '^$' -bench BenchmarkHTTPCall -benchmem ./internal/gateway   (in cmd/purramcp)
+func BenchmarkHTTPCall(b *testing.B) {
+	for _, side := range []string{"passthrough", "gateway"} {
+		b.Run(side, func(b *testing.B) {
+			ctx := b.Context()
+			up := newLoadUpstream()
+			var tg *loadTarget
+			if side == "gateway" {
+				tg = gatewayTarget(b, ctx, up)
+			} else {
+				tg = passthroughTarget(b, ctx, up)
+			}
+			cs := tg.open(b, ctx, 1)[0]
+			defer cs.Close()
+			b.ReportAllocs()
+			for b.Loop() {
+				res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "search", Arguments: json.RawMessage(`{"q":"cats"}`)})
+				if err != nil || res.IsError {
+					b.Fatal(err, res)
+				}
+			}
+		})
+	}
 }
