@@ -31,6 +31,15 @@ type ConnectOptions struct {
 	// refreshed. nil sends no token. A config that sets an Authorization
 	// header never uses it.
 	TokenStore TokenStore
+	// ProtocolVersion is the protocol version to connect at, normally the
+	// one a lock approved for the server (the locked snapshot's
+	// ProtocolVersion). When the server still speaks it, the session is at
+	// it, even when the server also speaks a newer one; when the server
+	// refuses it or answers another version, Connect connects again as
+	// without it, so that a discovery shows the change as drift. "" (or a
+	// version go-sdk does not speak) negotiates the newest version both
+	// speak.
+	ProtocolVersion string
 }
 
 // A Session is one session with one server, set up by [Connect] outside
@@ -152,7 +161,7 @@ func Connect(ctx context.Context, sc ServerConfig, opts ConnectOptions) (*Sessio
 			_ = s.keeper.refresh(cctx) // a refusal shows as the handshake's 401
 		}
 	}
-	c, err := dial(cctx, sc, s.stderr, timeout, info, nil, s.keeper)
+	c, err := dialAt(cctx, sc, s.stderr, timeout, info, nil, s.keeper, opts.ProtocolVersion)
 	if err != nil {
 		ce := &ConnectError{Err: err, Stderr: s.stderr.text()}
 		var de *dialError
@@ -185,11 +194,12 @@ func (e *dialError) Unwrap() error { return e.err }
 // dial sets up one session with the server sc describes through the
 // bounding layer, within ctx: the transport (transport.go), a fresh
 // CatalogMonitor (accepting legacy protocols when sc asks) and a client
-// announcing info with copts. A stdio child's standard error goes to ring.
+// announcing info with copts, asking for protocol version pin ("" the
+// newest). A stdio child's standard error goes to ring.
 // On failure everything started is stopped; the error is the
 // connection's, wrapped in a *dialError once the handshake was tried.
 func dial(ctx context.Context, sc ServerConfig, ring *stderrRing, timeout time.Duration,
-	info *mcp.Implementation, copts *mcp.ClientOptions, k *keeper) (*conn, error) {
+	info *mcp.Implementation, copts *mcp.ClientOptions, k *keeper, pin string) (*conn, error) {
 	t, proc, release, err := newTransport(ctx, sc, ring, timeout, k)
 	if err != nil {
 		return nil, err
@@ -199,7 +209,7 @@ func dial(ctx context.Context, sc ServerConfig, ring *stderrRing, timeout time.D
 		c.monitor.AcceptLegacyProtocols()
 	}
 	client := mcp.NewClient(info, c.monitor.ClientOptions(copts))
-	session, err := c.monitor.Connect(ctx, client, t, nil)
+	session, err := c.monitor.Connect(ctx, client, t, &mcp.ClientSessionOptions{ProtocolVersion: pin})
 	if err != nil {
 		de := &dialError{err: err, offered: c.monitor.OfferedVersion()}
 		if proc != nil {

@@ -22,7 +22,11 @@
 // concurrently through the bounding layer ([purramcp.CatalogMonitor.Connect])
 // and discovers its tools. A server is ready when its catalog's digest is
 // the locked one (or, without a lock, always); otherwise it is unapproved
-// until [Fleet.Approve] admits that exact digest. A session that ends is
+// until [Fleet.Approve] admits that exact digest. A locked server is
+// connected at its locked protocol version while it still speaks it (a
+// server that also learned a newer version is not drift); one that no
+// longer speaks it is connected at the newest version both speak, and the
+// change of version shows in [Fleet.Pending]. A session that ends is
 // taken out at once and reconnected after a backoff; a tool list change is
 // rediscovered on the live session; consecutive timeouts sever the session.
 // No tools/call is ever sent twice: a call in flight when its session fails

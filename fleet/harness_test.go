@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
 
@@ -38,6 +39,7 @@ type memServer struct {
 	gate         chan struct{} // when set, tools/list waits for it (or its ctx)
 	versions     []string      // the protocol versions the server speaks; nil: go-sdk's
 	dieAfterInit bool          // the server's connection ends once the client is initialized
+	modernOnly   bool          // initialize is refused (-32022): only server/discover, 2026-07-28, is spoken
 }
 
 // newMemServer returns a server serving unitTools("").
@@ -59,12 +61,15 @@ func (m *memServer) dial(ctx context.Context) (mcp.Transport, error) {
 		SupportedProtocolVersions: m.versions}
 	st, ct := mcp.NewInMemoryTransports()
 	d := &dying{Transport: st}
-	dies := m.dieAfterInit
+	dies, modernOnly := m.dieAfterInit, m.modernOnly
 	srv := mcp.NewServer(&mcp.Implementation{Name: "mem", Version: "1"}, opts)
 	srv.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			if method == "tools/call" {
 				m.calls.Add(1)
+			}
+			if method == "initialize" && modernOnly {
+				return nil, &jsonrpc.Error{Code: mcp.CodeUnsupportedProtocolVersion, Message: "unsupported protocol version"}
 			}
 			if method == "tools/list" {
 				m.lists.Add(1)

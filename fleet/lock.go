@@ -282,6 +282,18 @@ func (l *Lock) Snapshot(id string) (purramcp.Snapshot, bool) {
 	return copySnapshot(s), true
 }
 
+// ProtocolVersion returns the protocol version of server id's approved
+// snapshot, the version [Fleet] and [ConnectOptions].ProtocolVersion
+// connect at; "" when the lock (or a nil Lock) has no entry for id.
+func (l *Lock) ProtocolVersion(id string) string {
+	if l == nil {
+		return ""
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.servers[id].ProtocolVersion
+}
+
 // Set records s, deep-copied, as the approved snapshot of server id (its
 // RevisionDigest is the approved digest), replacing any earlier one.
 // WriteFile checks every digest against its snapshot.

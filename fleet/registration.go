@@ -106,7 +106,7 @@ func (s *server) runner(lineage uint64, tool toolName) func(context.Context, jso
 					LocalName: name, RemoteName: tool.remote, CallID: call.CallID, RunID: call.RunID, Code: r.code,
 					ArgumentBytes: len(args), Duration: time.Since(start), Start: start})
 			}
-			return failedResult(r.code), nil
+			return purramcp.FailedResult(r.code), nil
 		}
 		res, err := r.def.Run(ctx, args, call)
 		if err == nil {
@@ -126,11 +126,4 @@ func (s *server) scoper(lineage uint64, name string) purramcp.ScopeFunc {
 		}
 		return r.def.Scope(ctx, args, call)
 	}
-}
-
-// failedResult is a known failure as purramcp's Run reports one: the empty
-// envelope, effect not started.
-func failedResult(code string) purramcp.ToolResult {
-	return purramcp.ToolResult{Content: purramcp.Envelope{Text: []string{}}, EffectState: "not_started",
-		ErrorCode: code}
 }

@@ -209,13 +209,14 @@ func connectCode(err error) string {
 }
 
 // connect sets up one session through the bounding layer, bounded by the
-// server's Timeout.
+// server's Timeout, at the protocol version the lock approved for the
+// server when it still speaks it (dialAt).
 func (s *server) connect(ctx context.Context) (*conn, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
-	c, err := dial(ctx, s.cfg, s.stderr, s.timeout, &clientInfo, &mcp.ClientOptions{
+	c, err := dialAt(ctx, s.cfg, s.stderr, s.timeout, &clientInfo, &mcp.ClientOptions{
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { s.rediscover() },
-	}, s.keeper)
+	}, s.keeper, s.f.currentLock().ProtocolVersion(s.id))
 	var de *dialError
 	switch {
 	case err == nil:

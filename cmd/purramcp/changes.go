@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"purra.dev/purramcp"
@@ -63,6 +64,10 @@ type toolChange struct {
 	Kind string `json:"kind"`
 	// Fields are the snapshot fields that differ, for changed; [] else.
 	Fields []string `json:"fields"`
+	// OldProtocolVersion and NewProtocolVersion are the two sides'
+	// protocol versions when Fields has protocolVersion; absent else.
+	OldProtocolVersion string `json:"oldProtocolVersion,omitempty"`
+	NewProtocolVersion string `json:"newProtocolVersion,omitempty"`
 }
 
 // diffServer compares the snapshots of server id; a nil side does not
@@ -98,7 +103,11 @@ func diffServer(id string, old, new *purramcp.Snapshot) serverDiff {
 		if fields == nil {
 			fields = []string{}
 		}
-		d.Changes = append(d.Changes, toolChange{Tool: c.LocalName, RemoteName: remote[c.LocalName], Kind: c.Kind, Fields: fields})
+		tc := toolChange{Tool: c.LocalName, RemoteName: remote[c.LocalName], Kind: c.Kind, Fields: fields}
+		if c.LocalName == "" && slices.Contains(fields, "protocolVersion") {
+			tc.OldProtocolVersion, tc.NewProtocolVersion = old.ProtocolVersion, new.ProtocolVersion
+		}
+		d.Changes = append(d.Changes, tc)
 	}
 	return d
 }
@@ -142,7 +151,8 @@ func writeDiffs(w io.Writer, colour bool, diffs []serverDiff, oldName, newName s
 }
 
 // text renders a change: "+ name (remote)", "- name (remote)", or
-// "~ name (remote): field, field".
+// "~ name (remote): field, field", a change of protocol version as
+// "protocolVersion OLD -> NEW".
 func (c toolChange) text(colour bool) string {
 	name := "(server)"
 	if c.Tool != "" {
@@ -154,5 +164,9 @@ func (c toolChange) text(colour bool) string {
 	case purramcp.ChangeRemoved:
 		return paint(colour, red, "- "+name)
 	}
-	return paint(colour, yellow, "~ "+name+": "+strings.Join(c.Fields, ", "))
+	fields := slices.Clone(c.Fields)
+	if i := slices.Index(fields, "protocolVersion"); i >= 0 && c.OldProtocolVersion+c.NewProtocolVersion != "" {
+		fields[i] = "protocolVersion " + shown(c.OldProtocolVersion) + " -> " + shown(c.NewProtocolVersion)
+	}
+	return paint(colour, yellow, "~ "+name+": "+strings.Join(fields, ", "))
 }

@@ -24,6 +24,10 @@ type endpoint struct {
 	dial func(context.Context) (mcp.Transport, func(), error)
 	// hidden are more values no output may show, such as a URL's query.
 	hidden []string
+	// pin is the protocol version the lock approved for the server, to
+	// connect at while the server still speaks it
+	// (fleet.ConnectOptions.ProtocolVersion); "" negotiates the newest.
+	pin string
 }
 
 // secrets returns what no output may show: hidden, and the values of env
@@ -90,19 +94,25 @@ func (e *connectError) Error() string {
 func (e *connectError) Unwrap() error { return e.err }
 
 // dial starts or reaches the server at ep and connects to it through the
-// bounding layer, as the fleet connects (fleet.Connect), waiting at most
-// timeout for the handshake. The caller closes the returned conn.
+// bounding layer, as the fleet connects (fleet.Connect), at ep.pin while
+// the server speaks it, waiting at most timeout for the handshake. The caller closes the returned conn.
 func dial(ctx context.Context, ep endpoint, timeout time.Duration) (*conn, error) {
 	c := &conn{}
 	sc := ep.sc
 	if ep.dial != nil {
 		sc.Dial = func(ctx context.Context) (mcp.Transport, error) {
 			t, stop, err := ep.dial(ctx)
-			c.stop = stop // Connect calls Dial once, before it returns
+			// Connect calls Dial before it returns, twice when the server
+			// refuses the pinned version: every server started is stopped.
+			if prev := c.stop; prev != nil && stop != nil {
+				c.stop = func() { prev(); stop() }
+			} else if stop != nil {
+				c.stop = stop
+			}
 			return t, err
 		}
 	}
-	opts := fleet.ConnectOptions{Timeout: timeout, Secrets: ep.secrets(),
+	opts := fleet.ConnectOptions{Timeout: timeout, Secrets: ep.secrets(), ProtocolVersion: ep.pin,
 		Client: &mcp.Implementation{Name: "purramcp", Version: moduleVersion()}}
 	if store, err := tokenStore(); err == nil && sc.URL != "" {
 		opts.TokenStore = store // what purramcp login stored; a server that never asks sees no token

@@ -26,7 +26,10 @@ that binds it, in the config's words ("policy": ["dialect", "annotations"]).
 The server is one of: --server ID from the config (its policy, limits and
 bindings apply), --url URL (streamable HTTP), --catalog FILE (a saved
 tools/list capture, served from memory), or -- COMMAND [ARG...] (stdio).
-Without --server no policy is assumed unless --policy names one.
+Without --server no policy is assumed unless --policy names one. With
+--server, a server the lock file approved is connected at the approved
+protocol version while it still speaks it, as lock --check and the fleet
+connect.
 
 --suggest prints {"tools": {...}} to merge into the server's config entry:
 every tool that binds and is annotated readOnlyHint true and not
@@ -104,6 +107,7 @@ type toolReport struct {
 // inspectOptions are the flags of inspect.
 type inspectOptions struct {
 	server, url, catalog, config, policy string
+	lock                                 string
 	suggest, asJSON, legacy              bool
 	timeout                              time.Duration
 	command                              []string // after "--"
@@ -117,6 +121,7 @@ func parseInspect(args []string, s *streams) (o inspectOptions, code int, ok boo
 	fs.StringVar(&o.url, "url", "", "inspect the streamable HTTP server at `URL`")
 	fs.StringVar(&o.catalog, "catalog", "", "inspect a saved tools/list capture `file`, served from memory")
 	fs.StringVar(&o.config, "config", defaultConfig, "the config `file` --server reads")
+	fs.StringVar(&o.lock, "lock", defaultLock, "the lock `file` whose protocol version --server connects at while the server speaks it")
 	fs.StringVar(&o.policy, "policy", "", "apply this comma-separated `list` of dialect, annotations, extended\n(default: the server's own with --server, else none)")
 	fs.BoolVar(&o.suggest, "suggest", false, "print the {\"tools\": ...} entry of every tool that binds and says it only reads")
 	fs.BoolVar(&o.asJSON, "json", false, "print the report as JSON (see README.md)")
@@ -152,6 +157,11 @@ func (o inspectOptions) target() (*inspectTarget, error) {
 		if err != nil {
 			return nil, err
 		}
+		lock, err := loadLock(o.lock)
+		if err != nil {
+			return nil, err
+		}
+		t.ep.pin = lock.ProtocolVersion(o.server)
 		target = t
 	case o.url != "":
 		target.ep.sc.URL = o.url

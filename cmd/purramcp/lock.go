@@ -110,7 +110,11 @@ func runLock(ctx context.Context, args []string, s *streams) int {
 		s.errorf("lock", "%v", err)
 		return exitUsage
 	}
-	live := discoverAll(ctx, cfg, ids, o.timeout, &progress{s: s})
+	var pins *fleet.Lock // --check connects at the locked versions; lock negotiates the newest
+	if o.check {
+		pins = lock
+	}
+	live := discoverAll(ctx, cfg, ids, pins, o.timeout, &progress{s: s})
 	report := lockReport{Lock: o.lock, Check: o.check, Servers: compare(lock, ids, live)}
 	if len(o.only) == 0 {
 		report.Servers = append(report.Servers, unconfigured(cfg, lock)...)
@@ -199,14 +203,17 @@ type discovered struct {
 }
 
 // discoverAll discovers every server of ids concurrently, each over its
-// own connection, and returns the outcomes by id.
-func discoverAll(ctx context.Context, cfg *config, ids []string, timeout time.Duration, p *progress) map[string]discovered {
+// own connection (at the protocol version pins approved for it while it
+// still speaks it; nil pins none), and returns the outcomes by id.
+func discoverAll(ctx context.Context, cfg *config, ids []string, pins *fleet.Lock, timeout time.Duration, p *progress) map[string]discovered {
 	out := make(map[string]discovered, len(ids))
 	var mu sync.Mutex // guards out
 	var wg sync.WaitGroup
 	for _, id := range ids {
 		wg.Go(func() {
-			d := discoverServer(ctx, id, serverEndpoint(cfg.Servers[id], cfg.secrets), timeout, p)
+			ep := serverEndpoint(cfg.Servers[id], cfg.secrets)
+			ep.pin = pins.ProtocolVersion(id)
+			d := discoverServer(ctx, id, ep, timeout, p)
 			mu.Lock()
 			out[id] = d
 			mu.Unlock()

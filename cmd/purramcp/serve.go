@@ -39,6 +39,7 @@ type serveFlags struct {
 	clientSecret                     string // read from clientSecretEnv by runServe
 	unlocked, stateless, status      bool
 	allowHosts, allowOrigins         stringList
+	jwtTypes                         stringList
 	maxBody                          int64
 	maxSessionCalls, maxCalls        int
 	maxUserCalls, maxQueue           int
@@ -109,6 +110,7 @@ func parseServeFlags(args []string, stdout, stderr io.Writer) (serveFlags, int, 
 	flags.StringVar(&fl.tokenEnv, "token-env", "", "with --http: the environment variable `NAME` holding the bearer token clients must send (required off loopback)")
 	flags.StringVar(&fl.oauthIssuer, "oauth-issuer", "", "with --http and --resource: the OAuth authorization server `URL` (its issuer) whose JWT access tokens clients must send")
 	flags.StringVar(&fl.resource, "resource", "", "with --oauth-issuer: the gateway's public resource `URL` (such as https://mcp.example.com/mcp), the audience tokens must name")
+	flags.Var(&fl.jwtTypes, "oauth-jwt-typ", "with --oauth-issuer: a JWS `typ` admitted besides at+jwt, such as JWT for an identity provider that types its access tokens so (repeatable); a token carrying an ID token's claim is still refused")
 	flags.StringVar(&fl.introspection, "oauth-introspection", "", "with --oauth-issuer: verify every access token (opaque or JWT) at this RFC 7662 introspection endpoint `URL` instead of locally")
 	flags.StringVar(&fl.clientID, "oauth-client-id", "", "with --oauth-introspection: the gateway's client `ID` at the introspection endpoint")
 	flags.StringVar(&fl.clientSecretEnv, "oauth-client-secret-env", "", "with --oauth-introspection: the environment variable `NAME` holding the gateway's client secret")
@@ -140,6 +142,8 @@ func parseServeFlags(args []string, stdout, stderr io.Writer) (serveFlags, int, 
 		problem = "--oauth-issuer and --resource go together"
 	case fl.introspection != "" && fl.oauthIssuer == "":
 		problem = "--oauth-introspection needs --oauth-issuer and --resource"
+	case len(fl.jwtTypes) > 0 && (fl.oauthIssuer == "" || fl.introspection != ""):
+		problem = "--oauth-jwt-typ needs --oauth-issuer, without --oauth-introspection"
 	case fl.introspection != "" && (fl.clientID == "" || fl.clientSecretEnv == ""),
 		fl.introspection == "" && (fl.clientID != "" || fl.clientSecretEnv != ""):
 		problem = "--oauth-introspection, --oauth-client-id and --oauth-client-secret-env go together"
@@ -250,7 +254,8 @@ func tokenVerifier(ctx context.Context, fl serveFlags, stderr io.Writer) (auth.T
 		}
 		return v.Verify, exitOK
 	}
-	v, err := gateway.NewJWTVerifier(ctx, gateway.JWTOptions{Issuer: fl.oauthIssuer, Resource: fl.resource})
+	v, err := gateway.NewJWTVerifier(ctx, gateway.JWTOptions{Issuer: fl.oauthIssuer, Resource: fl.resource,
+		Types: fl.jwtTypes})
 	if err != nil {
 		fmt.Fprintf(stderr, "purramcp serve: --oauth-issuer %s: %v\n", fl.oauthIssuer, err)
 		return nil, exitFail

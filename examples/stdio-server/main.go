@@ -24,7 +24,10 @@
 //
 // Two flags change the catalog, for tests of drift review (a lock check
 // must notice each): -list-description TEXT replaces the description of
-// units.list, and -omit NAME leaves the named tool out.
+// units.list, and -omit NAME leaves the named tool out. -era legacy
+// speaks only the versions up to 2025-11-25 (an SDK before 2026-07-28),
+// -era modern only 2026-07-28 (initialize is refused), for tests of the
+// protocol version a lock pins.
 package main
 
 import (
@@ -39,6 +42,7 @@ import (
 	"net/http"
 	"os"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -52,8 +56,12 @@ func main() {
 	calls := flag.String("calls", "", "append the start and every tools/call to `file`")
 	listDescription := flag.String("list-description", "List the length units", "the `text` units.list describes itself with")
 	omit := flag.String("omit", "", "leave the tool `name`d out of the catalog")
+	era := flag.String("era", "", "speak only the `legacy` versions (to 2025-11-25) or only the `modern` one (2026-07-28); default both")
 	flag.Parse()
-	server := mcp.NewServer(&mcp.Implementation{Name: "units", Version: "1"}, nil)
+	server := mcp.NewServer(&mcp.Implementation{Name: "units", Version: "1"}, eraOptions(*era))
+	if *era == "modern" {
+		refuseInitialize(server)
+	}
 	if *calls != "" {
 		record(server, *calls)
 	}
@@ -93,6 +101,35 @@ func main() {
 	if err := server.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
 		log.Fatal(err) // standard error; standard output carries the protocol
 	}
+}
+
+// eraOptions returns the server options for -era: the versions the server
+// speaks.
+func eraOptions(era string) *mcp.ServerOptions {
+	all := mcp.SupportedProtocolVersions() // newest first
+	switch era {
+	case "":
+		return nil
+	case "legacy":
+		return &mcp.ServerOptions{SupportedProtocolVersions: all[1:]}
+	case "modern":
+		return &mcp.ServerOptions{SupportedProtocolVersions: all[:1]}
+	}
+	log.Fatalf("-era %q: want legacy or modern", era)
+	return nil
+}
+
+// refuseInitialize makes the server answer initialize with -32022, as a
+// server that speaks only 2026-07-28 (server/discover) does.
+func refuseInitialize(server *mcp.Server) {
+	server.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method == "initialize" {
+				return nil, &jsonrpc.Error{Code: mcp.CodeUnsupportedProtocolVersion, Message: "unsupported protocol version"}
+			}
+			return next(ctx, method, req)
+		}
+	})
 }
 
 // readOnly returns the annotations of a tool that only reads: readOnlyHint

@@ -2,7 +2,6 @@ package gateway
 
 import (
 	"context"
-	"errors"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -63,7 +62,7 @@ func (g *Gateway) handle(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Ca
 	}
 	res, err := tool.def.Run(ctx, req.Params.Arguments, purramcp.ToolContext{ToolName: name})
 	if err != nil {
-		return failure(runErrorCode(err)), nil
+		return failure(purramcp.OutcomeCode(res, err)), nil
 	}
 	return result(res), nil
 }
@@ -111,19 +110,6 @@ func (g *Gateway) auditUnknown(next mcp.MethodHandler) mcp.MethodHandler {
 		g.refuse(ctx, "", "", CodeUnknownTool)
 		return res, err
 	}
-}
-
-// runErrorCode is the code of a Run error: "canceled" when the caller's
-// context ended, the mcp_* code of an adapter failure, else
-// purramcp.CodeHostFailure (a scope's own error, whose text stays here).
-func runErrorCode(err error) string {
-	if errors.Is(err, purramcp.ErrCanceled) {
-		return CodeCanceled
-	}
-	if code := purramcp.CodeOf(err); code != "" {
-		return code
-	}
-	return purramcp.CodeHostFailure
 }
 
 // result turns a Run outcome into the downstream result: on success the
