@@ -213,3 +213,29 @@ func TestCallsFor(t *testing.T) {
 		assert.Equal(t, tc.want, callsFor(tc.mem), "%d bytes", tc.mem)
 	}
 }
+
+// One user's burst fills at most its share of the queue (the per-user
+// cap): past it its calls are refused, another user's still wait.
+func TestAdmission_OneUserCannotFillTheQueue(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx := t.Context()
+		a := newAdmission(testCaps(1, 2, 10, 10))
+		release, code := a.acquire(ctx, admitKey{user: "A"})
+		require.Empty(t, code)
+		got := make(chan string, 3)
+		first := queue(t, ctx, a, admitKey{user: "A"}, "A2", got)
+		second := queue(t, ctx, a, admitKey{user: "A"}, "A3", got)
+		r, code := a.acquire(ctx, admitKey{user: "A"})
+		assert.Nil(t, r)
+		assert.Equal(t, CodeBusy, code, "A has 2 waiting, its cap")
+		other := queue(t, ctx, a, admitKey{user: "B"}, "B1", got)
+		release()
+		assert.Equal(t, "A2", <-got)
+		(<-first).release()
+		assert.Equal(t, "B1", <-got)
+		(<-other).release()
+		assert.Equal(t, "A3", <-got)
+		(<-second).release()
+		assertEmpty(t, a)
+	})
+}
