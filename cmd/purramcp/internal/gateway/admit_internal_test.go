@@ -6,6 +6,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -238,4 +239,15 @@ func TestAdmission_OneUserCannotFillTheQueue(t *testing.T) {
 		(<-second).release()
 		assertEmpty(t, a)
 	})
+}
+
+// A session named by another user's request is another key: a request
+// with a stolen session ID never counts against the session it names.
+func TestAdmitKeyOf(t *testing.T) {
+	alice, bob := &auth.TokenInfo{UserID: "alice"}, &auth.TokenInfo{UserID: "bob"}
+	self := new(byte)
+	assert.Equal(t, admitKeyOf(alice, "s1", nil, "docs"), admitKeyOf(alice, "s1", self, "docs"))
+	assert.NotEqual(t, admitKeyOf(alice, "s1", nil, "docs").session, admitKeyOf(bob, "s1", nil, "docs").session)
+	assert.NotEqual(t, admitKeyOf(nil, "s1", nil, "docs").session, admitKeyOf(alice, "s1", nil, "docs").session)
+	assert.Equal(t, admitKey{user: "alice", session: any(self), upstream: "docs"}, admitKeyOf(alice, "", self, "docs"))
 }
