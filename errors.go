@@ -78,6 +78,31 @@ const (
 	CodeUnauthorized = codes.Unauthorized
 )
 
+// Codes of the client side of MCP authorization (purramcp additions, like
+// CodeUnauthorized): the status of a server the host cannot authorize,
+// and the failures of signing in and of the token store. None carries
+// remote text, and no error, status or log line holds a token, a code, a
+// verifier or a client secret.
+const (
+	// CodeAuthRequired is the code of [ErrAuthRequired]: the server needs
+	// OAuth and the store holds no usable token for it; a sign-in fixes it.
+	CodeAuthRequired = codes.AuthRequired
+	// CodeAuthExpired is the code of [ErrAuthExpired]: the access token
+	// expired and could not be refreshed (no refresh token, or the
+	// authorization server refused it); a sign-in fixes it.
+	CodeAuthExpired = codes.AuthExpired
+	// CodeAuthDiscoveryFailed is the code of [ErrAuthDiscoveryFailed].
+	CodeAuthDiscoveryFailed = codes.AuthDiscoveryFailed
+	// CodeAuthRegistrationFailed is the code of [ErrAuthRegistrationFailed].
+	CodeAuthRegistrationFailed = codes.AuthRegistrationFailed
+	// CodeAuthDenied is the code of [ErrAuthDenied].
+	CodeAuthDenied = codes.AuthDenied
+	// CodeAuthTokenFailed is the code of [ErrAuthTokenFailed].
+	CodeAuthTokenFailed = codes.AuthTokenFailed
+	// CodeAuthStoreFailed is the code of [ErrAuthStoreFailed].
+	CodeAuthStoreFailed = codes.AuthStoreFailed
+)
+
 // Sentinels, one per code. Compare with errors.Is: any [*Error] with the same
 // code matches. A sentinel is not an *Error and has no field to change, so no
 // importer can make it match another code; the adapter returns fresh *Error
@@ -139,9 +164,11 @@ var (
 	// ErrTransportError reports a closed or broken connection.
 	ErrTransportError error = sentinel(CodeTransportError)
 	// ErrUnauthorized reports a request the server refused for want of a
-	// valid bearer token (HTTP 401), as an OAuth-aware http.RoundTripper of
-	// the host's (the fleet's) reports it by returning an [*Error] with
-	// this code. The request is never resent; the session stays open.
+	// valid bearer token (HTTP 401). The host's own OAuth-aware
+	// http.RoundTripper below a StreamableClientTransport reports it by
+	// returning any error that errors.Is matches with it (an [*Error] with
+	// this code, or the sentinel wrapped): the request ends with this code,
+	// is never resent, and the session stays open.
 	ErrUnauthorized error = sentinel(CodeUnauthorized)
 )
 
@@ -180,6 +207,32 @@ const (
 	// front of the model. It is deliberately outside the mcp_* set: it names the
 	// host's failure, not the boundary's, and carries no text of either.
 	CodeHostFailure = "host_failure"
+)
+
+// Sentinels of the authorization codes.
+var (
+	// ErrAuthRequired reports a server that needs OAuth with no usable
+	// token stored for it.
+	ErrAuthRequired error = sentinel(CodeAuthRequired)
+	// ErrAuthExpired reports an access token that expired and could not be
+	// refreshed.
+	ErrAuthExpired error = sentinel(CodeAuthExpired)
+	// ErrAuthDiscoveryFailed reports resource or authorization server
+	// metadata that could not be fetched, or was over its bounds,
+	// insecure or inconsistent.
+	ErrAuthDiscoveryFailed error = sentinel(CodeAuthDiscoveryFailed)
+	// ErrAuthRegistrationFailed reports no client registration the
+	// authorization server supports, or a refused registration.
+	ErrAuthRegistrationFailed error = sentinel(CodeAuthRegistrationFailed)
+	// ErrAuthDenied reports an authorization the user or the authorization
+	// server denied, or whose answer failed the state or issuer check.
+	ErrAuthDenied error = sentinel(CodeAuthDenied)
+	// ErrAuthTokenFailed reports a token endpoint that refused the code or
+	// answered out of bounds.
+	ErrAuthTokenFailed error = sentinel(CodeAuthTokenFailed)
+	// ErrAuthStoreFailed reports a token store that could not be read or
+	// written, or that is not its user's own.
+	ErrAuthStoreFailed error = sentinel(CodeAuthStoreFailed)
 )
 
 // ErrCanceled is returned when the caller's context ends. It is one value;

@@ -12,7 +12,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"purra.dev/purramcp"
-	"purra.dev/purramcp/internal/bounding"
 )
 
 // clientInfo is the implementation the fleet's clients announce.
@@ -197,10 +196,6 @@ func connectCode(err error) string {
 	}
 	if code := purramcp.CodeOf(err); code != "" {
 		return code
-	}
-	var f *bounding.Failure
-	if errors.As(err, &f) && f.Code == bounding.CodeUnauthorized {
-		return purramcp.CodeUnauthorized // the handshake met a 401
 	}
 	if errors.Is(err, context.DeadlineExceeded) {
 		return purramcp.CodeTimeout
