@@ -102,13 +102,9 @@ func (g *Gateway) admitHTTP(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		var session any = new(byte) // a request of its own
-		if id := r.Header.Get("Mcp-Session-Id"); id != "" {
-			session = "session\x00" + id
-		}
-		k := admitKey{session: session, upstream: tool.upstream}
+		// Without a session ID the request is a session of its own.
+		k := admitKeyOf(info, r.Header.Get("Mcp-Session-Id"), new(byte), tool.upstream)
 		if p, ok := principal(info); ok {
-			k.user = p.Subject
 			ctx = fleet.WithPrincipal(ctx, p)
 		}
 		release, code := g.admission.acquire(ctx, k)
