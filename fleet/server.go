@@ -324,7 +324,7 @@ func (s *server) admit(c *conn, catalog *purramcp.Catalog) {
 	changed := s.state != StateReady || s.digest != snap.RevisionDigest
 	s.follow(snap.RevisionDigest)
 	s.conn, s.catalog, s.defs, s.snapshot = c, catalog, defs, snap
-	s.regs = s.wrap(catalog, s.lineage)
+	s.regs = s.wrap(catalog, s.lineage, snap.RevisionDigest)
 	s.swapped()
 	s.become(StateReady, snap.RevisionDigest, "")
 	s.settleLocked()
@@ -527,7 +527,7 @@ func (s *server) snapshotIn(state State) (purramcp.Snapshot, bool) {
 	if s.state != state {
 		return purramcp.Snapshot{}, false
 	}
-	return copySnapshot(s.snapshot), true
+	return s.snapshot.Clone(), true
 }
 
 // approve admits the pending digest: it records it in the fleet's lock,

@@ -43,7 +43,10 @@ type serveFlags struct {
 	jwtTypes                         stringList
 	maxBody                          int64
 	maxSessionCalls, maxCalls        int
-	connectTimeout                   time.Duration
+	introspectRate, introspectRateIP int
+	maxSessions, maxUserSessions     int
+	maxUserCalls, maxQueue           int
+	maxWait, connectTimeout          time.Duration
 }
 
 // runServe runs `purramcp serve`: the gateway in front of the fleet of the
@@ -114,11 +117,18 @@ func parseServeFlags(args []string, stdout, stderr io.Writer) (serveFlags, int, 
 	flags.StringVar(&fl.introspection, "oauth-introspection", "", "with --oauth-issuer: verify every access token (opaque or JWT) at this RFC 7662 introspection endpoint `URL` instead of locally")
 	flags.StringVar(&fl.clientID, "oauth-client-id", "", "with --oauth-introspection: the gateway's client `ID` at the introspection endpoint")
 	flags.StringVar(&fl.clientSecretEnv, "oauth-client-secret-env", "", "with --oauth-introspection: the environment variable `NAME` holding the gateway's client secret")
+	flags.IntVar(&fl.introspectRate, "oauth-introspection-rate", 20, "with --oauth-introspection: the most introspections a second over every client (more are 429)")
+	flags.IntVar(&fl.introspectRateIP, "oauth-introspection-rate-per-address", 5, "with --oauth-introspection: the most introspections a second for one client address (more are 429)")
 	flags.Var(&fl.allowHosts, "allow-host", "with --http: a host `name` the Host header may carry (repeatable; default the loopback names)")
 	flags.Var(&fl.allowOrigins, "allow-origin", "with --http: an `origin` (https://app.example) or host name a browser Origin may carry (repeatable; default the loopback names)")
 	flags.Int64Var(&fl.maxBody, "max-body-bytes", 1<<20, "with --http: the largest request body, in `bytes`")
-	flags.IntVar(&fl.maxSessionCalls, "max-session-calls", 8, "the most calls one client session runs at once")
-	flags.IntVar(&fl.maxCalls, "max-calls", 64, "the most calls the gateway runs at once")
+	flags.IntVar(&fl.maxSessionCalls, "max-session-calls", 8, "the most calls one client session runs at once; more wait their turn")
+	flags.IntVar(&fl.maxUserCalls, "max-user-calls", 0, "the most calls one OAuth user runs at once over its sessions (0: half of --max-calls)")
+	flags.IntVar(&fl.maxCalls, "max-calls", gateway.DefaultMaxCalls(), "the most calls the gateway runs at once (default: a quarter of memory over 2 MiB a call, 64 to 4096)")
+	flags.IntVar(&fl.maxQueue, "max-queue", 0, "the most calls waiting for a slot; one more fails gateway_busy (0: twice --max-calls)")
+	flags.DurationVar(&fl.maxWait, "max-wait", 10*time.Second, "how long a call may wait for a slot before it fails gateway_wait_expired (at most 5m)")
+	flags.IntVar(&fl.maxSessions, "max-sessions", 1024, "with --http, stateful: the most sessions open at once (more are 429)")
+	flags.IntVar(&fl.maxUserSessions, "max-user-sessions", 16, "with --http, stateful: the most sessions one OAuth user has open at once (more are 429)")
 	flags.BoolVar(&fl.status, "status", false, "connect every server once, print the gateway's status as JSON and exit")
 	connectTimeout := connectTimeoutFlag(flags)
 	if code, ok := parseFlags(flags, args); !ok {
@@ -146,6 +156,14 @@ func parseServeFlags(args []string, stdout, stderr io.Writer) (serveFlags, int, 
 		problem = "--oauth-introspection, --oauth-client-id and --oauth-client-secret-env go together"
 	case fl.maxBody <= 0 || fl.maxSessionCalls <= 0 || fl.maxCalls <= 0:
 		problem = "--max-body-bytes, --max-session-calls and --max-calls must be positive"
+	case fl.maxUserCalls < 0 || fl.maxQueue < 0:
+		problem = "--max-user-calls and --max-queue must not be negative"
+	case fl.maxWait <= 0 || fl.maxWait > 5*time.Minute:
+		problem = fmt.Sprintf("--max-wait %v: must be positive and at most 5m", fl.maxWait)
+	case fl.maxSessions <= 0 || fl.maxUserSessions <= 0:
+		problem = "--max-sessions and --max-user-sessions must be positive"
+	case fl.introspectRate <= 0 || fl.introspectRateIP <= 0:
+		problem = "--oauth-introspection-rate and --oauth-introspection-rate-per-address must be positive"
 	default:
 		return fl, exitOK, true
 	}
@@ -178,10 +196,11 @@ func serve(ctx context.Context, cfg *fleet.Config, lock *fleet.Lock, fl serveFla
 		return exitUsage
 	}
 	defer f.Close()
-	g, err := gateway.New(fleetSource{f}, gateway.Options{
+	g, err := gateway.New(fleetSource{f: f, tools: serverTools(cfg)}, gateway.Options{
 		Name: "purramcp", Version: buildVersions().Version,
-		MaxSessionCalls: fl.maxSessionCalls, MaxCalls: fl.maxCalls, Observer: audit,
-		ToolScopes: toolScopes(cfg),
+		MaxSessionCalls: fl.maxSessionCalls, MaxUserCalls: fl.maxUserCalls, MaxCalls: fl.maxCalls,
+		MaxQueue: fl.maxQueue, MaxWait: fl.maxWait, UpstreamCalls: upstreamCalls(cfg),
+		Observer: audit, ToolScopes: toolScopes(cfg),
 	})
 	if err != nil {
 		fmt.Fprintf(stderr, "purramcp serve: %v\n", err)
@@ -212,6 +231,9 @@ func serve(ctx context.Context, cfg *fleet.Config, lock *fleet.Lock, fl serveFla
 		}
 		if up.State == gateway.StateUnapproved {
 			line += ": its catalog is not the locked one; review it with `purramcp lock`"
+		}
+		if up.State == gateway.StateUnauthorized {
+			line += ": sign in with `purramcp login " + up.ID + "`; its tools are served once it is ready"
 		}
 		fmt.Fprintln(stderr, line)
 	}
@@ -244,7 +266,8 @@ func serve(ctx context.Context, cfg *fleet.Config, lock *fleet.Lock, fl serveFla
 func tokenVerifier(ctx context.Context, fl serveFlags, stderr io.Writer) (auth.TokenVerifier, int) {
 	if fl.introspection != "" {
 		v, err := gateway.NewIntrospectionVerifier(gateway.IntrospectionOptions{Endpoint: fl.introspection,
-			Issuer: fl.oauthIssuer, Resource: fl.resource, ClientID: fl.clientID, ClientSecret: fl.clientSecret})
+			Issuer: fl.oauthIssuer, Resource: fl.resource, ClientID: fl.clientID, ClientSecret: fl.clientSecret,
+			Rate: fl.introspectRate, RatePerAddress: fl.introspectRateIP})
 		if err != nil {
 			fmt.Fprintf(stderr, "purramcp serve: --oauth-introspection %s: %v\n", fl.introspection, err)
 			return nil, exitUsage
@@ -282,6 +305,9 @@ func serveHTTP(ctx context.Context, g *gateway.Gateway, fl serveFlags, token str
 		MaxBodyBytes:   fl.maxBody,
 		Stateless:      fl.stateless,
 		OAuth:          oauth,
+
+		MaxSessions:     fl.maxSessions,
+		MaxUserSessions: fl.maxUserSessions,
 	})
 }
 
@@ -295,6 +321,30 @@ func toolScopes(cfg *fleet.Config) map[string][]string {
 				out[tc.As] = tc.Scopes
 			}
 		}
+	}
+	return out
+}
+
+// upstreamCalls maps each server that sets "maxCalls" to it.
+func upstreamCalls(cfg *fleet.Config) map[string]int {
+	out := map[string]int{}
+	for id, sc := range cfg.Servers {
+		if sc.MaxCalls > 0 {
+			out[id] = sc.MaxCalls
+		}
+	}
+	return out
+}
+
+// serverTools maps each configured server to the local names of its tools.
+func serverTools(cfg *fleet.Config) map[string][]string {
+	out := map[string][]string{}
+	for id, sc := range cfg.Servers {
+		names := []string{}
+		for _, tc := range sc.Tools {
+			names = append(names, tc.As)
+		}
+		out[id] = names
 	}
 	return out
 }
@@ -316,7 +366,10 @@ func scopesSupported(cfg *fleet.Config) []string {
 // ready between them is shown without a snapshot (so none of its tools is
 // listed; the fleet's OnChange brings the next refresh), and a ready one
 // takes its digest from the snapshot, so the two always agree.
-type fleetSource struct{ f *fleet.Fleet }
+type fleetSource struct {
+	f     *fleet.Fleet
+	tools map[string][]string // each server's local tool names, from the config
+}
 
 func (s fleetSource) Registrations() []purramcp.ToolDefinition { return s.f.Registrations() }
 
@@ -326,7 +379,7 @@ func (s fleetSource) Upstreams() []gateway.Upstream {
 	for i, st := range statuses {
 		ups[i] = gateway.Upstream{
 			ID: st.ID, State: string(st.State), Digest: st.Digest, Code: st.Code,
-			Attempts: st.Attempts, Since: st.Since,
+			Attempts: st.Attempts, Since: st.Since, Tools: s.tools[st.ID],
 		}
 		if st.State == fleet.StateReady {
 			if snap, ok := s.f.Snapshot(st.ID); ok {
