@@ -2,15 +2,8 @@ package purramcp
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"log/slog"
-	"math"
 	"time"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"purra.dev/purramcp/internal/wire"
 )
 
 // An Event is one audit record given to [DiscoveryOptions.Observer]: one per
@@ -46,30 +39,13 @@ type Event struct {
 	Start           time.Time // when the attempt or the Run started
 }
 
-// The values of [Event.Kind], and the one [Event.Code] that is not an
-// mcp_* code. Both fields stay plain strings (an event compares equal to
-// its logged text); compare them with these.
+// The values of [Event.Kind]. The field stays a plain string (an event
+// compares equal to its logged text); compare it with these.
 const (
-	EventDiscover     = "discover"   // one discovery attempt
-	EventCall         = "call"       // one Run of a registration
-	EventCallStart    = "call_start" // the start of a Run, given to DiscoveryOptions.CallStart only
-	EventCodeCanceled = "canceled"   // the caller's ctx ended the operation
+	EventDiscover  = "discover"   // one discovery attempt
+	EventCall      = "call"       // one Run of a registration
+	EventCallStart = "call_start" // the start of a Run, given to DiscoveryOptions.CallStart only
 )
-
-// eventCode is the Event code of an outcome: "" for nil, "canceled" for
-// ErrCanceled, the mcp_* code of an adapter failure, else CodeHostFailure.
-func eventCode(err error) string {
-	switch {
-	case err == nil:
-		return ""
-	case errors.Is(err, ErrCanceled):
-		return EventCodeCanceled
-	}
-	if code := CodeOf(err); code != "" {
-		return code
-	}
-	return CodeHostFailure
-}
 
 // observeRefusal reports a DiscoverTools call refused before any request as
 // its attempt 1.
@@ -81,60 +57,12 @@ func observeRefusal(ctx context.Context, observer func(context.Context, Event), 
 	if !remoteNamePattern.MatchString(serverID) {
 		serverID = ""
 	}
-	e := Event{Kind: EventDiscover, ServerID: serverID, Code: eventCode(err), Attempt: 1,
+	e := Event{Kind: EventDiscover, ServerID: serverID, Code: OutcomeCode(ToolResult{}, err), Attempt: 1,
 		Duration: time.Since(start), Start: start}
 	if m != nil {
 		e.ProtocolVersion, e.Transport = m.ProtocolVersion(), m.transport()
 	}
 	observer(ctx, e)
-}
-
-// callStats is what one Run measured for its Event, and the ctx its
-// CallStart returned.
-type callStats struct {
-	requests int                 // tools/call requests sent (0 or 1)
-	result   *mcp.CallToolResult // the result that arrived, or nil
-	trace    context.Context     // CallStart's ctx, which the TracePropagator reads; nil means the Run's
-}
-
-// runner is the registration's Run: catalogTool.run, preceded by CallStart
-// and followed by one Event when the catalog has an Observer.
-func (c *Catalog) runner(t *catalogTool) func(context.Context, json.RawMessage, ToolContext) (ToolResult, error) {
-	if c.observer == nil {
-		return func(ctx context.Context, args json.RawMessage, call ToolContext) (ToolResult, error) {
-			var st callStats
-			return t.run(ctx, args, call, &st)
-		}
-	}
-	return func(ctx context.Context, args json.RawMessage, call ToolContext) (ToolResult, error) {
-		start := time.Now()
-		var st callStats
-		observed := ctx
-		if c.callStart != nil {
-			if sc := c.callStart(ctx, Event{Kind: EventCallStart, ServerID: c.serverID, RevisionDigest: c.digest,
-				LocalName: t.binding.local, RemoteName: t.binding.remote, CallID: call.CallID, RunID: call.RunID,
-				ProtocolVersion: c.protocol, Transport: c.transport, Start: start}); sc != nil {
-				observed = sc
-			}
-			st.trace = observed
-		}
-		res, err := t.run(ctx, args, call, &st)
-		code := res.ErrorCode
-		if err != nil {
-			code = eventCode(err)
-		}
-		resultBytes := 0
-		if st.result != nil {
-			// 0 for an unmeasurable one; counted to the end (no go-sdk
-			// MarshalJSON: the answer already passed the bounding layer's cap).
-			resultBytes, _ = wire.ResultSize(st.result, math.MaxInt)
-		}
-		c.observer(observed, Event{Kind: EventCall, ServerID: c.serverID, RevisionDigest: c.digest,
-			LocalName: t.binding.local, RemoteName: t.binding.remote, CallID: call.CallID, RunID: call.RunID,
-			Code: code, Requests: st.requests, ArgumentBytes: len(args), ResultBytes: resultBytes,
-			Duration: time.Since(start), ProtocolVersion: c.protocol, Transport: c.transport, Start: start})
-		return res, err
-	}
 }
 
 // SlogObserver returns an Observer for [DiscoveryOptions.Observer] that

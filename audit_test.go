@@ -261,7 +261,7 @@ func TestObserver_Panic(t *testing.T) {
 	f := loadMCPFixture(t)
 	srv := newSDKServer(t, nil, f.Tool)
 	st, ct := mcp.NewInMemoryTransports()
-	ss, err := srv.server.Connect(t.Context(), st, nil)
+	ss, err := srv.MCP.Connect(t.Context(), st, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

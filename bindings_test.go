@@ -1,7 +1,6 @@
 package purramcp_test
 
 import (
-	"context"
 	"encoding/json"
 	"maps"
 	"regexp"
@@ -153,13 +152,8 @@ func FuzzBindings(f *testing.F) {
 	for i, tool := range fuzzBindingTools {
 		tools[i] = withField(f, tool.from(fx), "name", tool.name)
 	}
-	server := &sdkServer{}
-	server.server = mcp.NewServer(&mcp.Implementation{Name: "fixture", Version: "1"}, &mcp.ServerOptions{PageSize: 2,
-		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}}})
-	server.server.AddReceivingMiddleware(server.countLists)
-	for _, raw := range tools {
-		server.server.AddTool(sdkTool(f, raw), server.call)
-	}
+	server := newSDKServerOptions(f, &mcp.ServerOptions{PageSize: 2,
+		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}}}, nil, tools...)
 	h := sdkHarness(f, server, "")
 
 	seeds := fuzzBindingSeeds()
@@ -277,18 +271,6 @@ func fuzzBindingSeeds() []string {
 	}
 }
 
-// countLists is receiving middleware that counts tools/list requests.
-func (s *sdkServer) countLists(next mcp.MethodHandler) mcp.MethodHandler {
-	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-		if method == "tools/list" {
-			s.mu.Lock()
-			s.lists++
-			s.mu.Unlock()
-		}
-		return next(ctx, method, req)
-	}
-}
-
 // TestBehaviorA1_NonReadPolicy: a policy mode other than "read" (TS "write",
 // Py "propose") fails mcp_binding_invalid before any request.
 func TestBehaviorA1_NonReadPolicy(t *testing.T) {
@@ -370,9 +352,9 @@ func TestBehaviorA3_BindingsCopied(t *testing.T) {
 	}
 }
 
-// TestGap3_BindingValidation covers binding, server id and limit validation
+// TestBindings_Validation covers binding, server id and limit validation
 // before any request: each invalid one fails mcp_binding_invalid.
-func TestGap3_BindingValidation(t *testing.T) {
+func TestBindings_Validation(t *testing.T) {
 	f := loadMCPFixture(t)
 	ok := searchBinding()["remote.search"]
 	with := func(edit func(*purramcp.ToolBinding)) map[string]purramcp.ToolBinding {

@@ -213,7 +213,7 @@ func TestBehaviorG5_RediscoverSameDigest(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			srv.server.AddTool(sdkTool(t, f.Tool), srv.call) // re-adding counts as a change
+			srv.MCP.AddTool(sdkTool(t, f.Tool), srv.call) // re-adding counts as a change
 			awaitServerNotify()
 			if !first.Stale() {
 				t.Fatalf("G5 at %s", version)

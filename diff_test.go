@@ -158,7 +158,7 @@ func TestDiffSnapshots_Rediscovery(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		srv.server.AddTool(sdkTool(t, withField(t, f.Tool, "description", "new")), srv.call)
+		srv.MCP.AddTool(sdkTool(t, withField(t, f.Tool, "description", "new")), srv.call)
 		awaitServerNotify()
 		if !first.Stale() {
 			t.Fatalf("first.Stale() is false")

@@ -222,7 +222,7 @@ func (d *discovery) attempt(ctx context.Context, n int) (*Catalog, error) {
 	}
 	if d.opts.Observer != nil {
 		d.opts.Observer(ctx, Event{Kind: EventDiscover, ServerID: d.serverID, RevisionDigest: digest,
-			Code: eventCode(err), Attempt: n, Pages: d.pages, Duration: time.Since(start),
+			Code: OutcomeCode(ToolResult{}, err), Attempt: n, Pages: d.pages, Duration: time.Since(start),
 			ProtocolVersion: d.monitor.ProtocolVersion(), Transport: d.monitor.transport(), Start: start})
 	}
 	return catalog, err

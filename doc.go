@@ -34,14 +34,8 @@
 //		}}, purramcp.DiscoveryOptions{Monitor: monitor, StaleRetries: 2})
 //
 // [CatalogMonitor.Connect] wraps the transport in the monitor's bounding
-// layer ([CatalogMonitor.Transport]), connects and attaches. The layer is
-// opt-in, as the reference wiring (client.Connect, then Attach) has no such
-// step, and recommended: it rejects answers over the limits before go-sdk
-// decodes them, severs a session whose peer stopped reading, and lets
-// requests run on their caller's goroutine. A client built without
-// ClientOptions fails Attach (and Connect) with mcp_binding_invalid; after
-// [CatalogMonitor.RequireTransport], so does a session connected without
-// the layer.
+// layer ([CatalogMonitor.Transport]), connects and attaches
+// ([CatalogMonitor.Attach] says which mis-wired sessions fail).
 //
 // A list change makes the catalog stale for good ([Catalog.Stale]; every Run
 // then fails mcp_catalog_stale without a request): discover again and swap
@@ -74,22 +68,9 @@
 // [CatalogMonitor], [Catalog.Stale], and every registration's Scope and Run
 // are safe for concurrent use. ConcurrencySafe records the host's declaration
 // and schedules nothing. The monitor's Attach starts one goroutine that ends
-// with the session. Over the monitor's Transport wrapping go-sdk's
-// in-memory or command transport, or streamable HTTP over net/http's own
-// transport without an OAuth handler, every tools/list and
-// tools/call request runs on its caller's goroutine: the layer can end a
-// write the peer stopped reading (it severs the session at the request's
-// deadline) and no goroutine is started. Otherwise each request runs on a
-// goroutine of its own, which the caller abandons at the timeout (or when
-// the caller's ctx ends); its late result is dropped and the goroutine ends
-// when its write fails. Over the monitor's Transport a write still blocked
-// at the timeout severs the session, which makes it fail at once (one
-// goroutine closes the transport); without it, at the latest when the
-// session closes. While an abandoned request still runs 20 ms after its
-// caller gave up, every new request of the session fails
-// mcp_transport_error at once, without a goroutine, so at most one
-// abandoned goroutine exists per session, with or without the Transport.
-// No other goroutine outlives a call.
+// with the session. [CatalogMonitor.Transport] states on which goroutine
+// each tools/list and tools/call request runs, and the one goroutine that
+// may outlive a call.
 //
 // # Running it in production
 //

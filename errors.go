@@ -5,69 +5,77 @@ import (
 	"errors"
 	"fmt"
 	"io"
+
+	"purra.dev/purramcp/internal/codes"
 )
 
-// Error codes, one per failure the adapter reports. Each is the Code of the
+// Error codes, one per failure the adapter reports, from the one table in
+// internal/codes (each comment names the value). Each is the Code of the
 // [*Error] values that match its sentinel below, and the ErrorCode of a
 // [ToolResult] that failed with it. They are part of the API: a code never
-// changes meaning and never carries remote text. CodeAnnotationConflict,
-// CodeCatalogUnapproved and CodeUnauthorized are purramcp additions with
-// no purra-mcp 1.0.0 counterpart; they arise only from opt-in
-// [DiscoveryOptions] fields or an OAuth-aware HTTP transport.
+// changes meaning and never carries remote text; a host compares
+// [ToolResult.ErrorCode] and [Event.Code] with them. CodeAnnotationConflict,
+// CodeCatalogUnapproved, CodeEgressRefused and CodeUnauthorized are
+// purramcp additions with no purra-mcp 1.0.0 counterpart; they arise only
+// from opt-in [DiscoveryOptions] fields, an OAuth-aware HTTP transport or
+// the fleet's HTTP client.
 const (
-	// CodeAnnotationConflict is the code of [ErrAnnotationConflict] (a
-	// purramcp addition).
-	CodeAnnotationConflict = "mcp_annotation_conflict"
-	// CodeBindingInvalid is the code of [ErrBindingInvalid].
-	CodeBindingInvalid = "mcp_binding_invalid"
-	// CodeBindingMissing is the code of [ErrBindingMissing].
-	CodeBindingMissing = "mcp_binding_missing"
-	// CodeCatalogLimitExceeded is the code of [ErrCatalogLimitExceeded].
-	CodeCatalogLimitExceeded = "mcp_catalog_limit_exceeded"
-	// CodeCatalogStale is the code of [ErrCatalogStale].
-	CodeCatalogStale = "mcp_catalog_stale"
-	// CodeCatalogUnapproved is the code of [ErrCatalogUnapproved] (a purramcp
-	// addition).
-	CodeCatalogUnapproved = "mcp_catalog_unapproved"
-	// CodeConnectionClosed is the code of [ErrConnectionClosed].
-	CodeConnectionClosed = "mcp_connection_closed"
-	// CodeInvalidArguments is the code of [ErrInvalidArguments].
-	CodeInvalidArguments = "mcp_invalid_arguments"
-	// CodeNameConflict is the code of [ErrNameConflict].
-	CodeNameConflict = "mcp_name_conflict"
-	// CodeNotInitialized is the code of [ErrNotInitialized].
-	CodeNotInitialized = "mcp_not_initialized"
-	// CodePaginationInvalid is the code of [ErrPaginationInvalid].
-	CodePaginationInvalid = "mcp_pagination_invalid"
-	// CodeProtocolConflict is the code of [ErrProtocolConflict].
-	CodeProtocolConflict = "mcp_protocol_conflict"
-	// CodeProtocolError is the code of [ErrProtocolError].
-	CodeProtocolError = "mcp_protocol_error"
-	// CodeProtocolUnsupported is the code of [ErrProtocolUnsupported].
-	CodeProtocolUnsupported = "mcp_protocol_unsupported"
-	// CodeResultInvalid is the code of [ErrResultInvalid].
-	CodeResultInvalid = "mcp_result_invalid"
-	// CodeResultTooLarge is the code of [ErrResultTooLarge].
-	CodeResultTooLarge = "mcp_result_too_large"
-	// CodeResultUnsupported is the code of [ErrResultUnsupported].
-	CodeResultUnsupported = "mcp_result_unsupported"
-	// CodeSchemaUnsupported is the code of [ErrSchemaUnsupported].
-	CodeSchemaUnsupported = "mcp_schema_unsupported"
-	// CodeScopeDenied is the code of [ErrScopeDenied].
-	CodeScopeDenied = "mcp_scope_denied"
-	// CodeTimeout is the code of [ErrTimeout].
-	CodeTimeout = "mcp_timeout"
-	// CodeToolError is the code of [ErrToolError].
-	CodeToolError = "mcp_tool_error"
-	// CodeToolUnsupported is the code of [ErrToolUnsupported].
-	CodeToolUnsupported = "mcp_tool_unsupported"
-	// CodeToolsUnavailable is the code of [ErrToolsUnavailable].
-	CodeToolsUnavailable = "mcp_tools_unavailable"
-	// CodeTransportError is the code of [ErrTransportError].
-	CodeTransportError = "mcp_transport_error"
-	// CodeUnauthorized is the code of [ErrUnauthorized] (a purramcp
-	// addition).
-	CodeUnauthorized = "mcp_unauthorized"
+	// CodeAnnotationConflict, "mcp_annotation_conflict", is the code of
+	// [ErrAnnotationConflict] (a purramcp addition).
+	CodeAnnotationConflict = codes.AnnotationConflict
+	// CodeBindingInvalid, "mcp_binding_invalid", is the code of [ErrBindingInvalid].
+	CodeBindingInvalid = codes.BindingInvalid
+	// CodeBindingMissing, "mcp_binding_missing", is the code of [ErrBindingMissing].
+	CodeBindingMissing = codes.BindingMissing
+	// CodeCatalogLimitExceeded, "mcp_catalog_limit_exceeded", is the code of [ErrCatalogLimitExceeded].
+	CodeCatalogLimitExceeded = codes.CatalogLimitExceeded
+	// CodeCatalogStale, "mcp_catalog_stale", is the code of [ErrCatalogStale].
+	CodeCatalogStale = codes.CatalogStale
+	// CodeCatalogUnapproved, "mcp_catalog_unapproved", is the code of
+	// [ErrCatalogUnapproved] (a purramcp addition).
+	CodeCatalogUnapproved = codes.CatalogUnapproved
+	// CodeConnectionClosed, "mcp_connection_closed", is the code of [ErrConnectionClosed].
+	CodeConnectionClosed = codes.ConnectionClosed
+	// CodeEgressRefused, "mcp_egress_refused", is the code of
+	// [ErrEgressRefused] (a purramcp addition).
+	CodeEgressRefused = codes.EgressRefused
+	// CodeInvalidArguments, "mcp_invalid_arguments", is the code of [ErrInvalidArguments].
+	CodeInvalidArguments = codes.InvalidArguments
+	// CodeNameConflict, "mcp_name_conflict", is the code of [ErrNameConflict].
+	CodeNameConflict = codes.NameConflict
+	// CodeNotInitialized, "mcp_not_initialized", is the code of [ErrNotInitialized].
+	CodeNotInitialized = codes.NotInitialized
+	// CodePaginationInvalid, "mcp_pagination_invalid", is the code of [ErrPaginationInvalid].
+	CodePaginationInvalid = codes.PaginationInvalid
+	// CodeProtocolConflict, "mcp_protocol_conflict", is the code of [ErrProtocolConflict].
+	CodeProtocolConflict = codes.ProtocolConflict
+	// CodeProtocolError, "mcp_protocol_error", is the code of [ErrProtocolError].
+	CodeProtocolError = codes.ProtocolError
+	// CodeProtocolUnsupported, "mcp_protocol_unsupported", is the code of [ErrProtocolUnsupported].
+	CodeProtocolUnsupported = codes.ProtocolUnsupported
+	// CodeResultInvalid, "mcp_result_invalid", is the code of [ErrResultInvalid].
+	CodeResultInvalid = codes.ResultInvalid
+	// CodeResultTooLarge, "mcp_result_too_large", is the code of [ErrResultTooLarge].
+	CodeResultTooLarge = codes.ResultTooLarge
+	// CodeResultUnsupported, "mcp_result_unsupported", is the code of [ErrResultUnsupported].
+	CodeResultUnsupported = codes.ResultUnsupported
+	// CodeSchemaUnsupported, "mcp_schema_unsupported", is the code of [ErrSchemaUnsupported].
+	CodeSchemaUnsupported = codes.SchemaUnsupported
+	// CodeScopeDenied, "mcp_scope_denied", is the code of [ErrScopeDenied].
+	CodeScopeDenied = codes.ScopeDenied
+	// CodeTimeout, "mcp_timeout", is the code of [ErrTimeout].
+	CodeTimeout = codes.Timeout
+	// CodeToolError, "mcp_tool_error", is the code of [ErrToolError].
+	CodeToolError = codes.ToolError
+	// CodeToolUnsupported, "mcp_tool_unsupported", is the code of [ErrToolUnsupported].
+	CodeToolUnsupported = codes.ToolUnsupported
+	// CodeToolsUnavailable, "mcp_tools_unavailable", is the code of [ErrToolsUnavailable].
+	CodeToolsUnavailable = codes.ToolsUnavailable
+	// CodeTransportError, "mcp_transport_error", is the code of [ErrTransportError].
+	CodeTransportError = codes.TransportError
+	// CodeUnauthorized, "mcp_unauthorized", is the code of [ErrUnauthorized]
+	// (a purramcp addition).
+	CodeUnauthorized = codes.Unauthorized
 )
 
 // Sentinels, one per code. Compare with errors.Is: any [*Error] with the same
@@ -91,6 +99,11 @@ var (
 	ErrCatalogUnapproved error = sentinel(CodeCatalogUnapproved)
 	// ErrConnectionClosed reports a closed monitor (the session ended).
 	ErrConnectionClosed error = sentinel(CodeConnectionClosed)
+	// ErrEgressRefused reports an HTTP request, redirect or connection that
+	// would go where the configuration did not point: another origin, plain
+	// http after https, or an address more internal than the configured MCP
+	// server's (purramcp's HTTP clients, the fleet's).
+	ErrEgressRefused error = sentinel(CodeEgressRefused)
 	// ErrInvalidArguments reports arguments the input contract rejects.
 	ErrInvalidArguments error = sentinel(CodeInvalidArguments)
 	// ErrNameConflict reports a repeated local or remote tool name.
@@ -130,6 +143,43 @@ var (
 	// the host's (the fleet's) reports it by returning an [*Error] with
 	// this code. The request is never resent; the session stays open.
 	ErrUnauthorized error = sentinel(CodeUnauthorized)
+)
+
+// Contract error codes, the Code of a [ContractError]. They are the
+// reference's codes and never change meaning; a host that validates a
+// model's output with its own [Contract] compares ContractError.Code with
+// them.
+const (
+	// CodeSchemaInvalid: NewContract rejected the options, the limits or
+	// the schema (outside the profile, or over a schema limit).
+	CodeSchemaInvalid = "structured_output_schema_invalid"
+	// CodeModeUnsupported: NewContract got a Mode other than "",
+	// ModeLocal and ModeNativeRequired.
+	CodeModeUnsupported = "structured_output_mode_unsupported"
+	// CodeInvalidJSON: Parse got text that is not strict JSON (bad syntax,
+	// duplicate keys, lone surrogates, unsafe integers) or is over a value
+	// limit, or ValidateValue got a value outside the JSON domain or limits.
+	CodeInvalidJSON = "structured_output_invalid_json"
+	// CodeSchemaMismatch: the value does not satisfy the schema.
+	CodeSchemaMismatch = "structured_output_schema_mismatch"
+	// CodeValidationLimitExceeded: validation ran out of its work budget,
+	// ContractLimits.ValidationSteps.
+	CodeValidationLimitExceeded = "structured_output_validation_limit_exceeded"
+)
+
+// The codes of an outcome that are not mcp_* codes, as [OutcomeCode] and
+// [Event.Code] report them: they name the caller's cancellation and the
+// host's own failure, not the boundary's, and carry no text of either.
+const (
+	// EventCodeCanceled is the code of [ErrCanceled]: the caller's ctx ended
+	// the operation.
+	EventCodeCanceled = "canceled"
+	// CodeHostFailure is what an agent-framework integration shows a model when
+	// the host's own [ScopeFunc] failed (Run returned an error other than
+	// [ErrCanceled]) and the framework would otherwise put the Go error's text in
+	// front of the model. It is deliberately outside the mcp_* set: it names the
+	// host's failure, not the boundary's, and carries no text of either.
+	CodeHostFailure = "host_failure"
 )
 
 // ErrCanceled is returned when the caller's context ends. It is one value;
@@ -259,6 +309,25 @@ func CodeOf(err error) string {
 		return c.Code
 	}
 	return ""
+}
+
+// OutcomeCode folds Run's two failure channels into the one code every
+// consumer reports (the audit [Event], the gateway, the integrations): ""
+// for a success, res.ErrorCode for a known failure, [EventCodeCanceled] for
+// [ErrCanceled], the code of an adapter failure ([CodeOf]), and
+// [CodeHostFailure] for any other error (a ScopeFunc's own). With a zero res
+// it is the code of a discovery's or a monitor's error.
+func OutcomeCode(res ToolResult, err error) string {
+	switch {
+	case err == nil:
+		return res.ErrorCode
+	case errors.Is(err, ErrCanceled):
+		return EventCodeCanceled
+	}
+	if code := CodeOf(err); code != "" {
+		return code
+	}
+	return CodeHostFailure
 }
 
 // fail returns a fresh *Error with code, so no caller can change a sentinel.

@@ -5,8 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"maps"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -45,6 +49,7 @@ var referenceCodes = map[string]error{
 var additionCodes = map[string]error{
 	"mcp_annotation_conflict": purramcp.ErrAnnotationConflict, // RequireReadOnlyHint
 	"mcp_catalog_unapproved":  purramcp.ErrCatalogUnapproved,  // Approve
+	"mcp_egress_refused":      purramcp.ErrEgressRefused,      // the fleet's HTTP client
 	"mcp_unauthorized":        purramcp.ErrUnauthorized,       // an OAuth-aware HTTP transport (the fleet's)
 }
 
@@ -59,11 +64,11 @@ func TestErrors_CodesAndSentinels(t *testing.T) {
 	if got := len(referenceCodes); got != 22 {
 		t.Fatalf("len(referenceCodes) = %d, want %d", got, 22)
 	}
-	if got := len(additionCodes); got != 3 {
-		t.Fatalf("len(additionCodes) = %d, want %d", got, 3)
+	if got := len(additionCodes); got != 4 {
+		t.Fatalf("len(additionCodes) = %d, want %d", got, 4)
 	}
-	if got := len(allCodes); got != 25 {
-		t.Fatalf("no addition reuses a reference code: len = %d, want %d", got, 25)
+	if got := len(allCodes); got != 26 {
+		t.Fatalf("no addition reuses a reference code: len = %d, want %d", got, 26)
 	}
 	if purramcp.CodeAnnotationConflict != purramcp.CodeAnnotationConflict {
 		t.Errorf("purramcp.CodeAnnotationConflict = %q, want %q", purramcp.CodeAnnotationConflict, purramcp.CodeAnnotationConflict)
@@ -380,5 +385,96 @@ func TestDiscoveryError_Nil(t *testing.T) {
 	}
 	if got := fmt.Sprintf("%+v", d); got != "<nil>" {
 		t.Errorf("fmt.Sprintf(\"%%+v\", d) = %q, want %q", got, "<nil>")
+	}
+}
+
+// TestErrors_OneTableOfCodes: errors.go exports every code of the one
+// table (internal/codes) exactly once, as Code<Name> = codes.<Name>, each
+// comment names its value, and the values are the codes allCodes spells.
+func TestErrors_OneTableOfCodes(t *testing.T) {
+	fset := token.NewFileSet()
+	table, err := parser.ParseFile(fset, "internal/codes/codes.go", nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	values := map[string]string{} // name -> code
+	for _, decl := range table.Decls {
+		for _, spec := range decl.(*ast.GenDecl).Specs {
+			vs := spec.(*ast.ValueSpec)
+			values[vs.Names[0].Name], _ = strconv.Unquote(vs.Values[0].(*ast.BasicLit).Value)
+		}
+	}
+	if len(values) != len(allCodes) {
+		t.Fatalf("internal/codes holds %d codes, the package reports %d", len(values), len(allCodes))
+	}
+	root, err := parser.ParseFile(fset, "errors.go", nil, parser.ParseComments)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exported := map[string]bool{}
+	for _, decl := range root.Decls {
+		gd, ok := decl.(*ast.GenDecl)
+		if !ok || gd.Tok != token.CONST {
+			continue
+		}
+		for _, spec := range gd.Specs {
+			vs := spec.(*ast.ValueSpec)
+			sel, ok := vs.Values[0].(*ast.SelectorExpr)
+			if !ok {
+				continue
+			}
+			name := strings.TrimPrefix(vs.Names[0].Name, "Code")
+			if sel.Sel.Name != name || exported[name] {
+				t.Errorf("%s = codes.%s: want each table name once, as Code<Name>", vs.Names[0].Name, sel.Sel.Name)
+			}
+			exported[name] = true
+			code := values[name]
+			if _, ok := allCodes[code]; !ok {
+				t.Errorf("codes.%s = %q is not a code the package reports", name, code)
+			}
+			if !strings.Contains(vs.Doc.Text(), strconv.Quote(code)) {
+				t.Errorf("the comment of Code%s does not name its value %q", name, code)
+			}
+		}
+	}
+	if len(exported) != len(values) {
+		t.Errorf("errors.go exports %d of the table's %d codes", len(exported), len(values))
+	}
+}
+
+// TestOutcomeCode: Run's two failure channels fold into one code.
+func TestOutcomeCode(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		res  purramcp.ToolResult
+		err  error
+		want string
+	}{
+		{"success", purramcp.ToolResult{EffectState: "not_started"}, nil, ""},
+		{"known failure", purramcp.FailedResult(purramcp.CodeCatalogStale), nil, "mcp_catalog_stale"},
+		{"canceled", purramcp.ToolResult{}, purramcp.ErrCanceled, "canceled"},
+		{"wrapped canceled", purramcp.ToolResult{}, fmt.Errorf("x: %w", purramcp.ErrCanceled), "canceled"},
+		{"adapter error", purramcp.ToolResult{}, &purramcp.Error{Code: purramcp.CodeTimeout}, "mcp_timeout"},
+		{"host failure", purramcp.ToolResult{}, errors.New("host text"), "host_failure"},
+		{"zero", purramcp.ToolResult{}, nil, ""},
+	} {
+		if got := purramcp.OutcomeCode(tc.res, tc.err); got != tc.want {
+			t.Errorf("%s: OutcomeCode = %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestFailedResult: a known failure has the empty envelope, effect
+// not_started and the code, and marshals as Run's failures do.
+func TestFailedResult(t *testing.T) {
+	res := purramcp.FailedResult(purramcp.CodeScopeDenied)
+	want := purramcp.ToolResult{Content: purramcp.Envelope{Text: []string{}}, EffectState: "not_started",
+		ErrorCode: "mcp_scope_denied"}
+	if !reflect.DeepEqual(res, want) {
+		t.Errorf("FailedResult = %#v, want %#v", res, want)
+	}
+	raw, err := json.Marshal(res.Content)
+	if err != nil || string(raw) != `{"text":[],"structured":null}` {
+		t.Errorf("envelope %s, %v", raw, err)
 	}
 }

@@ -104,10 +104,10 @@ func SizeBoundHolds(result *mcp.CallToolResult, limit int) (holds, walked bool) 
 }
 
 // ValidateWithMember exposes the envelope validation of Run's results:
-// outer over value, then inner over value[name], in one walk that may keep
-// value's containers.
-func ValidateWithMember(outer *Contract, value map[string]any, name string, inner *Contract) (map[string]any, error) {
-	return outer.validateWithMember(value, name, inner)
+// outer over value, then inner over value["structured"], in one walk that
+// may keep value's containers.
+func ValidateWithMember(outer *Contract, value map[string]any, inner *Contract) (map[string]any, error) {
+	return resultValidator{envelope: outer, output: inner}.validate(value)
 }
 
 // NewExtendedContract is NewContract with the profile widened as

@@ -36,7 +36,7 @@ func TestInspect_FixtureCatalogVerdicts(t *testing.T) {
 	for _, version := range testVersions {
 		t.Run(version, func(t *testing.T) {
 			s := newSDKServer(t, nil, tools...)
-			session, monitor := connectSDK(t, s.server, version)
+			session, monitor := connectSDK(t, s.MCP, version)
 			report, err := purramcp.InspectCatalog(t.Context(), session, "fixture",
 				purramcp.DiscoveryOptions{Monitor: monitor})
 			if err != nil {

@@ -29,9 +29,9 @@ func TestLimits_Defaults(t *testing.T) {
 	}
 }
 
-// TestGap1_LimitRanges: each field 0, 1..default; Timeout 1ms..5m; anything
+// TestLimits_Ranges: each field 0, 1..default; Timeout 1ms..5m; anything
 // else fails mcp_binding_invalid.
-func TestGap1_LimitRanges(t *testing.T) {
+func TestLimits_Ranges(t *testing.T) {
 	d := purramcp.DefaultLimits()
 	fields := map[string]func(*purramcp.Limits) *int{
 		"MaxPages":            func(l *purramcp.Limits) *int { return &l.MaxPages },

@@ -7,13 +7,6 @@ import (
 	"purra.dev/purramcp/internal/strictjson"
 )
 
-// CodeHostFailure is what an agent-framework integration shows a model when
-// the host's own [ScopeFunc] failed (Run returned an error other than
-// [ErrCanceled]) and the framework would otherwise put the Go error's text in
-// front of the model. It is deliberately outside the mcp_* set: it names the
-// host's failure, not the boundary's, and carries no text of either.
-const CodeHostFailure = "host_failure"
-
 // Model returns what a model is shown for r, and nothing else:
 //
 //   - on success (ErrorCode ""), {"text": [...], "structured": {...}} with the

@@ -171,12 +171,8 @@ func (m *CatalogMonitor) ClientOptions(base *mcp.ClientOptions) *mcp.ClientOptio
 // A session connected without the monitor's [CatalogMonitor.Transport] is
 // accepted, as purra-mcp 1.0.0's wiring is, unless
 // [CatalogMonitor.RequireTransport] was called (then it fails
-// [ErrBindingInvalid]; [CatalogMonitor.Connect] wires both): every limit
-// still holds, and sizes are still counted in O(limit) after go-sdk decodes,
-// but go-sdk then decodes a frame of any size before the adapter sees it,
-// and a request whose write the peer stopped reading cannot be severed (the
-// session stays wedged until the host ends it). Production hosts should
-// connect through Transport.
+// [ErrBindingInvalid]); Transport's documentation says what the layer adds.
+// Production hosts connect through [CatalogMonitor.Connect].
 func (m *CatalogMonitor) Attach(session *mcp.ClientSession) error {
 	if session == nil {
 		return fail(CodeBindingInvalid)

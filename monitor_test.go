@@ -320,7 +320,7 @@ func TestBehaviorK1_ListChangedMakesStale(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				srv.server.AddTool(sdkTool(t, f.Tool), srv.call) // re-adding counts as a change
+				srv.MCP.AddTool(sdkTool(t, f.Tool), srv.call) // re-adding counts as a change
 				awaitServerNotify()
 				if !catalog.Stale() {
 					t.Fatalf("catalog.Stale() is false")
@@ -453,12 +453,12 @@ func TestBehaviorK3_StaleWhileCallInFlight(t *testing.T) {
 	}
 }
 
-// TestGap17_ProtocolConflict: a second,
+// TestMonitor_ProtocolConflict: a second,
 // different version fails mcp_protocol_conflict and closes the monitor; a
 // monitor whose version differs from the session's fails discovery with
 // mcp_protocol_conflict; a monitor attached to another session is refused.
 // Nothing is sent in any case.
-func TestGap17_ProtocolConflict(t *testing.T) {
+func TestMonitor_ProtocolConflict(t *testing.T) {
 	f := loadMCPFixture(t)
 	h := sdkHarness(t, newSDKServer(t, nil, f.Tool), purramcp.ProtocolVersion20251125)
 
@@ -588,7 +588,7 @@ func legacyServer(t *testing.T, version string) *sdkServer {
 func connectLegacy(t *testing.T, s *sdkServer, legacy bool) (*mcp.ClientSession, *purramcp.CatalogMonitor, error) {
 	t.Helper()
 	st, ct := mcp.NewInMemoryTransports()
-	ss, err := s.server.Connect(t.Context(), st, nil)
+	ss, err := s.MCP.Connect(t.Context(), st, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -699,7 +699,7 @@ func httpRoundTrip(t *testing.T, stateless bool, wantVersion string) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 
 	srv := newSDKServer(t, nil, f.Tool)
-	hs := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv.server },
+	hs := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv.MCP },
 		&mcp.StreamableHTTPOptions{Stateless: stateless}))
 	transport := &http.Transport{}
 	defer func() {
@@ -759,7 +759,7 @@ func httpRoundTrip(t *testing.T, stateless bool, wantVersion string) {
 		t.Errorf("got %s, want JSON equal to %s", got, want)
 	}
 
-	srv.server.AddTool(sdkTool(t, json.RawMessage(`{"name":"remote.added","inputSchema":{"type":"object"}}`)), srv.call)
+	srv.MCP.AddTool(sdkTool(t, json.RawMessage(`{"name":"remote.added","inputSchema":{"type":"object"}}`)), srv.call)
 	select { // real sockets, so no synctest bubble; the wait is on the monitor's count
 	case <-changed:
 	case <-time.After(waitFor):
@@ -841,7 +841,7 @@ func TestHTTP_Stateless(t *testing.T) {
 func TestHTTP_ServerGone(t *testing.T) {
 	f := loadMCPFixture(t)
 	srv := newSDKServer(t, nil, f.Tool)
-	hs := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv.server },
+	hs := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv.MCP },
 		&mcp.StreamableHTTPOptions{Stateless: true}))
 	transport := &http.Transport{}
 	defer transport.CloseIdleConnections()

@@ -28,7 +28,7 @@ var (
 // discoverOne binds tool "t" under policy and returns the catalog or the code.
 func discoverOne(t *testing.T, input map[string]any, policy purramcp.SchemaPolicy) (*purramcp.Catalog, string) {
 	s := newSDKServer(t, nil, policyTool(t, "t", input))
-	session, monitor := connectSDK(t, s.server, purramcp.ProtocolVersion20251125)
+	session, monitor := connectSDK(t, s.MCP, purramcp.ProtocolVersion20251125)
 	catalog, err := purramcp.DiscoverTools(t.Context(), session, "fixture", map[string]purramcp.ToolBinding{
 		"t": {LocalName: "t", Policy: purramcp.ToolPolicy{Mode: "read", Title: "T"}, Scope: purramcp.Unscoped},
 	}, purramcp.DiscoveryOptions{Monitor: monitor, Policy: policy})
@@ -132,7 +132,7 @@ func TestPolicy_AnnotationsNeverAssert(t *testing.T) {
 		"n": map[string]any{"type": "integer", "default": 5},
 	}, "required", []any{"q"}, "additionalProperties", false)
 	s := newSDKServer(t, json.RawMessage(`{"content":[],"structuredContent":{"count":1}}`), policyTool(t, "t", input))
-	session, monitor := connectSDK(t, s.server, purramcp.ProtocolVersion20251125)
+	session, monitor := connectSDK(t, s.MCP, purramcp.ProtocolVersion20251125)
 	catalog, err := purramcp.DiscoverTools(t.Context(), session, "fixture", map[string]purramcp.ToolBinding{
 		"t": {LocalName: "t", Policy: purramcp.ToolPolicy{Mode: "read", Title: "T"}, Scope: purramcp.Unscoped},
 	}, purramcp.DiscoveryOptions{Monitor: monitor, Policy: annotationsOnly})
@@ -173,7 +173,7 @@ func TestPolicy_DigestFollowsSnapshot(t *testing.T) {
 	f := loadMCPFixture(t)
 	for _, policy := range []purramcp.SchemaPolicy{{}, dialectOnly, annotationsOnly, bothPolicies} {
 		s := newSDKServer(t, nil, f.Tool)
-		session, monitor := connectSDK(t, s.server, purramcp.ProtocolVersion20251125)
+		session, monitor := connectSDK(t, s.MCP, purramcp.ProtocolVersion20251125)
 		catalog, err := purramcp.DiscoverTools(t.Context(), session, "fixture", searchBinding(),
 			purramcp.DiscoveryOptions{Monitor: monitor, Policy: policy})
 		if err != nil {
@@ -370,7 +370,7 @@ func TestPolicy_ExtendedSnapshotAsSent(t *testing.T) {
 // arguments before anything is sent.
 func TestPolicy_ExtendedAsserts(t *testing.T) {
 	s := newSDKServer(t, json.RawMessage(`{"content":[],"structuredContent":{"count":1}}`), policyTool(t, "t", refSchema()))
-	session, monitor := connectSDK(t, s.server, purramcp.ProtocolVersion20251125)
+	session, monitor := connectSDK(t, s.MCP, purramcp.ProtocolVersion20251125)
 	catalog, err := purramcp.DiscoverTools(t.Context(), session, "fixture", map[string]purramcp.ToolBinding{
 		"t": {LocalName: "t", Policy: purramcp.ToolPolicy{Mode: "read", Title: "T"}, Scope: purramcp.Unscoped},
 	}, purramcp.DiscoveryOptions{Monitor: monitor, Policy: extendedOnly})
@@ -487,7 +487,7 @@ func TestPolicy_ExtendedHostile(t *testing.T) {
 
 	input := object("properties", map[string]any{"q": map[string]any{"type": "string", "pattern": "^(?:[a-c]{1,40})+$"}})
 	s := newSDKServer(t, json.RawMessage(`{"content":[],"structuredContent":{"count":1}}`), policyTool(t, "t", input))
-	session, monitor := connectSDK(t, s.server, purramcp.ProtocolVersion20251125)
+	session, monitor := connectSDK(t, s.MCP, purramcp.ProtocolVersion20251125)
 	catalog, err := purramcp.DiscoverTools(t.Context(), session, "fixture", map[string]purramcp.ToolBinding{
 		"t": {LocalName: "t", Policy: purramcp.ToolPolicy{Mode: "read", Title: "T"}, Scope: purramcp.Unscoped},
 	}, purramcp.DiscoveryOptions{Monitor: monitor, Policy: extendedOnly})

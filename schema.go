@@ -9,7 +9,6 @@ import (
 	"purra.dev/purramcp/internal/identity"
 	"purra.dev/purramcp/internal/profile"
 	"purra.dev/purramcp/internal/strictjson"
-	"purra.dev/purramcp/internal/wire"
 )
 
 // OutputSchemaProfile names the strict object-schema profile every Contract
@@ -29,26 +28,6 @@ const (
 	// ModeNativeRequired says the producer must also enforce the schema
 	// natively (a model provider's structured-output mode).
 	ModeNativeRequired = "native_required"
-)
-
-// Contract error codes, the Code of a [ContractError]. They are the
-// reference's codes and never change meaning.
-const (
-	// CodeSchemaInvalid: NewContract rejected the options, the limits or
-	// the schema (outside the profile, or over a schema limit).
-	CodeSchemaInvalid = "structured_output_schema_invalid"
-	// CodeModeUnsupported: NewContract got a Mode other than "",
-	// ModeLocal and ModeNativeRequired.
-	CodeModeUnsupported = "structured_output_mode_unsupported"
-	// CodeInvalidJSON: Parse got text that is not strict JSON (bad syntax,
-	// duplicate keys, lone surrogates, unsafe integers) or is over a value
-	// limit, or ValidateValue got a value outside the JSON domain or limits.
-	CodeInvalidJSON = "structured_output_invalid_json"
-	// CodeSchemaMismatch: the value does not satisfy the schema.
-	CodeSchemaMismatch = "structured_output_schema_mismatch"
-	// CodeValidationLimitExceeded: validation ran out of its work budget,
-	// ContractLimits.ValidationSteps.
-	CodeValidationLimitExceeded = "structured_output_validation_limit_exceeded"
 )
 
 // ContractLimits bounds a Contract's schema and every validation. A zero field
@@ -323,20 +302,6 @@ func (c *Contract) Parse(text string) (map[string]any, error) {
 	return c.check(v)
 }
 
-// parseArguments is Parse for Run's arguments: the validated value as a
-// fresh map and, from the same parse, its compact wire form.
-func (c *Contract) parseArguments(text string) (map[string]any, []byte, error) {
-	v, err := strictjson.Parse(text, c.outputLimits())
-	if err != nil {
-		return nil, nil, contractError(CodeInvalidJSON, "document", "$")
-	}
-	if err := c.validate(v); err != nil {
-		return nil, nil, err
-	}
-	wire := wire.AppendJSON(make([]byte, 0, len(text)+16), v)
-	return strictjson.Own(v).(map[string]any), wire, nil
-}
-
 // ValidateValue snapshots an already decoded value (a deep copy under the
 // output limits) and validates it.
 // A value outside the JSON domain or the output limits is CodeInvalidJSON
@@ -351,62 +316,6 @@ func (c *Contract) ValidateValue(value any) (map[string]any, error) {
 		return nil, contractError(CodeInvalidJSON, "value", "$")
 	}
 	return c.check(v)
-}
-
-// validateWithMember is ValidateValue(value) followed, when inner is not
-// nil, by inner.ValidateValue(value[name]) with one walk: a member of a value
-// that fits c's output limits fits the same limits on its own, so when both
-// contracts share them the member's own walk could not fail. The two
-// contracts' errors are returned as ValidateValue would return them. Unlike
-// ValidateValue, the result may share containers with value
-// (strictjson.Shared): value must be one nothing else holds or modifies,
-// such as a result go-sdk decoded for this call.
-func (c *Contract) validateWithMember(value map[string]any, name string, inner *Contract) (map[string]any, error) {
-	if !c.sharesLimits(inner) {
-		out, err := c.ValidateValue(value)
-		if err == nil {
-			_, err = inner.ValidateValue(value[name])
-		}
-		if err != nil {
-			return nil, err
-		}
-		return out, nil
-	}
-	v, _, err := c.walkShared(value)
-	if err != nil {
-		return nil, err
-	}
-	return c.validateWalked(v, name, inner)
-}
-
-// sharesLimits reports whether inner is nil or has c's output limits, so
-// that validateWithMember walks once.
-func (c *Contract) sharesLimits(inner *Contract) bool {
-	return inner == nil || inner.outputLimits() == c.outputLimits()
-}
-
-// walkShared is the walk of validateWithMember: strictjson.Shared of value
-// under c's output limits, and what it measured.
-func (c *Contract) walkShared(value map[string]any) (map[string]any, strictjson.Measure, error) {
-	v, m, err := strictjson.Shared(value, c.outputLimits())
-	if err != nil {
-		return nil, strictjson.Measure{}, contractError(CodeInvalidJSON, "value", "$")
-	}
-	return v.(map[string]any), m, nil
-}
-
-// validateWalked is the rest of validateWithMember for v, which walkShared
-// returned.
-func (c *Contract) validateWalked(v map[string]any, name string, inner *Contract) (map[string]any, error) {
-	if err := c.validate(v); err != nil {
-		return nil, err
-	}
-	if inner != nil {
-		if err := inner.validate(v[name]); err != nil {
-			return nil, err
-		}
-	}
-	return v, nil
 }
 
 func (c *Contract) validate(v any) error {

@@ -52,7 +52,7 @@ type metaServer struct {
 func newMetaServer(t *testing.T) *metaServer {
 	t.Helper()
 	s := &metaServer{sdkServer: newSDKServer(t, nil, loadMCPFixture(t).Tool)}
-	s.server.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+	s.MCP.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			if p, ok := req.GetParams().(*mcp.CallToolParamsRaw); ok && method == "tools/call" {
 				meta := hostMeta(p.Meta)
@@ -226,7 +226,7 @@ func TestTracePropagator_WireUnchanged(t *testing.T) {
 	clientR, serverW := io.Pipe()
 	serverR, clientW := io.Pipe()
 	rec := &frameRecorder{w: clientW}
-	ss, err := s.server.Connect(t.Context(), &mcp.IOTransport{Reader: serverR, Writer: serverW}, nil)
+	ss, err := s.MCP.Connect(t.Context(), &mcp.IOTransport{Reader: serverR, Writer: serverW}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -313,17 +313,17 @@ func TestEvent_Transport(t *testing.T) {
 	}
 	t.Run("memory", func(t *testing.T) {
 		st, ct := mcp.NewInMemoryTransports()
-		discoverAndRun(t, connect(t, newSDKServer(t, nil, f.Tool).server, ct, st))
+		discoverAndRun(t, connect(t, newSDKServer(t, nil, f.Tool).MCP, ct, st))
 	})
 	t.Run("stdio", func(t *testing.T) {
 		clientR, serverW := io.Pipe()
 		serverR, clientW := io.Pipe()
-		discoverAndRun(t, connect(t, newSDKServer(t, nil, f.Tool).server, &mcp.IOTransport{Reader: clientR, Writer: clientW},
+		discoverAndRun(t, connect(t, newSDKServer(t, nil, f.Tool).MCP, &mcp.IOTransport{Reader: clientR, Writer: clientW},
 			&mcp.IOTransport{Reader: serverR, Writer: serverW}))
 	})
 	t.Run("http", func(t *testing.T) {
 		srv := newSDKServer(t, nil, f.Tool)
-		hs := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv.server },
+		hs := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv.MCP },
 			&mcp.StreamableHTTPOptions{Stateless: true}))
 		tr := &http.Transport{}
 		t.Cleanup(func() { hs.Close(); tr.CloseIdleConnections() })
@@ -334,7 +334,7 @@ func TestEvent_Transport(t *testing.T) {
 		plain := purramcp.NewCatalogMonitor()
 		client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, plain.ClientOptions(nil))
 		st, ct := mcp.NewInMemoryTransports()
-		ss, err := newSDKServer(t, nil, f.Tool).server.Connect(t.Context(), st, nil)
+		ss, err := newSDKServer(t, nil, f.Tool).MCP.Connect(t.Context(), st, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

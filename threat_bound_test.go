@@ -353,7 +353,7 @@ func threatHTTPMidCall(t *testing.T) {
 	for _, jsonResponse := range []bool{true, false} {
 		leakChecked(t, fmt.Sprintf("json=%v", jsonResponse), func(t *testing.T) {
 			srv := newSDKServer(t, nil, f.Tool)
-			inner := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv.server },
+			inner := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv.MCP },
 				&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: jsonResponse})
 			hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				body := readBody(t, r)
@@ -404,7 +404,7 @@ func threatHTTPFrames(t *testing.T) {
 			srv.handler = func(context.Context) (*mcp.CallToolResult, error) {
 				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strings.Repeat("x", hostileTextBytes)}}}, nil
 			}
-			hs := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv.server },
+			hs := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv.MCP },
 				&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: jsonResponse}))
 			transport := &http.Transport{}
 			t.Cleanup(func() { // after the session closes (cleanups run last first): hs.Close waits for open streams
@@ -479,7 +479,7 @@ func threatHTTPFloods(t *testing.T) {
 		for _, flood := range []string{"200000_tools", "400000_blocks"} {
 			leakChecked(t, fmt.Sprintf("%s_json=%v", flood, jsonResponse), func(t *testing.T) {
 				srv := newSDKServer(t, nil, textOnly)
-				srv.server.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+				srv.MCP.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
 					return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 						switch {
 						case method == "tools/list" && flood == "200000_tools":
@@ -490,7 +490,7 @@ func threatHTTPFloods(t *testing.T) {
 						return next(ctx, method, req)
 					}
 				})
-				hs := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv.server },
+				hs := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv.MCP },
 					&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: jsonResponse}))
 				transport := &http.Transport{}
 				t.Cleanup(func() {

@@ -168,7 +168,7 @@ func TestThreatT12_NoSecretsInFailures(t *testing.T) {
 	t.Run("transport_write_error", func(t *testing.T) {
 		srv := newSDKServer(t, nil, f.Tool)
 		st, ct := mcp.NewInMemoryTransports()
-		ss, err := srv.server.Connect(t.Context(), st, nil)
+		ss, err := srv.MCP.Connect(t.Context(), st, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -280,7 +280,7 @@ func TestThreatT12_NoSecretsInFailures(t *testing.T) {
 // the server gone.
 func threatHTTPSecrets(t *testing.T, f mcpFixture) {
 	srv := newSDKServer(t, nil, f.Tool)
-	inner := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv.server },
+	inner := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv.MCP },
 		&mcp.StreamableHTTPOptions{Stateless: true})
 	var failing atomic.Bool
 	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -348,7 +348,7 @@ func threatCountDense(t *testing.T) {
 	})
 	leakChecked(t, "in_memory", func(t *testing.T) {
 		srv := newSDKServer(t, nil, withField(t, loadMCPFixture(t).Tool, "outputSchema", nil))
-		srv.server.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		srv.MCP.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
 			return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 				if method == "tools/call" {
 					return &rawResult{raw: json.RawMessage(resultText)}, nil
@@ -370,7 +370,7 @@ func threatCountDense(t *testing.T) {
 			purramcp.CodeResultTooLarge, "T6 dense result in memory")
 
 		dense := newSDKServer(t, nil)
-		dense.server.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		dense.MCP.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
 			return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 				if method == "tools/list" {
 					return &rawResult{raw: json.RawMessage(pageText)}, nil
@@ -587,7 +587,7 @@ func threatHTTPSessionLost(t *testing.T) {
 	first, restarted := newSDKServer(t, nil, tool), newSDKServer(t, nil, tool)
 	var handler atomic.Pointer[http.Handler]
 	serve := func(s *sdkServer) {
-		h := http.Handler(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.server }, nil))
+		h := http.Handler(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.MCP }, nil))
 		handler.Store(&h)
 	}
 	serve(first)

@@ -247,7 +247,7 @@ func TestThreatT2_RugPullChangesDigest(t *testing.T) {
 					same bool
 				}{{"description", described, false}, {"widened_schema", widened, false}, {"unchanged", widened, true}, {"restored", f.Tool, false}} {
 					before := current.Snapshot().RevisionDigest
-					srv.server.AddTool(sdkTool(t, step.tool), srv.call)
+					srv.MCP.AddTool(sdkTool(t, step.tool), srv.call)
 					awaitServerNotify()
 					if !current.Stale() {
 						t.Fatalf("T2 %s: list_changed makes the catalog stale", step.id)
@@ -374,7 +374,7 @@ func TestThreatT2_RugPullChangesDigest(t *testing.T) {
 }
 
 // TestThreatT3_ShadowingAndTakeover: a remote name listed twice, whether on
-// one page or across pages (see also TestGap7_DuplicateNameAcrossPages),
+// one page or across pages (see also TestDiscover_DuplicateNameAcrossPages),
 // fails mcp_name_conflict even when the second definition is the malicious
 // one; lookalike names never satisfy a binding; a server tool named like the
 // host's local name takes nothing over (registrations call their bound remote

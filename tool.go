@@ -170,8 +170,11 @@ type Envelope struct {
 // effectNotStarted is the effect state of every read result.
 const effectNotStarted = "not_started"
 
-// failedResult is the result of a known failure: an empty envelope.
-func failedResult(code string) ToolResult {
+// FailedResult returns the ToolResult of a known failure with code, as Run
+// reports one: the empty envelope ({"text":[],"structured":null}) and
+// EffectState "not_started". A host that wraps Run (the fleet's routing
+// registrations) reports its own refusals with it.
+func FailedResult(code string) ToolResult {
 	return ToolResult{
 		Content:     Envelope{Text: []string{}},
 		EffectState: effectNotStarted,

@@ -191,7 +191,7 @@ func fuzzHTTPPeer(tool, answer string, framing uint8, split int) *httpPeer {
 func serveInMemory(t *testing.T, srv *sdkServer) mcp.Transport {
 	t.Helper()
 	st, ct := mcp.NewInMemoryTransports()
-	ss, err := srv.server.Connect(t.Context(), st, nil)
+	ss, err := srv.MCP.Connect(t.Context(), st, nil)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = ss.Wait() })
 	return ct
@@ -304,7 +304,7 @@ func TestMonitor_Connect(t *testing.T) {
 	t.Run("client_without_ClientOptions", func(t *testing.T) {
 		srv := newSDKServer(t, nil, f.Tool)
 		st, ct := mcp.NewInMemoryTransports()
-		ss, err := srv.server.Connect(t.Context(), st, nil)
+		ss, err := srv.MCP.Connect(t.Context(), st, nil)
 		require.NoError(t, err)
 		monitor := purramcp.NewCatalogMonitor()
 		client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, nil)

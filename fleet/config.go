@@ -80,6 +80,11 @@ type ServerConfig struct {
 	// Limits bounds discovery and every call on this server (zero fields
 	// take purramcp's defaults). Its Timeout also bounds connecting.
 	Limits purramcp.Limits
+	// MaxCalls caps the calls a gateway (purramcp serve) sends this server
+	// at once, 1 to 65,536; 0 means the gateway's own cap on all its calls.
+	// Calls over it wait in the gateway's queue. The fleet itself ignores
+	// it, and so do the lock file and the digests.
+	MaxCalls int
 	// OAuth configures how an http server's OAuth 2.1 client registers and
 	// signs in (see [OAuthConfig]); nil takes the defaults, which suit a
 	// server that needs nothing but its URL.
@@ -111,6 +116,9 @@ const defaultStaleRetries = 2
 
 // maxStaleRetries is the largest StaleRetries purramcp accepts.
 const maxStaleRetries = 8
+
+// maxServerCalls is the largest MaxCalls.
+const maxServerCalls = 1 << 16
 
 // Server kinds of ServerConfig.Type.
 const (
@@ -189,7 +197,7 @@ func readBounded(path string, max int64) ([]byte, error) {
 // not both, and optionally "inputs", which is ignored. Each server takes
 // type, command, args, env, cwd, url, headers, tools (remote name →
 // {"as", "title", "concurrencySafe", "scopes"}), policy, requireReadOnlyHint,
-// legacyProtocols, staleRetries (default 2) and limits (the
+// legacyProtocols, staleRetries (default 2), maxCalls and limits (the
 // [purramcp.Limits] fields in camelCase: maxPages, maxTools,
 // maxCatalogBytes, maxSchemaBytes, maxDescriptionBytes, maxResultBytes,
 // maxContentBlocks, and timeout as a Go duration string such as "10s").
@@ -249,7 +257,7 @@ func ParseConfig(data []byte) (*Config, error) {
 
 // serverFields are the members a server object may have.
 var serverFields = []string{"type", "command", "args", "env", "cwd", "url", "headers", "tools", "policy",
-	"requireReadOnlyHint", "legacyProtocols", "staleRetries", "limits", "oauth"}
+	"requireReadOnlyHint", "legacyProtocols", "staleRetries", "maxCalls", "limits", "oauth"}
 
 // parseServer decodes one server object at p, expanding ${env:NAME}.
 func parseServer(v any, p path, env *expander) (ServerConfig, error) {
@@ -277,6 +285,7 @@ func parseServer(v any, p path, env *expander) (ServerConfig, error) {
 			sc.StaleRetries, err = integer(v, p, 0, maxStaleRetries)
 			return
 		}},
+		{"maxCalls", func(v any, p path) (err error) { sc.MaxCalls, err = integer(v, p, 1, maxServerCalls); return }},
 		{"limits", func(v any, p path) (err error) { sc.Limits, err = parseLimits(v, p); return }},
 		{"oauth", func(v any, p path) (err error) { sc.OAuth, err = parseOAuth(v, p, env); return }},
 	}
@@ -561,7 +570,7 @@ func (sc *ServerConfig) validateTools(p path, owner map[string]bool) error {
 	return nil
 }
 
-// validateOptions checks Policy, StaleRetries and Limits.
+// validateOptions checks Policy, StaleRetries, MaxCalls and Limits.
 func (sc *ServerConfig) validateOptions(p path) error {
 	seen := map[string]bool{}
 	for i, word := range sc.Policy {
@@ -572,6 +581,9 @@ func (sc *ServerConfig) validateOptions(p path) error {
 	}
 	if sc.StaleRetries < 0 || sc.StaleRetries > maxStaleRetries {
 		return errAt(p.with("staleRetries"), "out of range")
+	}
+	if sc.MaxCalls < 0 || sc.MaxCalls > maxServerCalls {
+		return errAt(p.with("maxCalls"), "out of range")
 	}
 	return checkLimits(sc.Limits, p.with("limits"))
 }

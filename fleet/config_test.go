@@ -25,7 +25,7 @@ func TestParseConfig_VSCodeAndClaudeShapes(t *testing.T) {
 	      "env": {"TOKEN": "Bearer ${env:FLEET_TEST_TOKEN}!"}, "cwd": "/tmp",
 	      "tools": {"remote.search": {"as": "fs_search", "title": "Search", "concurrencySafe": true}},
 	      "policy": ["dialect", "annotations"], "requireReadOnlyHint": true, "legacyProtocols": true,
-	      "staleRetries": 0,
+	      "staleRetries": 0, "maxCalls": 16,
 	      "limits": {"maxPages": 4, "maxTools": 8, "maxCatalogBytes": 1000, "maxSchemaBytes": 900,
 	        "maxDescriptionBytes": 100, "maxResultBytes": 2000, "maxContentBlocks": 3, "timeout": "1.5s"}
 	    },
@@ -42,7 +42,7 @@ func TestParseConfig_VSCodeAndClaudeShapes(t *testing.T) {
 		Env: map[string]string{"TOKEN": "Bearer s3cret-token!"}, Cwd: "/tmp",
 		Tools:  map[string]fleet.ToolConfig{"remote.search": {As: "fs_search", Title: "Search", ConcurrencySafe: true}},
 		Policy: []string{"dialect", "annotations"}, RequireReadOnlyHint: true, LegacyProtocols: true,
-		StaleRetries: 0,
+		StaleRetries: 0, MaxCalls: 16,
 		Limits: purramcp.Limits{MaxPages: 4, MaxTools: 8, MaxCatalogBytes: 1000, MaxSchemaBytes: 900,
 			MaxDescriptionBytes: 100, MaxResultBytes: 2000, MaxContentBlocks: 3, Timeout: 1500 * time.Millisecond},
 	}, fs)
@@ -111,6 +111,8 @@ func TestParseConfig_ErrorsNamePaths(t *testing.T) {
 		{"env not string", srv(`"command": "x", "env": {"K": 1}, ` + tools), "servers.fs.env.K"},
 		{"stale retries range", srv(`"command": "x", "staleRetries": 9, ` + tools), "servers.fs.staleRetries"},
 		{"stale retries fraction", srv(`"command": "x", "staleRetries": 1.5, ` + tools), "servers.fs.staleRetries"},
+		{"max calls zero", srv(`"command": "x", "maxCalls": 0, ` + tools), "servers.fs.maxCalls"},
+		{"max calls range", srv(`"command": "x", "maxCalls": 65537, ` + tools), "servers.fs.maxCalls"},
 		{"limits unknown", srv(`"command": "x", "limits": {"maxBytes": 1}, ` + tools), "servers.fs.limits.maxBytes"},
 		{"limits range", srv(`"command": "x", "limits": {"maxTools": 257}, ` + tools), "servers.fs.limits.maxTools"},
 		{"limits negative", srv(`"command": "x", "limits": {"maxPages": -1}, ` + tools), "servers.fs.limits.maxPages"},

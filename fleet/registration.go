@@ -20,15 +20,25 @@ func (s *server) registrations(defs []purramcp.ToolDefinition) []purramcp.ToolDe
 // wrap returns the fleet-level registrations of the catalog's tools, made
 // once per admitted catalog. Each routes every call to the catalog the
 // server has at that moment, as long as the server's lineage (the run of
-// catalogs with one digest) is still lineage, the one it was made under.
-func (s *server) wrap(catalog *purramcp.Catalog, lineage uint64) []purramcp.ToolDefinition {
+// catalogs with one digest) is still lineage, the one it was made under;
+// digest is the catalog's, for the events of the calls it answers itself.
+func (s *server) wrap(catalog *purramcp.Catalog, lineage uint64, digest string) []purramcp.ToolDefinition {
+	remotes := make(map[string]string, len(s.bindings))
+	for remote, b := range s.bindings {
+		remotes[b.LocalName] = remote
+	}
 	regs := catalog.Registrations()
 	for i := range regs {
-		regs[i].Run = s.runner(lineage, regs[i].Name)
+		tool := toolName{local: regs[i].Name, remote: remotes[regs[i].Name], digest: digest}
+		regs[i].Run = s.runner(lineage, tool)
 		regs[i].Scope = s.scoper(lineage, regs[i].Name)
 	}
 	return regs
 }
+
+// A toolName names a registration in the events of the calls the fleet
+// answers without its catalog.
+type toolName struct{ local, remote, digest string }
 
 // route is where a call of a registration of lineage goes: the current
 // registration of name, its session, and a channel closed when the catalog
@@ -78,15 +88,25 @@ func (s *server) current(ctx context.Context, r route, lineage uint64, name stri
 }
 
 // runner is the Run of a fleet registration: route, then the catalog's own
-// Run (which sends at most one tools/call, never retried), then account
-// for the outcome on the session it ran on.
-func (s *server) runner(lineage uint64, name string) func(context.Context, json.RawMessage,
+// Run (which sends at most one tools/call, never retried, and reports its
+// event), then account for the outcome on the session it ran on. A call
+// the route answers itself (the server down or unauthorized, the catalog
+// stale) sends nothing and is reported to the Observer as one call event
+// with its code, like every other answer.
+func (s *server) runner(lineage uint64, tool toolName) func(context.Context, json.RawMessage,
 	purramcp.ToolContext) (purramcp.ToolResult, error) {
 	maxTimeouts := s.f.opts.MaxConsecutiveTimeouts
+	name := tool.local
 	return func(ctx context.Context, args json.RawMessage, call purramcp.ToolContext) (purramcp.ToolResult, error) {
+		start := time.Now()
 		r := s.current(ctx, s.route(lineage, name), lineage, name)
 		if r.code != "" {
-			return failedResult(r.code), nil
+			if observe := s.f.opts.Observer; observe != nil {
+				observe(ctx, purramcp.Event{Kind: purramcp.EventCall, ServerID: s.id, RevisionDigest: tool.digest,
+					LocalName: name, RemoteName: tool.remote, CallID: call.CallID, RunID: call.RunID, Code: r.code,
+					ArgumentBytes: len(args), Duration: time.Since(start), Start: start})
+			}
+			return purramcp.FailedResult(r.code), nil
 		}
 		res, err := r.def.Run(ctx, args, call)
 		if err == nil {
@@ -106,11 +126,4 @@ func (s *server) scoper(lineage uint64, name string) purramcp.ScopeFunc {
 		}
 		return r.def.Scope(ctx, args, call)
 	}
-}
-
-// failedResult is a known failure as purramcp's Run reports one: the empty
-// envelope, effect not started.
-func failedResult(code string) purramcp.ToolResult {
-	return purramcp.ToolResult{Content: purramcp.Envelope{Text: []string{}}, EffectState: "not_started",
-		ErrorCode: code}
 }

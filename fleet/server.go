@@ -328,7 +328,7 @@ func (s *server) admit(c *conn, catalog *purramcp.Catalog) {
 	changed := s.state != StateReady || s.digest != snap.RevisionDigest
 	s.follow(snap.RevisionDigest)
 	s.conn, s.catalog, s.defs, s.snapshot = c, catalog, defs, snap
-	s.regs = s.wrap(catalog, s.lineage)
+	s.regs = s.wrap(catalog, s.lineage, snap.RevisionDigest)
 	s.swapped()
 	s.become(StateReady, snap.RevisionDigest, "")
 	s.settleLocked()

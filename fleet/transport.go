@@ -8,12 +8,13 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"purra.dev/purramcp"
+	"purra.dev/purramcp/internal/egress"
 )
 
 // newTransport returns a fresh transport for one session with the server
 // sc describes: its Dial, a child process over stdio (its standard error
-// copied into ring), or streamable HTTP whose every wait for an answer's
-// headers is bounded by timeout. The returned func releases what the
+// copied into ring), or streamable HTTP ([httpTransport]) whose every
+// wait for an answer's headers is bounded by timeout. The returned func releases what the
 // transport holds besides the session (an HTTP client's idle connections);
 // the process, when there is one, is returned to be stopped with the
 // session. k, when set, keeps the server's OAuth token on its requests.
@@ -37,33 +38,33 @@ func newTransport(ctx context.Context, sc ServerConfig, ring *stderrRing, timeou
 		// DELETE that ends the session included; the notification stream
 		// stays open once its headers came.
 		base.ResponseHeaderTimeout = timeout
-		var inner http.RoundTripper = base
-		if k != nil {
-			inner = &bearerTransport{inner: base, k: k} // the keeper's token, below the config's headers
-		}
-		client := &http.Client{Transport: &headerTransport{base: inner, headers: sc.Headers}}
-		// MaxRetries -1: a lost stream ends the session at once; the fleet
-		// reconnects with a fresh session and rediscovers.
-		t := &mcp.StreamableClientTransport{Endpoint: sc.URL, HTTPClient: client, MaxRetries: -1}
-		return t, nil, base.CloseIdleConnections, nil
+		t, release, err := httpTransport(ctx, sc, base, k)
+		return t, nil, release, err
 	}
 }
 
-// headerTransport adds the config's headers to every request.
-type headerTransport struct {
-	base    http.RoundTripper
-	headers map[string]string
-}
-
-// RoundTrip sends a clone of req with the headers set.
-func (h *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	if len(h.headers) > 0 {
-		req = req.Clone(req.Context())
-		for k, v := range h.headers {
-			req.Header.Set(k, v)
-		}
+// httpTransport returns streamable HTTP to sc.URL over a clone of base,
+// under the egress rule of sc.URL (internal/egress): no connection to an
+// address more internal than the server's, no redirect off its origin or
+// from https to http (each an error with mcp_egress_refused, never a
+// hop), and the config's headers (over k's bearer token, when k is set)
+// only on requests to its origin. The func releases the client's idle
+// connections.
+func httpTransport(ctx context.Context, sc ServerConfig, base *http.Transport, k *keeper) (mcp.Transport, func(), error) {
+	policy, err := egress.New(ctx, sc.URL, egress.Options{})
+	if err != nil {
+		return nil, nil, err
 	}
-	return h.base.RoundTrip(req)
+	tr := policy.Transport(base)
+	var inner http.RoundTripper = tr
+	if k != nil {
+		inner = &bearerTransport{inner: tr, k: k} // the keeper's token, below the config's headers
+	}
+	client := policy.OriginClient(egress.AddHeaders(policy.Origin(), inner, egress.Static(sc.Headers)))
+	// MaxRetries -1: a lost stream ends the session at once; the fleet
+	// reconnects with a fresh session and rediscovers.
+	t := &mcp.StreamableClientTransport{Endpoint: sc.URL, HTTPClient: client, MaxRetries: -1}
+	return t, tr.CloseIdleConnections, nil
 }
 
 // Grace periods of stopping a child process group: after closing its

@@ -74,9 +74,10 @@ type Server struct {
 	// MCP is the go-sdk server. Adding or removing a tool on it sends
 	// notifications/tools/list_changed, which makes earlier catalogs stale.
 	MCP *mcp.Server
-	// Session is the client session, already initialized.
+	// Session is the client session, already initialized (nil from
+	// [NewServer]).
 	Session *mcp.ClientSession
-	// Monitor is attached to Session.
+	// Monitor is attached to Session (nil from [NewServer]).
 	Monitor *purramcp.CatalogMonitor
 
 	mu        sync.Mutex // guards the fields below
@@ -89,6 +90,16 @@ type Server struct {
 // tb at once when the session cannot be set up.
 func Start(tb testing.TB, opts Options, tools ...Tool) *Server {
 	tb.Helper()
+	s := NewServer(opts, tools...)
+	s.Session, s.Monitor = Connect(tb, s.MCP, opts)
+	return s
+}
+
+// NewServer is [Start] without the connection: a counting server serving
+// tools, whose Session and Monitor are nil. A test connects it itself, in
+// memory with [Connect] or over HTTP with mcp.NewStreamableHTTPHandler
+// serving MCP, as many times as it needs; every session counts.
+func NewServer(opts Options, tools ...Tool) *Server {
 	serverOpts := opts.Server
 	if serverOpts == nil {
 		serverOpts = &mcp.ServerOptions{Capabilities: &mcp.ServerCapabilities{
@@ -99,7 +110,6 @@ func Start(tb testing.TB, opts Options, tools ...Tool) *Server {
 	for _, t := range tools {
 		s.MCP.AddTool(t.Tool, t.Handler)
 	}
-	s.Session, s.Monitor = Connect(tb, s.MCP, opts)
 	return s
 }
 

@@ -39,9 +39,11 @@ type serveFlags struct {
 	clientSecret                     string // read from clientSecretEnv by runServe
 	unlocked, stateless, status      bool
 	allowHosts, allowOrigins         stringList
+	jwtTypes                         stringList
 	maxBody                          int64
 	maxSessionCalls, maxCalls        int
-	connectTimeout                   time.Duration
+	maxUserCalls, maxQueue           int
+	maxWait, connectTimeout          time.Duration
 }
 
 // runServe runs `purramcp serve`: the gateway in front of the fleet of the
@@ -108,14 +110,18 @@ func parseServeFlags(args []string, stdout, stderr io.Writer) (serveFlags, int, 
 	flags.StringVar(&fl.tokenEnv, "token-env", "", "with --http: the environment variable `NAME` holding the bearer token clients must send (required off loopback)")
 	flags.StringVar(&fl.oauthIssuer, "oauth-issuer", "", "with --http and --resource: the OAuth authorization server `URL` (its issuer) whose JWT access tokens clients must send")
 	flags.StringVar(&fl.resource, "resource", "", "with --oauth-issuer: the gateway's public resource `URL` (such as https://mcp.example.com/mcp), the audience tokens must name")
+	flags.Var(&fl.jwtTypes, "oauth-jwt-typ", "with --oauth-issuer: a JWS `typ` admitted besides at+jwt, such as JWT for an identity provider that types its access tokens so (repeatable); a token carrying an ID token's claim is still refused")
 	flags.StringVar(&fl.introspection, "oauth-introspection", "", "with --oauth-issuer: verify every access token (opaque or JWT) at this RFC 7662 introspection endpoint `URL` instead of locally")
 	flags.StringVar(&fl.clientID, "oauth-client-id", "", "with --oauth-introspection: the gateway's client `ID` at the introspection endpoint")
 	flags.StringVar(&fl.clientSecretEnv, "oauth-client-secret-env", "", "with --oauth-introspection: the environment variable `NAME` holding the gateway's client secret")
 	flags.Var(&fl.allowHosts, "allow-host", "with --http: a host `name` the Host header may carry (repeatable; default the loopback names)")
 	flags.Var(&fl.allowOrigins, "allow-origin", "with --http: an `origin` (https://app.example) or host name a browser Origin may carry (repeatable; default the loopback names)")
 	flags.Int64Var(&fl.maxBody, "max-body-bytes", 1<<20, "with --http: the largest request body, in `bytes`")
-	flags.IntVar(&fl.maxSessionCalls, "max-session-calls", 8, "the most calls one client session runs at once")
-	flags.IntVar(&fl.maxCalls, "max-calls", 64, "the most calls the gateway runs at once")
+	flags.IntVar(&fl.maxSessionCalls, "max-session-calls", 8, "the most calls one client session runs at once; more wait their turn")
+	flags.IntVar(&fl.maxUserCalls, "max-user-calls", 0, "the most calls one OAuth user runs at once over its sessions (0: half of --max-calls)")
+	flags.IntVar(&fl.maxCalls, "max-calls", gateway.DefaultMaxCalls(), "the most calls the gateway runs at once (default: a quarter of memory over 2 MiB a call, 64 to 4096)")
+	flags.IntVar(&fl.maxQueue, "max-queue", 0, "the most calls waiting for a slot; one more fails gateway_busy (0: twice --max-calls)")
+	flags.DurationVar(&fl.maxWait, "max-wait", 10*time.Second, "how long a call may wait for a slot before it fails gateway_wait_expired (at most 5m)")
 	flags.BoolVar(&fl.status, "status", false, "connect every server once, print the gateway's status as JSON and exit")
 	connectTimeout := connectTimeoutFlag(flags)
 	if code, ok := parseFlags(flags, args); !ok {
@@ -136,11 +142,17 @@ func parseServeFlags(args []string, stdout, stderr io.Writer) (serveFlags, int, 
 		problem = "--oauth-issuer and --resource go together"
 	case fl.introspection != "" && fl.oauthIssuer == "":
 		problem = "--oauth-introspection needs --oauth-issuer and --resource"
+	case len(fl.jwtTypes) > 0 && (fl.oauthIssuer == "" || fl.introspection != ""):
+		problem = "--oauth-jwt-typ needs --oauth-issuer, without --oauth-introspection"
 	case fl.introspection != "" && (fl.clientID == "" || fl.clientSecretEnv == ""),
 		fl.introspection == "" && (fl.clientID != "" || fl.clientSecretEnv != ""):
 		problem = "--oauth-introspection, --oauth-client-id and --oauth-client-secret-env go together"
 	case fl.maxBody <= 0 || fl.maxSessionCalls <= 0 || fl.maxCalls <= 0:
 		problem = "--max-body-bytes, --max-session-calls and --max-calls must be positive"
+	case fl.maxUserCalls < 0 || fl.maxQueue < 0:
+		problem = "--max-user-calls and --max-queue must not be negative"
+	case fl.maxWait <= 0 || fl.maxWait > 5*time.Minute:
+		problem = fmt.Sprintf("--max-wait %v: must be positive and at most 5m", fl.maxWait)
 	default:
 		return fl, exitOK, true
 	}
@@ -170,8 +182,9 @@ func serve(ctx context.Context, cfg *fleet.Config, lock *fleet.Lock, fl serveFla
 	defer f.Close()
 	g, err := gateway.New(fleetSource{f}, gateway.Options{
 		Name: "purramcp", Version: buildVersions().Version,
-		MaxSessionCalls: fl.maxSessionCalls, MaxCalls: fl.maxCalls, Observer: audit,
-		ToolScopes: toolScopes(cfg),
+		MaxSessionCalls: fl.maxSessionCalls, MaxUserCalls: fl.maxUserCalls, MaxCalls: fl.maxCalls,
+		MaxQueue: fl.maxQueue, MaxWait: fl.maxWait, UpstreamCalls: upstreamCalls(cfg),
+		Observer: audit, ToolScopes: toolScopes(cfg),
 	})
 	if err != nil {
 		fmt.Fprintf(stderr, "purramcp serve: %v\n", err)
@@ -241,7 +254,8 @@ func tokenVerifier(ctx context.Context, fl serveFlags, stderr io.Writer) (auth.T
 		}
 		return v.Verify, exitOK
 	}
-	v, err := gateway.NewJWTVerifier(ctx, gateway.JWTOptions{Issuer: fl.oauthIssuer, Resource: fl.resource})
+	v, err := gateway.NewJWTVerifier(ctx, gateway.JWTOptions{Issuer: fl.oauthIssuer, Resource: fl.resource,
+		Types: fl.jwtTypes})
 	if err != nil {
 		fmt.Fprintf(stderr, "purramcp serve: --oauth-issuer %s: %v\n", fl.oauthIssuer, err)
 		return nil, exitFail
@@ -283,6 +297,17 @@ func toolScopes(cfg *fleet.Config) map[string][]string {
 			if len(tc.Scopes) > 0 {
 				out[tc.As] = tc.Scopes
 			}
+		}
+	}
+	return out
+}
+
+// upstreamCalls maps each server that sets "maxCalls" to it.
+func upstreamCalls(cfg *fleet.Config) map[string]int {
+	out := map[string]int{}
+	for id, sc := range cfg.Servers {
+		if sc.MaxCalls > 0 {
+			out[id] = sc.MaxCalls
 		}
 	}
 	return out

@@ -245,7 +245,13 @@ func TestServe_UsageErrors(t *testing.T) {
 		{[]string{"--http", "127.0.0.1:0", "--oauth-issuer", "https://auth.example", "--resource", "https://mcp.example/mcp",
 			"--oauth-introspection", "https://auth.example/introspect", "--oauth-client-id", "gw", "--oauth-client-secret-env", "PURRAMCP_TEST_EMPTY_TOKEN"},
 			"--oauth-client-secret-env PURRAMCP_TEST_EMPTY_TOKEN: the variable is unset or empty"},
+		{[]string{"--http", "127.0.0.1:0", "--oauth-jwt-typ", "JWT"}, "--oauth-jwt-typ needs --oauth-issuer, without --oauth-introspection"},
+		{[]string{"--http", "127.0.0.1:0", "--oauth-issuer", "https://auth.example", "--resource", "https://mcp.example/mcp",
+			"--oauth-jwt-typ", "JWT", "--oauth-introspection", "https://auth.example/introspect", "--oauth-client-id", "gw", "--oauth-client-secret-env", "X"},
+			"--oauth-jwt-typ needs --oauth-issuer, without --oauth-introspection"},
 		{[]string{"--max-calls", "0"}, "--max-body-bytes, --max-session-calls and --max-calls must be positive"},
+		{[]string{"--max-queue", "-1"}, "--max-user-calls and --max-queue must not be negative"},
+		{[]string{"--max-wait", "6m"}, "--max-wait 6m0s: must be positive and at most 5m"},
 		{[]string{"--connect-timeout", "0s"}, "--connect-timeout 0s: must be positive, like 60s or 2m"},
 		{[]string{"extra"}, `unexpected argument "extra"`},
 	} {
@@ -548,4 +554,12 @@ func TestServe_StatelessReplicas(t *testing.T) {
 	}
 	front.CloseClientConnections()
 	http.DefaultTransport.(*http.Transport).CloseIdleConnections()
+}
+
+func TestUpstreamCalls(t *testing.T) {
+	cfg, err := fleet.ParseConfig([]byte(`{"servers": {
+	  "a": {"command": "x", "maxCalls": 4, "tools": {"t": {"as": "a_t"}}},
+	  "b": {"command": "x", "tools": {"t": {"as": "b_t"}}}}}`))
+	require.NoError(t, err)
+	assert.Equal(t, map[string]int{"a": 4}, upstreamCalls(cfg))
 }

@@ -20,33 +20,22 @@ const codeTransportRejected = -32005
 
 // Request runs one request (a tools/list page or a tools/call) of s's
 // monitor, owner, and returns its result, or its failure mapped by
-// MapError. It is the request path of DiscoverTools and Run, and its
-// goroutine contract is the module's:
+// MapError. It is the request path of DiscoverTools and Run and implements
+// the goroutine contract the root package's CatalogMonitor.Transport
+// documents:
 //
-//   - The request runs under ctx, the caller's, with the adapter's deadline
-//     (context.WithDeadline, timeout from now): it ends at whichever
-//     deadline comes first or when the caller cancels. Its ctx carries the
-//     request's frameBudget for the bounding layer (budgetContext).
-//   - go-sdk checks ctx only before it writes, so a write to a peer that
-//     stopped reading may outlast any deadline. When the write is still in
-//     progress at the adapter's deadline, the session is severed (one timer
-//     per request, stopped when it returns; a caller that abandons a
-//     request mid-write leaves one timer up to the deadline): the monitor
-//     closes and the bounding layer closes the connection, which makes the
-//     write fail.
-//   - Where the bounding layer can end such a write (s.Inline: the
-//     monitor's Transport over go-sdk's in-memory and command transports
-//     and over streamable HTTP through net/http's own transport), the
-//     request runs on the caller's goroutine: no goroutine is started, and
-//     the caller returns at the deadline at the latest, once the sever
-//     failed the write.
-//   - Everywhere else the request runs on one goroutine of its own, which
-//     the caller abandons when the request's ctx ends; its late result is
-//     dropped. That goroutine is the only one allowed to outlive the call,
-//     and a session keeps at most one: while a request abandoned more than
-//     abandonedGrace ago still runs (its write is blocked and holds
-//     go-sdk's write lock), every new request of the session fails
-//     mcp_transport_error at once, without a goroutine.
+//   - The request runs under ctx with the adapter's deadline (timeout from
+//     now); its ctx carries the request's frameBudget for the bounding
+//     layer (budgetContext).
+//   - go-sdk checks ctx only before it writes; a write still in progress at
+//     the adapter's deadline severs the session (one timer per request,
+//     stopped when it returns; a caller that abandons a request mid-write
+//     leaves one timer up to the deadline).
+//   - With s.Inline the request runs on the caller's goroutine; otherwise
+//     on one goroutine of its own that the caller abandons when the
+//     request's ctx ends, and while a request abandoned more than
+//     abandonedGrace ago still runs (holding go-sdk's write lock), every
+//     new request fails mcp_transport_error at once.
 //
 // answer is the cap the bounding layer holds the answer to.
 func Request[T any](ctx context.Context, s *Session, owner Owner, timeout time.Duration, answer Cap,

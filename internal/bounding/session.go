@@ -18,18 +18,20 @@ import (
 	"encoding/json"
 	"errors"
 	"sync"
+
+	"purra.dev/purramcp/internal/codes"
 )
 
-// The codes the layer and the request path fail with: the root package's
-// codes of the same names (a test there checks they are equal).
+// The codes the layer and the request path fail with, from the adapter's
+// one table of codes.
 const (
-	CodeCatalogLimitExceeded = "mcp_catalog_limit_exceeded"
-	CodeResultTooLarge       = "mcp_result_too_large"
-	CodeTimeout              = "mcp_timeout"
-	CodeTransportError       = "mcp_transport_error"
-	CodeProtocolError        = "mcp_protocol_error"
-	CodeResultInvalid        = "mcp_result_invalid"
-	CodeUnauthorized         = "mcp_unauthorized"
+	CodeCatalogLimitExceeded = codes.CatalogLimitExceeded
+	CodeResultTooLarge       = codes.ResultTooLarge
+	CodeTimeout              = codes.Timeout
+	CodeTransportError       = codes.TransportError
+	CodeProtocolError        = codes.ProtocolError
+	CodeResultInvalid        = codes.ResultInvalid
+	CodeUnauthorized         = codes.Unauthorized
 )
 
 // Unauthorized is the error an HTTP transport below the layer returns for

@@ -60,10 +60,7 @@ type Outcome struct {
 // Code returns "" on success, the mcp_* code of a known failure, and
 // [purramcp.CodeHostFailure] for a host failure.
 func (o Outcome) Code() string {
-	if o.HostErr != nil {
-		return purramcp.CodeHostFailure
-	}
-	return o.Result.ErrorCode
+	return purramcp.OutcomeCode(o.Result, o.HostErr)
 }
 
 // JSON returns what a model reads as text: [purramcp.ToolResult.ModelJSON]

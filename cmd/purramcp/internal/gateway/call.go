@@ -2,8 +2,6 @@ package gateway
 
 import (
 	"context"
-	"errors"
-	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -12,57 +10,106 @@ import (
 
 // Codes the gateway answers with besides the mcp_* codes of a Run.
 const (
-	// CodeBusy is a call refused because its session or the gateway runs
-	// as many calls as its cap allows; nothing was sent upstream.
+	// CodeBusy is a call refused because the queue of calls waiting for a
+	// slot was full (see [Options].MaxQueue); nothing was sent upstream.
 	CodeBusy = "gateway_busy"
+	// CodeWaitExpired is a call refused because it waited for a slot
+	// longer than [Options].MaxWait; nothing was sent upstream.
+	CodeWaitExpired = "gateway_wait_expired"
+	// CodeUnknownTool is a tools/call of a name the gateway does not serve
+	// (never listed, or withdrawn: its upstream unapproved, unauthorized or
+	// gone), which go-sdk answers with a JSON-RPC error; its audit line
+	// names no tool, as the name is the client's text.
+	CodeUnknownTool = "gateway_unknown_tool"
 	// CodeCanceled is a call whose downstream request ended first.
 	CodeCanceled = purramcp.EventCodeCanceled
 )
 
 // handle serves one tools/call: the registration listed under the name runs
 // the call, and its outcome becomes the downstream result (see result).
+// Over HTTP the call was admitted before its request reached the session
+// (see admitHTTP) and takes that slot; otherwise it is admitted here.
 func (g *Gateway) handle(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	name := req.Params.Name
+	release := g.tickets.take(req.Extra)
+	if release != nil {
+		defer release()
+	}
 	ctx, allowed := g.caller(ctx, req.Extra, name)
 	if !allowed {
-		g.refuse(ctx, name, purramcp.CodeScopeDenied)
+		g.refuse(ctx, name, "", purramcp.CodeScopeDenied)
 		return failure(purramcp.CodeScopeDenied), nil
 	}
-	release, ok := g.calls.acquire(req.Session, g.maxSessionCalls, g.maxCalls)
-	if !ok {
-		g.refuse(ctx, name, CodeBusy)
-		return failure(CodeBusy), nil
-	}
-	defer release()
-	def, ok := (*g.defs.Load())[name]
+	tool, ok := (*g.defs.Load())[name]
 	if !ok {
 		// go-sdk routed a name Refresh has just withdrawn.
-		g.refuse(ctx, name, purramcp.CodeCatalogStale)
+		g.refuse(ctx, name, "", purramcp.CodeCatalogStale)
 		return failure(purramcp.CodeCatalogStale), nil
+	}
+	if release == nil {
+		var code string
+		release, code = g.admission.acquire(ctx, g.admitKey(req.Extra, sessionKey(req.Session), tool.upstream))
+		if code != "" {
+			g.refuse(ctx, name, tool.upstream, code)
+			return failure(code), nil
+		}
+		defer release()
 	}
 	if token := req.Params.GetProgressToken(); token != nil {
 		var stop func()
 		ctx, stop = forwardProgress(ctx, req.Session, token)
 		defer stop() // before the result is sent
 	}
-	res, err := def.Run(ctx, req.Params.Arguments, purramcp.ToolContext{ToolName: name})
+	res, err := tool.def.Run(ctx, req.Params.Arguments, purramcp.ToolContext{ToolName: name})
 	if err != nil {
-		return failure(runErrorCode(err)), nil
+		return failure(purramcp.OutcomeCode(res, err)), nil
 	}
 	return result(res), nil
 }
 
-// runErrorCode is the code of a Run error: "canceled" when the caller's
-// context ended, the mcp_* code of an adapter failure, else
-// purramcp.CodeHostFailure (a scope's own error, whose text stays here).
-func runErrorCode(err error) string {
-	if errors.Is(err, purramcp.ErrCanceled) {
-		return CodeCanceled
+// sessionKey is a session's key in the admission: its ID when it has one
+// (the Mcp-Session-Id of a stateful HTTP session, as admitHTTP keys it),
+// else the session itself.
+func sessionKey(ss *mcp.ServerSession) any {
+	if ss == nil {
+		return nil
 	}
-	if code := purramcp.CodeOf(err); code != "" {
-		return code
+	if id := ss.ID(); id != "" {
+		return "session\x00" + id
 	}
-	return purramcp.CodeHostFailure
+	return ss
+}
+
+// admitKey is the admission key of a call of session on upstream by the
+// user extra's verified token names, if any.
+func (g *Gateway) admitKey(extra *mcp.RequestExtra, session any, upstream string) admitKey {
+	k := admitKey{session: session, upstream: upstream}
+	if extra != nil {
+		if p, ok := principal(extra.TokenInfo); ok {
+			k.user = p.Subject
+		}
+	}
+	return k
+}
+
+// auditUnknown is a receiving middleware that audits a tools/call go-sdk
+// refuses before the gateway's handler (a name not served) as a refused
+// call, so every answer a client receives to a call is one audit line.
+func (g *Gateway) auditUnknown(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		res, err := next(ctx, method, req)
+		if err == nil || method != "tools/call" {
+			return res, err
+		}
+		if p, ok := req.GetParams().(*mcp.CallToolParamsRaw); ok {
+			if _, served := (*g.defs.Load())[p.Name]; served {
+				return res, err // not a name go-sdk refused
+			}
+		}
+		ctx, _ = g.caller(ctx, req.GetExtra(), "")
+		g.refuse(ctx, "", "", CodeUnknownTool)
+		return res, err
+	}
 }
 
 // result turns a Run outcome into the downstream result: on success the
@@ -88,39 +135,10 @@ func failure(code string) *mcp.CallToolResult {
 	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: code}}}
 }
 
-// refuse reports a call the gateway refused before any Run.
-func (g *Gateway) refuse(ctx context.Context, name, code string) {
+// refuse reports a call the gateway refused before any Run; upstream is
+// the ID of the upstream it was for, "" when none was chosen.
+func (g *Gateway) refuse(ctx context.Context, name, upstream, code string) {
 	if g.observer != nil {
-		g.observer(ctx, purramcp.Event{Kind: purramcp.EventCall, LocalName: name, Code: code})
+		g.observer(ctx, purramcp.Event{Kind: purramcp.EventCall, ServerID: upstream, LocalName: name, Code: code})
 	}
-}
-
-// A callLimiter counts the calls in flight, per session and in all.
-type callLimiter struct {
-	// mu guards sessions and total.
-	mu       sync.Mutex
-	sessions map[*mcp.ServerSession]int // only sessions with calls in flight
-	total    int
-}
-
-// acquire takes a slot for a call of session, or reports false when the
-// session already runs perSession calls or the gateway total calls. The
-// returned function gives the slot back; a session's entry goes once its
-// last call ends, so closed sessions leave nothing behind.
-func (l *callLimiter) acquire(session *mcp.ServerSession, perSession, total int) (func(), bool) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.total >= total || l.sessions[session] >= perSession {
-		return nil, false
-	}
-	l.total++
-	l.sessions[session]++
-	return func() {
-		l.mu.Lock()
-		defer l.mu.Unlock()
-		l.total--
-		if l.sessions[session]--; l.sessions[session] == 0 {
-			delete(l.sessions, session)
-		}
-	}, true
 }

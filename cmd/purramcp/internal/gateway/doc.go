@@ -31,9 +31,13 @@
 //
 // # Limits
 //
-// [Options.MaxSessionCalls] caps the calls one downstream session runs at
-// once and [Options.MaxCalls] the calls the gateway runs at once; a call
-// over either cap fails with [CodeBusy] without reaching upstream.
+// [Options] cap the calls in flight per session, per verified user, per
+// upstream and in all. A call that finds a cap reached waits in a bounded
+// queue, served round robin across users (sessions when there is none),
+// for at most [Options].MaxWait; only a full queue ([CodeBusy]) or an
+// expired wait ([CodeWaitExpired]) refuses it, without reaching upstream.
+// Over HTTP a tools/call is admitted before it reaches its session, so a
+// refusal is a 429 with Retry-After.
 //
 // # Audit
 //

@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -9,16 +10,19 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"purra.dev/purramcp"
 )
 
-// Default caps; see [Options].
+// Default caps; see [Options] and memory.go.
 const (
 	defaultMaxSessionCalls = 8
-	defaultMaxCalls        = 64
+	defaultMaxWait         = 10 * time.Second
+	// maxMaxWait is the longest MaxWait: purramcp's longest call timeout.
+	maxMaxWait = 5 * time.Minute
 )
 
 // Options configure a [Gateway]. The zero value is usable.
@@ -27,13 +31,32 @@ type Options struct {
 	// handshake; "" means "purramcp" and "dev".
 	Name, Version string
 	// MaxSessionCalls caps the calls one downstream session runs at once
-	// (default 8; zero means default). A call over the cap fails [CodeBusy]
-	// and sends nothing upstream. Over stateless HTTP every request is its
-	// own session, so MaxCalls is the cap that binds there.
+	// (default 8; zero means default). Over stateless HTTP every request is
+	// its own session, so the other caps are those that bind there.
 	MaxSessionCalls int
+	// MaxUserCalls caps the calls one verified user (the subject of an
+	// OAuth access token) runs at once over all its sessions (default half
+	// of MaxCalls, so that no user takes every slot; zero means default).
+	MaxUserCalls int
 	// MaxCalls caps the calls the gateway runs at once over every session
-	// (default 64; zero means default), failing [CodeBusy] the same way.
+	// (default sized from memory, see [DefaultMaxCalls]; zero means
+	// default).
 	MaxCalls int
+	// UpstreamCalls caps the calls the gateway sends one upstream at once,
+	// by the upstream's ID (a missing or zero entry means MaxCalls: the
+	// gateway does not know what an upstream can take, so only a
+	// configured cap holds its calls back). The map is copied.
+	UpstreamCalls map[string]int
+	// MaxQueue caps the calls waiting for a slot (default twice MaxCalls;
+	// zero means default). A call that finds a cap reached waits in turn,
+	// its class (its user, else its session) served round robin with the
+	// others; a call arriving at a full queue fails [CodeBusy] at once.
+	// Nothing is sent upstream for a refused call.
+	MaxQueue int
+	// MaxWait bounds a call's wait in the queue (default 10s, at most 5m;
+	// zero means default); a call still waiting then fails
+	// [CodeWaitExpired].
+	MaxWait time.Duration
 	// Observer, when set, receives a "call" event for each call the gateway
 	// refuses itself (a busy gateway, a tool no longer served). Calls that
 	// reach a registration's Run are reported by the source's own observer.
@@ -51,21 +74,26 @@ type Options struct {
 // A Gateway serves a [Source]'s tools as one go-sdk server. It is safe for
 // concurrent use; [Gateway.Refresh] may run at any time, from any goroutine.
 type Gateway struct {
-	src             Source
-	server          *mcp.Server
-	maxSessionCalls int
-	maxCalls        int
-	observer        func(context.Context, purramcp.Event)
-	calls           callLimiter
-	toolScopes      map[string][]string // never changed after New
+	src        Source
+	server     *mcp.Server
+	observer   func(context.Context, purramcp.Event)
+	admission  *admission
+	tickets    tickets
+	toolScopes map[string][]string // never changed after New
 
-	// defs holds the registration each listed name runs, swapped whole by
-	// Refresh; a call reads it without a lock.
-	defs atomic.Pointer[map[string]purramcp.ToolDefinition]
+	// defs holds the registration each listed name runs and its upstream,
+	// swapped whole by Refresh; a call reads it without a lock.
+	defs atomic.Pointer[map[string]servedTool]
 
 	// refreshMu serializes Refresh and guards listed.
 	refreshMu sync.Mutex
 	listed    map[string]listedTool
+}
+
+// A servedTool is the registration a listed name runs and its upstream.
+type servedTool struct {
+	def      purramcp.ToolDefinition
+	upstream string
 }
 
 // A listedTool is one tool as the go-sdk server lists it.
@@ -78,10 +106,17 @@ type listedTool struct {
 
 // New returns a gateway over src with nothing listed yet: call
 // [Gateway.Refresh] once the source has settled, and on every change.
-// A cap below zero fails [purramcp.ErrBindingInvalid].
+// A cap below zero, or a MaxWait below zero or over 5m, fails
+// [purramcp.ErrBindingInvalid].
 func New(src Source, opts Options) (*Gateway, error) {
-	if src == nil || opts.MaxSessionCalls < 0 || opts.MaxCalls < 0 {
+	if src == nil || opts.MaxSessionCalls < 0 || opts.MaxUserCalls < 0 || opts.MaxCalls < 0 ||
+		opts.MaxQueue < 0 || opts.MaxWait < 0 || opts.MaxWait > maxMaxWait {
 		return nil, fmt.Errorf("gateway: invalid options: %w", purramcp.ErrBindingInvalid)
+	}
+	for _, n := range opts.UpstreamCalls {
+		if n < 0 {
+			return nil, fmt.Errorf("gateway: invalid options: %w", purramcp.ErrBindingInvalid)
+		}
 	}
 	impl := &mcp.Implementation{Name: opts.Name, Version: opts.Version}
 	if impl.Name == "" {
@@ -90,21 +125,31 @@ func New(src Source, opts Options) (*Gateway, error) {
 	if impl.Version == "" {
 		impl.Version = "dev"
 	}
+	total := orDefault(opts.MaxCalls, DefaultMaxCalls())
+	upstreams := maps.Clone(opts.UpstreamCalls)
 	g := &Gateway{
-		src:             src,
-		maxSessionCalls: orDefault(opts.MaxSessionCalls, defaultMaxSessionCalls),
-		maxCalls:        orDefault(opts.MaxCalls, defaultMaxCalls),
-		observer:        opts.Observer,
-		listed:          map[string]listedTool{},
-		toolScopes:      map[string][]string{},
+		src:      src,
+		observer: opts.Observer,
+		admission: newAdmission(admitCaps{
+			total:   total,
+			user:    orDefault(opts.MaxUserCalls, max(1, total/2)),
+			session: orDefault(opts.MaxSessionCalls, defaultMaxSessionCalls),
+			queue:   orDefault(opts.MaxQueue, 2*total),
+			upstream: func(id string) int {
+				return orDefault(upstreams[id], total)
+			},
+			wait: cmp.Or(opts.MaxWait, defaultMaxWait),
+		}),
+		listed:     map[string]listedTool{},
+		toolScopes: map[string][]string{},
 	}
 	for name, scopes := range opts.ToolScopes {
 		if len(scopes) > 0 {
 			g.toolScopes[name] = slices.Clone(scopes)
 		}
 	}
-	g.calls.sessions = map[*mcp.ServerSession]int{}
-	g.defs.Store(&map[string]purramcp.ToolDefinition{})
+	g.tickets.init()
+	g.defs.Store(&map[string]servedTool{})
 	// The tools capability is declared up front: go-sdk infers it only from
 	// tools present, and a 2026-07-28 client subscribes to list changes only
 	// when the server declares it, so a gateway starting with every upstream
@@ -112,6 +157,7 @@ func New(src Source, opts Options) (*Gateway, error) {
 	g.server = mcp.NewServer(impl, &mcp.ServerOptions{
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}},
 	})
+	g.server.AddReceivingMiddleware(g.auditUnknown)
 	if len(g.toolScopes) > 0 {
 		g.server.AddReceivingMiddleware(g.filterList)
 	}
@@ -163,9 +209,9 @@ func (g *Gateway) Refresh() []string {
 			remove = append(remove, name)
 		}
 	}
-	defs := make(map[string]purramcp.ToolDefinition, len(next))
+	defs := make(map[string]servedTool, len(next))
 	for name, lt := range next {
-		defs[name] = lt.def
+		defs[name] = servedTool{def: lt.def, upstream: lt.server}
 	}
 	g.defs.Store(&defs)
 	if len(remove) > 0 {

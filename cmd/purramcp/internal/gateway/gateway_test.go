@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"strings"
+	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -176,17 +177,15 @@ func TestGateway_ChangedCatalog(t *testing.T) {
 	})
 }
 
-// A session over its cap gets gateway_busy and nothing reaches upstream.
-func TestGateway_SessionCallCap(t *testing.T) {
+// A session at its cap waits for its slot, sending nothing meanwhile;
+// another session has its own cap and is served.
+func TestGateway_SessionCallCapWaits(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 	defer cancel()
 	f := newFakeFleet(t)
 	u := newUpstream("Search documents")
 	f.connect(ctx, "docs", u, "", "")
-	var refused []purramcp.Event
-	g := newGateway(t, f, gateway.Options{MaxSessionCalls: 1, Observer: func(_ context.Context, e purramcp.Event) {
-		refused = append(refused, e)
-	}})
+	g := newGateway(t, f, gateway.Options{MaxSessionCalls: 1})
 	g.Refresh()
 	d := connectDownstream(t, ctx, g)
 	other := connectDownstream(t, ctx, g)
@@ -194,39 +193,122 @@ func TestGateway_SessionCallCap(t *testing.T) {
 	done := make(chan string, 1)
 	go func() { done <- call(t, ctx, d.session, "block", `{}`) }()
 	<-u.entered
-	assert.JSONEq(t, codeResult(gateway.CodeBusy), call(t, ctx, d.session, "search", `{"q":"a"}`))
-	assert.Equal(t, []purramcp.Event{{Kind: "call", LocalName: "search", Code: gateway.CodeBusy}}, refused)
+	waited := make(chan string, 1)
+	go func() { waited <- call(t, ctx, d.session, "search", `{"q":"a"}`) }()
 	assert.JSONEq(t, `{"content":[{"type":"text","text":"found a"}],"structuredContent":{"count":1}}`,
 		call(t, ctx, other.session, "search", `{"q":"a"}`), "another session has its own cap")
+	assert.Equal(t, int32(2), u.calls.Load(), "the waiting call sent nothing")
 	close(u.release)
 	assert.JSONEq(t, `{"content":[{"type":"text","text":"done"}]}`, <-done)
-	assert.Equal(t, int32(2), u.calls.Load())
-	assert.JSONEq(t, `{"content":[{"type":"text","text":"found b"}],"structuredContent":{"count":1}}`,
-		call(t, ctx, d.session, "search", `{"q":"b"}`), "the slot is back")
+	assert.JSONEq(t, `{"content":[{"type":"text","text":"found a"}],"structuredContent":{"count":1}}`, <-waited,
+		"the waiting call runs once the slot is back")
+	assert.Equal(t, int32(3), u.calls.Load())
 }
 
-func TestGateway_GatewayCallCap(t *testing.T) {
-	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
-	defer cancel()
-	f := newFakeFleet(t)
-	u := newUpstream("Search documents")
-	f.connect(ctx, "docs", u, "", "")
-	g := newGateway(t, f, gateway.Options{MaxCalls: 1})
-	g.Refresh()
-	d := connectDownstream(t, ctx, g)
-	other := connectDownstream(t, ctx, g)
-	done := make(chan string, 1)
-	go func() { done <- call(t, ctx, d.session, "block", `{}`) }()
-	<-u.entered
-	assert.JSONEq(t, codeResult(gateway.CodeBusy), call(t, ctx, other.session, "search", `{"q":"a"}`))
-	close(u.release)
-	<-done
-	assert.Equal(t, int32(1), u.calls.Load())
+// recorder collects the events an observer is given.
+type recorder struct {
+	mu     sync.Mutex // guards events
+	events []purramcp.Event
+}
+
+func (r *recorder) observe(_ context.Context, e purramcp.Event) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	e.Duration, e.Start = 0, time.Time{}
+	r.events = append(r.events, e)
+}
+
+func (r *recorder) codes() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var codes []string
+	for _, e := range r.events {
+		codes = append(codes, e.Code)
+	}
+	return codes
+}
+
+// With the gateway's one slot taken and one call waiting, a call arriving
+// at the full queue fails gateway_busy at once; the waiting call fails
+// gateway_wait_expired after MaxWait; neither sends anything upstream, and
+// each is audited with its code.
+func TestGateway_FullQueueAndExpiredWait(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx := t.Context()
+		f := newFakeFleet(t)
+		u := newUpstream("Search documents")
+		f.connect(ctx, "docs", u, "", "")
+		var rec recorder
+		g := newGateway(t, f, gateway.Options{MaxCalls: 1, MaxQueue: 1, MaxWait: 3 * time.Second, Observer: rec.observe})
+		g.Refresh()
+		busy, waiting, late := connectDownstream(t, ctx, g), connectDownstream(t, ctx, g), connectDownstream(t, ctx, g)
+
+		done := make(chan string, 1)
+		go func() { done <- call(t, ctx, busy.session, "block", `{}`) }()
+		<-u.entered
+		expired := make(chan string, 1)
+		start := time.Now()
+		go func() { expired <- call(t, ctx, waiting.session, "search", `{"q":"a"}`) }()
+		synctest.Wait() // queued
+		assert.JSONEq(t, codeResult(gateway.CodeBusy), call(t, ctx, late.session, "search", `{"q":"b"}`))
+		assert.Equal(t, start, time.Now(), "a full queue refuses at once")
+		assert.JSONEq(t, codeResult(gateway.CodeWaitExpired), <-expired)
+		assert.Equal(t, 3*time.Second, time.Since(start), "the wait ends at MaxWait")
+		assert.Equal(t, int32(1), u.calls.Load(), "nothing refused was sent upstream")
+		assert.Equal(t, []purramcp.Event{
+			{Kind: "call", ServerID: "docs", LocalName: "search", Code: gateway.CodeBusy},
+			{Kind: "call", ServerID: "docs", LocalName: "search", Code: gateway.CodeWaitExpired},
+		}, rec.events)
+		close(u.release)
+		<-done
+		inFlight, queued, keys := g.AdmissionHeld()
+		assert.Zero(t, inFlight+queued+keys)
+	})
+}
+
+// A call whose client cancels it while it waits leaves the queue and sends
+// nothing; the slot then goes to the next call.
+func TestGateway_CanceledWhileWaiting(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx := t.Context()
+		f := newFakeFleet(t)
+		u := newUpstream("Search documents")
+		f.connect(ctx, "docs", u, "", "")
+		var rec recorder
+		g := newGateway(t, f, gateway.Options{MaxCalls: 1, MaxQueue: 1, Observer: rec.observe})
+		g.Refresh()
+		busy, waiting := connectDownstream(t, ctx, g), connectDownstream(t, ctx, g)
+
+		done := make(chan string, 1)
+		go func() { done <- call(t, ctx, busy.session, "block", `{}`) }()
+		<-u.entered
+		cctx, cancel := context.WithCancel(ctx)
+		canceled := make(chan error, 1)
+		go func() {
+			_, err := waiting.session.CallTool(cctx, &mcp.CallToolParams{Name: "search", Arguments: json.RawMessage(`{"q":"a"}`)})
+			canceled <- err
+		}()
+		synctest.Wait() // queued
+		_, queued, _ := g.AdmissionHeld()
+		require.Equal(t, 1, queued)
+		cancel()
+		assert.ErrorIs(t, <-canceled, context.Canceled)
+		synctest.Wait() // the cancellation reached the gateway
+		_, queued, _ = g.AdmissionHeld()
+		assert.Zero(t, queued, "the canceled call left the queue")
+		assert.Equal(t, []string{gateway.CodeCanceled}, rec.codes())
+		close(u.release)
+		<-done
+		assert.JSONEq(t, `{"content":[{"type":"text","text":"found b"}],"structuredContent":{"count":1}}`,
+			call(t, ctx, waiting.session, "search", `{"q":"b"}`))
+		assert.Equal(t, int32(2), u.calls.Load(), "the canceled call sent nothing")
+	})
 }
 
 func TestGateway_InvalidOptions(t *testing.T) {
 	f := newFakeFleet(t)
-	for _, opts := range []gateway.Options{{MaxSessionCalls: -1}, {MaxCalls: -1}} {
+	for _, opts := range []gateway.Options{{MaxSessionCalls: -1}, {MaxCalls: -1}, {MaxUserCalls: -1}, {MaxQueue: -1},
+		{MaxWait: -1}, {MaxWait: 5*time.Minute + 1}, {UpstreamCalls: map[string]int{"docs": -1}}} {
 		g, err := gateway.New(f, opts)
 		assert.Nil(t, g)
 		assert.ErrorIs(t, err, purramcp.ErrBindingInvalid, "options %+v", opts)
@@ -342,4 +424,46 @@ func TestGateway_UpstreamLostMidCall(t *testing.T) {
 	assert.Equal(t, int32(1), u.calls.Load(), "exactly one tools/call, never replayed")
 	assert.Equal(t, []string{"big", "block", "fail", "search"}, toolNames(t, ctx, d.session), "still listed while down")
 	close(u.release) // the dead server's handler may end now
+}
+
+// An upstream's own cap holds its calls back while the gateway has room:
+// the second call waits and, with the slot still taken, expires.
+func TestGateway_UpstreamCallCap(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx := t.Context()
+		f := newFakeFleet(t)
+		u := newUpstream("Search documents")
+		f.connect(ctx, "docs", u, "", "")
+		g := newGateway(t, f, gateway.Options{MaxCalls: 100, UpstreamCalls: map[string]int{"docs": 1, "other": 5}})
+		g.Refresh()
+		busy, waiting := connectDownstream(t, ctx, g), connectDownstream(t, ctx, g)
+		done := make(chan string, 1)
+		go func() { done <- call(t, ctx, busy.session, "block", `{}`) }()
+		<-u.entered
+		assert.JSONEq(t, codeResult(gateway.CodeWaitExpired), call(t, ctx, waiting.session, "search", `{"q":"a"}`))
+		assert.Equal(t, int32(1), u.calls.Load())
+		close(u.release)
+		<-done
+		assert.JSONEq(t, `{"content":[{"type":"text","text":"found a"}],"structuredContent":{"count":1}}`,
+			call(t, ctx, waiting.session, "search", `{"q":"a"}`))
+	})
+}
+
+// A call of a name the gateway does not serve is go-sdk's JSON-RPC error,
+// and still one audit event, naming no tool (the name is the client's).
+func TestGateway_UnknownToolAudited(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	f := newFakeFleet(t)
+	u := newUpstream("Search documents")
+	f.connect(ctx, "docs", u, "", "")
+	var rec recorder
+	g := newGateway(t, f, gateway.Options{Observer: rec.observe})
+	g.Refresh()
+	d := connectDownstream(t, ctx, g)
+	_, err := d.session.CallTool(ctx, &mcp.CallToolParams{Name: "delete", Arguments: json.RawMessage(`{}`)})
+	assert.Error(t, err)
+	call(t, ctx, d.session, "search", `{"q":"a"}`) // observed by the source, not the gateway
+	assert.Equal(t, []purramcp.Event{{Kind: "call", Code: gateway.CodeUnknownTool}}, rec.events)
+	assert.Zero(t, u.calls.Load()-1)
 }

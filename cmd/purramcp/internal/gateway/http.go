@@ -95,7 +95,9 @@ type OAuthOptions struct {
 // the [Status] as JSON at GET /status (its tools only those the caller's
 // token lets it see, as in tools/list), every path behind the same checks, in
 // this order: Host and Origin against the allowlists (403), the token (401),
-// the body cap (413). Any other path is 404. A negative MaxBodyBytes fails.
+// the body cap (413); a tools/call POST to /mcp is then admitted (see
+// [Options].MaxQueue), a refusal answered 429 with Retry-After. Any other
+// path is 404. A negative MaxBodyBytes fails.
 func (g *Gateway) HTTPHandler(opts HTTPOptions) (http.Handler, error) {
 	if opts.MaxBodyBytes < 0 || opts.SessionIdleTimeout < 0 {
 		return nil, fmt.Errorf("gateway: negative MaxBodyBytes or SessionIdleTimeout: %w", purramcp.ErrBindingInvalid)
@@ -132,7 +134,7 @@ func (g *Gateway) HTTPHandler(opts HTTPOptions) (http.Handler, error) {
 			return nil, err
 		}
 	}
-	mux.Handle("/mcp", protect(mcp.NewStreamableHTTPHandler(
+	mux.Handle("/mcp", protect(g.admitHTTP(mcp.NewStreamableHTTPHandler(
 		func(*http.Request) *mcp.Server { return g.server },
 		&mcp.StreamableHTTPOptions{
 			Stateless:           opts.Stateless,
@@ -144,7 +146,7 @@ func (g *Gateway) HTTPHandler(opts HTTPOptions) (http.Handler, error) {
 			// default allowlist is exactly the loopback names.
 			DisableLocalhostProtection: true,
 		},
-	)))
+	))))
 	mux.Handle("GET /status", protect(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		st := g.Status()
 		info := auth.TokenInfoFromContext(r.Context())

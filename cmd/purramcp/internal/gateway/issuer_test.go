@@ -25,16 +25,66 @@ type testIssuer struct {
 	t       testing.TB
 	srv     *httptest.Server
 	fetches atomic.Int32 // JWKS requests served
-	mu      sync.Mutex   // guards keys
+	mu      sync.Mutex   // guards keys, algs and the fields below
 	keys    map[string]crypto.Signer
+	algs    map[string]string // a key's JWK alg, when set
 	// jwks, when set, replaces the JWKS body.
 	jwks []byte
+	// jwksStatus, when set, is the JWKS answer's status (with no body).
+	jwksStatus int
+	// cacheControl, when set, is the JWKS answer's Cache-Control.
+	cacheControl string
+	// delay, for an in-memory issuer, is how long each answer takes.
+	delay   time.Duration
+	handler http.Handler
 }
 
 const testResource = "http://127.0.0.1/mcp" // the audience tokens are minted for
 
 func newTestIssuer(t testing.TB) *testIssuer {
-	iss := &testIssuer{t: t, keys: map[string]crypto.Signer{}}
+	iss := newIssuer(t)
+	iss.srv = httptest.NewServer(iss.handler)
+	t.Cleanup(iss.srv.Close)
+	return iss
+}
+
+// newMemIssuer returns an issuer that no socket serves: its URL is a
+// loopback one nothing listens on, reached only through iss.client, so it
+// runs inside a synctest bubble.
+func newMemIssuer(t testing.TB) *testIssuer {
+	iss := newIssuer(t)
+	iss.srv = &httptest.Server{URL: "http://127.0.0.1:9"}
+	return iss
+}
+
+// client is an HTTP client whose requests iss's handler answers in memory,
+// each after iss.delay unless the request's context ends first.
+func (iss *testIssuer) client() *http.Client {
+	return &http.Client{Transport: roundTripFunc(func(req *http.Request) (*http.Response, error) {
+		iss.mu.Lock()
+		delay := iss.delay
+		iss.mu.Unlock()
+		if delay > 0 {
+			timer := time.NewTimer(delay)
+			defer timer.Stop()
+			select {
+			case <-timer.C:
+			case <-req.Context().Done():
+				return nil, req.Context().Err()
+			}
+		}
+		rec := httptest.NewRecorder()
+		iss.handler.ServeHTTP(rec, req)
+		return rec.Result(), nil
+	})}
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(req *http.Request) (*http.Response, error) { return f(req) }
+
+func newIssuer(t testing.TB) *testIssuer {
+	iss := &testIssuer{t: t, keys: map[string]crypto.Signer{}, algs: map[string]string{}}
 	iss.addKey("k1")
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /.well-known/oauth-authorization-server", func(w http.ResponseWriter, r *http.Request) {
@@ -50,18 +100,24 @@ func newTestIssuer(t testing.TB) *testIssuer {
 		w.Header().Set("Content-Type", "application/json")
 		iss.mu.Lock()
 		defer iss.mu.Unlock()
+		if iss.cacheControl != "" {
+			w.Header().Set("Cache-Control", iss.cacheControl)
+		}
+		if iss.jwksStatus != 0 {
+			w.WriteHeader(iss.jwksStatus)
+			return
+		}
 		if iss.jwks != nil {
 			_, _ = w.Write(iss.jwks)
 			return
 		}
 		var set jose.JSONWebKeySet
 		for kid, k := range iss.keys {
-			set.Keys = append(set.Keys, jose.JSONWebKey{Key: k.Public(), KeyID: kid, Use: "sig"})
+			set.Keys = append(set.Keys, jose.JSONWebKey{Key: k.Public(), KeyID: kid, Use: "sig", Algorithm: iss.algs[kid]})
 		}
 		_ = json.NewEncoder(w).Encode(set)
 	})
-	iss.srv = httptest.NewServer(mux)
-	t.Cleanup(iss.srv.Close)
+	iss.handler = mux
 	return iss
 }
 
@@ -107,10 +163,19 @@ func (iss *testIssuer) mint(kid string, c claims) string {
 	return signWith(iss.t, jose.ES256, k, kid, c)
 }
 
-// signWith signs c with alg and key under kid.
+// signWith signs c with alg and key under kid, typ at+jwt.
 func signWith(t testing.TB, alg jose.SignatureAlgorithm, key any, kid string, c claims) string {
-	signer, err := jose.NewSigner(jose.SigningKey{Algorithm: alg, Key: jose.JSONWebKey{Key: key, KeyID: kid}},
-		(&jose.SignerOptions{}).WithType("at+jwt"))
+	return signTyped(t, alg, key, kid, "at+jwt", c)
+}
+
+// signTyped signs the claims c (any JSON object) with alg and key under kid
+// with the header typ ("" for none).
+func signTyped(t testing.TB, alg jose.SignatureAlgorithm, key any, kid, typ string, c any) string {
+	opts := &jose.SignerOptions{}
+	if typ != "" {
+		opts = opts.WithType(jose.ContentType(typ))
+	}
+	signer, err := jose.NewSigner(jose.SigningKey{Algorithm: alg, Key: jose.JSONWebKey{Key: key, KeyID: kid}}, opts)
 	require.NoError(t, err)
 	tok, err := jwt.Signed(signer).Claims(c).Serialize()
 	require.NoError(t, err)

@@ -5,9 +5,11 @@ import (
 	"crypto/x509"
 	"encoding/base64"
 	"fmt"
+	"net/http"
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/go-jose/go-jose/v4"
@@ -51,10 +53,11 @@ func TestJWTVerifier_Accepts(t *testing.T) {
 	assert.Equal(t, c.Now().Add(5*time.Minute).Unix(), info.Expiration.Unix())
 
 	// A trailing slash on the audience is the same resource; an RSA key
-	// with PS256 is as good as ECDSA.
+	// whose JWK says PS256 is as good as ECDSA.
 	k := rsaKey(t)
 	iss.mu.Lock()
 	iss.keys["r1"] = k
+	iss.algs["r1"] = "PS256"
 	iss.mu.Unlock()
 	c.add(61 * time.Second) // past the JWKS refetch interval
 	cl := iss.valid(c.Now(), "bob", "")
@@ -63,6 +66,60 @@ func TestJWTVerifier_Accepts(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "bob", info.UserID)
 	assert.Empty(t, info.Scopes)
+
+	// typ is compared case-insensitively, with or without "application/".
+	for _, typ := range []string{"AT+JWT", "application/at+jwt", "Application/At+Jwt"} {
+		_, err = v.Verify(t.Context(), signTyped(t, jose.ES256, iss.keys["k1"], "k1", typ, iss.valid(c.Now(), "ann", "")), nil)
+		require.NoError(t, err, typ)
+	}
+}
+
+// TestJWTVerifier_AccessTokensOnly: a token whose typ is not at+jwt (an ID
+// token's JWT, none, logout+jwt) is refused by default, whatever it
+// claims; JWTOptions.Types admits another typ, and even then a token with
+// an ID token's claim is refused. A key verifies with one algorithm: an
+// RSA key without alg only RS256, never PS256.
+func TestJWTVerifier_AccessTokensOnly(t *testing.T) {
+	iss := newTestIssuer(t)
+	k := rsaKey(t)
+	iss.mu.Lock()
+	iss.keys["r1"] = k // no alg in its JWK
+	iss.mu.Unlock()
+	c := &clock{now: time.Now()}
+	strict := newVerifier(t, iss, c)
+	lax, err := gateway.NewJWTVerifier(t.Context(), gateway.JWTOptions{Issuer: iss.srv.URL, Resource: testResource,
+		Now: c.Now, Types: []string{"JWT"}})
+	require.NoError(t, err)
+	k1 := iss.keys["k1"]
+	withClaim := func(name string) map[string]any {
+		return map[string]any{"iss": iss.srv.URL, "sub": "ann", "aud": testResource,
+			"exp": c.Now().Add(time.Minute).Unix(), name: "x"}
+	}
+	for _, tc := range []struct {
+		name, token string
+		lax         bool // whether the verifier with Types JWT accepts it
+	}{
+		{"ID token (typ JWT)", signTyped(t, jose.ES256, k1, "k1", "JWT", withClaim("nonce")), false},
+		{"typ JWT", signTyped(t, jose.ES256, k1, "k1", "JWT", iss.valid(c.Now(), "ann", "")), true},
+		{"typ jwt with at_hash", signTyped(t, jose.ES256, k1, "k1", "jwt", withClaim("at_hash")), false},
+		{"typ JWT with c_hash", signTyped(t, jose.ES256, k1, "k1", "JWT", withClaim("c_hash")), false},
+		{"no typ", signTyped(t, jose.ES256, k1, "k1", "", iss.valid(c.Now(), "ann", "")), false},
+		{"logout+jwt", signTyped(t, jose.ES256, k1, "k1", "logout+jwt", iss.valid(c.Now(), "ann", "")), false},
+		{"PS256 with an RSA key without alg", signWith(t, jose.PS256, k, "r1", iss.valid(c.Now(), "ann", "")), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := strict.Verify(t.Context(), tc.token, nil)
+			require.ErrorIs(t, err, auth.ErrInvalidToken)
+			_, err = lax.Verify(t.Context(), tc.token, nil)
+			if tc.lax {
+				require.NoError(t, err)
+			} else {
+				require.ErrorIs(t, err, auth.ErrInvalidToken)
+			}
+		})
+	}
+	_, err = strict.Verify(t.Context(), signWith(t, jose.RS256, k, "r1", iss.valid(c.Now(), "ann", "")), nil)
+	require.NoError(t, err, "RS256 with an RSA key without alg")
 }
 
 // TestJWTVerifier_Refuses: every token the gateway must not accept is
@@ -184,6 +241,162 @@ func TestJWTVerifier_UnknownKeysFetchOncePerMinute(t *testing.T) {
 	}
 	wg.Wait()
 	assert.Equal(t, int32(2), iss.fetches.Load(), "the first set and one refetch")
+}
+
+// newMemVerifier is a verifier of iss (an in-memory issuer) on the
+// bubble's clock.
+func newMemVerifier(t *testing.T, iss *testIssuer) *gateway.JWTVerifier {
+	t.Helper()
+	v, err := gateway.NewJWTVerifier(t.Context(), gateway.JWTOptions{Issuer: iss.srv.URL, Resource: testResource,
+		HTTPClient: iss.client()})
+	require.NoError(t, err)
+	return v
+}
+
+// TestJWTVerifier_HangUpsDoNotKeepARotatedKeyOut: once a minute the issuer
+// rotates its key and, right after, a client sends a token naming an
+// unknown key ID and hangs up while the JWKS fetch it started runs (the
+// issuer takes 1 s to answer). The fetch is the verifier's, so it
+// completes: the signed-in user's token under the new key is accepted 2 s
+// after each rotation, with one JWKS request a minute.
+func TestJWTVerifier_HangUpsDoNotKeepARotatedKeyOut(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		iss := newMemIssuer(t)
+		v := newMemVerifier(t, iss)
+		eve := newMemIssuer(t) // keys the issuer never published
+		iss.mu.Lock()
+		iss.delay = time.Second
+		iss.mu.Unlock()
+		for minute := 1; minute <= 4; minute++ {
+			time.Sleep(time.Minute)
+			kid := fmt.Sprintf("k%d", minute+1)
+			iss.rotate(kid)
+			junkKid := fmt.Sprintf("junk%d", minute)
+			eve.addKey(junkKid)
+			ctx, hangUp := context.WithTimeout(t.Context(), 100*time.Millisecond)
+			_, err := v.Verify(ctx, eve.mint(junkKid, iss.valid(time.Now(), "eve", "")), nil)
+			hangUp()
+			require.ErrorIs(t, err, auth.ErrInvalidToken)
+			time.Sleep(2 * time.Second)
+			info, err := v.Verify(t.Context(), iss.mint(kid, iss.valid(time.Now(), "ann", "")), nil)
+			require.NoError(t, err, "minute %d: ann 2 s after the rotation", minute)
+			assert.Equal(t, "ann", info.UserID)
+		}
+		assert.Equal(t, int32(5), iss.fetches.Load(), "the first set and one fetch a minute")
+	})
+}
+
+// TestJWTVerifier_OneFetchAtATimeAndRetry: concurrent requests naming the
+// same unknown key wait for one fetch and are all accepted; a failed fetch
+// is retried 5 s later, not a minute later; after a successful one, an
+// unknown key ID fetches nothing for a minute.
+func TestJWTVerifier_OneFetchAtATimeAndRetry(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		iss := newMemIssuer(t)
+		v := newMemVerifier(t, iss)
+		setIssuer := func(delay time.Duration, status int) {
+			iss.mu.Lock()
+			defer iss.mu.Unlock()
+			iss.delay, iss.jwksStatus = delay, status
+		}
+		time.Sleep(time.Minute)
+		iss.rotate("k2")
+		setIssuer(time.Second, 0)
+		tok := iss.mint("k2", iss.valid(time.Now(), "ann", ""))
+		var wg sync.WaitGroup
+		for range 10 {
+			wg.Go(func() {
+				_, err := v.Verify(t.Context(), tok, nil)
+				assert.NoError(t, err)
+			})
+		}
+		wg.Wait()
+		assert.Equal(t, int32(2), iss.fetches.Load(), "ten requests, one fetch")
+
+		time.Sleep(time.Minute)
+		iss.rotate("k3")
+		setIssuer(0, http.StatusServiceUnavailable)
+		tok = iss.mint("k3", iss.valid(time.Now(), "ann", ""))
+		_, err := v.Verify(t.Context(), tok, nil)
+		require.ErrorIs(t, err, auth.ErrInvalidToken, "the fetch failed")
+		setIssuer(0, 0)
+		time.Sleep(4 * time.Second)
+		_, err = v.Verify(t.Context(), tok, nil)
+		require.ErrorIs(t, err, auth.ErrInvalidToken, "within the backoff: no fetch")
+		assert.Equal(t, int32(3), iss.fetches.Load())
+		time.Sleep(time.Second)
+		_, err = v.Verify(t.Context(), tok, nil)
+		require.NoError(t, err, "5 s after the failure, a fetch")
+		assert.Equal(t, int32(4), iss.fetches.Load())
+
+		eve := newMemIssuer(t)
+		eve.addKey("junk")
+		time.Sleep(59 * time.Second)
+		_, err = v.Verify(t.Context(), eve.mint("junk", iss.valid(time.Now(), "eve", "")), nil)
+		require.ErrorIs(t, err, auth.ErrInvalidToken)
+		assert.Equal(t, int32(4), iss.fetches.Load(), "no fetch within a minute of a successful one")
+	})
+}
+
+// TestJWTVerifier_RefreshRevokes: the JWKS is fetched again in the
+// background at its Cache-Control max-age bounded to [1 min, 1 h], every
+// 15 min without one. A key the issuer removes while it keeps signing
+// with one the verifier knows (so no unknown kid ever arrives) verifies
+// nothing from the next refresh on, a cached token included, and so does
+// a key ID that now names another key.
+func TestJWTVerifier_RefreshRevokes(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		iss := newMemIssuer(t)
+		iss.addKey("k2")
+		setCacheControl := func(cc string) {
+			iss.mu.Lock()
+			defer iss.mu.Unlock()
+			iss.cacheControl = cc
+		}
+		setCacheControl("public, max-age=600")
+		v := newMemVerifier(t, iss)
+		cl := iss.valid(time.Now(), "eve", "docs:read")
+		cl.Expiry = jwt.NewNumericDate(time.Now().Add(24 * time.Hour))
+		stolen := iss.mint("k1", cl)
+		cl.Subject = "ann"
+		ann := iss.mint("k2", cl)
+		for _, tok := range []string{stolen, ann} {
+			_, err := v.Verify(t.Context(), tok, nil)
+			require.NoError(t, err)
+		}
+		iss.mu.Lock()
+		delete(iss.keys, "k1") // removed; the issuer signs with k2
+		iss.mu.Unlock()
+		setCacheControl("max-age=5") // below the bound: 1 min
+
+		// expectFetchAfter sleeps until a second before d from now (no
+		// fetch), then 2 s (one fetch): each call ends 1 s after a fetch.
+		expectFetchAfter := func(d time.Duration, what string) {
+			t.Helper()
+			before := iss.fetches.Load()
+			time.Sleep(d - time.Second)
+			require.Equal(t, before, iss.fetches.Load(), "%s: not yet", what)
+			time.Sleep(2 * time.Second)
+			require.Equal(t, before+1, iss.fetches.Load(), "%s: one fetch", what)
+		}
+		time.Sleep(9 * time.Minute)
+		_, err := v.Verify(t.Context(), stolen, nil)
+		require.NoError(t, err, "before the refresh, the cached token stands")
+		expectFetchAfter(time.Minute, "max-age=600")
+		_, err = v.Verify(t.Context(), stolen, nil)
+		require.ErrorIs(t, err, auth.ErrInvalidToken, "the removed key's cached token, after the refresh")
+		_, err = v.Verify(t.Context(), ann, nil)
+		require.NoError(t, err)
+
+		setCacheControl("max-age=86400") // above the bound: 1 h
+		expectFetchAfter(time.Minute-time.Second, "max-age=5")
+		setCacheControl("")
+		iss.addKey("k2") // the same kid, another key
+		expectFetchAfter(time.Hour-time.Second, "max-age=86400")
+		_, err = v.Verify(t.Context(), ann, nil)
+		require.ErrorIs(t, err, auth.ErrInvalidToken, "k2 names another key now")
+		expectFetchAfter(15*time.Minute-time.Second, "no Cache-Control")
+	})
 }
 
 // TestNewJWTVerifier_Metadata: a verifier is built only from usable

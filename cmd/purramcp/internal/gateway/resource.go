@@ -84,7 +84,7 @@ func (g *Gateway) stepUp(next http.Handler, metaURL string, maxBody int64) http.
 			if p, ok := principal(info); ok {
 				ctx = fleet.WithPrincipal(ctx, p)
 			}
-			g.refuse(ctx, msg.Params.Name, purramcp.CodeScopeDenied)
+			g.refuse(ctx, msg.Params.Name, "", purramcp.CodeScopeDenied)
 			w.Header().Set("WWW-Authenticate", fmt.Sprintf(`Bearer error="insufficient_scope", scope=%q, resource_metadata=%q`,
 				strings.Join(g.toolScopes[msg.Params.Name], " "), metaURL))
 			http.Error(w, "Forbidden", http.StatusForbidden)

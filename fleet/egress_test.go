@@ -1,0 +1,89 @@
+package fleet_test
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"purra.dev/purramcp"
+	"purra.dev/purramcp/fleet"
+)
+
+// headerLog records the header of every request a handler receives.
+type headerLog struct {
+	mu  sync.Mutex
+	got []http.Header
+}
+
+func (l *headerLog) wrap(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		l.mu.Lock()
+		l.got = append(l.got, r.Header.Clone())
+		l.mu.Unlock()
+		h.ServeHTTP(w, r)
+	})
+}
+
+func (l *headerLog) requests() []http.Header {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]http.Header(nil), l.got...)
+}
+
+// redirectingUpstream answers every request with a 307 to the same path
+// on target.
+func redirectingUpstream(target string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Location", target+r.URL.Path)
+		w.WriteHeader(http.StatusTemporaryRedirect)
+	})
+}
+
+// TestHTTP_RedirectToAnotherOriginGetsNoCredential: an upstream answers
+// 307 to another origin (another loopback port, a working MCP server).
+// The config's headers (an Authorization and an API key from ${env:…})
+// never reach it: the MCP client follows no redirect off the configured
+// origin, and the connection fails mcp_egress_refused, through Connect
+// and in the fleet's status.
+func TestHTTP_RedirectToAnotherOriginGetsNoCredential(t *testing.T) {
+	t.Setenv("FLEET_TEST_KEY", "s3cret-key")
+	r := &restartable{}
+	r.restart()
+	defer r.stop()
+	var third headerLog
+	thirdParty := httptest.NewServer(third.wrap(r))
+	defer thirdParty.Close()
+	upstream := httptest.NewServer(redirectingUpstream(thirdParty.URL))
+	defer upstream.Close()
+	cfg, err := fleet.ParseConfig([]byte(`{"servers": {"web": {"type": "http", "url": "` + upstream.URL + `/mcp",
+		"headers": {"Authorization": "Bearer ${env:FLEET_TEST_KEY}", "X-Api-Key": "${env:FLEET_TEST_KEY}"},
+		"limits": {"timeout": "2s"},
+		"tools": {"units.convert": {"as": "convert_units"}, "units.list": {"as": "list_units"}}}}}`))
+	require.NoError(t, err)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	s, err := fleet.Connect(ctx, cfg.Servers["web"], fleet.ConnectOptions{})
+	if s != nil {
+		s.Close()
+	}
+	assert.Equal(t, purramcp.CodeEgressRefused, purramcp.CodeOf(err), "Connect: %v", err)
+
+	f := startFleet(t, cfg, fleet.Options{Backoff: fastBackoff})
+	st := statusOf(t, f, "web")
+	assert.NotEqual(t, fleet.StateReady, st.State)
+	assert.Equal(t, purramcp.CodeEgressRefused, st.Code)
+	require.NoError(t, f.Close())
+
+	for i, h := range third.requests() {
+		assert.Empty(t, h.Get("Authorization"), "request %d to the third party carried the Authorization header", i)
+		assert.Empty(t, h.Get("X-Api-Key"), "request %d to the third party carried the API key", i)
+	}
+	assert.Empty(t, third.requests(), "the third party received no request")
+}
