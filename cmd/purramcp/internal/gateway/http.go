@@ -55,9 +55,10 @@ type HTTPOptions struct {
 	// negative is invalid); a longer one is answered 413.
 	MaxBodyBytes int64
 	// Stateless serves every request with a temporary session (go-sdk's
-	// stateless mode, the one that accepts protocol 2026-07-28): replicas
-	// then share nothing. Otherwise sessions are kept (Mcp-Session-Id) and
-	// clients negotiate 2025-11-25.
+	// stateless mode, which accepts every protocol version): replicas then
+	// share nothing. Otherwise each request is served as its era asks (see
+	// byEra): a client at MCP 2026-07-28 statelessly, a legacy client with
+	// a session (Mcp-Session-Id) negotiating 2025-11-25, on the same /mcp.
 	Stateless bool
 	// SessionIdleTimeout ends a stateful session after this long without a
 	// request (default 30 minutes; zero means default; negative is
@@ -134,19 +135,24 @@ func (g *Gateway) HTTPHandler(opts HTTPOptions) (http.Handler, error) {
 			return nil, err
 		}
 	}
-	mux.Handle("/mcp", protect(g.admitHTTP(mcp.NewStreamableHTTPHandler(
-		func(*http.Request) *mcp.Server { return g.server },
-		&mcp.StreamableHTTPOptions{
-			Stateless:           opts.Stateless,
-			MaxRequestBodyBytes: opts.MaxBodyBytes,
-			SessionTimeout:      opts.SessionIdleTimeout,
-			// The Host allowlist above replaces go-sdk's own rebinding check,
-			// which would refuse an allowed name on a loopback listener (a
-			// gateway behind a local reverse proxy); it is never weaker: the
-			// default allowlist is exactly the loopback names.
-			DisableLocalhostProtection: true,
-		},
-	))))
+	streamable := func(stateless bool) http.Handler {
+		return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return g.server },
+			&mcp.StreamableHTTPOptions{
+				Stateless:           stateless,
+				MaxRequestBodyBytes: opts.MaxBodyBytes,
+				SessionTimeout:      opts.SessionIdleTimeout,
+				// The Host allowlist above replaces go-sdk's own rebinding check,
+				// which would refuse an allowed name on a loopback listener (a
+				// gateway behind a local reverse proxy); it is never weaker: the
+				// default allowlist is exactly the loopback names.
+				DisableLocalhostProtection: true,
+			})
+	}
+	endpoint := streamable(true)
+	if !opts.Stateless {
+		endpoint = byEra(streamable(false), endpoint)
+	}
+	mux.Handle("/mcp", protect(g.admitHTTP(endpoint)))
 	mux.Handle("GET /status", protect(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		st := g.Status()
 		info := auth.TokenInfoFromContext(r.Context())

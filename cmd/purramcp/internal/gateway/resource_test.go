@@ -153,7 +153,7 @@ func TestHTTP_OAuthSessionBoundToUser(t *testing.T) {
 	now := time.Now()
 	ann := iss.mint("k1", iss.valid(now, "ann", "docs:read"))
 	eve := iss.mint("k1", iss.valid(now, "eve", "docs:read"))
-	annCS := connectHTTP(t, ctx, base+"/mcp", ann)
+	annCS := connectHTTPAt(t, ctx, base+"/mcp", ann, "2025-11-25", nil) // a legacy client, with a session
 	require.NotEmpty(t, annCS.ID())
 
 	inSession := func(token string) int {
