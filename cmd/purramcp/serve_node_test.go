@@ -162,3 +162,56 @@ func mustJSON(t *testing.T, v any) string {
 	require.NoError(t, err)
 	return string(b)
 }
+
+// The TypeScript SDK v2 client (@modelcontextprotocol/client) over
+// streamable HTTP, with each of its version negotiations, against the
+// default endpoint and --stateless: every cell lists and calls, at the
+// version the endpoint serves it.
+func TestServeNode_SDK2HTTP(t *testing.T) {
+	clients, node := nodeClients(t)
+	if _, err := os.Stat(filepath.Join(clients, "node_modules", "@modelcontextprotocol", "client", "package.json")); err != nil {
+		msg := "the TypeScript SDK v2 client is not installed in " + clients + ": run npm ci --prefix .ci/ci-node"
+		if os.Getenv("CI") == "true" {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+	}
+	for _, mode := range [][]string{nil, {"--stateless"}} {
+		ctx, cancel := context.WithTimeout(t.Context(), 120*time.Second)
+		dir := serveSetup(t, true)
+		t.Setenv("PURRAMCP_TEST_TOKEN", "n0de-t0ken")
+		serveCtx, stop := context.WithCancel(ctx)
+		s := startServe(t, serveCtx, dir, append([]string{"--http", "127.0.0.1:0", "--token-env", "PURRAMCP_TEST_TOKEN"}, mode...)...)
+		url := "http://" + listenAddr(t, s) + "/mcp"
+		for _, tc := range []struct{ negotiation, protocol string }{
+			{"default", "2025-11-25"}, {"legacy", "2025-11-25"}, {"auto", "2026-07-28"}, {"2026-07-28", "2026-07-28"},
+		} {
+			t.Run(strings.Join(append([]string{"http"}, mode...), " ")+" "+tc.negotiation, func(t *testing.T) {
+				plan := `{"transport":"http","url":"` + url + `","token":"n0de-t0ken","negotiation":"` + tc.negotiation +
+					`","calls":` + sdkPlanCalls + `}`
+				var got map[string]json.RawMessage
+				require.NoError(t, json.Unmarshal([]byte(runNode(t, ctx, clients, node, "sdk2-client.mjs", plan)), &got))
+				assert.JSONEq(t, `"`+tc.protocol+`"`, string(got["protocolVersion"]))
+				delete(got, "protocolVersion")
+				// At 2026-07-28 go-sdk stamps _meta.serverInfo on every result.
+				var results []map[string]json.RawMessage
+				require.NoError(t, json.Unmarshal(got["results"], &results))
+				for _, r := range results {
+					if tc.protocol == "2026-07-28" {
+						assert.Contains(t, string(r["_meta"]), `"io.modelcontextprotocol/serverInfo":{"name":"purramcp"`)
+					}
+					delete(r, "_meta")
+				}
+				var err error
+				got["results"], err = json.Marshal(results)
+				require.NoError(t, err)
+				rest, err := json.Marshal(got)
+				require.NoError(t, err)
+				assert.JSONEq(t, sdkWant, string(rest))
+			})
+		}
+		stop()
+		assert.Equal(t, exitOK, s.wait(t))
+		cancel()
+	}
+}
