@@ -13,7 +13,7 @@ import (
 
 	"golang.org/x/oauth2"
 
-	"purra.dev/purramcp/internal/bounding"
+	"purra.dev/purramcp"
 )
 
 // A keeper holds one http server's OAuth credentials for its sessions: it
@@ -26,8 +26,8 @@ type keeper struct {
 	store     TokenStore // nil: no store could be opened
 	serverURL string
 	origin    string
-	clientID  string // the configured clientId: stored credentials of another client are ignored
-	hc        *http.Client
+	clientID  string       // the configured clientId: stored credentials of another client are ignored
+	base      *http.Client // carries the refreshes (nil: http.DefaultTransport's settings)
 
 	mu       sync.Mutex
 	creds    *Credentials // nil: none usable
@@ -37,6 +37,8 @@ type keeper struct {
 	failed   string       // the code of the last failure (auth required, expired, store failed)
 	required []string     // the scopes of the last insufficient_scope challenge
 	wakeup   chan struct{}
+
+	refreshing sync.Mutex // held by the one refresh of this keeper in flight
 }
 
 func newKeeper(store TokenStore, sc ServerConfig, base *http.Client) *keeper {
@@ -47,7 +49,7 @@ func newKeeper(store TokenStore, sc ServerConfig, base *http.Client) *keeper {
 	if sc.OAuth != nil {
 		k.clientID = sc.OAuth.ClientID
 	}
-	k.hc = authClient(base, 0, nil)
+	k.base = base
 	return k
 }
 
@@ -55,19 +57,19 @@ func newKeeper(store TokenStore, sc ServerConfig, base *http.Client) *keeper {
 // differ from those it had (a login happened).
 func (k *keeper) load(ctx context.Context) (bool, error) {
 	if k.store == nil {
-		return false, authError(CodeAuthStoreFailed)
+		return false, authError(purramcp.CodeAuthStoreFailed)
 	}
 	c, err := k.store.Load(ctx, k.serverURL)
 	if err != nil {
-		k.fail(CodeAuthStoreFailed)
-		return false, authError(CodeAuthStoreFailed)
+		k.fail(purramcp.CodeAuthStoreFailed)
+		return false, authError(purramcp.CodeAuthStoreFailed)
 	}
-	if c != nil && (c.AccessToken == "" || (k.clientID != "" && c.ClientID != k.clientID)) {
+	if c != nil && !k.usable(c) {
 		c = nil
 	}
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	if k.failed == CodeAuthStoreFailed {
+	if k.failed == purramcp.CodeAuthStoreFailed {
 		k.failed = "" // the store answers again
 	}
 	changed := c != nil && (k.creds == nil || c.AccessToken != k.creds.AccessToken)
@@ -95,9 +97,9 @@ func (k *keeper) reason() string {
 	case k.failed != "":
 		return k.failed
 	case k.creds != nil || k.expired:
-		return CodeAuthExpired
+		return purramcp.CodeAuthExpired
 	}
-	return CodeAuthRequired
+	return purramcp.CodeAuthRequired
 }
 
 // token is the access token to send, "" for none.
@@ -163,41 +165,94 @@ func (k *keeper) due() time.Time {
 }
 
 // refresh renews the access token with the refresh token, persists the
-// new credentials, then uses them. Refusal by the authorization server is
-// mcp_auth_expired, and so is an answer that holds no token; a store that
-// cannot take them, mcp_auth_store_failed; a failure to reach it (no
-// answer) is returned as is, to be tried again.
+// new credentials, then uses them: once per credential. Concurrent calls
+// on one keeper run one at a time, and one that finds the credentials
+// replaced while it waited uses them instead. The store's entry is held
+// (see [EntryLocker]) around load, refresh and save; under it the stored
+// credentials are read again, and when they differ from the keeper's and
+// are not due, another holder refreshed (or a login happened) and they
+// are adopted without a request. Otherwise the stored refresh token, not
+// the keeper's copy, is the one presented. A rotated refresh token is
+// saved before the new access token is used, even when ctx ends once the
+// authorization server answered. Refusal by the authorization server is
+// mcp_auth_expired, unless the store's credentials changed while the
+// request was in flight (they are adopted then); an answer that holds no
+// token is mcp_auth_expired too; a store that cannot take them,
+// mcp_auth_store_failed; a failure to reach it (no answer) is returned as
+// is, to be tried again.
 func (k *keeper) refresh(ctx context.Context) error {
 	k.mu.Lock()
-	c := k.creds
+	held := k.creds
 	k.mu.Unlock()
+	k.refreshing.Lock()
+	defer k.refreshing.Unlock()
+	k.mu.Lock()
+	replaced, expired := k.creds != held, k.expired
+	k.mu.Unlock()
+	if replaced && !expired {
+		return nil // refreshed (or loaded) while this call waited
+	}
+	if k.store == nil {
+		k.fail(purramcp.CodeAuthStoreFailed)
+		return authError(purramcp.CodeAuthStoreFailed)
+	}
+	unlock, err := lockEntry(ctx, k.store, k.serverURL)
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		k.fail(purramcp.CodeAuthStoreFailed)
+		return authError(purramcp.CodeAuthStoreFailed)
+	}
+	defer unlock()
+	c, err := k.stored(ctx)
+	if err != nil {
+		return err
+	}
+	k.mu.Lock()
+	held = k.creds
+	k.mu.Unlock()
+	if c != nil && (held == nil || c.AccessToken != held.AccessToken) && !pastExpiry(c) {
+		k.adopt(c) // another holder refreshed, or a login happened
+		return nil
+	}
 	if c == nil || c.RefreshToken == "" {
-		k.fail(CodeAuthExpired)
-		return authError(CodeAuthExpired)
+		k.fail(purramcp.CodeAuthExpired)
+		return authError(purramcp.CodeAuthExpired)
 	}
 	cfg := &oauth2.Config{ClientID: c.ClientID, ClientSecret: c.ClientSecret,
 		Endpoint: oauth2.Endpoint{TokenURL: c.TokenURL, AuthStyle: authStyle(c.AuthStyle)}}
-	hc := *withResource(k.hc, c.Resource)
+	ahc, release, err := authClient(ctx, k.serverURL, k.base, 0, nil)
+	if err != nil {
+		return k.refusedEgress(ctx, err)
+	}
+	defer release()
+	hc := *withResource(ahc, c.Resource)
 	rec := &statusRecorder{inner: hc.Transport}
 	hc.Transport = rec
 	tok, err := cfg.TokenSource(context.WithValue(ctx, oauth2.HTTPClient, &hc),
 		&oauth2.Token{RefreshToken: c.RefreshToken, Expiry: time.Unix(1, 0)}).Token()
 	var re *oauth2.RetrieveError
 	switch {
-	case errors.As(err, &re), err != nil && rec.answered():
+	case errors.As(err, &re), err != nil && rec.answered(), err == nil && tok.AccessToken == "":
 		// Refused, or an answer that is no token (over its bound, not
-		// JSON): the authorization server answered, so trying again
-		// would get the same.
+		// JSON, empty): the authorization server answered, so trying
+		// again would get the same. Unless the store changed meanwhile
+		// (a login that wrote without the entry's lock).
+		if now, err := k.store.Load(context.WithoutCancel(ctx), k.serverURL); err == nil && now != nil &&
+			now.AccessToken != "" && now.AccessToken != c.AccessToken && k.usable(now) {
+			k.adopt(now)
+			return nil
+		}
 		k.mu.Lock()
 		k.expired = true
 		k.mu.Unlock()
-		k.fail(CodeAuthExpired)
-		return authError(CodeAuthExpired)
+		k.fail(purramcp.CodeAuthExpired)
+		return authError(purramcp.CodeAuthExpired)
+	case errors.Is(err, purramcp.ErrEgressRefused):
+		return k.refusedEgress(ctx, err)
 	case err != nil:
 		return err
-	case tok.AccessToken == "":
-		k.fail(CodeAuthExpired)
-		return authError(CodeAuthExpired)
 	}
 	next := *c
 	next.AccessToken, next.Expiry = tok.AccessToken, tok.Expiry
@@ -207,14 +262,69 @@ func (k *keeper) refresh(ctx context.Context) error {
 	if s, ok := tok.Extra("scope").(string); ok && s != "" {
 		next.Scopes = grantedScopes(tok, nil)
 	}
-	if err := k.store.Save(ctx, &next); err != nil {
-		k.fail(CodeAuthStoreFailed)
-		return authError(CodeAuthStoreFailed)
+	// The old refresh token is spent: the new one is saved even when ctx
+	// ended meanwhile, bounded by saveTimeout.
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), saveTimeout)
+	defer cancel()
+	if err := k.store.Save(sctx, &next); err != nil {
+		k.fail(purramcp.CodeAuthStoreFailed)
+		return authError(purramcp.CodeAuthStoreFailed)
 	}
-	k.mu.Lock()
-	k.creds, k.obtained, k.expired, k.failed = &next, time.Now(), false, ""
-	k.mu.Unlock()
+	k.adopt(&next)
 	return nil
+}
+
+// refusedEgress records a refresh the egress rule refused (a token
+// endpoint more internal than the server, or not https): trying again
+// would be refused again, so only a login helps.
+func (k *keeper) refusedEgress(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	if !errors.Is(err, purramcp.ErrEgressRefused) {
+		return err // the server's name did not resolve: tried again
+	}
+	k.fail(purramcp.CodeEgressRefused)
+	return &purramcp.Error{Code: purramcp.CodeEgressRefused}
+}
+
+// saveTimeout bounds saving refreshed credentials after ctx ended.
+const saveTimeout = 10 * time.Second
+
+// stored loads the store's credentials for the server, nil when it holds
+// none the keeper may use.
+func (k *keeper) stored(ctx context.Context) (*Credentials, error) {
+	c, err := k.store.Load(ctx, k.serverURL)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		k.fail(purramcp.CodeAuthStoreFailed)
+		return nil, authError(purramcp.CodeAuthStoreFailed)
+	}
+	if c != nil && !k.usable(c) {
+		c = nil
+	}
+	return c, nil
+}
+
+// usable reports whether c holds an access token of the configured client.
+func (k *keeper) usable(c *Credentials) bool {
+	return c.AccessToken != "" && (k.clientID == "" || c.ClientID == k.clientID)
+}
+
+// adopt makes c the keeper's credentials, fresh.
+func (k *keeper) adopt(c *Credentials) {
+	k.mu.Lock()
+	k.creds, k.obtained, k.expired, k.failed = c, time.Now(), false, ""
+	k.mu.Unlock()
+	k.wake() // the refresh schedule follows the new credentials
+}
+
+// pastExpiry reports whether c's access token has a known expiry that
+// has passed.
+func pastExpiry(c *Credentials) bool {
+	return !c.Expiry.IsZero() && !time.Now().Before(c.Expiry)
 }
 
 // keep refreshes the token whenever it is due, or at once after a 401,
@@ -260,8 +370,9 @@ func (k *keeper) keep(ctx context.Context, lost func(code string)) {
 }
 
 // bearerTransport puts the keeper's token on each request to the server's
-// origin and turns a 401 into bounding.Unauthorized: the request is not
-// resent, and the session is not lost for it.
+// origin and turns a 401 into purramcp's mcp_unauthorized error (see
+// purramcp.ErrUnauthorized): the request is not resent, and the session is
+// not lost for it.
 type bearerTransport struct {
 	inner http.RoundTripper
 	k     *keeper
@@ -288,7 +399,7 @@ func (b *bearerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			b.k.mu.Lock()
 			b.k.required = scopes
 			b.k.mu.Unlock()
-			return nil, bounding.Unauthorized()
+			return nil, &purramcp.Error{Code: purramcp.CodeUnauthorized}
 		}
 		return resp, nil
 	}
@@ -300,12 +411,13 @@ func (b *bearerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if token != "" || bearerChallenges(resp) != nil {
 		b.k.refused(token)
 	}
-	return nil, bounding.Unauthorized()
+	return nil, &purramcp.Error{Code: purramcp.CodeUnauthorized}
 }
 
 // isAuthCode reports whether err is one of the keeper's coded failures.
 func isAuthCode(err error) bool {
-	for _, code := range []string{CodeAuthExpired, CodeAuthRequired, CodeAuthStoreFailed} {
+	for _, code := range []string{purramcp.CodeAuthExpired, purramcp.CodeAuthRequired, purramcp.CodeAuthStoreFailed,
+		purramcp.CodeEgressRefused} {
 		if errors.Is(err, authError(code)) {
 			return true
 		}

@@ -50,10 +50,14 @@ type ServerConfig struct {
 	// Cwd is the program's working directory; "" means the host's.
 	Cwd string
 	// URL is the streamable HTTP endpoint of an http server (${env:NAME} is
-	// expanded in it).
+	// expanded in it). The session's client follows no redirect off URL's
+	// origin nor from https to http, and dials no address more internal
+	// than URL's host (loopback, private, link-local): each is
+	// mcp_egress_refused (docs/oauth.md, "Where requests go").
 	URL string
-	// Headers are sent with every HTTP request to URL (${env:NAME} is
-	// expanded in each value).
+	// Headers are sent with every HTTP request to URL's origin (scheme,
+	// host, port), never to another (${env:NAME} is expanded in each
+	// value).
 	Headers map[string]string
 	// Dial, set only from Go (it has no JSON form), returns a fresh
 	// transport for each session, so Go code can supply any transport (an

@@ -119,7 +119,7 @@ type ConnectError struct {
 	Stderr string
 	// Unauthorized is set when an http server refused the connection for
 	// want of a usable OAuth token in ConnectOptions.TokenStore:
-	// [CodeAuthRequired] when none is stored, [CodeAuthExpired] when the
+	// [purramcp.CodeAuthRequired] when none is stored, [purramcp.CodeAuthExpired] when the
 	// stored one was refused and could not be refreshed; `purramcp login`
 	// (or [Login]) is the remedy.
 	Unauthorized string

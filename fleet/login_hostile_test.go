@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"purra.dev/purramcp"
 	"purra.dev/purramcp/fleet"
 	"purra.dev/purramcp/internal/oauthtest"
 )
@@ -68,14 +69,14 @@ func TestLogin_HostilePeers(t *testing.T) {
 			script: func(srv *oauthtest.Server, wrote *atomic.Int64) {
 				srv.Handle(oauthtest.PathResourceMetadata, streamed(`{"resource":"`, 100<<20, wrote))
 			},
-			code: fleet.CodeAuthDiscoveryFailed, took: 3 * time.Second,
+			code: purramcp.CodeAuthDiscoveryFailed, took: 3 * time.Second,
 		},
 		{
 			name: "resource metadata that never answers",
 			script: func(srv *oauthtest.Server, _ *atomic.Int64) {
 				srv.Handle(oauthtest.PathResourceMetadata, stalled)
 			},
-			code: fleet.CodeAuthDiscoveryFailed, took: 4 * hostileTimeout,
+			code: purramcp.CodeAuthDiscoveryFailed, took: 4 * hostileTimeout,
 		},
 		{
 			name: "resource metadata redirecting to itself",
@@ -84,21 +85,21 @@ func TestLogin_HostilePeers(t *testing.T) {
 					http.Redirect(w, r, r.URL.Path, http.StatusFound)
 				}))
 			},
-			code: fleet.CodeAuthDiscoveryFailed, took: 2 * time.Second,
+			code: purramcp.CodeAuthDiscoveryFailed, took: 2 * time.Second,
 		},
 		{
 			name: "authorization server metadata of 100 MiB",
 			script: func(srv *oauthtest.Server, wrote *atomic.Int64) {
 				srv.Handle(oauthtest.PathAuthMetadata, streamed(`{"issuer":"`, 100<<20, wrote))
 			},
-			code: fleet.CodeAuthDiscoveryFailed, took: 3 * time.Second,
+			code: purramcp.CodeAuthDiscoveryFailed, took: 3 * time.Second,
 		},
 		{
 			name: "authorization server metadata that never answers",
 			script: func(srv *oauthtest.Server, _ *atomic.Int64) {
 				srv.Handle(oauthtest.PathAuthMetadata, stalled)
 			},
-			code: fleet.CodeAuthDiscoveryFailed, took: 6 * hostileTimeout,
+			code: purramcp.CodeAuthDiscoveryFailed, took: 6 * hostileTimeout,
 		},
 		{
 			name: "an issuer that is not the metadata's",
@@ -109,7 +110,7 @@ func TestLogin_HostilePeers(t *testing.T) {
 					"response_types_supported": []string{"code"}, "code_challenge_methods_supported": []string{"S256"},
 				}))
 			},
-			code: fleet.CodeAuthDiscoveryFailed, took: 2 * time.Second,
+			code: purramcp.CodeAuthDiscoveryFailed, took: 2 * time.Second,
 		},
 		{
 			name: "resource metadata naming a plain-http authorization server off loopback",
@@ -118,7 +119,7 @@ func TestLogin_HostilePeers(t *testing.T) {
 					"resource": srv.URL, "authorization_servers": []string{"http://auth.example.com"},
 				}))
 			},
-			code: fleet.CodeAuthDiscoveryFailed, took: 2 * time.Second,
+			code: purramcp.CodeAuthDiscoveryFailed, took: 2 * time.Second,
 		},
 		{
 			name: "a token endpoint off loopback over plain http",
@@ -129,28 +130,28 @@ func TestLogin_HostilePeers(t *testing.T) {
 					"response_types_supported": []string{"code"}, "code_challenge_methods_supported": []string{"S256"},
 				}))
 			},
-			code: fleet.CodeAuthDiscoveryFailed, took: 2 * time.Second,
+			code: purramcp.CodeAuthDiscoveryFailed, took: 2 * time.Second,
 		},
 		{
 			name: "a registration answer of 20 MiB",
 			script: func(srv *oauthtest.Server, wrote *atomic.Int64) {
 				srv.Handle(oauthtest.PathRegister, streamed(`{"client_id":"`, 20<<20, wrote))
 			},
-			code: fleet.CodeAuthRegistrationFailed, took: 3 * time.Second,
+			code: purramcp.CodeAuthRegistrationFailed, took: 3 * time.Second,
 		},
 		{
 			name: "a token answer of 20 MiB",
 			script: func(srv *oauthtest.Server, wrote *atomic.Int64) {
 				srv.Handle(oauthtest.PathToken, streamed(`{"access_token":"`, 20<<20, wrote))
 			},
-			code: fleet.CodeAuthTokenFailed, took: 3 * time.Second,
+			code: purramcp.CodeAuthTokenFailed, took: 3 * time.Second,
 		},
 		{
 			name: "a token endpoint that never answers",
 			script: func(srv *oauthtest.Server, _ *atomic.Int64) {
 				srv.Handle(oauthtest.PathToken, stalled)
 			},
-			code: fleet.CodeAuthTokenFailed, took: 2*time.Second + 2*hostileTimeout,
+			code: purramcp.CodeAuthTokenFailed, took: 2*time.Second + 2*hostileTimeout,
 		},
 		{
 			name: "a token answer without a token type of bearer",
@@ -158,7 +159,7 @@ func TestLogin_HostilePeers(t *testing.T) {
 				srv.Handle(oauthtest.PathToken, jsonHandler(map[string]any{
 					"access_token": "oauthtest-at-mac", "token_type": "mac", "expires_in": 3600}))
 			},
-			code: fleet.CodeAuthTokenFailed, took: 2 * time.Second,
+			code: purramcp.CodeAuthTokenFailed, took: 2 * time.Second,
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -229,8 +230,8 @@ func TestLogin_ForeignAuthorizationServer(t *testing.T) {
 	}
 
 	c, err, _ := login(t, srv, store, nil, hostileTimeout)
-	if codeOf(err) != fleet.CodeAuthTokenFailed || c != nil {
-		t.Errorf("login = %v, %v; want %s", c, err, fleet.CodeAuthTokenFailed)
+	if codeOf(err) != purramcp.CodeAuthTokenFailed || c != nil {
+		t.Errorf("login = %v, %v; want %s", c, err, purramcp.CodeAuthTokenFailed)
 	}
 	if foreign.TokenRequests() != 1 {
 		t.Errorf("foreign token requests = %d, want the one exchange it refused", foreign.TokenRequests())
@@ -267,8 +268,8 @@ func TestFleet_HostileRefresh(t *testing.T) {
 	waitFor(t, "unauthorized once the refresh fails", func() bool {
 		return statusOf(t, f, "remote").State == fleet.StateUnauthorized
 	})
-	if st := statusOf(t, f, "remote"); st.Code != fleet.CodeAuthExpired {
-		t.Errorf("code = %q, want %q", st.Code, fleet.CodeAuthExpired)
+	if st := statusOf(t, f, "remote"); st.Code != purramcp.CodeAuthExpired {
+		t.Errorf("code = %q, want %q", st.Code, purramcp.CodeAuthExpired)
 	}
 	if err := f.Close(); err != nil {
 		t.Fatal(err)

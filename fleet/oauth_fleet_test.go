@@ -32,7 +32,7 @@ func TestFleet_OAuthLifecycle(t *testing.T) {
 
 	st := statusOf(t, f, "remote")
 	require.Equal(t, fleet.StateUnauthorized, st.State)
-	assert.Equal(t, fleet.CodeAuthRequired, st.Code)
+	assert.Equal(t, purramcp.CodeAuthRequired, st.Code)
 	assert.Empty(t, f.Registrations())
 
 	_, err, _ = login(t, srv, store, nil, 0)
@@ -76,7 +76,7 @@ func TestFleet_OAuthLifecycle(t *testing.T) {
 	waitFor(t, "unauthorized after the revocation", func() bool {
 		return statusOf(t, f, "remote").State == fleet.StateUnauthorized
 	})
-	assert.Equal(t, fleet.CodeAuthExpired, statusOf(t, f, "remote").Code)
+	assert.Equal(t, purramcp.CodeAuthExpired, statusOf(t, f, "remote").Code)
 	assert.Empty(t, f.Registrations())
 
 	_, err, _ = login(t, srv, store, nil, 0)
@@ -138,7 +138,7 @@ func TestFleet_StoredCredentialsOfAnotherClient(t *testing.T) {
 	f := startFleet(t, cfg, fleet.Options{Backoff: fastBackoff, TokenStore: store})
 	st := statusOf(t, f, "remote")
 	require.Equal(t, fleet.StateUnauthorized, st.State)
-	assert.Equal(t, fleet.CodeAuthRequired, st.Code)
+	assert.Equal(t, purramcp.CodeAuthRequired, st.Code)
 	assert.False(t, srv.Used(other.AccessToken), "the other client's token was sent")
 
 	creds, err, _ := login(t, srv, store, cfg.Servers["remote"].OAuth, 0)

@@ -12,7 +12,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"purra.dev/purramcp"
-	"purra.dev/purramcp/internal/bounding"
 )
 
 // clientInfo is the implementation the fleet's clients announce.
@@ -197,10 +196,6 @@ func connectCode(err error) string {
 	}
 	if code := purramcp.CodeOf(err); code != "" {
 		return code
-	}
-	var f *bounding.Failure
-	if errors.As(err, &f) && f.Code == bounding.CodeUnauthorized {
-		return purramcp.CodeUnauthorized // the handshake met a 401
 	}
 	if errors.Is(err, context.DeadlineExceeded) {
 		return purramcp.CodeTimeout
@@ -531,7 +526,7 @@ func (s *server) snapshotIn(state State) (purramcp.Snapshot, bool) {
 	if s.state != state {
 		return purramcp.Snapshot{}, false
 	}
-	return copySnapshot(s.snapshot), true
+	return s.snapshot.Clone(), true
 }
 
 // approve admits the pending digest: it records it in the fleet's lock,

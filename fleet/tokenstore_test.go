@@ -108,14 +108,14 @@ func TestFileTokenStore_RefusesOthersReadable(t *testing.T) {
 			spoil(t, s, file)
 			got, err := s.Load(ctx, url)
 			assert.Nil(t, got)
-			assert.Equal(t, fleet.CodeAuthStoreFailed, purramcp.CodeOf(err))
+			assert.Equal(t, purramcp.CodeAuthStoreFailed, purramcp.CodeOf(err))
 			assert.NotContains(t, fmt.Sprint(err), "CANARY")
 		})
 	}
 	t.Run("save into a shared dir", func(t *testing.T) {
 		s, _ := setup(t)
 		require.NoError(t, os.Chmod(s.Dir, 0o777))
-		assert.Equal(t, fleet.CodeAuthStoreFailed, purramcp.CodeOf(s.Save(ctx, canaryCredentials(url))))
+		assert.Equal(t, purramcp.CodeAuthStoreFailed, purramcp.CodeOf(s.Save(ctx, canaryCredentials(url))))
 	})
 }
 

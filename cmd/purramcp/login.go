@@ -132,7 +132,7 @@ func runLogin(ctx context.Context, args []string, s *streams) int {
 		case errors.Is(err, context.Canceled):
 			c = "interrupted"
 		case c == "":
-			c = fleet.CodeAuthDiscoveryFailed
+			c = purramcp.CodeAuthDiscoveryFailed
 		}
 		s.errorf("login", "%s: %s", target.url, c)
 		return exitFail

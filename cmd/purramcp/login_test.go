@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"purra.dev/purramcp"
 	"purra.dev/purramcp/fleet"
 	"purra.dev/purramcp/internal/oauthtest"
 )
@@ -135,7 +136,7 @@ func TestLogin_Failures(t *testing.T) {
 	srv.Deny(true)
 	r = runAuthCmd(t, oauthtest.Browse, "login", "--url", srv.URL)
 	assert.Equal(t, exitFail, r.code)
-	assert.Equal(t, "purramcp login: "+srv.URL+": "+fleet.CodeAuthDenied+"\n", lastLine(r.stderr))
+	assert.Equal(t, "purramcp login: "+srv.URL+": "+purramcp.CodeAuthDenied+"\n", lastLine(r.stderr))
 
 	never := func(context.Context, string) error { return nil } // the user never signs in
 	start := time.Now()

@@ -184,7 +184,7 @@ func TestOIDC_EndToEnd(t *testing.T) {
 		assert.Contains(t, []string{purramcp.CodeUnauthorized, purramcp.CodeConnectionClosed}, c)
 	}
 	st = statusOf(t, f)
-	assert.Equal(t, fleet.CodeAuthExpired, st.Code)
+	assert.Equal(t, purramcp.CodeAuthExpired, st.Code)
 	assert.Empty(t, f.Registrations())
 	statuses()
 

@@ -57,6 +57,11 @@ type Options struct {
 	// client ID issued (default "oauthtest-"), so that a test can grep
 	// its outputs for them.
 	TokenPrefix string
+	// RevokeOnReuse makes the token endpoint detect refresh token reuse
+	// (RFC 9700 §4.14.2): a refresh token presented a second time revokes
+	// its whole grant, every access and refresh token issued from the
+	// same authorization code.
+	RevokeOnReuse bool
 }
 
 // Server is a running authorization server and MCP server. Its methods
@@ -82,6 +87,9 @@ type Server struct {
 	regs      int
 	tokenReqs int
 	refreshes int
+	families  map[string]string // every refresh token issued, to its grant's family
+	presented map[string]int    // refresh tokens presented to the token endpoint, by count
+	revoked   int               // grants revoked for a reused refresh token
 	calls     map[string]int
 	scopes    []string // scopes granted when the request names none
 }
@@ -94,11 +102,13 @@ type client struct {
 type grant struct {
 	clientID, redirect, challenge, resource string
 	scopes                                  []string
+	family                                  string // the authorization code the grant descends from
 }
 
 type token struct {
 	expiry time.Time
 	scopes []string
+	family string
 }
 
 // New starts a Server; it is closed when tb's test ends.
@@ -112,7 +122,8 @@ func New(tb testing.TB, opts Options) *Server {
 	}
 	s := &Server{opts: opts, overrides: map[string]http.Handler{}, clients: map[string]*client{},
 		codes: map[string]*grant{}, access: map[string]*token{}, refresh: map[string]*grant{},
-		used: map[string]bool{}, calls: map[string]int{}}
+		used: map[string]bool{}, calls: map[string]int{}, presented: map[string]int{},
+		families: map[string]string{}}
 	asMux := http.NewServeMux()
 	asMux.HandleFunc("GET "+PathAuthMetadata, s.authMetadata)
 	asMux.HandleFunc("POST "+PathRegister, s.register)
@@ -237,6 +248,24 @@ func (s *Server) Refreshes() int { s.mu.Lock(); defer s.mu.Unlock(); return s.re
 // ToolCalls is the number of tools/call requests tool received.
 func (s *Server) ToolCalls(tool string) int { s.mu.Lock(); defer s.mu.Unlock(); return s.calls[tool] }
 
+// Reused is the number of refresh tokens presented to the token endpoint
+// more than once (whatever the answer).
+func (s *Server) Reused() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for _, c := range s.presented {
+		if c > 1 {
+			n++
+		}
+	}
+	return n
+}
+
+// Revoked is the number of grants revoked for a reused refresh token
+// (see Options.RevokeOnReuse).
+func (s *Server) Revoked() int { s.mu.Lock(); defer s.mu.Unlock(); return s.revoked }
+
 // Used reports whether the MCP server has received accessToken (live or
 // not) in an Authorization header.
 func (s *Server) Used(accessToken string) bool {
@@ -327,7 +356,7 @@ func (s *Server) authorize(w http.ResponseWriter, r *http.Request) {
 		}
 		s.mu.Lock()
 		s.codes[code] = &grant{clientID: q.Get("client_id"), redirect: redirect, challenge: q.Get("code_challenge"),
-			resource: q.Get("resource"), scopes: scopes}
+			resource: q.Get("resource"), scopes: scopes, family: code}
 		s.mu.Unlock()
 		back.Set("code", code)
 	}
@@ -382,6 +411,10 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 		}
 	case "refresh_token":
 		rt := r.PostForm.Get("refresh_token")
+		s.presented[rt]++
+		if s.presented[rt] > 1 && s.opts.RevokeOnReuse {
+			s.revokeFamily(rt)
+		}
 		g = s.refresh[rt]
 		if g == nil || g.clientID != id {
 			tokenError(w, "invalid_grant")
@@ -395,8 +428,9 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 	}
 	at := s.opts.TokenPrefix + "at-" + random()
 	rt := s.opts.TokenPrefix + "rt-" + random()
-	s.access[at] = &token{expiry: time.Now().Add(s.opts.AccessTokenLifetime), scopes: g.scopes}
+	s.access[at] = &token{expiry: time.Now().Add(s.opts.AccessTokenLifetime), scopes: g.scopes, family: g.family}
 	s.refresh[rt] = g
+	s.families[rt] = g.family
 	out := map[string]any{"access_token": at, "token_type": "Bearer", "refresh_token": rt,
 		"expires_in": int(max(1, s.opts.AccessTokenLifetime.Round(time.Second)/time.Second))}
 	if len(g.scopes) > 0 {
@@ -404,6 +438,26 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Cache-Control", "no-store")
 	writeJSON(w, http.StatusOK, out)
+}
+
+// revokeFamily revokes the grant a reused refresh token belongs to: every
+// live access and refresh token of its family. s.mu is held.
+func (s *Server) revokeFamily(reused string) {
+	family := s.families[reused]
+	if family == "" {
+		return
+	}
+	for rt, g := range s.refresh {
+		if g.family == family {
+			delete(s.refresh, rt)
+		}
+	}
+	for at, t := range s.access {
+		if t.family == family {
+			delete(s.access, at)
+		}
+	}
+	s.revoked++
 }
 
 func tokenError(w http.ResponseWriter, code string) {

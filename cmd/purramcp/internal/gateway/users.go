@@ -37,12 +37,10 @@ func (g *Gateway) caller(ctx context.Context, extra *mcp.RequestExtra, name stri
 
 // visible reports whether the caller of info may see the tool name.
 func (g *Gateway) visible(info *auth.TokenInfo, name string) bool {
-	required := g.toolScopes[name]
-	if len(required) == 0 {
-		return true
+	if p, ok := principal(info); ok {
+		return fleet.Granted(&p, g.toolScopes[name])
 	}
-	p, ok := principal(info)
-	return ok && p.Grants(required)
+	return fleet.Granted(nil, g.toolScopes[name])
 }
 
 // filterList is a receiving middleware that leaves out of each tools/list
