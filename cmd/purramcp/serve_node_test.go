@@ -13,6 +13,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"purra.dev/purramcp/fleet"
 )
 
 // serveProcess is `purramcp serve` with args on dir's config and lock, as
@@ -214,4 +216,52 @@ func TestServeNode_SDK2HTTP(t *testing.T) {
 		assert.Equal(t, exitOK, s.wait(t))
 		cancel()
 	}
+}
+
+// A stdio upstream on the TypeScript SDK v2 (@modelcontextprotocol/server
+// serveStdio): locked while it spoke only 2025-11-25, it still matches its
+// lock once it speaks both eras; once it rejects 2025-era openings
+// (legacy: 'reject') it is drift naming both versions, and lock records
+// 2026-07-28.
+func TestLockNode_SDK2ServerEraPin(t *testing.T) {
+	clients, node := nodeClients(t)
+	if _, err := os.Stat(filepath.Join(clients, "node_modules", "@modelcontextprotocol", "server", "package.json")); err != nil {
+		msg := "the TypeScript SDK v2 server is not installed in " + clients + ": run npm ci --prefix .ci/ci-node"
+		if os.Getenv("CI") == "true" {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+	}
+	dir := t.TempDir()
+	mode := func(m string) {
+		writeConfig(t, dir, map[string]server{"notes": {command: node, args: []string{filepath.Join(clients, "sdk2-server.mjs"), m},
+			tools: `{"notes.search": {"as": "notes_search"}}`}})
+	}
+	lockArgs := []string{"lock", "--config", "$DIR/purramcp.json", "--lock", "$DIR/purramcp-lock.json"}
+	checkArgs := append([]string{"lock", "--check"}, lockArgs[1:]...)
+	version := func() string {
+		lock, err := fleet.LoadLock(filepath.Join(dir, "purramcp-lock.json"))
+		require.NoError(t, err)
+		return lock.ProtocolVersion("notes")
+	}
+
+	mode("legacy")
+	r := runIn(t, dir, lockArgs...)
+	require.Equal(t, exitOK, r.code, r.stderr)
+	require.Equal(t, "2025-11-25", version())
+
+	mode("both")
+	r = runIn(t, dir, checkArgs...)
+	assert.Equal(t, exitOK, r.code, r.stderr)
+	assert.Contains(t, r.stderr, "connected, protocol 2025-11-25")
+
+	mode("modern")
+	r = runIn(t, dir, checkArgs...)
+	assert.Equal(t, exitFail, r.code, r.stderr)
+	assert.Contains(t, r.stdout, "  ~ (server): protocolVersion 2025-11-25 -> 2026-07-28\n")
+	r = runIn(t, dir, lockArgs...)
+	require.Equal(t, exitOK, r.code, r.stderr)
+	assert.Equal(t, "2026-07-28", version())
+	r = runIn(t, dir, checkArgs...)
+	assert.Equal(t, exitOK, r.code, r.stderr)
 }
