@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"purra.dev/purramcp"
+	"purra.dev/purramcp/oauth"
 )
 
 // A Config names the servers of a fleet and the tools bound from each.
@@ -540,7 +541,7 @@ func (sc *ServerConfig) validateReach(p path) error {
 		if sc.URL == "" {
 			return errAt(p.with("oauth"), "oauth without url")
 		}
-		return sc.OAuth.validate(p.with("oauth"))
+		return validateOAuth(sc.OAuth, p.with("oauth"))
 	}
 	return nil
 }
@@ -565,7 +566,7 @@ func (sc *ServerConfig) validateTools(p path, owner map[string]bool) error {
 			return errAt(at.with("title"), "blank title")
 		}
 		for i, s := range tc.Scopes {
-			if !validScope(s) {
+			if !oauth.ValidScope(s) {
 				return errAt(at.with("scopes").with(i), "not a scope token")
 			}
 		}

@@ -19,6 +19,7 @@ import (
 	"purra.dev/purramcp"
 	"purra.dev/purramcp/cmd/purramcp/internal/gateway"
 	"purra.dev/purramcp/fleet"
+	"purra.dev/purramcp/oauth"
 )
 
 // serveAbout is the help text of `purramcp serve`.
@@ -176,9 +177,14 @@ func serve(ctx context.Context, cfg *fleet.Config, lock *fleet.Lock, fl serveFla
 	stdin io.Reader, stdout, stderr io.Writer) int {
 	audit := gateway.AuditLog(stderr)
 	var current atomic.Pointer[gateway.Gateway] // set once the gateway exists
+	var store oauth.Store                       // what purramcp login stored; none without a config directory
+	if fs, err := tokenStore(); err == nil {
+		store = fs
+	}
 	f, err := fleet.New(cfg, fleet.Options{
-		Lock:     lock,
-		Observer: audit,
+		Lock:       lock,
+		Observer:   audit,
+		TokenStore: store,
 		OnChange: func() {
 			if g := current.Load(); g != nil {
 				g.Refresh()

@@ -1,4 +1,4 @@
-package fleet
+package oauth
 
 import (
 	"bytes"
@@ -23,9 +23,9 @@ const (
 )
 
 var (
-	errInsecureURL   = errors.New("fleet: an OAuth endpoint neither https nor loopback")
-	errAuthBodyLarge = errors.New("fleet: an OAuth answer over its size bound")
-	errAuthRedirects = errors.New("fleet: too many OAuth redirects")
+	errInsecureURL   = errors.New("oauth: an OAuth endpoint neither https nor loopback")
+	errAuthBodyLarge = errors.New("oauth: an OAuth answer over its size bound")
+	errAuthRedirects = errors.New("oauth: too many OAuth redirects")
 )
 
 // secureURL reports whether u is https, or http to a loopback host
