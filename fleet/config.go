@@ -70,7 +70,8 @@ type ServerConfig struct {
 	// ones; at least one is required, and only these are ever exposed.
 	Tools map[string]ToolConfig
 	// Policy names the schema policies to enable, each at most once:
-	// "dialect", "annotations", "extended" (see [purramcp.SchemaPolicy]).
+	// "dialect", "annotations", "extended", "headers" (see
+	// [purramcp.SchemaPolicy]).
 	Policy []string
 	// RequireReadOnlyHint is [purramcp.DiscoveryOptions].RequireReadOnlyHint.
 	RequireReadOnlyHint bool
@@ -140,6 +141,7 @@ var policyWords = [...]struct {
 	{"dialect", func(p *purramcp.SchemaPolicy) *bool { return &p.DialectEquivalence }},
 	{"annotations", func(p *purramcp.SchemaPolicy) *bool { return &p.Annotations }},
 	{"extended", func(p *purramcp.SchemaPolicy) *bool { return &p.ExtendedKeywords }},
+	{"headers", func(p *purramcp.SchemaPolicy) *bool { return &p.ParamHeaders }},
 }
 
 // policyFlag returns the field of p that word enables, nil for a word

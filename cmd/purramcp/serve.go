@@ -109,7 +109,7 @@ func parseServeFlags(args []string, stdout, stderr io.Writer) (serveFlags, int, 
 	flags.StringVar(&fl.lock, "lock", defaultLock, "the lock `file` holding the approved catalogs (required unless --unlocked)")
 	flags.BoolVar(&fl.unlocked, "unlocked", false, "development only: admit whatever catalog each server lists, without a lock")
 	flags.StringVar(&fl.httpAddr, "http", "", "serve streamable HTTP on `host:port` (endpoint /mcp, status at GET /status) instead of stdio")
-	flags.BoolVar(&fl.stateless, "stateless", false, "with --http: keep no session (protocol 2026-07-28), so replicas need no shared store")
+	flags.BoolVar(&fl.stateless, "stateless", false, "with --http: keep no session for any client, so replicas need no shared store\n(without it: legacy clients get a session, 2026-07-28 requests none)")
 	flags.StringVar(&fl.tokenEnv, "token-env", "", "with --http: the environment variable `NAME` holding the bearer token clients must send (required off loopback)")
 	flags.StringVar(&fl.oauthIssuer, "oauth-issuer", "", "with --http and --resource: the OAuth authorization server `URL` (its issuer) whose JWT access tokens clients must send")
 	flags.StringVar(&fl.resource, "resource", "", "with --oauth-issuer: the gateway's public resource `URL` (such as https://mcp.example.com/mcp), the audience tokens must name")
@@ -290,7 +290,7 @@ func serveHTTP(ctx context.Context, g *gateway.Gateway, fl serveFlags, token str
 	if err != nil {
 		return err
 	}
-	mode := "stateful"
+	mode := "sessions below 2026-07-28, stateless from 2026-07-28"
 	if fl.stateless {
 		mode = "stateless"
 	}

@@ -402,10 +402,12 @@ func TestServe_HTTP(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
 		args     []string
+		ask      string // the version the client asks for; "": go-sdk's default
 		protocol string
 	}{
-		{"stateful", nil, "2025-11-25"},
-		{"stateless", []string{"--stateless"}, "2026-07-28"},
+		{"default endpoint, modern client", nil, "", "2026-07-28"},
+		{"default endpoint, legacy client", nil, "2025-11-25", "2025-11-25"},
+		{"stateless", []string{"--stateless"}, "", "2026-07-28"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
@@ -419,7 +421,7 @@ func TestServe_HTTP(t *testing.T) {
 
 			client := mcp.NewClient(&mcp.Implementation{Name: "client", Version: "1"}, nil)
 			cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: base + "/mcp",
-				HTTPClient: &http.Client{Transport: bearerTransport{"t0ken"}}}, nil)
+				HTTPClient: &http.Client{Transport: bearerTransport{"t0ken"}}}, &mcp.ClientSessionOptions{ProtocolVersion: tc.ask})
 			require.NoError(t, err)
 			assert.Equal(t, tc.protocol, cs.InitializeResult().ProtocolVersion)
 			assert.Equal(t, []string{"units_convert", "units_list"}, serveToolNames(t, ctx, cs))

@@ -57,7 +57,19 @@ func main() {
 // run runs one scenario against serverURL.
 func run(ctx context.Context, scenario, serverURL string, sctx map[string]any) error {
 	switch {
-	case scenario == "initialize":
+	case scenario == "json-schema-ref-no-deref":
+		// Bound under every policy, the tool's network $ref is refused at
+		// bind time (mcp_schema_unsupported); nothing is fetched.
+		err := callWith(ctx, serverURL, nil, "lookup_user", `{"id":"a"}`, purramcp.SchemaPolicy{
+			DialectEquivalence: true, Annotations: true, ExtendedKeywords: true})
+		if purramcp.CodeOf(err) == purramcp.CodeSchemaUnsupported {
+			return nil
+		}
+		if err == nil {
+			return errors.New("a network $ref bound")
+		}
+		return err
+	case scenario == "initialize" || scenario == "request-metadata":
 		s, err := fleet.Connect(ctx, fleet.ServerConfig{URL: serverURL}, fleet.ConnectOptions{})
 		if err != nil {
 			return err
@@ -67,6 +79,12 @@ func run(ctx context.Context, scenario, serverURL string, sctx map[string]any) e
 		return err
 	case scenario == "tools_call":
 		return call(ctx, serverURL, nil, "add_numbers", `{"a":5,"b":3}`)
+	case scenario == "http-custom-headers":
+		return headerCalls(ctx, serverURL, sctx)
+	case scenario == "http-invalid-tool-headers":
+		// go-sdk drops the tools whose x-mcp-header is invalid; the valid
+		// one binds under the headers policy and is called.
+		return callWith(ctx, serverURL, nil, "valid_tool", `{"region":"us-west1"}`, headersPolicy)
 	case strings.HasPrefix(scenario, "auth/"):
 		return authorized(ctx, serverURL, sctx)
 	}
@@ -111,6 +129,33 @@ func authorized(ctx context.Context, serverURL string, sctx map[string]any) erro
 	return call(ctx, serverURL, store, "test-tool", `{}`)
 }
 
+// headersPolicy is the schema policy under which a tool whose input schema
+// carries x-mcp-header binds (its arguments then go out as Mcp-Param-*
+// headers too).
+var headersPolicy = purramcp.SchemaPolicy{ParamHeaders: true}
+
+// headerCalls makes each call the scenario's context lists
+// ({"toolCalls": [{"name", "arguments"}]}), binding each tool under the
+// headers policy.
+func headerCalls(ctx context.Context, serverURL string, sctx map[string]any) error {
+	calls, _ := sctx["toolCalls"].([]any)
+	if len(calls) == 0 {
+		return errors.New("no toolCalls in the scenario's context")
+	}
+	for _, c := range calls {
+		m, _ := c.(map[string]any)
+		name, _ := m["name"].(string)
+		args, err := json.Marshal(m["arguments"])
+		if err != nil {
+			return err
+		}
+		if err := callWith(ctx, serverURL, nil, name, string(args), headersPolicy); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // stepUp is a call refused for want of scopes.
 type stepUp struct{ scopes []string }
 
@@ -119,6 +164,11 @@ func (s *stepUp) Error() string { return "insufficient scope: " + strings.Join(s
 // call connects (with the store's token, if any), binds tool and runs it
 // once with args.
 func call(ctx context.Context, serverURL string, store oauth.Store, tool, args string) error {
+	return callWith(ctx, serverURL, store, tool, args, purramcp.SchemaPolicy{})
+}
+
+// callWith is call binding tool under policy.
+func callWith(ctx context.Context, serverURL string, store oauth.Store, tool, args string, policy purramcp.SchemaPolicy) error {
 	s, err := fleet.Connect(ctx, fleet.ServerConfig{URL: serverURL}, fleet.ConnectOptions{TokenStore: store})
 	if err != nil {
 		return err
@@ -126,7 +176,7 @@ func call(ctx context.Context, serverURL string, store oauth.Store, tool, args s
 	defer s.Close()
 	catalog, err := purramcp.DiscoverTools(ctx, s.ClientSession(), "conformance", map[string]purramcp.ToolBinding{
 		tool: {LocalName: "tool", Policy: purramcp.ToolPolicy{Mode: "read", Title: tool}, Scope: purramcp.Unscoped},
-	}, purramcp.DiscoveryOptions{Monitor: s.Monitor()})
+	}, purramcp.DiscoveryOptions{Monitor: s.Monitor(), Policy: policy})
 	if err != nil {
 		if scopes := s.RequiredScopes(); purramcp.CodeOf(err) == purramcp.CodeUnauthorized && scopes != nil {
 			return &stepUp{scopes: scopes}

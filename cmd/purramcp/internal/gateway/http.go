@@ -54,9 +54,10 @@ type HTTPOptions struct {
 	// negative is invalid); a longer one is answered 413.
 	MaxBodyBytes int64
 	// Stateless serves every request with a temporary session (go-sdk's
-	// stateless mode, the one that accepts protocol 2026-07-28): replicas
-	// then share nothing. Otherwise sessions are kept (Mcp-Session-Id) and
-	// clients negotiate 2025-11-25.
+	// stateless mode, which accepts every protocol version): replicas then
+	// share nothing. Otherwise each request is served as its era asks (see
+	// byEra): a client at MCP 2026-07-28 statelessly, a legacy client with
+	// a session (Mcp-Session-Id) negotiating 2025-11-25, on the same /mcp.
 	Stateless bool
 	// SessionIdleTimeout ends a stateful session after this long without a
 	// request (default 30 minutes; zero means default; negative is
@@ -143,24 +144,28 @@ func (g *Gateway) HTTPHandler(opts HTTPOptions) (http.Handler, error) {
 			return nil, err
 		}
 	}
-	streamable := g.admitHTTP(mcp.NewStreamableHTTPHandler(
-		func(*http.Request) *mcp.Server { return g.server },
-		&mcp.StreamableHTTPOptions{
-			Stateless:           opts.Stateless,
-			MaxRequestBodyBytes: opts.MaxBodyBytes,
-			SessionTimeout:      opts.SessionIdleTimeout,
-			// The Host allowlist above replaces go-sdk's own rebinding check,
-			// which would refuse an allowed name on a loopback listener (a
-			// gateway behind a local reverse proxy); it is never weaker: the
-			// default allowlist is exactly the loopback names.
-			DisableLocalhostProtection: true,
-		},
-	))
-	if !opts.Stateless {
-		streamable = newSessionLimiter(g.server, orDefault(opts.MaxUserSessions, defaultMaxUserSessions),
-			orDefault(opts.MaxSessions, defaultMaxSessions)).wrap(streamable)
+	streamable := func(stateless bool) http.Handler {
+		return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return g.server },
+			&mcp.StreamableHTTPOptions{
+				Stateless:           stateless,
+				MaxRequestBodyBytes: opts.MaxBodyBytes,
+				SessionTimeout:      opts.SessionIdleTimeout,
+				// The Host allowlist above replaces go-sdk's own rebinding check,
+				// which would refuse an allowed name on a loopback listener (a
+				// gateway behind a local reverse proxy); it is never weaker: the
+				// default allowlist is exactly the loopback names.
+				DisableLocalhostProtection: true,
+			})
 	}
-	mux.Handle("/mcp", protect(streamable))
+	endpoint := streamable(true)
+	if !opts.Stateless {
+		// Legacy (session) requests pass the session caps; a stateless
+		// 2026-07-28 request opens no session to count.
+		stateful := newSessionLimiter(g.server, orDefault(opts.MaxUserSessions, defaultMaxUserSessions),
+			orDefault(opts.MaxSessions, defaultMaxSessions)).wrap(streamable(false))
+		endpoint = byEra(stateful, endpoint)
+	}
+	mux.Handle("/mcp", protect(g.admitHTTP(endpoint)))
 	mux.Handle("GET /status", protect(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		st := g.statusFor(auth.TokenInfoFromContext(r.Context()))
 		w.Header().Set("Content-Type", "application/json")

@@ -103,8 +103,8 @@ func TestHTTP_OAuthPerUserTools(t *testing.T) {
 	ann := iss.mint("k1", iss.valid(now, "ann", "docs:read"))
 	bob := iss.mint("k1", iss.valid(now, "bob", "profile"))
 
-	annCS := connectHTTP(t, ctx, base+"/mcp", ann)
-	bobCS := connectHTTP(t, ctx, base+"/mcp", bob)
+	annCS := connectHTTPAt(t, ctx, base+"/mcp", ann, "2025-11-25", nil) // legacy clients: the test posts on their sessions
+	bobCS := connectHTTPAt(t, ctx, base+"/mcp", bob, "2025-11-25", nil)
 	assert.Equal(t, []string{"big", "block", "fail", "search"}, toolNames(t, ctx, annCS))
 	assert.Equal(t, []string{"big", "block", "fail"}, toolNames(t, ctx, bobCS))
 	assert.JSONEq(t, `{"content":[{"type":"text","text":"found x"}],"structuredContent":{"count":1}}`,
@@ -226,7 +226,7 @@ func TestHTTP_OAuthSessionBoundToUser(t *testing.T) {
 	now := time.Now()
 	ann := iss.mint("k1", iss.valid(now, "ann", "docs:read"))
 	eve := iss.mint("k1", iss.valid(now, "eve", "docs:read"))
-	annCS := connectHTTP(t, ctx, base+"/mcp", ann)
+	annCS := connectHTTPAt(t, ctx, base+"/mcp", ann, "2025-11-25", nil) // a legacy client, with a session
 	require.NotEmpty(t, annCS.ID())
 
 	inSession := func(token string) int {

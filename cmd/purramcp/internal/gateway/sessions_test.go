@@ -8,9 +8,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"purra.dev/purramcp"
 	"purra.dev/purramcp/cmd/purramcp/internal/gateway"
 )
 
@@ -54,15 +56,19 @@ func TestHTTP_SessionCaps(t *testing.T) {
 		return resp.StatusCode, resp.Header.Get("Retry-After"), resp.Header.Get("Mcp-Session-Id")
 	}
 
-	annFirst := connectHTTP(t, ctx, srv.URL+"/mcp", ann)
-	connectHTTP(t, ctx, srv.URL+"/mcp", ann)
+	// Sessions are the legacy era's: a 2026-07-28 request opens none.
+	legacy := func(token string) *mcp.ClientSession {
+		return connectHTTPAt(t, ctx, srv.URL+"/mcp", token, purramcp.ProtocolVersion20251125, nil)
+	}
+	annFirst := legacy(ann)
+	legacy(ann)
 	status, retry, id := initialize(ann)
 	assert.Equal(t, http.StatusTooManyRequests, status, "ann's third session")
 	assert.Equal(t, "60", retry)
 	assert.Empty(t, id)
 	assert.Equal(t, 2, sessions(), "nothing kept")
 
-	connectHTTP(t, ctx, srv.URL+"/mcp", bob)
+	legacy(bob)
 	assert.Equal(t, 3, sessions(), "ann at her cap does not stop bob")
 	status, _, _ = initialize(bob)
 	assert.Equal(t, http.StatusTooManyRequests, status, "the gateway's cap")
