@@ -66,10 +66,12 @@ func run(ctx context.Context, scenario, serverURL string, sctx map[string]any) e
 		return err
 	case scenario == "tools_call":
 		return call(ctx, serverURL, nil, "add_numbers", `{"a":5,"b":3}`)
+	case scenario == "auth/authorization-server-migration":
+		return migrated(ctx, serverURL)
 	case strings.HasPrefix(scenario, "auth/"):
 		return authorized(ctx, serverURL, sctx)
 	}
-	return fmt.Errorf("unsupported scenario %q", scenario)
+	return other(ctx, scenario, serverURL, sctx)
 }
 
 // authorized signs in with fleet.Login, then lists and calls test-tool
