@@ -431,6 +431,7 @@ func checkTool(tool *mcp.Tool, sizes [2]int, lim Limits, policy SchemaPolicy, ca
 		return c, schemaToolFault("inputSchema", err)
 	}
 	if tool.OutputSchema != nil {
+		policy.ParamHeaders = false // x-mcp-header names request headers: input only
 		if c.output, c.outputSnap, err = checkSchema(tool.OutputSchema, sizes[1], lim, policy, cache); err != nil {
 			return c, schemaToolFault("outputSchema", err)
 		}

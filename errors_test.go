@@ -45,13 +45,12 @@ var referenceCodes = map[string]error{
 }
 
 // additionCodes are purramcp's own codes, with no purra-mcp 1.0.0
-// counterpart: each arises only from an opt-in DiscoveryOptions field or
-// from OAuth.
+// counterpart: each arises only from an opt-in DiscoveryOptions field.
 var additionCodes = map[string]error{
 	"mcp_annotation_conflict": purramcp.ErrAnnotationConflict, // RequireReadOnlyHint
 	"mcp_catalog_unapproved":  purramcp.ErrCatalogUnapproved,  // Approve
 	"mcp_egress_refused":      purramcp.ErrEgressRefused,      // the fleet's HTTP client
-	"mcp_unauthorized":        purramcp.ErrUnauthorized,       // an OAuth-aware HTTP transport (the host's, or oauth's)
+	"mcp_unauthorized":        purramcp.ErrUnauthorized,       // an OAuth-aware HTTP transport (the host's, or the fleet's)
 	// the client side of MCP authorization: server status, sign-in, store
 	"mcp_auth_required":            purramcp.ErrAuthRequired,
 	"mcp_auth_expired":             purramcp.ErrAuthExpired,
@@ -74,10 +73,10 @@ func TestErrors_CodesAndSentinels(t *testing.T) {
 		t.Fatalf("len(referenceCodes) = %d, want %d", got, 22)
 	}
 	if got := len(additionCodes); got != 11 {
-		t.Fatalf("len(additionCodes) = %d, want %d", got, 10)
+		t.Fatalf("len(additionCodes) = %d, want %d", got, 11)
 	}
 	if got := len(allCodes); got != 33 {
-		t.Fatalf("no addition reuses a reference code: len = %d, want %d", got, 32)
+		t.Fatalf("no addition reuses a reference code: len = %d, want %d", got, 33)
 	}
 	if purramcp.CodeAnnotationConflict != purramcp.CodeAnnotationConflict {
 		t.Errorf("purramcp.CodeAnnotationConflict = %q, want %q", purramcp.CodeAnnotationConflict, purramcp.CodeAnnotationConflict)

@@ -34,9 +34,9 @@ type ToolReport struct {
 	Keyword string `json:"keyword,omitempty"`
 	// BindsWith names the narrowest wider SchemaPolicy under which a tool
 	// that does not bind would bind, as SchemaPolicy.String names it
-	// ("dialect", "annotations", "extended", "dialect+annotations", ...,
-	// trying one added policy before two), or "" when none would or it
-	// already binds.
+	// ("dialect", "annotations", "extended", "headers",
+	// "dialect+annotations", ..., trying one added policy before two), or
+	// "" when none would or it already binds.
 	BindsWith string `json:"bindsWith,omitempty"`
 	// DescriptionBytes is the description's UTF-8 size, checked against
 	// MaxDescriptionBytes.
@@ -71,6 +71,7 @@ func InspectTool(tool *mcp.Tool, limits Limits, policy SchemaPolicy) (ToolReport
 			wider.DialectEquivalence = wider.DialectEquivalence || policy.DialectEquivalence
 			wider.Annotations = wider.Annotations || policy.Annotations
 			wider.ExtendedKeywords = wider.ExtendedKeywords || policy.ExtendedKeywords
+			wider.ParamHeaders = wider.ParamHeaders || policy.ParamHeaders
 			if wider != policy && inspectTool(tool, lim, wider).Bindable {
 				r.BindsWith = wider.String()
 				break
@@ -81,12 +82,19 @@ func InspectTool(tool *mcp.Tool, limits Limits, policy SchemaPolicy) (ToolReport
 }
 
 // widerPolicies are the policies BindsWith tries, narrowest first: one
-// policy, then two, then all three.
+// policy, then two, three and all four, those with ParamHeaders after the
+// others of their size.
 var widerPolicies = [...]SchemaPolicy{
-	{DialectEquivalence: true}, {Annotations: true}, {ExtendedKeywords: true},
+	{DialectEquivalence: true}, {Annotations: true}, {ExtendedKeywords: true}, {ParamHeaders: true},
 	{DialectEquivalence: true, Annotations: true}, {DialectEquivalence: true, ExtendedKeywords: true},
 	{Annotations: true, ExtendedKeywords: true},
+	{DialectEquivalence: true, ParamHeaders: true}, {Annotations: true, ParamHeaders: true},
+	{ExtendedKeywords: true, ParamHeaders: true},
 	{DialectEquivalence: true, Annotations: true, ExtendedKeywords: true},
+	{DialectEquivalence: true, Annotations: true, ParamHeaders: true},
+	{DialectEquivalence: true, ExtendedKeywords: true, ParamHeaders: true},
+	{Annotations: true, ExtendedKeywords: true, ParamHeaders: true},
+	{DialectEquivalence: true, Annotations: true, ExtendedKeywords: true, ParamHeaders: true},
 }
 
 // asDecoded returns a schema as a go-sdk client would hold it after decoding:
@@ -153,8 +161,10 @@ type CatalogReport struct {
 	RevisionDigest string `json:"revisionDigest"`
 }
 
-// InspectCatalog lists every tool of session once under opts.Limits, reports
-// on each with InspectTool under opts.Policy, and binds the bindable ones
+// InspectCatalog serves a host that reviews what a server offers before it
+// chooses bindings (an operator's console, a CI check). It lists every tool
+// of session once under opts.Limits, reports on each with InspectTool under
+// opts.Policy, and binds the bindable ones
 // under default bindings from that same listing to report the digest
 // DiscoverTools would return for them (the report and the digest never come
 // from two listings). serverID is the snapshot's server id. It sends only

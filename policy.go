@@ -58,11 +58,26 @@ type SchemaPolicy struct {
 	// Everything else outside the profile (allOf, not, if, prefixItems,
 	// unevaluated*, $id, $anchor, ...) stays rejected.
 	ExtendedKeywords bool
+	// ParamHeaders accepts x-mcp-header (MCP 2026-07-28, SEP-2243) in an
+	// input schema, on a property written directly in the root's
+	// properties whose type is exactly "string", "integer" or "boolean",
+	// when its value is an HTTP field-name token (1*tchar) that no other
+	// property of the schema names, compared case-insensitively. It asserts
+	// nothing and stays in the snapshot, the digest and the registration's
+	// input schema; over streamable HTTP at 2026-07-28 go-sdk sends each
+	// such argument of a tools/call as the header Mcp-Param-{name} (absent
+	// and null arguments send none; values that are not plain visible
+	// ASCII are sent as =?base64?...?=). Anything else is rejected with
+	// keyword x-mcp-header and the property's path, never stripped: the
+	// keyword below the root's own properties, in an output schema, on a
+	// property of another or no type, an invalid or duplicate name.
+	ParamHeaders bool
 }
 
 // String names the policy as the inspector reports it: "default", or the
 // enabled policies joined by "+" in the order "dialect", "annotations",
-// "extended" (for example "dialect+annotations" or "annotations+extended").
+// "extended", "headers" (for example "dialect+annotations" or
+// "annotations+extended").
 func (p SchemaPolicy) String() string {
 	var names []string
 	if p.DialectEquivalence {
@@ -74,6 +89,9 @@ func (p SchemaPolicy) String() string {
 	if p.ExtendedKeywords {
 		names = append(names, "extended")
 	}
+	if p.ParamHeaders {
+		names = append(names, "headers")
+	}
 	if len(names) == 0 {
 		return "default"
 	}
@@ -81,5 +99,5 @@ func (p SchemaPolicy) String() string {
 }
 
 func (p SchemaPolicy) profile() profile.Options {
-	return profile.Options{Annotations: p.Annotations, ExtendedKeywords: p.ExtendedKeywords}
+	return profile.Options{Annotations: p.Annotations, ExtendedKeywords: p.ExtendedKeywords, ParamHeaders: p.ParamHeaders}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"purra.dev/purramcp"
+	"purra.dev/purramcp/oauth"
 )
 
 // A Config names the servers of a fleet and the tools bound from each.
@@ -69,7 +70,8 @@ type ServerConfig struct {
 	// ones; at least one is required, and only these are ever exposed.
 	Tools map[string]ToolConfig
 	// Policy names the schema policies to enable, each at most once:
-	// "dialect", "annotations", "extended" (see [purramcp.SchemaPolicy]).
+	// "dialect", "annotations", "extended", "headers" (see
+	// [purramcp.SchemaPolicy]).
 	Policy []string
 	// RequireReadOnlyHint is [purramcp.DiscoveryOptions].RequireReadOnlyHint.
 	RequireReadOnlyHint bool
@@ -139,6 +141,7 @@ var policyWords = [...]struct {
 	{"dialect", func(p *purramcp.SchemaPolicy) *bool { return &p.DialectEquivalence }},
 	{"annotations", func(p *purramcp.SchemaPolicy) *bool { return &p.Annotations }},
 	{"extended", func(p *purramcp.SchemaPolicy) *bool { return &p.ExtendedKeywords }},
+	{"headers", func(p *purramcp.SchemaPolicy) *bool { return &p.ParamHeaders }},
 }
 
 // policyFlag returns the field of p that word enables, nil for a word
@@ -538,7 +541,7 @@ func (sc *ServerConfig) validateReach(p path) error {
 		if sc.URL == "" {
 			return errAt(p.with("oauth"), "oauth without url")
 		}
-		return sc.OAuth.validate(p.with("oauth"))
+		return validateOAuth(sc.OAuth, p.with("oauth"))
 	}
 	return nil
 }
@@ -563,7 +566,7 @@ func (sc *ServerConfig) validateTools(p path, owner map[string]bool) error {
 			return errAt(at.with("title"), "blank title")
 		}
 		for i, s := range tc.Scopes {
-			if !validScope(s) {
+			if !oauth.ValidScope(s) {
 				return errAt(at.with("scopes").with(i), "not a scope token")
 			}
 		}

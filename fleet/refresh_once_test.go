@@ -12,13 +12,14 @@ import (
 
 	"purra.dev/purramcp/fleet"
 	"purra.dev/purramcp/internal/oauthtest"
+	"purra.dev/purramcp/oauth"
 )
 
 // dueAtStart signs in to srv into a store in dir and makes the stored
 // access token due: expired in the store and refused by the server.
 func dueAtStart(t *testing.T, srv *oauthtest.Server, dir string) {
 	t.Helper()
-	store := &fleet.FileTokenStore{Dir: dir}
+	store := &oauth.FileStore{Dir: dir}
 	_, err, _ := login(t, srv, store, nil, 0)
 	require.NoError(t, err)
 	c, err := store.Load(context.Background(), srv.URL)
@@ -47,7 +48,7 @@ func TestFleet_RefreshDueAtStartOnce(t *testing.T) {
 	dir := t.TempDir() + "/tokens"
 	dueAtStart(t, srv, dir)
 
-	f := startFleet(t, remoteConfig(t, srv), fleet.Options{Backoff: fastBackoff, TokenStore: &fleet.FileTokenStore{Dir: dir}})
+	f := startFleet(t, remoteConfig(t, srv), fleet.Options{Backoff: fastBackoff, TokenStore: &oauth.FileStore{Dir: dir}})
 	waitFor(t, "ready or unauthorized", func() bool {
 		st := statusOf(t, f, "remote").State
 		return st == fleet.StateReady || st == fleet.StateUnauthorized
@@ -62,7 +63,7 @@ func TestFleet_RefreshDueAtStartOnce(t *testing.T) {
 
 // TestFleet_RefreshOncePerCredentialAcrossConsumers: two fleets and a
 // one-shot consumer (Connect, as purramcp lock does), each with its own
-// FileTokenStore value over one directory, share one credential of 1 s
+// FileStore value over one directory, share one credential of 1 s
 // access tokens for at least 20 refreshes. Against an authorization
 // server that revokes the grant on refresh token reuse, every refresh
 // token is presented once (the store entry's lock is held around load,
@@ -77,14 +78,14 @@ func TestFleet_RefreshOncePerCredentialAcrossConsumers(t *testing.T) {
 	dueAtStart(t, srv, dir)
 
 	cfg := remoteConfig(t, srv)
-	f1 := startFleet(t, cfg, fleet.Options{Backoff: fastBackoff, TokenStore: &fleet.FileTokenStore{Dir: dir}})
-	f2 := startFleet(t, cfg, fleet.Options{Backoff: fastBackoff, TokenStore: &fleet.FileTokenStore{Dir: dir}})
+	f1 := startFleet(t, cfg, fleet.Options{Backoff: fastBackoff, TokenStore: &oauth.FileStore{Dir: dir}})
+	f2 := startFleet(t, cfg, fleet.Options{Backoff: fastBackoff, TokenStore: &oauth.FileStore{Dir: dir}})
 
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	connect := func() error {
 		s, err := fleet.Connect(ctx, cfg.Servers["remote"],
-			fleet.ConnectOptions{Timeout: 5 * time.Second, TokenStore: &fleet.FileTokenStore{Dir: dir}})
+			fleet.ConnectOptions{Timeout: 5 * time.Second, TokenStore: &oauth.FileStore{Dir: dir}})
 		if err != nil {
 			return err
 		}
@@ -151,9 +152,9 @@ func TestConnect_RefusedRefreshAdoptsStoredLogin(t *testing.T) {
 	srv := oauthtest.New(t, oauthtest.Options{})
 	dir := t.TempDir() + "/tokens"
 	dueAtStart(t, srv, dir)
-	fresh, err, _ := login(t, srv, &fleet.FileTokenStore{Dir: t.TempDir() + "/other"}, nil, 0)
+	fresh, err, _ := login(t, srv, &oauth.FileStore{Dir: t.TempDir() + "/other"}, nil, 0)
 	require.NoError(t, err)
-	store := &fleet.FileTokenStore{Dir: dir}
+	store := &oauth.FileStore{Dir: dir}
 	srv.Handle(oauthtest.PathToken, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		assert.NoError(t, store.Save(r.Context(), fresh)) // the login lands while the refresh is in flight
 		w.Header().Set("Content-Type", "application/json")

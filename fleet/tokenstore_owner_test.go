@@ -18,14 +18,15 @@ import (
 
 	"purra.dev/purramcp"
 	"purra.dev/purramcp/fleet"
+	"purra.dev/purramcp/oauth"
 )
 
-// TestFileTokenStore_RefusesAnotherUsersFiles: a store directory, or a
+// TestFileStore_RefusesAnotherUsersFiles: a store directory, or a
 // credentials file, that another user owns is refused with
 // mcp_auth_store_failed naming the path, even with private modes, and
 // nothing in it is used: the token endpoint a planted file names
 // receives no refresh. It needs root, to give the files away.
-func TestFileTokenStore_RefusesAnotherUsersFiles(t *testing.T) {
+func TestFileStore_RefusesAnotherUsersFiles(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("giving a file to another uid needs root; run the fleet tests as root to check the store's owner rule")
 	}
@@ -43,8 +44,8 @@ func TestFileTokenStore_RefusesAnotherUsersFiles(t *testing.T) {
 	for _, give := range []string{"dir", "file"} {
 		t.Run(give, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "tokens")
-			s := &fleet.FileTokenStore{Dir: dir}
-			require.NoError(t, s.Save(ctx, &fleet.Credentials{ServerURL: serverURL, TokenURL: as.URL + "/token",
+			s := &oauth.FileStore{Dir: dir}
+			require.NoError(t, s.Save(ctx, &oauth.Credentials{ServerURL: serverURL, TokenURL: as.URL + "/token",
 				ClientID: "c", AccessToken: "planted-access", RefreshToken: "planted-refresh", Expiry: time.Now().Add(-time.Hour)}))
 			entries, err := os.ReadDir(dir)
 			require.NoError(t, err)
@@ -58,13 +59,13 @@ func TestFileTokenStore_RefusesAnotherUsersFiles(t *testing.T) {
 
 			got, err := s.Load(ctx, serverURL)
 			assert.Nil(t, got)
-			var se *fleet.StoreError
+			var se *oauth.StoreError
 			require.True(t, errors.As(err, &se), "%v", err)
 			assert.Equal(t, path, se.Path)
 			assert.Contains(t, err.Error(), path)
 			assert.Equal(t, purramcp.CodeAuthStoreFailed, purramcp.CodeOf(err))
 			if give == "dir" {
-				assert.ErrorIs(t, s.Save(ctx, &fleet.Credentials{ServerURL: "https://other.example/mcp"}),
+				assert.ErrorIs(t, s.Save(ctx, &oauth.Credentials{ServerURL: "https://other.example/mcp"}),
 					&purramcp.Error{Code: purramcp.CodeAuthStoreFailed}, "nothing is written in it either")
 			}
 			_, err = fleet.Connect(ctx, fleet.ServerConfig{URL: serverURL}, fleet.ConnectOptions{Timeout: 5 * time.Second, TokenStore: s})

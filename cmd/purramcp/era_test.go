@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -80,4 +82,23 @@ func TestLockCheck_EraPin(t *testing.T) {
 	require.Equal(t, exitOK, r.code, r.stderr)
 	version, _ = locked()
 	assert.Equal(t, purramcp.ProtocolVersion20260728, version)
+}
+
+// TestInspect_SuggestNamesHeadersPolicy: a tool with x-mcp-header does not
+// bind by default, and --suggest names the policy that binds it; under
+// --policy headers it is suggested with that policy.
+func TestInspect_SuggestNamesHeadersPolicy(t *testing.T) {
+	dir := t.TempDir()
+	catalog := `{"server": {"name": "db", "version": "1"}, "tools": [
+	  {"name": "db.query", "description": "Query",
+	   "inputSchema": {"type": "object", "properties": {"region": {"type": "string", "x-mcp-header": "Region"}, "q": {"type": "string"}}},
+	   "annotations": {"readOnlyHint": true, "destructiveHint": false}}]}`
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "catalog.json"), []byte(catalog), 0o644))
+	r := runIn(t, dir, "inspect", "--suggest", "--catalog", "$DIR/catalog.json")
+	require.Equal(t, exitOK, r.code, r.stderr)
+	assert.JSONEq(t, `{"tools": {}}`, r.stdout)
+	assert.Contains(t, r.stderr, `#   db.query: does not bind: mcp_schema_unsupported inputSchema $.properties.region x-mcp-header; binds with "policy": ["headers"]`)
+	r = runIn(t, dir, "inspect", "--suggest", "--policy", "headers", "--catalog", "$DIR/catalog.json")
+	require.Equal(t, exitOK, r.code, r.stderr)
+	assert.JSONEq(t, `{"tools": {"db.query": {"as": "db_query"}}, "policy": ["headers"]}`, r.stdout)
 }

@@ -92,13 +92,14 @@ func (l *stringList) String() string { return strings.Join(*l, ",") }
 func (l *stringList) Set(v string) error { *l = append(*l, v); return nil }
 
 // parsePolicy turns policy words ("dialect", "annotations", "extended",
-// each at most once) into the SchemaPolicy they enable, as a config's
+// "headers", each at most once) into the SchemaPolicy they enable, as a config's
 // "policy" does.
 func parsePolicy(words []string) (purramcp.SchemaPolicy, error) {
-	known := fleet.PolicyWords(purramcp.SchemaPolicy{DialectEquivalence: true, Annotations: true, ExtendedKeywords: true})
+	known := fleet.PolicyWords(purramcp.SchemaPolicy{DialectEquivalence: true, Annotations: true, ExtendedKeywords: true,
+		ParamHeaders: true})
 	for i, w := range words {
 		if !slices.Contains(known, w) || slices.Contains(words[:i], w) {
-			return purramcp.SchemaPolicy{}, fmt.Errorf("policy %q: want each of dialect, annotations, extended at most once", w)
+			return purramcp.SchemaPolicy{}, fmt.Errorf("policy %q: want each of dialect, annotations, extended, headers at most once", w)
 		}
 	}
 	return fleet.ServerConfig{Policy: words}.SchemaPolicy(), nil

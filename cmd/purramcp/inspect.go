@@ -122,7 +122,7 @@ func parseInspect(args []string, s *streams) (o inspectOptions, code int, ok boo
 	fs.StringVar(&o.catalog, "catalog", "", "inspect a saved tools/list capture `file`, served from memory")
 	fs.StringVar(&o.config, "config", defaultConfig, "the config `file` --server reads")
 	fs.StringVar(&o.lock, "lock", defaultLock, "the lock `file` whose protocol version --server connects at while the server speaks it")
-	fs.StringVar(&o.policy, "policy", "", "apply this comma-separated `list` of dialect, annotations, extended\n(default: the server's own with --server, else none)")
+	fs.StringVar(&o.policy, "policy", "", "apply this comma-separated `list` of dialect, annotations, extended, headers\n(default: the server's own with --server, else none)")
 	fs.BoolVar(&o.suggest, "suggest", false, "print the {\"tools\": ...} entry of every tool that binds and says it only reads")
 	fs.BoolVar(&o.asJSON, "json", false, "print the report as JSON (see README.md)")
 	fs.BoolVar(&o.legacy, "legacy-protocols", false, "also accept MCP 2024-11-05 and 2025-03-26 (a config's \"legacyProtocols\")")

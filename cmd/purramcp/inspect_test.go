@@ -175,8 +175,8 @@ func TestInspect_Usage(t *testing.T) {
 	}{
 		{[]string{"inspect"}, "purramcp inspect: name exactly one server: --server ID, --url URL, --catalog FILE or -- COMMAND [ARG...]\n"},
 		{[]string{"inspect", "--url", "http://127.0.0.1:1", "--", "x"}, "purramcp inspect: name exactly one server: --server ID, --url URL, --catalog FILE or -- COMMAND [ARG...]\n"},
-		{[]string{"inspect", "--policy", "strict", "--", "x"}, "purramcp inspect: --policy: policy \"strict\": want each of dialect, annotations, extended at most once\n"},
-		{[]string{"inspect", "--policy", "dialect,dialect", "--", "x"}, "purramcp inspect: --policy: policy \"dialect\": want each of dialect, annotations, extended at most once\n"},
+		{[]string{"inspect", "--policy", "strict", "--", "x"}, "purramcp inspect: --policy: policy \"strict\": want each of dialect, annotations, extended, headers at most once\n"},
+		{[]string{"inspect", "--policy", "dialect,dialect", "--", "x"}, "purramcp inspect: --policy: policy \"dialect\": want each of dialect, annotations, extended, headers at most once\n"},
 		{[]string{"inspect", "--connect-timeout", "-1s", "--", "x"}, "purramcp inspect: --connect-timeout -1s: must be positive, like 60s or 2m\n"},
 		{[]string{"inspect", "--server", "units", "--config", "$DIR/none.json"}, "purramcp inspect: $DIR/none.json: no such file; create it (`purramcp inspect --suggest` prints the tools of a server entry) or name another with --config\n"},
 	} {

@@ -13,6 +13,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"purra.dev/purramcp/fleet"
 )
 
 // serveProcess is `purramcp serve` with args on dir's config and lock, as
@@ -161,4 +163,105 @@ func mustJSON(t *testing.T, v any) string {
 	b, err := json.Marshal(v)
 	require.NoError(t, err)
 	return string(b)
+}
+
+// The TypeScript SDK v2 client (@modelcontextprotocol/client) over
+// streamable HTTP, with each of its version negotiations, against the
+// default endpoint and --stateless: every cell lists and calls, at the
+// version the endpoint serves it.
+func TestServeNode_SDK2HTTP(t *testing.T) {
+	clients, node := nodeClients(t)
+	if _, err := os.Stat(filepath.Join(clients, "node_modules", "@modelcontextprotocol", "client", "package.json")); err != nil {
+		msg := "the TypeScript SDK v2 client is not installed in " + clients + ": run npm ci --prefix .ci/ci-node"
+		if os.Getenv("CI") == "true" {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+	}
+	for _, mode := range [][]string{nil, {"--stateless"}} {
+		ctx, cancel := context.WithTimeout(t.Context(), 120*time.Second)
+		dir := serveSetup(t, true)
+		t.Setenv("PURRAMCP_TEST_TOKEN", "n0de-t0ken")
+		serveCtx, stop := context.WithCancel(ctx)
+		s := startServe(t, serveCtx, dir, append([]string{"--http", "127.0.0.1:0", "--token-env", "PURRAMCP_TEST_TOKEN"}, mode...)...)
+		url := "http://" + listenAddr(t, s) + "/mcp"
+		for _, tc := range []struct{ negotiation, protocol string }{
+			{"default", "2025-11-25"}, {"legacy", "2025-11-25"}, {"auto", "2026-07-28"}, {"2026-07-28", "2026-07-28"},
+		} {
+			t.Run(strings.Join(append([]string{"http"}, mode...), " ")+" "+tc.negotiation, func(t *testing.T) {
+				plan := `{"transport":"http","url":"` + url + `","token":"n0de-t0ken","negotiation":"` + tc.negotiation +
+					`","calls":` + sdkPlanCalls + `}`
+				var got map[string]json.RawMessage
+				require.NoError(t, json.Unmarshal([]byte(runNode(t, ctx, clients, node, "sdk2-client.mjs", plan)), &got))
+				assert.JSONEq(t, `"`+tc.protocol+`"`, string(got["protocolVersion"]))
+				delete(got, "protocolVersion")
+				// At 2026-07-28 go-sdk stamps _meta.serverInfo on every result.
+				var results []map[string]json.RawMessage
+				require.NoError(t, json.Unmarshal(got["results"], &results))
+				for _, r := range results {
+					if tc.protocol == "2026-07-28" {
+						assert.Contains(t, string(r["_meta"]), `"io.modelcontextprotocol/serverInfo":{"name":"purramcp"`)
+					}
+					delete(r, "_meta")
+				}
+				var err error
+				got["results"], err = json.Marshal(results)
+				require.NoError(t, err)
+				rest, err := json.Marshal(got)
+				require.NoError(t, err)
+				assert.JSONEq(t, sdkWant, string(rest))
+			})
+		}
+		stop()
+		assert.Equal(t, exitOK, s.wait(t))
+		cancel()
+	}
+}
+
+// A stdio upstream on the TypeScript SDK v2 (@modelcontextprotocol/server
+// serveStdio): locked while it spoke only 2025-11-25, it still matches its
+// lock once it speaks both eras; once it rejects 2025-era openings
+// (legacy: 'reject') it is drift naming both versions, and lock records
+// 2026-07-28.
+func TestLockNode_SDK2ServerEraPin(t *testing.T) {
+	clients, node := nodeClients(t)
+	if _, err := os.Stat(filepath.Join(clients, "node_modules", "@modelcontextprotocol", "server", "package.json")); err != nil {
+		msg := "the TypeScript SDK v2 server is not installed in " + clients + ": run npm ci --prefix .ci/ci-node"
+		if os.Getenv("CI") == "true" {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+	}
+	dir := t.TempDir()
+	mode := func(m string) {
+		writeConfig(t, dir, map[string]server{"notes": {command: node, args: []string{filepath.Join(clients, "sdk2-server.mjs"), m},
+			tools: `{"notes.search": {"as": "notes_search"}}`}})
+	}
+	lockArgs := []string{"lock", "--config", "$DIR/purramcp.json", "--lock", "$DIR/purramcp-lock.json"}
+	checkArgs := append([]string{"lock", "--check"}, lockArgs[1:]...)
+	version := func() string {
+		lock, err := fleet.LoadLock(filepath.Join(dir, "purramcp-lock.json"))
+		require.NoError(t, err)
+		return lock.ProtocolVersion("notes")
+	}
+
+	mode("legacy")
+	r := runIn(t, dir, lockArgs...)
+	require.Equal(t, exitOK, r.code, r.stderr)
+	require.Equal(t, "2025-11-25", version())
+
+	mode("both")
+	r = runIn(t, dir, checkArgs...)
+	assert.Equal(t, exitOK, r.code, r.stderr)
+	assert.Contains(t, r.stderr, "connected, protocol 2025-11-25")
+
+	mode("modern")
+	r = runIn(t, dir, checkArgs...)
+	assert.Equal(t, exitFail, r.code, r.stderr)
+	assert.Contains(t, r.stdout, "  ~ (server): protocolVersion 2025-11-25 -> 2026-07-28\n")
+	r = runIn(t, dir, lockArgs...)
+	require.Equal(t, exitOK, r.code, r.stderr)
+	assert.Equal(t, "2026-07-28", version())
+	r = runIn(t, dir, checkArgs...)
+	assert.Equal(t, exitOK, r.code, r.stderr)
 }

@@ -20,7 +20,8 @@ type suggestion struct {
 }
 
 // printSuggestion writes the suggestion for report to s.out and every
-// tool it leaves out, with the reason, as comment lines on s.err. A tool
+// tool it leaves out, with the reason (and for a tool a wider policy
+// binds, that policy as the config writes it), as comment lines on s.err. A tool
 // is suggested only when it binds and says it only reads (readOnlyHint
 // true, destructiveHint not true); annotations never grant anything, so a
 // tool that does not say so is never proposed. A tool the config already
@@ -39,6 +40,8 @@ func printSuggestion(s *streams, target *inspectTarget, report *inspectReport, t
 	var left []string
 	for _, r := range report.Tools {
 		switch {
+		case !r.Binds && r.BindsWith != nil:
+			left = append(left, fmt.Sprintf("%s: does not bind: %s; binds with %s", shown(r.Name), r.reason(), r.widerPolicy()))
 		case !r.Binds:
 			left = append(left, fmt.Sprintf("%s: does not bind: %s", shown(r.Name), r.reason()))
 		case !r.ReadOnlyHint:

@@ -3,7 +3,7 @@
 // the suite runs it once per scenario with the scenario's name in
 // MCP_CONFORMANCE_SCENARIO, its context (JSON) in MCP_CONFORMANCE_CONTEXT
 // and the server's URL as the last argument, and judges what the server
-// saw. It is built on the code the fleet and purramcp login run: fleet.Login
+// saw. It is built on the code the fleet and purramcp login run: oauth.Login
 // for the authorization-code flow (the authorization URL followed
 // headlessly, since the suite's authorization server approves at once),
 // fleet.Connect with a token store for the session, and purramcp's
@@ -26,6 +26,7 @@ import (
 
 	"purra.dev/purramcp"
 	"purra.dev/purramcp/fleet"
+	"purra.dev/purramcp/oauth"
 )
 
 // cimdURL is the client ID metadata document URL the suite's scenarios
@@ -56,7 +57,19 @@ func main() {
 // run runs one scenario against serverURL.
 func run(ctx context.Context, scenario, serverURL string, sctx map[string]any) error {
 	switch {
-	case scenario == "initialize":
+	case scenario == "json-schema-ref-no-deref":
+		// Bound under every policy, the tool's network $ref is refused at
+		// bind time (mcp_schema_unsupported); nothing is fetched.
+		err := callWith(ctx, serverURL, nil, "lookup_user", `{"id":"a"}`, purramcp.SchemaPolicy{
+			DialectEquivalence: true, Annotations: true, ExtendedKeywords: true})
+		if purramcp.CodeOf(err) == purramcp.CodeSchemaUnsupported {
+			return nil
+		}
+		if err == nil {
+			return errors.New("a network $ref bound")
+		}
+		return err
+	case scenario == "initialize" || scenario == "request-metadata":
 		s, err := fleet.Connect(ctx, fleet.ServerConfig{URL: serverURL}, fleet.ConnectOptions{})
 		if err != nil {
 			return err
@@ -66,30 +79,36 @@ func run(ctx context.Context, scenario, serverURL string, sctx map[string]any) e
 		return err
 	case scenario == "tools_call":
 		return call(ctx, serverURL, nil, "add_numbers", `{"a":5,"b":3}`)
+	case scenario == "http-custom-headers":
+		return headerCalls(ctx, serverURL, sctx)
+	case scenario == "http-invalid-tool-headers":
+		// go-sdk drops the tools whose x-mcp-header is invalid; the valid
+		// one binds under the headers policy and is called.
+		return callWith(ctx, serverURL, nil, "valid_tool", `{"region":"us-west1"}`, headersPolicy)
 	case scenario == "auth/authorization-server-migration":
 		return migrated(ctx, serverURL)
 	case strings.HasPrefix(scenario, "auth/"):
 		return authorized(ctx, serverURL, sctx)
 	}
-	return other(ctx, scenario, serverURL, sctx)
+	return other(ctx, scenario, serverURL)
 }
 
-// authorized signs in with fleet.Login, then lists and calls test-tool
+// authorized signs in with oauth.Login, then lists and calls test-tool
 // with the stored token. A call refused for insufficient scope signs in
 // again once, asking for the scopes already granted and those the server
 // named, and calls again: the host's explicit step-up, never a retry
 // behind its back.
 func authorized(ctx context.Context, serverURL string, sctx map[string]any) error {
 	store := &memoryStore{}
-	oc := &fleet.OAuthConfig{ClientMetadataURL: cimdURL}
+	oc := &oauth.Config{ClientMetadataURL: cimdURL}
 	if id, ok := sctx["client_id"].(string); ok {
 		oc.ClientID = id
 		oc.ClientSecret, _ = sctx["client_secret"].(string)
 	}
-	login := func(scopes []string) (*fleet.Credentials, error) {
+	login := func(scopes []string) (*oauth.Credentials, error) {
 		o := *oc
 		o.Scopes = scopes
-		return fleet.Login(ctx, fleet.LoginOptions{ServerURL: serverURL, OAuth: &o, Store: store, Browse: followHeadless})
+		return oauth.Login(ctx, oauth.LoginOptions{ServerURL: serverURL, OAuth: &o, Store: store, Browse: followHeadless})
 	}
 	creds, err := login(nil)
 	if err != nil {
@@ -112,6 +131,33 @@ func authorized(ctx context.Context, serverURL string, sctx map[string]any) erro
 	return call(ctx, serverURL, store, "test-tool", `{}`)
 }
 
+// headersPolicy is the schema policy under which a tool whose input schema
+// carries x-mcp-header binds (its arguments then go out as Mcp-Param-*
+// headers too).
+var headersPolicy = purramcp.SchemaPolicy{ParamHeaders: true}
+
+// headerCalls makes each call the scenario's context lists
+// ({"toolCalls": [{"name", "arguments"}]}), binding each tool under the
+// headers policy.
+func headerCalls(ctx context.Context, serverURL string, sctx map[string]any) error {
+	calls, _ := sctx["toolCalls"].([]any)
+	if len(calls) == 0 {
+		return errors.New("no toolCalls in the scenario's context")
+	}
+	for _, c := range calls {
+		m, _ := c.(map[string]any)
+		name, _ := m["name"].(string)
+		args, err := json.Marshal(m["arguments"])
+		if err != nil {
+			return err
+		}
+		if err := callWith(ctx, serverURL, nil, name, string(args), headersPolicy); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // stepUp is a call refused for want of scopes.
 type stepUp struct{ scopes []string }
 
@@ -119,7 +165,12 @@ func (s *stepUp) Error() string { return "insufficient scope: " + strings.Join(s
 
 // call connects (with the store's token, if any), binds tool and runs it
 // once with args.
-func call(ctx context.Context, serverURL string, store fleet.TokenStore, tool, args string) error {
+func call(ctx context.Context, serverURL string, store oauth.Store, tool, args string) error {
+	return callWith(ctx, serverURL, store, tool, args, purramcp.SchemaPolicy{})
+}
+
+// callWith is call binding tool under policy.
+func callWith(ctx context.Context, serverURL string, store oauth.Store, tool, args string, policy purramcp.SchemaPolicy) error {
 	s, err := fleet.Connect(ctx, fleet.ServerConfig{URL: serverURL}, fleet.ConnectOptions{TokenStore: store})
 	if err != nil {
 		return err
@@ -127,7 +178,7 @@ func call(ctx context.Context, serverURL string, store fleet.TokenStore, tool, a
 	defer s.Close()
 	catalog, err := purramcp.DiscoverTools(ctx, s.ClientSession(), "conformance", map[string]purramcp.ToolBinding{
 		tool: {LocalName: "tool", Policy: purramcp.ToolPolicy{Mode: "read", Title: tool}, Scope: purramcp.Unscoped},
-	}, purramcp.DiscoveryOptions{Monitor: s.Monitor()})
+	}, purramcp.DiscoveryOptions{Monitor: s.Monitor(), Policy: policy})
 	if err != nil {
 		if scopes := s.RequiredScopes(); purramcp.CodeOf(err) == purramcp.CodeUnauthorized && scopes != nil {
 			return &stepUp{scopes: scopes}
@@ -180,13 +231,13 @@ func followHeadless(ctx context.Context, authURL string) error {
 	return errors.New("too many redirects")
 }
 
-// memoryStore is a fleet.TokenStore in memory: one run's credentials.
+// memoryStore is a oauth.Store in memory: one run's credentials.
 type memoryStore struct {
 	mu sync.Mutex
-	m  map[string]fleet.Credentials
+	m  map[string]oauth.Credentials
 }
 
-func (s *memoryStore) Load(_ context.Context, serverURL string) (*fleet.Credentials, error) {
+func (s *memoryStore) Load(_ context.Context, serverURL string) (*oauth.Credentials, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	c, ok := s.m[serverURL]
@@ -196,11 +247,11 @@ func (s *memoryStore) Load(_ context.Context, serverURL string) (*fleet.Credenti
 	return &c, nil
 }
 
-func (s *memoryStore) Save(_ context.Context, c *fleet.Credentials) error {
+func (s *memoryStore) Save(_ context.Context, c *oauth.Credentials) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.m == nil {
-		s.m = map[string]fleet.Credentials{}
+		s.m = map[string]oauth.Credentials{}
 	}
 	s.m[c.ServerURL] = *c
 	return nil

@@ -6,7 +6,7 @@ import (
 	"fmt"
 
 	"purra.dev/purramcp"
-	"purra.dev/purramcp/fleet"
+	"purra.dev/purramcp/oauth"
 )
 
 // migrated signs in, then calls test-tool; a call refused as unauthorized
@@ -17,8 +17,8 @@ import (
 func migrated(ctx context.Context, serverURL string) error {
 	store := &memoryStore{}
 	login := func() error {
-		_, err := fleet.Login(ctx, fleet.LoginOptions{ServerURL: serverURL,
-			OAuth: &fleet.OAuthConfig{ClientMetadataURL: cimdURL}, Store: store, Browse: followHeadless})
+		_, err := oauth.Login(ctx, oauth.LoginOptions{ServerURL: serverURL,
+			OAuth: &oauth.Config{ClientMetadataURL: cimdURL}, Store: store, Browse: followHeadless})
 		return err
 	}
 	if err := login(); err != nil {

@@ -22,13 +22,8 @@ type toolCall struct {
 // the host's bindings and Run. A scenario that needs what the product does
 // not do (elicitation, an input_required round, SSE resumption) is still
 // driven this way, and fails where the product refuses.
-func other(ctx context.Context, name, serverURL string, sctx map[string]any) error {
+func other(ctx context.Context, name, serverURL string) error {
 	switch name {
-	case "request-metadata":
-		// The host connects and discovers; the suite judges the version
-		// header and _meta of every request, and the retry after its
-		// -32022.
-		return discoverOnly(ctx, serverURL)
 	case "sep-2640-client-no-prefetch", "sep-2640-client-verify-digest",
 		"sep-2640-client-verify-size", "sep-2640-client-verify-frontmatter":
 		// A host binds tools only: it connects and discovers, and never
@@ -36,8 +31,6 @@ func other(ctx context.Context, name, serverURL string, sctx map[string]any) err
 		return discoverOnly(ctx, serverURL)
 	case "http-standard-headers":
 		return callTools(ctx, serverURL, []toolCall{{"test_headers", `{}`}, {"my-hyphenated-tool", `{}`}})
-	case "json-schema-ref-no-deref":
-		return refusedNetworkRef(ctx, serverURL, "lookup_user")
 	case "json-schema-2020-12-preservation":
 		return echoSchema(ctx, serverURL, "json_schema_2020_12_tool", "json_schema_echo")
 	case "elicitation-sep1034-client-defaults":
@@ -47,16 +40,6 @@ func other(ctx context.Context, name, serverURL string, sctx map[string]any) err
 	case "sep-2322-client-request-state":
 		return callTools(ctx, serverURL, []toolCall{{"test_mrtr_echo_state", `{}`}, {"test_mrtr_no_state", `{}`},
 			{"test_mrtr_unrelated", `{}`}, {"test_mrtr_no_result_type", `{}`}})
-	case "http-custom-headers":
-		calls, err := contextCalls(sctx)
-		if err != nil {
-			return err
-		}
-		return callTools(ctx, serverURL, calls)
-	case "http-invalid-tool-headers":
-		// The host binds the one valid tool; the invalid ones are never
-		// bound, so never called.
-		return callTools(ctx, serverURL, []toolCall{{"valid_tool", `{}`}})
 	}
 	return fmt.Errorf("unsupported scenario %q", name)
 }
@@ -121,27 +104,6 @@ func callTools(ctx context.Context, serverURL string, calls []toolCall) error {
 	return errors.Join(errs...)
 }
 
-// refusedNetworkRef binds tool, whose input schema has local $defs
-// references and a $ref to a network URI, under the policy that resolves
-// local references (ExtendedKeywords), and succeeds only when discovery
-// refuses it for the network $ref (mcp_schema_unsupported at the keyword
-// $ref): the schema is judged as sent, nothing is fetched. (The default
-// policy refuses it earlier, at $defs.)
-func refusedNetworkRef(ctx context.Context, serverURL, tool string) error {
-	s, err := fleet.Connect(ctx, fleet.ServerConfig{URL: serverURL}, fleet.ConnectOptions{})
-	if err != nil {
-		return err
-	}
-	defer s.Close()
-	_, err = purramcp.DiscoverTools(ctx, s.ClientSession(), "conformance", bindings(tool),
-		purramcp.DiscoveryOptions{Monitor: s.Monitor(), Policy: purramcp.SchemaPolicy{ExtendedKeywords: true}})
-	var de *purramcp.DiscoveryError
-	if errors.As(err, &de) && de.Code == purramcp.CodeSchemaUnsupported && de.Keyword == "$ref" {
-		return nil
-	}
-	return fmt.Errorf("discover: want mcp_schema_unsupported at $ref, got %v", err)
-}
-
 // echoSchema binds focal and echo, and calls echo with the input schema
 // the host was given for focal (its registration's InputSchema).
 func echoSchema(ctx context.Context, serverURL, focal, echo string) error {
@@ -169,24 +131,4 @@ func echoSchema(ctx context.Context, serverURL, focal, echo string) error {
 		return errors.New(res.ErrorCode)
 	}
 	return nil
-}
-
-// contextCalls reads the calls the scenario's context lists under
-// toolCalls (name and arguments each).
-func contextCalls(sctx map[string]any) ([]toolCall, error) {
-	list, _ := sctx["toolCalls"].([]any)
-	if len(list) == 0 {
-		return nil, errors.New("context has no toolCalls")
-	}
-	calls := make([]toolCall, 0, len(list))
-	for _, item := range list {
-		m, _ := item.(map[string]any)
-		name, _ := m["name"].(string)
-		args, err := json.Marshal(m["arguments"])
-		if name == "" || err != nil {
-			return nil, errors.New("context toolCalls entry without a name or arguments")
-		}
-		calls = append(calls, toolCall{name, string(args)})
-	}
-	return calls, nil
 }

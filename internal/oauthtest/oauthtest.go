@@ -114,6 +114,13 @@ type token struct {
 // New starts a Server; it is closed when tb's test ends.
 func New(tb testing.TB, opts Options) *Server {
 	tb.Helper()
+	s := Start(opts)
+	tb.Cleanup(s.Close)
+	return s
+}
+
+// Start starts a Server outside a test (an Example); the caller closes it.
+func Start(opts Options) *Server {
 	if opts.TokenPrefix == "" {
 		opts.TokenPrefix = "oauthtest-"
 	}
@@ -151,7 +158,6 @@ func New(tb testing.TB, opts Options) *Server {
 	s.URL = s.rs.URL + PathMCP
 	rsMux.Handle(PathMCP, auth.RequireBearerToken(s.verify,
 		&auth.RequireBearerTokenOptions{ResourceMetadataURL: s.rs.URL + PathResourceMetadata})(h))
-	tb.Cleanup(s.Close)
 	return s
 }
 
@@ -476,7 +482,7 @@ func random() string {
 	return hex.EncodeToString(b)
 }
 
-// Browse follows an authorization URL headlessly, as a fleet.LoginOptions
+// Browse follows an authorization URL headlessly, as an oauth.LoginOptions
 // Browse: it GETs authURL without following redirects and then GETs the
 // Location it answered with once (the login's loopback callback). Each
 // request is bounded by 10 s and by ctx; it keeps no connection open.

@@ -62,6 +62,13 @@ type compiler struct {
 	// is false when no node of this schema can be held in it yet.
 	sharing *Sharing
 	lookup  bool
+	// Options.ParamHeaders: headers holds the root's property schemas as
+	// written, names the lower-cased x-mcp-header names taken so far, root
+	// is set until the root node is entered and top while a direct
+	// property of the root is.
+	headers   map[*strictjson.Object]bool
+	names     map[string]bool
+	root, top bool
 }
 
 func (c *compiler) invalid(keyword string) error {
@@ -198,6 +205,15 @@ type Options struct {
 	// MaxBytes bounds the detached bytes of the inlined schema likewise.
 	// Zero means 65536.
 	MaxBytes int
+	// ParamHeaders accepts x-mcp-header (MCP 2026-07-28, SEP-2243) on a
+	// property schema written directly in the root's properties whose type
+	// is exactly "string", "integer" or "boolean", when its value is an
+	// HTTP field-name token (1*tchar) no other property of the schema
+	// names, compared case-insensitively. It never changes validation and
+	// stays in the schema. x-mcp-header anywhere else, or failing any of
+	// those rules, is rejected with keyword x-mcp-header. Compiles under it
+	// never go through Sharing.
+	ParamHeaders bool
 	// Sharing, when set, lets this compile take the compiled node of any
 	// snapshot object an earlier compile through it accepted under the same
 	// options (without ExtendedKeywords, which it never serves), and keep
@@ -274,7 +290,7 @@ var AnnotationKeywords = map[string]string{
 // CompileWith is Compile under opts.
 func CompileWith(root any, opts Options) (*Schema, error) {
 	c := &compiler{opts: opts}
-	if !opts.ExtendedKeywords && opts.Sharing != nil {
+	if !opts.ExtendedKeywords && !opts.ParamHeaders && opts.Sharing != nil {
 		c.sharing, c.nodes = opts.Sharing, opts.Sharing.chunk
 		c.lookup = opts.Sharing.objects.Found() > 0
 		defer func() { c.sharing.chunk = c.nodes }()
@@ -295,6 +311,9 @@ func CompileWith(root any, opts Options) (*Schema, error) {
 		if rewritten {
 			root, inlined = out, out
 		}
+	}
+	if opts.ParamHeaders {
+		c.paramHeaders(obj)
 	}
 	n, err := c.node(root)
 	if err != nil {
@@ -325,14 +344,27 @@ func (c *compiler) node(v any) (*node, error) {
 	// One pass over the names finds every whitelisted keyword's value; the
 	// steps below then read the slots in their fixed order instead of
 	// looking each keyword up in the members.
+	root, top := c.root, c.top
+	c.root, c.top = false, false
 	var kw keywordSlots
+	var header any
+	hasHeader := false
 	for i, k := range obj.Keys {
 		if slot := keywordIndex(k); slot >= 0 {
 			kw.set(slot, obj.Values[i])
 			continue
 		}
+		if k == paramHeaderKeyword && top && c.headers[obj] {
+			header, hasHeader = obj.Values[i], true
+			continue
+		}
 		if !c.annotation(k, obj.Values[i]) && !c.extended(k) && !(c.refsAllowed && k == "$ref") {
 			return nil, c.invalid(k)
+		}
+	}
+	if hasHeader {
+		if err := c.paramHeader(header, &kw); err != nil {
+			return nil, err
 		}
 	}
 	n := c.newNode()
@@ -342,6 +374,7 @@ func (c *compiler) node(v any) (*node, error) {
 	if err := c.compileAnnotations(n, &kw); err != nil {
 		return nil, err
 	}
+	c.top = root && c.headers != nil // the root's own properties may carry x-mcp-header
 	if err := c.compileProperties(n, &kw); err != nil {
 		return nil, err
 	}
@@ -531,6 +564,8 @@ func (c *compiler) compileAnnotations(_ *node, kw *keywordSlots) error {
 }
 
 func (c *compiler) compileProperties(n *node, kw *keywordSlots) error {
+	top := c.top
+	c.top = false
 	v, ok := kw.get(kwProperties)
 	if !ok {
 		return nil
@@ -541,6 +576,7 @@ func (c *compiler) compileProperties(n *node, kw *keywordSlots) error {
 	}
 	n.properties = make(map[string]*node, props.Len())
 	for i, name := range props.Keys {
+		c.top = top
 		child, err := c.member(".properties.", name, props.Values[i])
 		if err != nil {
 			return err

@@ -45,14 +45,22 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 	return b.next.RoundTrip(r)
 }
 
-// connectHTTP connects a go-sdk client to endpoint with the token.
+// connectHTTP connects a go-sdk client to endpoint with the token, at
+// go-sdk's default protocol version.
 func connectHTTP(t testing.TB, ctx context.Context, endpoint, token string) *mcp.ClientSession {
 	t.Helper()
-	client := mcp.NewClient(&mcp.Implementation{Name: "client", Version: "1"}, nil)
+	return connectHTTPAt(t, ctx, endpoint, token, "", nil)
+}
+
+// connectHTTPAt is connectHTTP asking for protocol version ("" go-sdk's
+// default), with the client options opts (nil: none).
+func connectHTTPAt(t testing.TB, ctx context.Context, endpoint, token, version string, opts *mcp.ClientOptions) *mcp.ClientSession {
+	t.Helper()
+	client := mcp.NewClient(&mcp.Implementation{Name: "client", Version: "1"}, opts)
 	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{
 		Endpoint:   endpoint,
 		HTTPClient: &http.Client{Transport: bearer{token: token, next: http.DefaultTransport}},
-	}, nil)
+	}, &mcp.ClientSessionOptions{ProtocolVersion: version})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = cs.Close() })
 	return cs
@@ -62,10 +70,15 @@ func TestHTTP_Protocols(t *testing.T) {
 	for _, tc := range []struct {
 		name      string
 		stateless bool
+		ask       string // the version the client asks for; "": go-sdk's default
 		protocol  string
+		session   bool // the client holds a session (Mcp-Session-Id)
 	}{
-		{"stateful", false, "2025-11-25"},
-		{"stateless", true, "2026-07-28"},
+		{"default endpoint, default client", false, "", "2026-07-28", false},
+		{"default endpoint, client at 2025-11-25", false, "2025-11-25", "2025-11-25", true},
+		{"default endpoint, client at 2025-06-18", false, "2025-06-18", "2025-06-18", true},
+		{"stateless, default client", true, "", "2026-07-28", false},
+		{"stateless, client at 2025-11-25", true, "2025-11-25", "2025-11-25", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
@@ -76,8 +89,9 @@ func TestHTTP_Protocols(t *testing.T) {
 			g := newGateway(t, f, gateway.Options{})
 			g.Refresh()
 			srv := serveHTTP(t, g, gateway.HTTPOptions{Token: testToken, Stateless: tc.stateless})
-			cs := connectHTTP(t, ctx, srv.URL+"/mcp", testToken)
+			cs := connectHTTPAt(t, ctx, srv.URL+"/mcp", testToken, tc.ask, nil)
 			assert.Equal(t, tc.protocol, cs.InitializeResult().ProtocolVersion)
+			assert.Equal(t, tc.session, cs.ID() != "")
 			assert.Equal(t, []string{"big", "block", "fail", "search"}, toolNames(t, ctx, cs))
 			assert.JSONEq(t, `{"content":[{"type":"text","text":"found cats"}],"structuredContent":{"count":4}}`,
 				call(t, ctx, cs, "search", `{"q":"cats"}`))

@@ -1,6 +1,6 @@
 //go:build unix
 
-package fleet
+package oauth
 
 import (
 	"io/fs"
@@ -9,7 +9,7 @@ import (
 )
 
 // owned reports whether fi belongs to the effective user.
-func (s *FileTokenStore) owned(fi fs.FileInfo) bool {
+func (s *FileStore) owned(fi fs.FileInfo) bool {
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	return ok && uint64(st.Uid) == uint64(os.Geteuid())
 }

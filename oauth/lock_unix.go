@@ -1,6 +1,6 @@
 //go:build darwin || dragonfly || freebsd || linux || netbsd || openbsd
 
-package fleet
+package oauth
 
 import (
 	"context"
@@ -16,13 +16,13 @@ import (
 const lockPoll = 10 * time.Millisecond
 
 // Lock holds serverURL's entry against every other holder of a
-// FileTokenStore over the same Dir, in this process or another: an
+// FileStore over the same Dir, in this process or another: an
 // advisory flock(2) on the entry's own lock file (the credentials file's
 // name with ".lock"), created 0600 and refused like a credentials file
 // when it is not the user's own. It waits, bounded by ctx, while another
 // holds it. The returned func releases it; the lock also ends with the
 // process.
-func (s *FileTokenStore) Lock(ctx context.Context, serverURL string) (func(), error) {
+func (s *FileStore) Lock(ctx context.Context, serverURL string) (func(), error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}

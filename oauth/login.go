@@ -1,4 +1,4 @@
-package fleet
+package oauth
 
 import (
 	"bytes"
@@ -28,11 +28,11 @@ type LoginOptions struct {
 	// loopback host.
 	ServerURL string
 	// OAuth is the server's client configuration; nil takes the defaults
-	// (see [OAuthConfig]).
-	OAuth *OAuthConfig
+	// (see [Config]).
+	OAuth *Config
 	// Store receives the credentials; a client registration it already
 	// holds for the server's authorization server is reused. Required.
-	Store TokenStore
+	Store Store
 	// HTTPClient's transport carries every request (nil:
 	// http.DefaultTransport); its other fields are not used: each request
 	// is bounded by Timeout and by purramcp's size and redirect bounds.
@@ -72,13 +72,17 @@ func Login(ctx context.Context, opts LoginOptions) (*Credentials, error) {
 	}
 	oc := opts.OAuth
 	if oc == nil {
-		oc = &OAuthConfig{}
+		oc = &Config{}
 	}
-	if err := oc.validate(path{"oauth"}); err != nil {
+	if err := oc.Validate(); err != nil {
 		return nil, err
 	}
 	var fl loginFlow
-	hc := authClient(opts.HTTPClient, opts.Timeout, fl.saw)
+	hc, release, err := authClient(ctx, opts.ServerURL, opts.HTTPClient, opts.Timeout, fl.saw)
+	if err != nil {
+		return nil, ctxOr(ctx, purramcp.CodeAuthDiscoveryFailed)
+	}
+	defer release()
 
 	probeReq, probeResp, err := probe(ctx, hc, opts.ServerURL)
 	if err != nil {
@@ -199,7 +203,7 @@ func Login(ctx context.Context, opts LoginOptions) (*Credentials, error) {
 }
 
 // errDenied is the fetcher's error when the authorization did not succeed.
-var errDenied = errors.New("fleet: authorization denied")
+var errDenied = errors.New("oauth: authorization denied")
 
 // ctxOr is ctx's error once it has ended, else the error of code.
 func ctxOr(ctx context.Context, code string) error {
@@ -306,7 +310,7 @@ func probeWith(ctx context.Context, hc *http.Client, serverURL, body string) (*h
 	return nil, nil, errNotProtected
 }
 
-var errNotProtected = errors.New("fleet: the server did not ask for a bearer token")
+var errNotProtected = errors.New("oauth: the server did not ask for a bearer token")
 
 // bearerChallenges returns resp's Bearer challenges, nil when it has none.
 func bearerChallenges(resp *http.Response) []oauthex.Challenge {
@@ -380,14 +384,14 @@ func discover(ctx context.Context, hc *http.Client, serverURL string, challenge 
 			// A document that is there but unusable (over its bound, slow,
 			// redirecting, invalid, naming an insecure server) fails
 			// closed: only an absent one lets discovery go on.
-			return nil, errors.New("fleet: unusable resource metadata")
+			return nil, errors.New("oauth: unusable resource metadata")
 		}
 	}
 	if prm == nil {
 		prm = &oauthex.ProtectedResourceMetadata{Resource: serverURL, AuthorizationServers: []string{root.String()}}
 	}
 	if len(prm.AuthorizationServers) == 0 {
-		return nil, errors.New("fleet: no authorization server")
+		return nil, errors.New("oauth: no authorization server")
 	}
 	issuer := prm.AuthorizationServers[0]
 	asm, err := auth.GetAuthServerMetadata(ctx, issuer, hc)
@@ -471,7 +475,7 @@ type memoAnswer struct {
 	body   []byte
 }
 
-var errNotDiscovered = errors.New("fleet: metadata the discovery did not fetch")
+var errNotDiscovered = errors.New("oauth: metadata the discovery did not fetch")
 
 // replay ends recording.
 func (m *metadataMemo) replay() {

@@ -1,4 +1,4 @@
-package fleet
+package oauth
 
 import (
 	"bytes"
@@ -56,47 +56,47 @@ type Credentials struct {
 
 // String describes c without its tokens or secret.
 func (c Credentials) String() string {
-	return fmt.Sprintf("fleet.Credentials{ServerURL: %q, Issuer: %q, ClientID: %q, Scopes: %q, Expiry: %s, refresh: %t}",
+	return fmt.Sprintf("oauth.Credentials{ServerURL: %q, Issuer: %q, ClientID: %q, Scopes: %q, Expiry: %s, refresh: %t}",
 		c.ServerURL, c.Issuer, c.ClientID, c.Scopes, c.Expiry.Format(time.RFC3339), c.RefreshToken != "")
 }
 
 // GoString is String, for %#v.
 func (c Credentials) GoString() string { return c.String() }
 
-// A TokenStore keeps one server's [Credentials] between runs. Load
+// A Store keeps one server's [Credentials] between runs. Load
 // returns nil and no error when it holds none for serverURL. Save replaces
 // what it held for c.ServerURL, atomically: a Load never sees a partial
 // write. Delete removes them; deleting nothing is no error. Every method
 // must be safe for concurrent use and bounded in time by ctx. A host can
 // keep credentials in a keychain or a secrets manager by implementing it;
-// [FileTokenStore] is the default.
-type TokenStore interface {
+// [FileStore] is the default.
+type Store interface {
 	Load(ctx context.Context, serverURL string) (*Credentials, error)
 	Save(ctx context.Context, c *Credentials) error
 	Delete(ctx context.Context, serverURL string) error
 }
 
-// An EntryLocker is a [TokenStore] that can hold one server's entry
+// An Locker is a [Store] that can hold one server's entry
 // against every other holder of the same store, so that one credential is
 // refreshed once: the refresher holds the entry around load, refresh and
 // save, and the next holder loads what the last one saved. Lock waits,
 // bounded by ctx, while another holder has the entry, and returns the
 // func that releases it. A store without it is held only within one
-// keeper (see [FileTokenStore.Lock]).
-type EntryLocker interface {
+// keeper (see [FileStore.Lock]).
+type Locker interface {
 	Lock(ctx context.Context, serverURL string) (unlock func(), err error)
 }
 
 // lockEntry holds serverURL's entry of store when the store can, else
 // nothing.
-func lockEntry(ctx context.Context, store TokenStore, serverURL string) (func(), error) {
-	if l, ok := store.(EntryLocker); ok {
+func lockEntry(ctx context.Context, store Store, serverURL string) (func(), error) {
+	if l, ok := store.(Locker); ok {
 		return l.Lock(ctx, serverURL)
 	}
 	return func() {}, ctx.Err()
 }
 
-// A FileTokenStore keeps each server's credentials in a JSON file of its
+// A FileStore keeps each server's credentials in a JSON file of its
 // own in Dir, named by a digest of the server URL. Dir is created 0700 and
 // each file written 0600, by a temporary file renamed into place; a Dir or
 // a file that its group or others may read or write, that is a symbolic
@@ -104,19 +104,19 @@ func lockEntry(ctx context.Context, store TokenStore, serverURL string) (func(),
 // refused with a [*StoreError] (mcp_auth_store_failed, naming the path)
 // before anything is read from it. A file whose
 // ServerURL is not the one asked for is treated as absent.
-type FileTokenStore struct {
+type FileStore struct {
 	// Dir is the store's directory.
 	Dir string
 }
 
-// TokenDirEnv is the environment variable that overrides the default
+// DirEnv is the environment variable that overrides the default
 // token directory.
-const TokenDirEnv = "PURRAMCP_TOKEN_DIR"
+const DirEnv = "PURRAMCP_TOKEN_DIR"
 
-// DefaultTokenDir is $PURRAMCP_TOKEN_DIR when set, else
+// DefaultDir is $PURRAMCP_TOKEN_DIR when set, else
 // os.UserConfigDir()/purramcp/tokens.
-func DefaultTokenDir() (string, error) {
-	if dir := os.Getenv(TokenDirEnv); dir != "" {
+func DefaultDir() (string, error) {
+	if dir := os.Getenv(DirEnv); dir != "" {
 		return dir, nil
 	}
 	base, err := os.UserConfigDir()
@@ -129,7 +129,7 @@ func DefaultTokenDir() (string, error) {
 // maxCredentialsBytes bounds a stored file.
 const maxCredentialsBytes = 64 << 10
 
-// credentialsFile is the JSON form of Credentials in a FileTokenStore.
+// credentialsFile is the JSON form of Credentials in a FileStore.
 type credentialsFile struct {
 	Version      int       `json:"version"`
 	ServerURL    string    `json:"serverUrl"`
@@ -147,7 +147,7 @@ type credentialsFile struct {
 }
 
 // file is the path of serverURL's credentials.
-func (s *FileTokenStore) file(serverURL string) string {
+func (s *FileStore) file(serverURL string) string {
 	sum := sha256.Sum256([]byte(serverURL))
 	return filepath.Join(s.Dir, hex.EncodeToString(sum[:16])+".json")
 }
@@ -163,7 +163,7 @@ func storeFailure(err error) error {
 }
 
 // lockFile is the path of serverURL's lock file.
-func (s *FileTokenStore) lockFile(serverURL string) string {
+func (s *FileStore) lockFile(serverURL string) string {
 	return strings.TrimSuffix(s.file(serverURL), ".json") + ".lock"
 }
 
@@ -178,7 +178,7 @@ func private(fi fs.FileInfo, dir bool) bool {
 
 // checkDir refuses a Dir others may use or that is not the effective
 // user's own; a missing one is reported as fs.ErrNotExist.
-func (s *FileTokenStore) checkDir() error {
+func (s *FileStore) checkDir() error {
 	fi, err := os.Lstat(s.Dir)
 	if err != nil {
 		return err
@@ -189,7 +189,7 @@ func (s *FileTokenStore) checkDir() error {
 	return nil
 }
 
-// A StoreError is a [FileTokenStore] directory or file refused before
+// A StoreError is a [FileStore] directory or file refused before
 // anything was read from it: a symbolic link, not a directory or regular
 // file, open to its group or others, or (on Unix) owned by another user
 // than the effective one. It is mcp_auth_store_failed (errors.Is with
@@ -202,14 +202,14 @@ type StoreError struct {
 
 // Error names the path and the code.
 func (e *StoreError) Error() string {
-	return "fleet: token store: " + e.Path + " is not a private directory or file of this user: " + purramcp.CodeAuthStoreFailed
+	return "oauth: token store: " + e.Path + " is not a private directory or file of this user: " + purramcp.CodeAuthStoreFailed
 }
 
 // Unwrap returns the mcp_auth_store_failed error.
 func (e *StoreError) Unwrap() error { return authError(purramcp.CodeAuthStoreFailed) }
 
 // Load reads serverURL's credentials.
-func (s *FileTokenStore) Load(ctx context.Context, serverURL string) (*Credentials, error) {
+func (s *FileStore) Load(ctx context.Context, serverURL string) (*Credentials, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -256,7 +256,7 @@ func (s *FileTokenStore) Load(ctx context.Context, serverURL string) (*Credentia
 }
 
 // Save writes c atomically.
-func (s *FileTokenStore) Save(ctx context.Context, c *Credentials) error {
+func (s *FileStore) Save(ctx context.Context, c *Credentials) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -303,7 +303,7 @@ func (s *FileTokenStore) Save(ctx context.Context, c *Credentials) error {
 }
 
 // Delete removes serverURL's credentials.
-func (s *FileTokenStore) Delete(ctx context.Context, serverURL string) error {
+func (s *FileStore) Delete(ctx context.Context, serverURL string) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package fleet
+package oauth
 
 import (
 	"context"
@@ -16,18 +16,21 @@ import (
 	"purra.dev/purramcp"
 )
 
-// A keeper holds one http server's OAuth credentials for its sessions: it
-// loads them from the store, puts the access token on each request to the
-// server's origin, notices a 401, and refreshes the token before it
-// expires (persisting a rotated refresh token before the new access token
-// is used). A server that never asks for a token never sees one: without
-// credentials and before any 401 the keeper adds nothing.
-type keeper struct {
-	store     TokenStore // nil: no store could be opened
+// A Keeper holds one MCP server's OAuth credentials for its sessions, on
+// the model of an oauth2.TokenSource that also persists: it loads them
+// from the [Store], gives [Transport] the access token for each request to
+// the server's origin, learns of each 401, and refreshes the token before
+// it expires ([Keeper.Keep] in the background, or [Keeper.Refresh]), once
+// per credential (see Refresh) and persisting a rotated refresh token
+// before the new access token is used. A server that never asks for a
+// token never sees one: without credentials and before any 401 nothing is
+// added. Its methods are safe for concurrent use.
+type Keeper struct {
+	store     Store // nil: no store could be opened
 	serverURL string
 	origin    string
-	clientID  string // the configured clientId: stored credentials of another client are ignored
-	hc        *http.Client
+	clientID  string       // the configured clientId: stored credentials of another client are ignored
+	base      *http.Client // carries the refreshes (nil: http.DefaultTransport's settings)
 
 	mu       sync.Mutex
 	creds    *Credentials // nil: none usable
@@ -41,23 +44,26 @@ type keeper struct {
 	refreshing sync.Mutex // held by the one refresh of this keeper in flight
 }
 
-func newKeeper(store TokenStore, sc ServerConfig, base *http.Client) *keeper {
-	k := &keeper{store: store, serverURL: sc.URL, wakeup: make(chan struct{}, 1)}
-	if u, err := url.Parse(sc.URL); err == nil {
+// NewKeeper returns the keeper of serverURL's credentials in store; a nil
+// store means no OAuth (the keeper holds and sends nothing).
+// clientID, when set, is the configured client: stored credentials of
+// another client are not used. Nothing is read until [Keeper.Load]. The
+// refreshes run under serverURL's egress rule (see [Login]).
+func NewKeeper(store Store, serverURL, clientID string) *Keeper {
+	k := &Keeper{store: store, serverURL: serverURL, clientID: clientID, wakeup: make(chan struct{}, 1)}
+	if u, err := url.Parse(serverURL); err == nil {
 		k.origin = u.Scheme + "://" + u.Host
 	}
-	if sc.OAuth != nil {
-		k.clientID = sc.OAuth.ClientID
-	}
-	k.hc = authClient(base, 0, nil)
 	return k
 }
 
-// load reads the store; it reports whether it now holds credentials that
-// differ from those it had (a login happened).
-func (k *keeper) load(ctx context.Context) (bool, error) {
+// Load reads the store; it reports whether it now holds credentials that
+// differ from those it had (a login happened). A store that fails is
+// mcp_auth_store_failed, and the keeper's Reason until it answers again.
+// A keeper without a store (nil) holds nothing: no token is ever sent.
+func (k *Keeper) Load(ctx context.Context) (bool, error) {
 	if k.store == nil {
-		return false, authError(purramcp.CodeAuthStoreFailed)
+		return false, ctx.Err()
 	}
 	c, err := k.store.Load(ctx, k.serverURL)
 	if err != nil {
@@ -81,16 +87,16 @@ func (k *keeper) load(ctx context.Context) (bool, error) {
 }
 
 // fail records code as the keeper's last failure.
-func (k *keeper) fail(code string) {
+func (k *Keeper) fail(code string) {
 	k.mu.Lock()
 	k.failed = code
 	k.mu.Unlock()
 }
 
-// reason is the status code of a server the keeper cannot authorize: the
+// Reason is the status code of a server the keeper cannot authorize: the
 // last failure, else mcp_auth_expired for a token that was refused, else
 // mcp_auth_required.
-func (k *keeper) reason() string {
+func (k *Keeper) Reason() string {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	switch {
@@ -103,7 +109,7 @@ func (k *keeper) reason() string {
 }
 
 // token is the access token to send, "" for none.
-func (k *keeper) token() string {
+func (k *Keeper) token() string {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	if k.creds == nil || k.expired {
@@ -114,7 +120,7 @@ func (k *keeper) token() string {
 
 // refused records that the server refused token (a 401 to a request that
 // carried it, or to one that carried none) and wakes the refresher once.
-func (k *keeper) refused(token string) {
+func (k *Keeper) refused(token string) {
 	k.mu.Lock()
 	k.asked = true
 	if token != "" && k.creds != nil && k.creds.AccessToken == token {
@@ -124,31 +130,31 @@ func (k *keeper) refused(token string) {
 	k.wake()
 }
 
-// unauthorized is reason() once the server has refused the keeper's
-// token (or the lack of one), else "".
-func (k *keeper) unauthorized() string {
+// Unauthorized is Reason once the server has refused the keeper's token
+// (or the lack of one), else "".
+func (k *Keeper) Unauthorized() string {
 	k.mu.Lock()
 	asked := k.asked
 	k.mu.Unlock()
 	if !asked {
 		return ""
 	}
-	return k.reason()
+	return k.Reason()
 }
 
 // wake tells keep to look at the schedule again.
-func (k *keeper) wake() {
+func (k *Keeper) wake() {
 	select {
 	case k.wakeup <- struct{}{}:
 	default:
 	}
 }
 
-// due is when the access token should be refreshed: ahead of its expiry
+// Due is when the access token should be refreshed: ahead of its expiry
 // by a fifth of its lifetime (at most a minute), less up to a quarter of
 // that at random, so that many servers do not refresh at once; zero when
 // there is nothing to refresh.
-func (k *keeper) due() time.Time {
+func (k *Keeper) Due() time.Time {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	switch {
@@ -164,11 +170,11 @@ func (k *keeper) due() time.Time {
 	return k.creds.Expiry.Add(-lead)
 }
 
-// refresh renews the access token with the refresh token, persists the
+// Refresh renews the access token with the refresh token, persists the
 // new credentials, then uses them: once per credential. Concurrent calls
 // on one keeper run one at a time, and one that finds the credentials
 // replaced while it waited uses them instead. The store's entry is held
-// (see [EntryLocker]) around load, refresh and save; under it the stored
+// (see [Locker]) around load, refresh and save; under it the stored
 // credentials are read again, and when they differ from the keeper's and
 // are not due, another holder refreshed (or a login happened) and they
 // are adopted without a request. Otherwise the stored refresh token, not
@@ -180,7 +186,7 @@ func (k *keeper) due() time.Time {
 // token is mcp_auth_expired too; a store that cannot take them,
 // mcp_auth_store_failed; a failure to reach it (no answer) is returned as
 // is, to be tried again.
-func (k *keeper) refresh(ctx context.Context) error {
+func (k *Keeper) Refresh(ctx context.Context) error {
 	k.mu.Lock()
 	held := k.creds
 	k.mu.Unlock()
@@ -193,8 +199,7 @@ func (k *keeper) refresh(ctx context.Context) error {
 		return nil // refreshed (or loaded) while this call waited
 	}
 	if k.store == nil {
-		k.fail(purramcp.CodeAuthStoreFailed)
-		return authError(purramcp.CodeAuthStoreFailed)
+		return authError(purramcp.CodeAuthRequired) // no OAuth
 	}
 	unlock, err := lockEntry(ctx, k.store, k.serverURL)
 	if err != nil {
@@ -222,7 +227,12 @@ func (k *keeper) refresh(ctx context.Context) error {
 	}
 	cfg := &oauth2.Config{ClientID: c.ClientID, ClientSecret: c.ClientSecret,
 		Endpoint: oauth2.Endpoint{TokenURL: c.TokenURL, AuthStyle: authStyle(c.AuthStyle)}}
-	hc := *withResource(k.hc, c.Resource)
+	ahc, release, err := authClient(ctx, k.serverURL, k.base, 0, nil)
+	if err != nil {
+		return k.refusedEgress(ctx, err)
+	}
+	defer release()
+	hc := *withResource(ahc, c.Resource)
 	rec := &statusRecorder{inner: hc.Transport}
 	hc.Transport = rec
 	tok, err := cfg.TokenSource(context.WithValue(ctx, oauth2.HTTPClient, &hc),
@@ -244,6 +254,8 @@ func (k *keeper) refresh(ctx context.Context) error {
 		k.mu.Unlock()
 		k.fail(purramcp.CodeAuthExpired)
 		return authError(purramcp.CodeAuthExpired)
+	case errors.Is(err, purramcp.ErrEgressRefused):
+		return k.refusedEgress(ctx, err)
 	case err != nil:
 		return err
 	}
@@ -267,12 +279,26 @@ func (k *keeper) refresh(ctx context.Context) error {
 	return nil
 }
 
+// refusedEgress records a refresh the egress rule refused (a token
+// endpoint more internal than the server, or not https): trying again
+// would be refused again, so only a login helps.
+func (k *Keeper) refusedEgress(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	if !errors.Is(err, purramcp.ErrEgressRefused) {
+		return err // the server's name did not resolve: tried again
+	}
+	k.fail(purramcp.CodeEgressRefused)
+	return &purramcp.Error{Code: purramcp.CodeEgressRefused}
+}
+
 // saveTimeout bounds saving refreshed credentials after ctx ended.
 const saveTimeout = 10 * time.Second
 
 // stored loads the store's credentials for the server, nil when it holds
 // none the keeper may use.
-func (k *keeper) stored(ctx context.Context) (*Credentials, error) {
+func (k *Keeper) stored(ctx context.Context) (*Credentials, error) {
 	c, err := k.store.Load(ctx, k.serverURL)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -288,12 +314,12 @@ func (k *keeper) stored(ctx context.Context) (*Credentials, error) {
 }
 
 // usable reports whether c holds an access token of the configured client.
-func (k *keeper) usable(c *Credentials) bool {
+func (k *Keeper) usable(c *Credentials) bool {
 	return c.AccessToken != "" && (k.clientID == "" || c.ClientID == k.clientID)
 }
 
 // adopt makes c the keeper's credentials, fresh.
-func (k *keeper) adopt(c *Credentials) {
+func (k *Keeper) adopt(c *Credentials) {
 	k.mu.Lock()
 	k.creds, k.obtained, k.expired, k.failed = c, time.Now(), false, ""
 	k.mu.Unlock()
@@ -306,15 +332,15 @@ func pastExpiry(c *Credentials) bool {
 	return !c.Expiry.IsZero() && !time.Now().Before(c.Expiry)
 }
 
-// keep refreshes the token whenever it is due, or at once after a 401,
-// until ctx ends. lost is called with the status code when a refresh is
+// Keep is the background refresh: it refreshes the token whenever it is
+// due, or at once after a 401, until ctx ends. lost is called with the status code when a refresh is
 // refused, so that the server's session ends and the server becomes
 // unauthorized; the keeper then waits for new credentials (a login).
-func (k *keeper) keep(ctx context.Context, lost func(code string)) {
+func (k *Keeper) Keep(ctx context.Context, lost func(code string)) {
 	const retry = 5 * time.Second
 	for {
 		t := time.NewTimer(time.Hour)
-		if at := k.due(); !at.IsZero() {
+		if at := k.Due(); !at.IsZero() {
 			t.Reset(time.Until(at))
 		} else {
 			t.Stop()
@@ -325,16 +351,16 @@ func (k *keeper) keep(ctx context.Context, lost func(code string)) {
 			return
 		case <-k.wakeup: // a 401, or new credentials: due again
 			t.Stop()
-			if at := k.due(); at.IsZero() || time.Now().Before(at) {
+			if at := k.Due(); at.IsZero() || time.Now().Before(at) {
 				continue
 			}
 		case <-t.C:
 		}
-		switch err := k.refresh(ctx); {
+		switch err := k.Refresh(ctx); {
 		case err == nil:
 		case isAuthCode(err):
 			if ctx.Err() == nil {
-				lost(k.reason())
+				lost(k.Reason())
 			}
 		default: // the authorization server could not be reached: try again
 			t := time.NewTimer(retry)
@@ -348,36 +374,53 @@ func (k *keeper) keep(ctx context.Context, lost func(code string)) {
 	}
 }
 
-// bearerTransport puts the keeper's token on each request to the server's
-// origin and turns a 401 into purramcp's mcp_unauthorized error (see
-// purramcp.ErrUnauthorized): the request is not resent, and the session is
-// not lost for it.
-type bearerTransport struct {
-	inner http.RoundTripper
-	k     *keeper
+// A Transport is an http.RoundTripper that authorizes the requests of an
+// MCP client (the HTTPClient of an mcp.StreamableClientTransport) with
+// Keeper's credentials, on the model of oauth2.Transport: it refreshes the
+// access token first when it is due, puts it on each request to the
+// server's origin (never another), and turns the server's 401, and its
+// 403 with error="insufficient_scope", into an error matching
+// purramcp.ErrUnauthorized (the request is not resent, the session
+// stands; [Keeper.Keep] refreshes after a 401, and the next request uses
+// the new token). Base carries the requests; nil is
+// http.DefaultTransport.
+type Transport struct {
+	// Base is the transport below; nil means http.DefaultTransport.
+	Base http.RoundTripper
+	// Keeper holds the credentials. Required.
+	Keeper *Keeper
 }
 
-func (b *bearerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	sameOrigin := req.URL.Scheme+"://"+req.URL.Host == b.k.origin
-	token := ""
-	if sameOrigin {
-		token = b.k.token()
+// RoundTrip sends req as Transport says.
+func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
+	k := t.Keeper
+	inner := t.Base
+	if inner == nil {
+		inner = http.DefaultTransport
 	}
+	sameOrigin := req.URL.Scheme+"://"+req.URL.Host == k.origin
+	if !sameOrigin {
+		return inner.RoundTrip(req)
+	}
+	if at := k.Due(); !at.IsZero() && !time.Now().Before(at) {
+		_ = k.Refresh(req.Context()) // a refusal shows as the server's 401
+	}
+	token := k.token()
 	if token != "" {
 		req = req.Clone(req.Context())
 		req.Header.Set("Authorization", "Bearer "+token)
 	}
-	resp, err := b.inner.RoundTrip(req)
-	if err != nil || !sameOrigin {
+	resp, err := inner.RoundTrip(req)
+	if err != nil {
 		return resp, err
 	}
 	if resp.StatusCode == http.StatusForbidden {
 		if scopes := insufficientScope(resp); scopes != nil {
 			_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxAuthBodyBytes))
 			_ = resp.Body.Close()
-			b.k.mu.Lock()
-			b.k.required = scopes
-			b.k.mu.Unlock()
+			k.mu.Lock()
+			k.required = scopes
+			k.mu.Unlock()
 			return nil, &purramcp.Error{Code: purramcp.CodeUnauthorized}
 		}
 		return resp, nil
@@ -388,14 +431,15 @@ func (b *bearerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxAuthBodyBytes))
 	_ = resp.Body.Close()
 	if token != "" || bearerChallenges(resp) != nil {
-		b.k.refused(token)
+		k.refused(token)
 	}
 	return nil, &purramcp.Error{Code: purramcp.CodeUnauthorized}
 }
 
 // isAuthCode reports whether err is one of the keeper's coded failures.
 func isAuthCode(err error) bool {
-	for _, code := range []string{purramcp.CodeAuthExpired, purramcp.CodeAuthRequired, purramcp.CodeAuthStoreFailed} {
+	for _, code := range []string{purramcp.CodeAuthExpired, purramcp.CodeAuthRequired, purramcp.CodeAuthStoreFailed,
+		purramcp.CodeEgressRefused} {
 		if errors.Is(err, authError(code)) {
 			return true
 		}
@@ -412,7 +456,7 @@ func insufficientScope(resp *http.Response) []string {
 		}
 		scopes := []string{}
 		for _, s := range strings.Fields(c.Params["scope"]) {
-			if validScope(s) && len(scopes) < 64 {
+			if ValidScope(s) && len(scopes) < 64 {
 				scopes = append(scopes, s)
 			}
 		}
@@ -421,9 +465,11 @@ func insufficientScope(resp *http.Response) []string {
 	return nil
 }
 
-// requiredScopes is a copy of the scopes of the last insufficient_scope
-// challenge.
-func (k *keeper) requiredScopes() []string {
+// RequiredScopes returns a copy of the scopes the server last asked for
+// when it refused a request for insufficient scope (HTTP 403 with
+// error="insufficient_scope"), nil when it never did: sign in again with
+// them to step up.
+func (k *Keeper) RequiredScopes() []string {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	return append([]string(nil), k.required...)

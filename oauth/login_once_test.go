@@ -1,4 +1,4 @@
-package fleet_test
+package oauth_test
 
 import (
 	"context"
@@ -12,8 +12,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"purra.dev/purramcp/fleet"
 	"purra.dev/purramcp/internal/oauthtest"
+	"purra.dev/purramcp/oauth"
 )
 
 // TestLogin_CallbackIgnoresOtherRequests: requests to the loopback
@@ -23,7 +23,7 @@ import (
 // end the sign-in; the authorization server's answer then completes it.
 func TestLogin_CallbackIgnoresOtherRequests(t *testing.T) {
 	srv := oauthtest.New(t, oauthtest.Options{})
-	store := &fleet.FileTokenStore{Dir: t.TempDir() + "/tokens"}
+	store := &oauth.FileStore{Dir: t.TempDir() + "/tokens"}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	hc := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
@@ -48,7 +48,7 @@ func TestLogin_CallbackIgnoresOtherRequests(t *testing.T) {
 		}
 		return oauthtest.Browse(ctx, authURL)
 	}
-	c, err := fleet.Login(ctx, fleet.LoginOptions{ServerURL: srv.URL, Store: store, Browse: browse,
+	c, err := oauth.Login(ctx, oauth.LoginOptions{ServerURL: srv.URL, Store: store, Browse: browse,
 		HTTPClient: &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}})
 	require.NoError(t, err)
 	assert.Equal(t, []int{400, 400, 400, 400}, statuses)
@@ -86,7 +86,7 @@ func TestLogin_DiscoversOnce(t *testing.T) {
 			"authorization_response_iss_parameter_supported": true,
 			"token_endpoint_auth_methods_supported":          []string{"none"}}).ServeHTTP(w, r)
 	}))
-	_, err, _ := login(t, srv, &fleet.FileTokenStore{Dir: t.TempDir() + "/tokens"}, nil, 0)
+	_, err, _ := login(t, srv, &oauth.FileStore{Dir: t.TempDir() + "/tokens"}, nil, 0)
 	require.NoError(t, err)
 	assert.Equal(t, int32(1), prmFetches.Load(), "resource metadata fetches")
 	assert.Equal(t, int32(1), asmFetches.Load(), "authorization server metadata fetches")

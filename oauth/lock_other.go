@@ -1,6 +1,6 @@
 //go:build !(darwin || dragonfly || freebsd || linux || netbsd || openbsd)
 
-package fleet
+package oauth
 
 import "context"
 
@@ -9,7 +9,7 @@ import "context"
 // (each credential's refreshes in one keeper run one at a time, and a
 // keeper re-reads the store and adopts a newer token before refreshing);
 // processes that share a store may each refresh one credential.
-func (s *FileTokenStore) Lock(ctx context.Context, _ string) (func(), error) {
+func (s *FileStore) Lock(ctx context.Context, _ string) (func(), error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
