@@ -70,13 +70,7 @@ func run(ctx context.Context, scenario, serverURL string, sctx map[string]any) e
 		}
 		return err
 	case scenario == "initialize" || scenario == "request-metadata":
-		s, err := fleet.Connect(ctx, fleet.ServerConfig{URL: serverURL}, fleet.ConnectOptions{})
-		if err != nil {
-			return err
-		}
-		defer s.Close()
-		_, err = s.ClientSession().ListTools(ctx, nil)
-		return err
+		return discoverOnly(ctx, serverURL)
 	case scenario == "tools_call":
 		return call(ctx, serverURL, nil, "add_numbers", `{"a":5,"b":3}`)
 	case scenario == "http-custom-headers":

@@ -45,8 +45,10 @@ func other(ctx context.Context, name, serverURL string) error {
 }
 
 // discoverOnly connects and lists the server's tools as purramcp inspect
-// does. These scenarios' servers declare no tools capability, which the
-// host learns and stops at: mcp_tools_unavailable is their expected end.
+// does (InspectCatalog: every tool checked, none bound). A server that
+// declares no tools capability (request-metadata's, the skills
+// extension's) is learnt and stopped at: mcp_tools_unavailable is a
+// success here.
 func discoverOnly(ctx context.Context, serverURL string) error {
 	s, err := fleet.Connect(ctx, fleet.ServerConfig{URL: serverURL}, fleet.ConnectOptions{})
 	if err != nil {
