@@ -70,13 +70,7 @@ func run(ctx context.Context, scenario, serverURL string, sctx map[string]any) e
 		}
 		return err
 	case scenario == "initialize" || scenario == "request-metadata":
-		s, err := fleet.Connect(ctx, fleet.ServerConfig{URL: serverURL}, fleet.ConnectOptions{})
-		if err != nil {
-			return err
-		}
-		defer s.Close()
-		_, err = s.ClientSession().ListTools(ctx, nil)
-		return err
+		return discoverOnly(ctx, serverURL)
 	case scenario == "tools_call":
 		return call(ctx, serverURL, nil, "add_numbers", `{"a":5,"b":3}`)
 	case scenario == "http-custom-headers":
@@ -85,10 +79,12 @@ func run(ctx context.Context, scenario, serverURL string, sctx map[string]any) e
 		// go-sdk drops the tools whose x-mcp-header is invalid; the valid
 		// one binds under the headers policy and is called.
 		return callWith(ctx, serverURL, nil, "valid_tool", `{"region":"us-west1"}`, headersPolicy)
+	case scenario == "auth/authorization-server-migration":
+		return migrated(ctx, serverURL)
 	case strings.HasPrefix(scenario, "auth/"):
 		return authorized(ctx, serverURL, sctx)
 	}
-	return fmt.Errorf("unsupported scenario %q", scenario)
+	return other(ctx, scenario, serverURL)
 }
 
 // authorized signs in with oauth.Login, then lists and calls test-tool
