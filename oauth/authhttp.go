@@ -60,10 +60,10 @@ func secureURL(u *url.URL) bool {
 // carries the requests: an *http.Transport is cloned with the dial rule;
 // any other RoundTripper does its own dialing and gets the URL and
 // redirect rules only. seen, when set, is told of each request before it
-// is sent. The func releases the client's idle connections.
+// is sent; eopts are the rule's options (tests name their peers with them). The func releases the client's idle connections.
 func authClient(ctx context.Context, serverURL string, base *http.Client, timeout time.Duration,
-	seen func(*http.Request)) (*http.Client, func(), error) {
-	policy, err := egress.New(ctx, serverURL, egress.Options{})
+	seen func(*http.Request), eopts egress.Options) (*http.Client, func(), error) {
+	policy, err := egress.New(ctx, serverURL, eopts)
 	if err != nil {
 		return nil, nil, err
 	}

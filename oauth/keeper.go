@@ -14,6 +14,7 @@ import (
 	"golang.org/x/oauth2"
 
 	"purra.dev/purramcp"
+	"purra.dev/purramcp/internal/egress"
 )
 
 // A Keeper holds one MCP server's OAuth credentials for its sessions, on
@@ -227,7 +228,7 @@ func (k *Keeper) Refresh(ctx context.Context) error {
 	}
 	cfg := &oauth2.Config{ClientID: c.ClientID, ClientSecret: c.ClientSecret,
 		Endpoint: oauth2.Endpoint{TokenURL: c.TokenURL, AuthStyle: authStyle(c.AuthStyle)}}
-	ahc, release, err := authClient(ctx, k.serverURL, k.base, 0, nil)
+	ahc, release, err := authClient(ctx, k.serverURL, k.base, 0, nil, egress.Options{})
 	if err != nil {
 		return k.refusedEgress(ctx, err)
 	}

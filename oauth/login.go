@@ -20,6 +20,7 @@ import (
 	"golang.org/x/oauth2"
 
 	"purra.dev/purramcp"
+	"purra.dev/purramcp/internal/egress"
 )
 
 // LoginOptions configures [Login].
@@ -47,6 +48,8 @@ type LoginOptions struct {
 	// (http://127.0.0.1:PORT/callback). An error from Browse ends the
 	// login with mcp_auth_denied. Required.
 	Browse func(ctx context.Context, authURL string) error
+
+	egress egress.Options // the egress rule's resolver and dialer; tests name their peers with them
 }
 
 // Login signs in to an OAuth-protected MCP server with the authorization
@@ -78,7 +81,7 @@ func Login(ctx context.Context, opts LoginOptions) (*Credentials, error) {
 		return nil, err
 	}
 	var fl loginFlow
-	hc, release, err := authClient(ctx, opts.ServerURL, opts.HTTPClient, opts.Timeout, fl.saw)
+	hc, release, err := authClient(ctx, opts.ServerURL, opts.HTTPClient, opts.Timeout, fl.saw, opts.egress)
 	if err != nil {
 		return nil, ctxOr(ctx, purramcp.CodeAuthDiscoveryFailed)
 	}

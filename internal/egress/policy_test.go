@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"purra.dev/purramcp"
+
+	"purra.dev/purramcp/internal/egress/egresstest"
 )
 
 const testTimeout = 10 * time.Second
@@ -34,7 +36,7 @@ func newPolicy(t *testing.T, serverURL string) *Policy {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	defer cancel()
-	p, err := New(ctx, serverURL, Options{Resolver: fakeResolver(t, testNames)})
+	p, err := New(ctx, serverURL, Options{Resolver: egresstest.Resolver(testNames)})
 	if err != nil {
 		t.Fatalf("New(%q): %v", serverURL, err)
 	}
@@ -93,7 +95,7 @@ func TestNew_ServerZone(t *testing.T) {
 func TestNew_Refused(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	defer cancel()
-	opts := Options{Resolver: fakeResolver(t, testNames)}
+	opts := Options{Resolver: egresstest.Resolver(testNames)}
 	for _, tc := range []struct {
 		url  string
 		rule Rule
@@ -260,7 +262,7 @@ func TestControl_NamesCountByTheirAddresses(t *testing.T) {
 		{"loop.test:2375", "127.0.0.1:2375", ZoneLoopback},
 	} {
 		var seen []string
-		d := &net.Dialer{Resolver: fakeResolver(t, testNames), Control: func(network, address string, c syscall.RawConn) error {
+		d := &net.Dialer{Resolver: egresstest.Resolver(testNames), Control: func(network, address string, c syscall.RawConn) error {
 			seen = append(seen, address)
 			return p.Control(network, address, c)
 		}}

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"purra.dev/purramcp/internal/egress/egresstest"
 )
 
 // network maps the addresses of the scenario's named hosts to loopback
@@ -63,7 +65,7 @@ func scenarioClient(t *testing.T, n *network, serverURL string) *http.Client {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	defer cancel()
-	p, err := New(ctx, serverURL, Options{Resolver: fakeResolver(t, scenarioNames), Dial: n.dial})
+	p, err := New(ctx, serverURL, Options{Resolver: egresstest.Resolver(scenarioNames), Dial: n.dial})
 	if err != nil {
 		t.Fatalf("New(%q): %v", serverURL, err)
 	}

@@ -62,6 +62,14 @@ type Options struct {
 	// its whole grant, every access and refresh token issued from the
 	// same authorization code.
 	RevokeOnReuse bool
+	// TLS serves both servers over https, with httptest's certificate (a
+	// client skips verification or trusts it).
+	TLS bool
+	// MCPOrigin and IssuerOrigin, when set, are the origins the servers
+	// publish (in URL, Issuer and the metadata) instead of their loopback
+	// listeners' (see [Server.Addrs]): named hosts a test maps to the
+	// listeners.
+	MCPOrigin, IssuerOrigin string
 }
 
 // Server is a running authorization server and MCP server. Its methods
@@ -136,8 +144,8 @@ func Start(opts Options) *Server {
 	asMux.HandleFunc("POST "+PathRegister, s.register)
 	asMux.HandleFunc("GET "+PathAuthorize, s.authorize)
 	asMux.HandleFunc("POST "+PathToken, s.token)
-	s.as = httptest.NewServer(s.route(asMux))
-	s.Issuer = s.as.URL
+	s.as = start(s.route(asMux), opts.TLS)
+	s.Issuer = cmpOr(opts.IssuerOrigin, s.as.URL)
 
 	rsMux := http.NewServeMux()
 	rsMux.HandleFunc("GET "+PathResourceMetadata, s.resourceMetadata)
@@ -154,11 +162,34 @@ func Start(opts Options) *Server {
 		})
 	s.mcp = srv
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil)
-	s.rs = httptest.NewServer(s.route(rsMux))
-	s.URL = s.rs.URL + PathMCP
+	s.rs = start(s.route(rsMux), opts.TLS)
+	origin := cmpOr(opts.MCPOrigin, s.rs.URL)
+	s.URL = origin + PathMCP
 	rsMux.Handle(PathMCP, auth.RequireBearerToken(s.verify,
-		&auth.RequireBearerTokenOptions{ResourceMetadataURL: s.rs.URL + PathResourceMetadata})(h))
+		&auth.RequireBearerTokenOptions{ResourceMetadataURL: origin + PathResourceMetadata})(h))
 	return s
+}
+
+// start starts an httptest server for h, over TLS when tls is set.
+func start(h http.Handler, tls bool) *httptest.Server {
+	if tls {
+		return httptest.NewTLSServer(h)
+	}
+	return httptest.NewServer(h)
+}
+
+// cmpOr is v, or def when v is "".
+func cmpOr(v, def string) string {
+	if v == "" {
+		return def
+	}
+	return v
+}
+
+// Addrs returns the loopback host:port of the MCP server's listener and of
+// the authorization server's.
+func (s *Server) Addrs() (mcp, issuer string) {
+	return s.rs.Listener.Addr().String(), s.as.Listener.Addr().String()
 }
 
 type echoIn struct {
@@ -487,7 +518,17 @@ func random() string {
 // Location it answered with once (the login's loopback callback). Each
 // request is bounded by 10 s and by ctx; it keeps no connection open.
 func Browse(ctx context.Context, authURL string) error {
-	hc := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{DisableKeepAlives: true},
+	return BrowseWith(&http.Transport{DisableKeepAlives: true})(ctx, authURL)
+}
+
+// BrowseWith is Browse over rt (which keeps no connection open once the
+// request ends), for named hosts a test maps to its listeners.
+func BrowseWith(rt http.RoundTripper) func(ctx context.Context, authURL string) error {
+	return func(ctx context.Context, authURL string) error { return browse(ctx, rt, authURL) }
+}
+
+func browse(ctx context.Context, rt http.RoundTripper, authURL string) error {
+	hc := &http.Client{Timeout: 10 * time.Second, Transport: rt,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	get := func(u string) (*http.Response, error) {
 		req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
