@@ -1,7 +1,9 @@
 package purramcp
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"slices"
 	"strings"
 
@@ -31,6 +33,46 @@ type Snapshot struct {
 	RevisionDigest string `json:"revisionDigest"`
 	// Entries has one entry per binding, sorted by LocalName.
 	Entries []ToolEntry `json:"entries"`
+}
+
+// Digest recomputes the revision digest of s from every field but
+// RevisionDigest: the purra.json-identity/v1 digest of s's JSON shape
+// without revisionDigest, the identity DiscoverTools hashes, so a snapshot a
+// catalog returned gives back its own RevisionDigest and any change to it
+// another digest. A host or a lock file that stores snapshots checks them
+// with it. It fails, as [IdentityDigest] does, for a snapshot outside the
+// identity domain (a schema value JSON cannot carry, an unsafe number).
+func (s Snapshot) Digest() (string, error) {
+	text, err := json.Marshal(s)
+	if err != nil {
+		return "", err
+	}
+	var id map[string]any
+	dec := json.NewDecoder(bytes.NewReader(text))
+	dec.UseNumber()
+	if err := dec.Decode(&id); err != nil {
+		return "", err
+	}
+	delete(id, "revisionDigest")
+	return IdentityDigest(id)
+}
+
+// Clone returns a deep copy of s, its schemas included: changing either
+// changes nothing in the other.
+func (s Snapshot) Clone() Snapshot {
+	if s.Entries != nil {
+		s.Entries = slices.Clone(s.Entries)
+	}
+	for i := range s.Entries {
+		e := &s.Entries[i]
+		if e.InputSchema != nil {
+			e.InputSchema = strictjson.CloneObject(e.InputSchema)
+		}
+		if e.OutputSchema != nil {
+			e.OutputSchema = strictjson.CloneObject(e.OutputSchema)
+		}
+	}
+	return s
 }
 
 // A ToolEntry is one bound tool in a Snapshot.

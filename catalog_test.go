@@ -2,9 +2,13 @@ package purramcp_test
 
 import (
 	"encoding/json"
+	"math"
 	"reflect"
 	"testing"
 	"testing/synctest"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"purra.dev/purramcp"
 )
@@ -270,4 +274,33 @@ func TestBehaviorG6_OrderIndependence(t *testing.T) {
 	if digests[2] != "75f2bc87bfa454d5200c2ab8685281645c6d733cb87c177d47d73b5693f750f3" {
 		t.Errorf("digests[2] = %q, want %q", digests[2], "75f2bc87bfa454d5200c2ab8685281645c6d733cb87c177d47d73b5693f750f3")
 	}
+}
+
+// TestSnapshot_DigestAndClone: a catalog's snapshot recomputes its own
+// revision digest, any change gives another, a value outside the identity
+// domain fails, and Clone shares nothing.
+func TestSnapshot_DigestAndClone(t *testing.T) {
+	f := loadMCPFixture(t)
+	h := sdkHarness(t, newSDKServer(t, nil, f.Tool), "")
+	catalog, err := discoverDefault(t, h, purramcp.Limits{})
+	require.NoError(t, err)
+	snap := catalog.Snapshot()
+	digest, err := snap.Digest()
+	require.NoError(t, err)
+	assert.Equal(t, snap.RevisionDigest, digest, "a catalog's snapshot gives back its digest")
+
+	clone := snap.Clone()
+	require.Equal(t, snap, clone)
+	clone.Entries[0].InputSchema["type"] = "array"
+	clone.Entries[0].Description = "changed"
+	again, err := snap.Digest()
+	require.NoError(t, err)
+	assert.Equal(t, digest, again, "changing the clone changes nothing in the snapshot")
+	changed, err := clone.Digest()
+	require.NoError(t, err)
+	assert.NotEqual(t, digest, changed, "a changed snapshot has another digest")
+
+	clone.Entries[0].InputSchema["maximum"] = math.Inf(1) // outside the identity domain
+	_, err = clone.Digest()
+	assert.Error(t, err)
 }

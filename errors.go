@@ -15,14 +15,33 @@ import (
 // [ToolResult] that failed with it. They are part of the API: a code never
 // changes meaning and never carries remote text; a host compares
 // [ToolResult.ErrorCode] and [Event.Code] with them. CodeAnnotationConflict,
-// CodeCatalogUnapproved, CodeEgressRefused and CodeUnauthorized are
-// purramcp additions with no purra-mcp 1.0.0 counterpart; they arise only
+// CodeCatalogUnapproved, CodeEgressRefused, CodeUnauthorized and the
+// CodeAuth* codes are purramcp additions with no purra-mcp 1.0.0 counterpart; they arise only
 // from opt-in [DiscoveryOptions] fields, an OAuth-aware HTTP transport or
 // the fleet's HTTP client.
 const (
 	// CodeAnnotationConflict, "mcp_annotation_conflict", is the code of
 	// [ErrAnnotationConflict] (a purramcp addition).
 	CodeAnnotationConflict = codes.AnnotationConflict
+	// CodeAuthDenied, "mcp_auth_denied", is the code of [ErrAuthDenied] (a
+	// purramcp addition, like every CodeAuth*).
+	CodeAuthDenied = codes.AuthDenied
+	// CodeAuthDiscoveryFailed, "mcp_auth_discovery_failed", is the code of
+	// [ErrAuthDiscoveryFailed].
+	CodeAuthDiscoveryFailed = codes.AuthDiscoveryFailed
+	// CodeAuthExpired, "mcp_auth_expired", is the code of [ErrAuthExpired].
+	CodeAuthExpired = codes.AuthExpired
+	// CodeAuthRegistrationFailed, "mcp_auth_registration_failed", is the
+	// code of [ErrAuthRegistrationFailed].
+	CodeAuthRegistrationFailed = codes.AuthRegistrationFailed
+	// CodeAuthRequired, "mcp_auth_required", is the code of [ErrAuthRequired].
+	CodeAuthRequired = codes.AuthRequired
+	// CodeAuthStoreFailed, "mcp_auth_store_failed", is the code of
+	// [ErrAuthStoreFailed].
+	CodeAuthStoreFailed = codes.AuthStoreFailed
+	// CodeAuthTokenFailed, "mcp_auth_token_failed", is the code of
+	// [ErrAuthTokenFailed].
+	CodeAuthTokenFailed = codes.AuthTokenFailed
 	// CodeBindingInvalid, "mcp_binding_invalid", is the code of [ErrBindingInvalid].
 	CodeBindingInvalid = codes.BindingInvalid
 	// CodeBindingMissing, "mcp_binding_missing", is the code of [ErrBindingMissing].
@@ -86,6 +105,32 @@ var (
 	// ErrAnnotationConflict reports a bound tool whose annotations do not
 	// claim read-only when DiscoveryOptions.RequireReadOnlyHint is set.
 	ErrAnnotationConflict error = sentinel(CodeAnnotationConflict)
+	// ErrAuthDenied reports an authorization the user or the
+	// authorization server denied, or whose answer failed the state or
+	// issuer check. The ErrAuth* sentinels are the client side of MCP
+	// authorization: a server's status, signing in, the token store; none
+	// carries remote text, a token, a code, a verifier or a secret.
+	ErrAuthDenied error = sentinel(CodeAuthDenied)
+	// ErrAuthDiscoveryFailed reports resource or authorization server
+	// metadata that could not be fetched, or was over its bounds,
+	// insecure or inconsistent.
+	ErrAuthDiscoveryFailed error = sentinel(CodeAuthDiscoveryFailed)
+	// ErrAuthExpired reports an access token that expired and could not be
+	// refreshed (no refresh token, or the authorization server refused
+	// it); signing in again fixes it.
+	ErrAuthExpired error = sentinel(CodeAuthExpired)
+	// ErrAuthRegistrationFailed reports no client registration the
+	// authorization server supports, or a refused registration.
+	ErrAuthRegistrationFailed error = sentinel(CodeAuthRegistrationFailed)
+	// ErrAuthRequired reports a server that needs OAuth with no usable
+	// token stored for it; signing in fixes it.
+	ErrAuthRequired error = sentinel(CodeAuthRequired)
+	// ErrAuthStoreFailed reports a token store that could not be read or
+	// written, or that is not its user's own.
+	ErrAuthStoreFailed error = sentinel(CodeAuthStoreFailed)
+	// ErrAuthTokenFailed reports a token endpoint that refused the code or
+	// answered out of bounds.
+	ErrAuthTokenFailed error = sentinel(CodeAuthTokenFailed)
 	// ErrBindingInvalid reports invalid limits, options, server id or bindings.
 	ErrBindingInvalid error = sentinel(CodeBindingInvalid)
 	// ErrBindingMissing reports a bound remote tool the server never listed.
@@ -139,9 +184,11 @@ var (
 	// ErrTransportError reports a closed or broken connection.
 	ErrTransportError error = sentinel(CodeTransportError)
 	// ErrUnauthorized reports a request the server refused for want of a
-	// valid bearer token (HTTP 401), as an OAuth-aware http.RoundTripper of
-	// the host's (the fleet's) reports it by returning an [*Error] with
-	// this code. The request is never resent; the session stays open.
+	// valid bearer token (HTTP 401). The host's own OAuth-aware
+	// http.RoundTripper below a StreamableClientTransport reports it by
+	// returning any error that errors.Is matches with it (an [*Error] with
+	// this code, or the sentinel wrapped): the request ends with this code,
+	// is never resent, and the session stays open.
 	ErrUnauthorized error = sentinel(CodeUnauthorized)
 )
 

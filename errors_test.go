@@ -50,7 +50,15 @@ var additionCodes = map[string]error{
 	"mcp_annotation_conflict": purramcp.ErrAnnotationConflict, // RequireReadOnlyHint
 	"mcp_catalog_unapproved":  purramcp.ErrCatalogUnapproved,  // Approve
 	"mcp_egress_refused":      purramcp.ErrEgressRefused,      // the fleet's HTTP client
-	"mcp_unauthorized":        purramcp.ErrUnauthorized,       // an OAuth-aware HTTP transport (the fleet's)
+	"mcp_unauthorized":        purramcp.ErrUnauthorized,       // an OAuth-aware HTTP transport (the host's, or the fleet's)
+	// the client side of MCP authorization: server status, sign-in, store
+	"mcp_auth_required":            purramcp.ErrAuthRequired,
+	"mcp_auth_expired":             purramcp.ErrAuthExpired,
+	"mcp_auth_discovery_failed":    purramcp.ErrAuthDiscoveryFailed,
+	"mcp_auth_registration_failed": purramcp.ErrAuthRegistrationFailed,
+	"mcp_auth_denied":              purramcp.ErrAuthDenied,
+	"mcp_auth_token_failed":        purramcp.ErrAuthTokenFailed,
+	"mcp_auth_store_failed":        purramcp.ErrAuthStoreFailed,
 }
 
 // allCodes is every code the package reports.
@@ -64,11 +72,11 @@ func TestErrors_CodesAndSentinels(t *testing.T) {
 	if got := len(referenceCodes); got != 22 {
 		t.Fatalf("len(referenceCodes) = %d, want %d", got, 22)
 	}
-	if got := len(additionCodes); got != 4 {
-		t.Fatalf("len(additionCodes) = %d, want %d", got, 4)
+	if got := len(additionCodes); got != 11 {
+		t.Fatalf("len(additionCodes) = %d, want %d", got, 11)
 	}
-	if got := len(allCodes); got != 26 {
-		t.Fatalf("no addition reuses a reference code: len = %d, want %d", got, 26)
+	if got := len(allCodes); got != 33 {
+		t.Fatalf("no addition reuses a reference code: len = %d, want %d", got, 33)
 	}
 	if purramcp.CodeAnnotationConflict != purramcp.CodeAnnotationConflict {
 		t.Errorf("purramcp.CodeAnnotationConflict = %q, want %q", purramcp.CodeAnnotationConflict, purramcp.CodeAnnotationConflict)

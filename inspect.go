@@ -161,8 +161,10 @@ type CatalogReport struct {
 	RevisionDigest string `json:"revisionDigest"`
 }
 
-// InspectCatalog lists every tool of session once under opts.Limits, reports
-// on each with InspectTool under opts.Policy, and binds the bindable ones
+// InspectCatalog serves a host that reviews what a server offers before it
+// chooses bindings (an operator's console, a CI check). It lists every tool
+// of session once under opts.Limits, reports on each with InspectTool under
+// opts.Policy, and binds the bindable ones
 // under default bindings from that same listing to report the digest
 // DiscoverTools would return for them (the report and the digest never come
 // from two listings). serverID is the snapshot's server id. It sends only

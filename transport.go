@@ -2,6 +2,7 @@ package purramcp
 
 import (
 	"encoding/json"
+	"errors"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -67,3 +68,8 @@ func (o *monitorOwner) Sever() { (*CatalogMonitor)(o).sever() }
 // Progress passes a progress notification, as it is read, to the call
 // under WithProgress whose token it names (progress.go).
 func (o *monitorOwner) Progress(params json.RawMessage) { o.progress.deliverParams(params) }
+
+// Unauthorized reports whether a host transport's error is
+// [ErrUnauthorized]: the request was refused for want of a valid token,
+// is not resent, and the session stands.
+func (o *monitorOwner) Unauthorized(err error) bool { return errors.Is(err, ErrUnauthorized) }

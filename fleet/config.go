@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"purra.dev/purramcp"
+	"purra.dev/purramcp/oauth"
 )
 
 // A Config names the servers of a fleet and the tools bound from each.
@@ -50,10 +51,14 @@ type ServerConfig struct {
 	// Cwd is the program's working directory; "" means the host's.
 	Cwd string
 	// URL is the streamable HTTP endpoint of an http server (${env:NAME} is
-	// expanded in it).
+	// expanded in it). The session's client follows no redirect off URL's
+	// origin nor from https to http, and dials no address more internal
+	// than URL's host (loopback, private, link-local): each is
+	// mcp_egress_refused (docs/oauth.md, "Where requests go").
 	URL string
-	// Headers are sent with every HTTP request to URL (${env:NAME} is
-	// expanded in each value).
+	// Headers are sent with every HTTP request to URL's origin (scheme,
+	// host, port), never to another (${env:NAME} is expanded in each
+	// value).
 	Headers map[string]string
 	// Dial, set only from Go (it has no JSON form), returns a fresh
 	// transport for each session, so Go code can supply any transport (an
@@ -536,7 +541,7 @@ func (sc *ServerConfig) validateReach(p path) error {
 		if sc.URL == "" {
 			return errAt(p.with("oauth"), "oauth without url")
 		}
-		return sc.OAuth.validate(p.with("oauth"))
+		return validateOAuth(sc.OAuth, p.with("oauth"))
 	}
 	return nil
 }
@@ -561,7 +566,7 @@ func (sc *ServerConfig) validateTools(p path, owner map[string]bool) error {
 			return errAt(at.with("title"), "blank title")
 		}
 		for i, s := range tc.Scopes {
-			if !validScope(s) {
+			if !oauth.ValidScope(s) {
 				return errAt(at.with("scopes").with(i), "not a scope token")
 			}
 		}

@@ -8,6 +8,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"purra.dev/purramcp"
+	"purra.dev/purramcp/oauth"
 )
 
 // ConnectOptions configures [Connect]. The zero value announces the
@@ -26,11 +27,11 @@ type ConnectOptions struct {
 	// ServerConfig taken from a Config).
 	Secrets []string
 	// TokenStore, when set, holds the OAuth credentials of an http server
-	// (see [Credentials]): the session's requests to the server carry its
+	// (see [oauth.Credentials]): the session's requests to the server carry its
 	// access token, renewed first when it has expired and can be
 	// refreshed. nil sends no token. A config that sets an Authorization
 	// header never uses it.
-	TokenStore TokenStore
+	TokenStore oauth.Store
 	// ProtocolVersion is the protocol version to connect at, normally the
 	// one a lock approved for the server (the locked snapshot's
 	// ProtocolVersion). When the server still speaks it, the session is at
@@ -51,19 +52,19 @@ type ConnectOptions struct {
 type Session struct {
 	sc     ServerConfig // as Connect was given it
 	c      *conn
-	stderr *stderrRing // nil unless stdio
-	keeper *keeper     // nil without ConnectOptions.TokenStore
+	stderr *stderrRing   // nil unless stdio
+	keeper *oauth.Keeper // nil without ConnectOptions.TokenStore
 }
 
 // RequiredScopes returns the scopes the server last asked for when it
 // refused a request for insufficient scope (HTTP 403 with
 // error="insufficient_scope"), nil when it never did: a host signs in
-// again with them ([LoginOptions].OAuth.Scopes) to step up.
+// again with them ([oauth.LoginOptions].OAuth.Scopes) to step up.
 func (s *Session) RequiredScopes() []string {
 	if s.keeper == nil {
 		return nil
 	}
-	return s.keeper.requiredScopes()
+	return s.keeper.RequiredScopes()
 }
 
 // ClientSession returns the live session, for purramcp.DiscoverTools or
@@ -119,9 +120,9 @@ type ConnectError struct {
 	Stderr string
 	// Unauthorized is set when an http server refused the connection for
 	// want of a usable OAuth token in ConnectOptions.TokenStore:
-	// [CodeAuthRequired] when none is stored, [CodeAuthExpired] when the
+	// [purramcp.CodeAuthRequired] when none is stored, [purramcp.CodeAuthExpired] when the
 	// stored one was refused and could not be refreshed; `purramcp login`
-	// (or [Login]) is the remedy.
+	// (or [oauth.Login]) is the remedy.
 	Unauthorized string
 }
 
@@ -153,12 +154,12 @@ func Connect(ctx context.Context, sc ServerConfig, opts ConnectOptions) (*Sessio
 	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	if opts.TokenStore != nil && sc.URL != "" && !hasHeader(sc.Headers, "Authorization") {
-		s.keeper = newKeeper(opts.TokenStore, sc, nil)
-		if _, err := s.keeper.load(cctx); err != nil {
+		s.keeper = oauth.NewKeeper(opts.TokenStore, sc.URL, clientIDOf(sc.OAuth))
+		if _, err := s.keeper.Load(cctx); err != nil {
 			return nil, &ConnectError{Err: err}
 		}
-		if at := s.keeper.due(); !at.IsZero() && !time.Now().Before(at) {
-			_ = s.keeper.refresh(cctx) // a refusal shows as the handshake's 401
+		if at := s.keeper.Due(); !at.IsZero() && !time.Now().Before(at) {
+			_ = s.keeper.Refresh(cctx) // a refusal shows as the handshake's 401
 		}
 	}
 	c, err := dialAt(cctx, sc, s.stderr, timeout, info, nil, s.keeper, opts.ProtocolVersion)
@@ -173,7 +174,7 @@ func Connect(ctx context.Context, sc ServerConfig, opts ConnectOptions) (*Sessio
 		}
 		ce.TimedOut = ctx.Err() == nil && errors.Is(cctx.Err(), context.DeadlineExceeded)
 		if s.keeper != nil {
-			ce.Unauthorized = s.keeper.unauthorized()
+			ce.Unauthorized = s.keeper.Unauthorized()
 		}
 		return nil, ce
 	}
@@ -199,7 +200,7 @@ func (e *dialError) Unwrap() error { return e.err }
 // On failure everything started is stopped; the error is the
 // connection's, wrapped in a *dialError once the handshake was tried.
 func dial(ctx context.Context, sc ServerConfig, ring *stderrRing, timeout time.Duration,
-	info *mcp.Implementation, copts *mcp.ClientOptions, k *keeper, pin string) (*conn, error) {
+	info *mcp.Implementation, copts *mcp.ClientOptions, k *oauth.Keeper, pin string) (*conn, error) {
 	t, proc, release, err := newTransport(ctx, sc, ring, timeout, k)
 	if err != nil {
 		return nil, err

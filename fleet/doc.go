@@ -39,6 +39,15 @@
 // (never for a model). [Fleet.Snapshot] returns a ready server's admitted
 // snapshot.
 //
+// # OAuth
+//
+// An http server that is an OAuth-protected resource is authorized with
+// [Options.TokenStore] (and [ConnectOptions.TokenStore]) through package
+// oauth: each server's requests carry its stored access token, refreshed
+// in the background once per credential; a server with no usable token is
+// unauthorized (its [ServerStatus].Code an mcp_auth_* code) until a sign-in
+// (oauth.Login) stores one. A nil store means no OAuth.
+//
 // # One session
 //
 // [Connect] sets up a single session with one configured server outside

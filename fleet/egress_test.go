@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -55,12 +56,12 @@ func TestHTTP_RedirectToAnotherOriginGetsNoCredential(t *testing.T) {
 	t.Setenv("FLEET_TEST_KEY", "s3cret-key")
 	r := &restartable{}
 	r.restart()
-	defer r.stop()
+	t.Cleanup(r.stop)
 	var third headerLog
 	thirdParty := httptest.NewServer(third.wrap(r))
-	defer thirdParty.Close()
+	t.Cleanup(thirdParty.Close)
 	upstream := httptest.NewServer(redirectingUpstream(thirdParty.URL))
-	defer upstream.Close()
+	t.Cleanup(upstream.Close) // after the fleet's cleanup, which closes its streams
 	cfg, err := fleet.ParseConfig([]byte(`{"servers": {"web": {"type": "http", "url": "` + upstream.URL + `/mcp",
 		"headers": {"Authorization": "Bearer ${env:FLEET_TEST_KEY}", "X-Api-Key": "${env:FLEET_TEST_KEY}"},
 		"limits": {"timeout": "2s"},
@@ -86,4 +87,56 @@ func TestHTTP_RedirectToAnotherOriginGetsNoCredential(t *testing.T) {
 		assert.Empty(t, h.Get("X-Api-Key"), "request %d to the third party carried the API key", i)
 	}
 	assert.Empty(t, third.requests(), "the third party received no request")
+}
+
+// TestHTTP_RedirectMidSessionIsRefused: a server that starts answering 307
+// to another origin after the session is up gets no hop: the call fails
+// (mcp_transport_error, not sent elsewhere), the fleet's reconnection is
+// refused with mcp_egress_refused, and the third party receives nothing.
+func TestHTTP_RedirectMidSessionIsRefused(t *testing.T) {
+	t.Setenv("FLEET_TEST_KEY", "s3cret-key")
+	r := &restartable{}
+	r.restart()
+	t.Cleanup(r.stop)
+	var third headerLog
+	thirdParty := httptest.NewServer(third.wrap(r))
+	t.Cleanup(thirdParty.Close)
+	var redirect atomic.Bool
+	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if redirect.Load() {
+			redirectingUpstream(thirdParty.URL).ServeHTTP(w, req)
+			return
+		}
+		r.ServeHTTP(w, req)
+	}))
+	t.Cleanup(upstream.Close) // after the fleet's cleanup, which closes its streams
+	cfg, err := fleet.ParseConfig([]byte(`{"servers": {"web": {"type": "http", "url": "` + upstream.URL + `/mcp",
+		"headers": {"X-Api-Key": "${env:FLEET_TEST_KEY}"}, "limits": {"timeout": "2s"},
+		"tools": {"units.convert": {"as": "convert_units"}, "units.list": {"as": "list_units"}}}}}`))
+	require.NoError(t, err)
+	f := startFleet(t, cfg, fleet.Options{Backoff: fastBackoff})
+	require.Equal(t, fleet.StateReady, statusOf(t, f, "web").State)
+	convert := registration(t, f, "convert_units")
+	require.Equal(t, "", run(t, convert, convertArgs))
+
+	redirect.Store(true)
+	calls := r.calls.Load()
+	assert.Contains(t, []string{purramcp.CodeTransportError, purramcp.CodeConnectionClosed}, run(t, convert, convertArgs))
+	st := waitRefused(t, f)
+	assert.Equal(t, purramcp.CodeEgressRefused, st.Code)
+	require.NoError(t, f.Close())
+	assert.Equal(t, calls, r.calls.Load(), "no call reached a server after the redirect")
+	assert.Empty(t, third.requests(), "the third party received no request")
+}
+
+// waitRefused waits until server web's status carries a code and is not
+// ready, and returns it.
+func waitRefused(t *testing.T, f *fleet.Fleet) fleet.ServerStatus {
+	t.Helper()
+	var st fleet.ServerStatus
+	waitFor(t, "web refused", func() bool {
+		st = statusOf(t, f, "web")
+		return st.State != fleet.StateReady && st.Code == purramcp.CodeEgressRefused
+	})
+	return st
 }

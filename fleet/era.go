@@ -10,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"purra.dev/purramcp"
+	"purra.dev/purramcp/oauth"
 )
 
 // dialAt sets up one session as dial does, at protocol version pin when
@@ -21,7 +22,7 @@ import (
 // session shows the change of version as drift. Any other failure is
 // returned as it is.
 func dialAt(ctx context.Context, sc ServerConfig, ring *stderrRing, timeout time.Duration,
-	info *mcp.Implementation, copts *mcp.ClientOptions, k *keeper, pin string) (*conn, error) {
+	info *mcp.Implementation, copts *mcp.ClientOptions, k *oauth.Keeper, pin string) (*conn, error) {
 	if !pinnable(pin) {
 		return dial(ctx, sc, ring, timeout, info, copts, k, "")
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"purra.dev/purramcp"
+	"purra.dev/purramcp/oauth"
 )
 
 // A State is where a supervised server stands.
@@ -83,9 +84,12 @@ type Options struct {
 	// nil, the default, sends no _meta.
 	TracePropagator purramcp.TracePropagator
 	// TokenStore keeps the OAuth credentials of the http servers (see
-	// [Credentials]); nil means a [FileTokenStore] in [DefaultTokenDir].
+	// oauth.Credentials): a server's requests carry its access token,
+	// refreshed in the background. nil means no OAuth: no token is sent,
+	// and a server that answers 401 is a failed connection. A command
+	// passes oauth.FileStore in oauth.DefaultDir explicitly.
 	// A server whose config sets an Authorization header never uses it.
-	TokenStore TokenStore
+	TokenStore oauth.Store
 	// OnChange is called whenever the set of ready servers or a ready or
 	// pending digest changes, from one goroutine, never concurrently with
 	// itself; changes made while it runs are reported by one more call.
@@ -137,8 +141,8 @@ type Fleet struct {
 	byID    map[string]*server
 	opts    Options
 	backoff Backoff
-	tools   int        // how many tools the config binds: Registrations' capacity
-	store   TokenStore // Options.TokenStore, or the default file store; nil when none could be opened
+	tools   int         // how many tools the config binds: Registrations' capacity
+	store   oauth.Store // Options.TokenStore; nil: no OAuth
 
 	ctx    context.Context // ends when the fleet closes; supervisors run under it
 	cancel context.CancelFunc
@@ -178,11 +182,6 @@ func New(cfg *Config, opts Options) (*Fleet, error) {
 		changed: make(chan struct{}, 1)}
 	f.opts.Lock = nil // the fleet reads only its own copy
 	f.store = opts.TokenStore
-	if f.store == nil {
-		if dir, err := DefaultTokenDir(); err == nil {
-			f.store = &FileTokenStore{Dir: dir}
-		}
-	}
 	for _, id := range slices.Sorted(maps.Keys(cfg.Servers)) {
 		s, err := newServer(f, id, cfg.Servers[id], cfg.secrets[id])
 		if err != nil {

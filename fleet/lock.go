@@ -12,7 +12,6 @@ import (
 	"sync"
 
 	"purra.dev/purramcp"
-	"purra.dev/purramcp/internal/strictjson"
 )
 
 // lockVersion is the lockVersion of the lock file shape.
@@ -57,11 +56,12 @@ func LoadLock(path string) (*Lock, error) {
 	if err != nil {
 		return nil, err
 	}
-	return parseLock(data)
+	return ParseLock(data)
 }
 
-// parseLock decodes and checks a lock file's text.
-func parseLock(data []byte) (*Lock, error) {
+// ParseLock parses the text of a lock file as [LoadLock] reads it, with the
+// same checks and [*ConfigError] failures (a text over 64 MiB fails too).
+func ParseLock(data []byte) (*Lock, error) {
 	v, err := decodeJSON(data, maxLockBytes)
 	if err != nil {
 		return nil, err
@@ -144,7 +144,7 @@ func checkDigest(s purramcp.Snapshot, digest string, p path) error {
 // verifiedDigest returns the digest of the identity of the snapshot at p,
 // failing when the snapshot's own revisionDigest is not it.
 func verifiedDigest(s purramcp.Snapshot, p path) (string, error) {
-	sum, err := snapshotDigest(s)
+	sum, err := s.Digest()
 	if err != nil {
 		return "", errAt(p, "outside the identity domain")
 	}
@@ -152,26 +152,6 @@ func verifiedDigest(s purramcp.Snapshot, p path) (string, error) {
 		return "", errAt(p.with("revisionDigest"), "does not match the snapshot")
 	}
 	return sum, nil
-}
-
-// snapshotDigest recomputes a snapshot's revision digest. The identity a
-// revision digest covers is, by purramcp's contract, exactly the snapshot's
-// JSON shape without revisionDigest (schemaVersion, serverId,
-// protocolVersion and every entry with all its fields), so it is hashed
-// from that shape with purramcp.IdentityDigest.
-func snapshotDigest(s purramcp.Snapshot) (string, error) {
-	text, err := json.Marshal(s)
-	if err != nil {
-		return "", err
-	}
-	var id map[string]any
-	dec := json.NewDecoder(bytes.NewReader(text))
-	dec.UseNumber()
-	if err := dec.Decode(&id); err != nil {
-		return "", err
-	}
-	delete(id, "revisionDigest")
-	return purramcp.IdentityDigest(id)
 }
 
 // parseSnapshot decodes a snapshot object at p, strictly.
@@ -279,7 +259,7 @@ func (l *Lock) Snapshot(id string) (purramcp.Snapshot, bool) {
 	if !ok {
 		return purramcp.Snapshot{}, false
 	}
-	return copySnapshot(s), true
+	return s.Clone(), true
 }
 
 // ProtocolVersion returns the protocol version of server id's approved
@@ -298,7 +278,7 @@ func (l *Lock) ProtocolVersion(id string) string {
 // RevisionDigest is the approved digest), replacing any earlier one.
 // WriteFile checks every digest against its snapshot.
 func (l *Lock) Set(id string, s purramcp.Snapshot) {
-	s = copySnapshot(s)
+	s = s.Clone()
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.servers == nil {
@@ -398,21 +378,4 @@ func (l *Lock) WriteFile(path string) error {
 		_ = os.Remove(f.Name())
 	}
 	return err
-}
-
-// copySnapshot deep-copies s, its schemas included.
-func copySnapshot(s purramcp.Snapshot) purramcp.Snapshot {
-	if s.Entries != nil {
-		s.Entries = slices.Clone(s.Entries)
-	}
-	for i := range s.Entries {
-		e := &s.Entries[i]
-		if e.InputSchema != nil {
-			e.InputSchema = strictjson.CloneObject(e.InputSchema)
-		}
-		if e.OutputSchema != nil {
-			e.OutputSchema = strictjson.CloneObject(e.OutputSchema)
-		}
-	}
-	return s
 }

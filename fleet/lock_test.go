@@ -118,8 +118,16 @@ func TestLock_LoadErrorsNamePaths(t *testing.T) {
 			require.ErrorAs(t, err, &ce, "case %s", tc.name)
 			assert.Equal(t, tc.path, ce.Path, "case %s", tc.name)
 			assert.ErrorIs(t, err, purramcp.ErrBindingInvalid, "case %s", tc.name)
+			parsed, perr := fleet.ParseLock([]byte(tc.text))
+			assert.Nil(t, parsed, "case %s", tc.name)
+			assert.Equal(t, err, perr, "case %s: ParseLock fails as LoadLock does", tc.name)
 		})
 	}
+	parsed, err := fleet.ParseLock(golden)
+	require.NoError(t, err)
+	got, ok := parsed.Snapshot("units")
+	require.True(t, ok)
+	assert.Equal(t, digest, got.RevisionDigest, "ParseLock reads the golden lock")
 }
 
 func TestLock_WriteRefusesMismatchedDigest(t *testing.T) {

@@ -9,7 +9,7 @@ import (
 
 	"go.uber.org/goleak"
 
-	"purra.dev/purramcp/fleet"
+	"purra.dev/purramcp/oauth"
 )
 
 // stdioServer is examples/stdio-server, built once by TestMain.
@@ -22,8 +22,8 @@ func TestMain(m *testing.M) {
 		os.Exit(2)
 	}
 	// No test reads or writes the user's token store.
-	if err := os.Setenv(fleet.TokenDirEnv, filepath.Join(dir, "tokens")); err != nil {
-		fmt.Fprintln(os.Stderr, "fleet tests: setting", fleet.TokenDirEnv+":", err)
+	if err := os.Setenv(oauth.DirEnv, filepath.Join(dir, "tokens")); err != nil {
+		fmt.Fprintln(os.Stderr, "fleet tests: setting", oauth.DirEnv+":", err)
 		_ = os.RemoveAll(dir)
 		os.Exit(2)
 	}

@@ -1,39 +1,16 @@
 package fleet
 
 import (
-	"net/url"
+	"errors"
 	"regexp"
-	"strings"
+
+	"purra.dev/purramcp/oauth"
 )
 
 // An OAuthConfig is how the OAuth 2.1 client of one http server registers
-// with the server's authorization server and what it asks for. The zero
-// value (or a nil *OAuthConfig) registers dynamically (RFC 7591) and asks
-// for the scopes the server's challenge names, else those its resource
-// metadata lists, else none: what a server entry with only a url needs.
-type OAuthConfig struct {
-	// ClientID is a client registered beforehand with the authorization
-	// server; "" registers one (a client ID metadata document when
-	// ClientMetadataURL is set and the server supports them, else
-	// dynamic registration).
-	ClientID string
-	// ClientSecret is ClientID's secret, for a confidential client. In a
-	// config file it may only be an ${env:NAME} reference, so that no
-	// secret is written in the file; it needs ClientID.
-	ClientSecret string
-	// ClientMetadataURL is the https URL (with a path) of this client's
-	// ID metadata document, used as its client ID by an authorization
-	// server that supports them.
-	ClientMetadataURL string
-	// Scopes, when set, are the scopes asked for, replacing those of the
-	// challenge and of the resource metadata. Each is a scope token: 1 to
-	// 256 printable ASCII characters other than space, '"' and '\\'.
-	Scopes []string
-	// RedirectPort is the loopback port of the redirect URI
-	// (http://127.0.0.1:PORT/callback) that purramcp login listens on;
-	// 0 means any free port.
-	RedirectPort int
-}
+// with the server's authorization server and what it asks for: see
+// [oauth.Config].
+type OAuthConfig = oauth.Config
 
 // oauthFields are the members an oauth object may have.
 var oauthFields = []string{"clientId", "clientSecret", "clientMetadataUrl", "scopes", "redirectPort"}
@@ -83,43 +60,25 @@ func parseOAuth(v any, p path, env *expander) (*OAuthConfig, error) {
 	return oc, nil
 }
 
-// validate checks oc, found at p.
-func (oc *OAuthConfig) validate(p path) error {
-	if oc.ClientSecret != "" && oc.ClientID == "" {
-		return errAt(p.with("clientSecret"), "clientSecret without clientId")
-	}
-	if oc.ClientID != "" && (len(oc.ClientID) > 1024 || !printable(oc.ClientID)) {
-		return errAt(p.with("clientId"), "not a client id")
-	}
-	if oc.ClientMetadataURL != "" {
-		u, err := url.Parse(oc.ClientMetadataURL)
-		if err != nil || u.Scheme != "https" || u.Host == "" || u.Path == "" || u.Path == "/" || u.Fragment != "" || u.User != nil {
-			return errAt(p.with("clientMetadataUrl"), "not an https URL with a path")
+// validateOAuth checks oc, found at p.
+func validateOAuth(oc *OAuthConfig, p path) error {
+	var fe *oauth.FieldError
+	if err := oc.Validate(); errors.As(err, &fe) {
+		q := p.with(fe.Field)
+		if fe.Index >= 0 {
+			q = q.with(fe.Index)
 		}
-	}
-	for i, s := range oc.Scopes {
-		if !validScope(s) {
-			return errAt(p.with("scopes").with(i), "not a scope token")
-		}
-	}
-	if oc.RedirectPort < 0 || oc.RedirectPort > 65535 {
-		return errAt(p.with("redirectPort"), "out of range")
+		return errAt(q, fe.Reason)
+	} else if err != nil {
+		return errAt(p, err.Error())
 	}
 	return nil
 }
 
-// validScope reports whether s is an RFC 6749 scope token of at most 256
-// bytes.
-func validScope(s string) bool {
-	return s != "" && len(s) <= 256 && printable(s) && !strings.ContainsAny(s, " \"\\")
-}
-
-// printable reports whether s is only bytes 0x20 to 0x7e.
-func printable(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] < 0x20 || s[i] > 0x7e {
-			return false
-		}
+// clientIDOf is oc's ClientID, "" for a nil oc.
+func clientIDOf(oc *OAuthConfig) string {
+	if oc == nil {
+		return ""
 	}
-	return true
+	return oc.ClientID
 }

@@ -14,6 +14,7 @@ import (
 	"purra.dev/purramcp"
 	"purra.dev/purramcp/fleet"
 	"purra.dev/purramcp/internal/oauthtest"
+	"purra.dev/purramcp/oauth"
 )
 
 // TestFleet_OAuthLifecycle follows one OAuth-protected server through a
@@ -24,7 +25,7 @@ import (
 // next login. No token ever shows in the fleet's status.
 func TestFleet_OAuthLifecycle(t *testing.T) {
 	srv := oauthtest.New(t, oauthtest.Options{AccessTokenLifetime: 2 * time.Second})
-	store := &orderStore{TokenStore: &fleet.FileTokenStore{Dir: t.TempDir() + "/tokens"}, used: srv.Used}
+	store := &orderStore{Store: &oauth.FileStore{Dir: t.TempDir() + "/tokens"}, used: srv.Used}
 	cfg, err := fleet.ParseConfig([]byte(`{"servers": {"remote": {"type": "http", "url": "` + srv.URL + `",
 		"limits": {"timeout": "5s"}, "tools": {"echo": {"as": "echo"}}}}}`))
 	require.NoError(t, err)
@@ -32,7 +33,7 @@ func TestFleet_OAuthLifecycle(t *testing.T) {
 
 	st := statusOf(t, f, "remote")
 	require.Equal(t, fleet.StateUnauthorized, st.State)
-	assert.Equal(t, fleet.CodeAuthRequired, st.Code)
+	assert.Equal(t, purramcp.CodeAuthRequired, st.Code)
 	assert.Empty(t, f.Registrations())
 
 	_, err, _ = login(t, srv, store, nil, 0)
@@ -76,7 +77,7 @@ func TestFleet_OAuthLifecycle(t *testing.T) {
 	waitFor(t, "unauthorized after the revocation", func() bool {
 		return statusOf(t, f, "remote").State == fleet.StateUnauthorized
 	})
-	assert.Equal(t, fleet.CodeAuthExpired, statusOf(t, f, "remote").Code)
+	assert.Equal(t, purramcp.CodeAuthExpired, statusOf(t, f, "remote").Code)
 	assert.Empty(t, f.Registrations())
 
 	_, err, _ = login(t, srv, store, nil, 0)
@@ -93,7 +94,7 @@ func TestFleet_OAuthLifecycle(t *testing.T) {
 // (a rotated refresh token is persisted before the new access token is
 // used).
 type orderStore struct {
-	fleet.TokenStore
+	oauth.Store
 	used func(accessToken string) bool
 
 	mu    sync.Mutex
@@ -105,11 +106,11 @@ type saved struct {
 	usedFirst bool
 }
 
-func (s *orderStore) Save(ctx context.Context, c *fleet.Credentials) error {
+func (s *orderStore) Save(ctx context.Context, c *oauth.Credentials) error {
 	s.mu.Lock()
 	s.saves = append(s.saves, saved{refresh: c.RefreshToken, usedFirst: s.used(c.AccessToken)})
 	s.mu.Unlock()
-	return s.TokenStore.Save(ctx, c)
+	return s.Store.Save(ctx, c)
 }
 
 func (s *orderStore) log() []saved {
@@ -127,7 +128,7 @@ func (s *orderStore) log() []saved {
 func TestFleet_StoredCredentialsOfAnotherClient(t *testing.T) {
 	srv := oauthtest.New(t, oauthtest.Options{})
 	srv.AddClient("oauthtest-client-configured", "")
-	store := &fleet.FileTokenStore{Dir: t.TempDir() + "/tokens"}
+	store := &oauth.FileStore{Dir: t.TempDir() + "/tokens"}
 	other, err, _ := login(t, srv, store, nil, 0) // dynamic registration: another client
 	require.NoError(t, err)
 	require.NotEqual(t, "oauthtest-client-configured", other.ClientID)
@@ -138,7 +139,7 @@ func TestFleet_StoredCredentialsOfAnotherClient(t *testing.T) {
 	f := startFleet(t, cfg, fleet.Options{Backoff: fastBackoff, TokenStore: store})
 	st := statusOf(t, f, "remote")
 	require.Equal(t, fleet.StateUnauthorized, st.State)
-	assert.Equal(t, fleet.CodeAuthRequired, st.Code)
+	assert.Equal(t, purramcp.CodeAuthRequired, st.Code)
 	assert.False(t, srv.Used(other.AccessToken), "the other client's token was sent")
 
 	creds, err, _ := login(t, srv, store, cfg.Servers["remote"].OAuth, 0)

@@ -47,15 +47,25 @@ func (p Principal) Grants(required []string) bool {
 	return true
 }
 
-// GrantedIn reports whether ctx carries a Principal holding every scope of
-// required. An empty required is granted to every caller, a Principal or
-// not; a non-empty one never to a call without a Principal (fail closed).
-func GrantedIn(ctx context.Context, required []string) bool {
+// Granted is the tool-scope rule: whether p, the verified caller (nil when
+// there is none), may call a tool that requires the scopes required. An
+// empty required is granted to every caller, a Principal or not; a
+// non-empty one only to a Principal holding every scope of it, never to a
+// call without one (fail closed). The fleet's registrations and the
+// purramcp gateway's listing and calls all decide with it.
+func Granted(p *Principal, required []string) bool {
 	if len(required) == 0 {
 		return true
 	}
-	p, ok := PrincipalFrom(ctx)
-	return ok && p.Grants(required)
+	return p != nil && p.Grants(required)
+}
+
+// GrantedIn is [Granted] for the Principal ctx carries, if any.
+func GrantedIn(ctx context.Context, required []string) bool {
+	if p, ok := PrincipalFrom(ctx); ok {
+		return Granted(&p, required)
+	}
+	return Granted(nil, required)
 }
 
 // requireScopes returns scope preceded by the tool's required scopes: a

@@ -64,4 +64,9 @@ func TestPrincipal_Grants(t *testing.T) {
 	ctx := fleet.WithPrincipal(context.Background(), fleet.Principal{Scopes: scopes})
 	scopes[0] = "z" // the context keeps its own copy
 	assert.True(t, fleet.GrantedIn(ctx, []string{"a"}))
+	assert.True(t, fleet.Granted(nil, nil), "no scope required: granted without a principal")
+	assert.False(t, fleet.Granted(nil, []string{"a"}), "a required scope without a principal fails closed")
+	assert.True(t, fleet.Granted(&p, []string{"a"}))
+	assert.False(t, fleet.Granted(&p, []string{"c"}))
+	assert.False(t, fleet.Granted(&fleet.Principal{}, []string{"a"}))
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"purra.dev/purramcp/fleet"
+	"purra.dev/purramcp/oauth"
 )
 
 // TestConnect_RefreshesExpiredTokenWithResource: credentials loaded after
@@ -54,8 +55,8 @@ func TestConnect_RefreshesExpiredTokenWithResource(t *testing.T) {
 	defer rs.Close()
 
 	ctx := context.Background()
-	store := &fleet.FileTokenStore{Dir: t.TempDir() + "/tokens"}
-	require.NoError(t, store.Save(ctx, &fleet.Credentials{ServerURL: rs.URL + "/mcp", Resource: rs.URL + "/mcp",
+	store := &oauth.FileStore{Dir: t.TempDir() + "/tokens"}
+	require.NoError(t, store.Save(ctx, &oauth.Credentials{ServerURL: rs.URL + "/mcp", Resource: rs.URL + "/mcp",
 		Issuer: as.URL, TokenURL: as.URL + "/token", ClientID: "client-1", AuthStyle: "params",
 		AccessToken: "stale-access", Expiry: time.Now().Add(-time.Hour), RefreshToken: "first-refresh"}))
 

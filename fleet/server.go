@@ -12,7 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"purra.dev/purramcp"
-	"purra.dev/purramcp/internal/bounding"
+	"purra.dev/purramcp/oauth"
 )
 
 // clientInfo is the implementation the fleet's clients announce.
@@ -27,7 +27,7 @@ type server struct {
 	bindings map[string]purramcp.ToolBinding
 	timeout  time.Duration // the resolved Limits.Timeout; also bounds connecting
 	stderr   *stderrRing   // nil unless stdio
-	keeper   *keeper       // nil unless http without a configured Authorization header
+	keeper   *oauth.Keeper // nil unless http with a TokenStore and without a configured Authorization header
 	settled  chan struct{} // closed when the server first settles
 	wake     chan struct{} // one pending rediscovery (a list change or an approval)
 
@@ -62,8 +62,8 @@ func newServer(f *Fleet, id string, sc ServerConfig, secrets []string) (*server,
 	if sc.Command != "" {
 		s.stderr = newStderrRing(secrets)
 	}
-	if sc.URL != "" && !hasHeader(sc.Headers, "Authorization") {
-		s.keeper = newKeeper(f.store, sc, nil)
+	if f.store != nil && sc.URL != "" && !hasHeader(sc.Headers, "Authorization") {
+		s.keeper = oauth.NewKeeper(f.store, sc.URL, clientIDOf(sc.OAuth))
 	}
 	for _, remote := range slices.Sorted(maps.Keys(s.bindings)) {
 		b := s.bindings[remote]
@@ -129,26 +129,26 @@ func (c *conn) close() {
 // back off, and again.
 func (s *server) supervise(ctx context.Context) {
 	if s.keeper != nil {
-		_, _ = s.keeper.load(ctx)
+		_, _ = s.keeper.Load(ctx)
 		done := make(chan struct{})
 		defer func() { <-done }()
 		go func() {
 			defer close(done)
-			s.keeper.keep(ctx, s.sever)
+			s.keeper.Keep(ctx, s.sever)
 		}()
 	}
 	failures := 0
 	for ctx.Err() == nil {
 		s.connecting()
 		if k := s.keeper; k != nil {
-			if at := k.due(); !at.IsZero() && !time.Now().Before(at) {
-				_ = k.refresh(ctx) // an expired token is renewed before the handshake; a refusal shows below
+			if at := k.Due(); !at.IsZero() && !time.Now().Before(at) {
+				_ = k.Refresh(ctx) // an expired token is renewed before the handshake; a refusal shows below
 			}
 		}
 		c, err := s.connect(ctx)
 		code := connectCode(err)
 		if code == purramcp.CodeUnauthorized && s.keeper != nil {
-			s.unauthorized(s.keeper.reason())
+			s.unauthorized(s.keeper.Reason())
 			if !s.awaitLogin(ctx) {
 				return
 			}
@@ -165,7 +165,7 @@ func (s *server) supervise(ctx context.Context) {
 			}
 			if code == purramcp.CodeUnauthorized && s.keeper != nil && ctx.Err() == nil {
 				// the handshake passed but discovery met a 401: the same as a refused handshake
-				s.unauthorized(s.keeper.reason())
+				s.unauthorized(s.keeper.Reason())
 				if !s.awaitLogin(ctx) {
 					return
 				}
@@ -197,10 +197,6 @@ func connectCode(err error) string {
 	}
 	if code := purramcp.CodeOf(err); code != "" {
 		return code
-	}
-	var f *bounding.Failure
-	if errors.As(err, &f) && f.Code == bounding.CodeUnauthorized {
-		return purramcp.CodeUnauthorized // the handshake met a 401
 	}
 	if errors.Is(err, context.DeadlineExceeded) {
 		return purramcp.CodeTimeout
@@ -468,10 +464,10 @@ func (s *server) awaitLogin(ctx context.Context) bool {
 			return false
 		case <-t.C:
 		}
-		if changed, err := s.keeper.load(ctx); err == nil && changed {
+		if changed, err := s.keeper.Load(ctx); err == nil && changed {
 			return true
 		}
-		if code := s.keeper.reason(); code != s.statusCode() {
+		if code := s.keeper.Reason(); code != s.statusCode() {
 			s.unauthorized(code) // a store that failed, or answers again
 		}
 	}
@@ -531,7 +527,7 @@ func (s *server) snapshotIn(state State) (purramcp.Snapshot, bool) {
 	if s.state != state {
 		return purramcp.Snapshot{}, false
 	}
-	return copySnapshot(s.snapshot), true
+	return s.snapshot.Clone(), true
 }
 
 // approve admits the pending digest: it records it in the fleet's lock,

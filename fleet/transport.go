@@ -9,6 +9,7 @@ import (
 
 	"purra.dev/purramcp"
 	"purra.dev/purramcp/internal/egress"
+	"purra.dev/purramcp/oauth"
 )
 
 // newTransport returns a fresh transport for one session with the server
@@ -18,7 +19,7 @@ import (
 // transport holds besides the session (an HTTP client's idle connections);
 // the process, when there is one, is returned to be stopped with the
 // session. k, when set, keeps the server's OAuth token on its requests.
-func newTransport(ctx context.Context, sc ServerConfig, ring *stderrRing, timeout time.Duration, k *keeper) (mcp.Transport, *process, func(), error) {
+func newTransport(ctx context.Context, sc ServerConfig, ring *stderrRing, timeout time.Duration, k *oauth.Keeper) (mcp.Transport, *process, func(), error) {
 	switch {
 	case sc.Dial != nil:
 		t, err := sc.Dial(ctx)
@@ -50,7 +51,7 @@ func newTransport(ctx context.Context, sc ServerConfig, ring *stderrRing, timeou
 // hop), and the config's headers (over k's bearer token, when k is set)
 // only on requests to its origin. The func releases the client's idle
 // connections.
-func httpTransport(ctx context.Context, sc ServerConfig, base *http.Transport, k *keeper) (mcp.Transport, func(), error) {
+func httpTransport(ctx context.Context, sc ServerConfig, base *http.Transport, k *oauth.Keeper) (mcp.Transport, func(), error) {
 	policy, err := egress.New(ctx, sc.URL, egress.Options{})
 	if err != nil {
 		return nil, nil, err
@@ -58,7 +59,7 @@ func httpTransport(ctx context.Context, sc ServerConfig, base *http.Transport, k
 	tr := policy.Transport(base)
 	var inner http.RoundTripper = tr
 	if k != nil {
-		inner = &bearerTransport{inner: tr, k: k} // the keeper's token, below the config's headers
+		inner = &oauth.Transport{Base: tr, Keeper: k} // the keeper's token, below the config's headers
 	}
 	client := policy.OriginClient(egress.AddHeaders(policy.Origin(), inner, egress.Static(sc.Headers)))
 	// MaxRetries -1: a lost stream ends the session at once; the fleet

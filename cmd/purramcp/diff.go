@@ -106,7 +106,7 @@ func readSnapshots(path string) (map[string]purramcp.Snapshot, error) {
 	}
 	switch {
 	case top["lockVersion"] != nil:
-		lock, err := fleet.LoadLock(path)
+		lock, err := fleet.ParseLock(data)
 		if err != nil {
 			return nil, asFileError(path, err, "restore the lock file from version control")
 		}

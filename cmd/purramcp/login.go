@@ -11,6 +11,7 @@ import (
 
 	"purra.dev/purramcp"
 	"purra.dev/purramcp/fleet"
+	"purra.dev/purramcp/oauth"
 )
 
 // defaultLoginTimeout bounds the wait for the user to sign in.
@@ -18,12 +19,12 @@ const defaultLoginTimeout = 5 * time.Minute
 
 // tokenStore is the store every subcommand reads and login writes:
 // $PURRAMCP_TOKEN_DIR, else the user's config directory.
-func tokenStore() (*fleet.FileTokenStore, error) {
-	dir, err := fleet.DefaultTokenDir()
+func tokenStore() (*oauth.FileStore, error) {
+	dir, err := oauth.DefaultDir()
 	if err != nil {
 		return nil, err
 	}
-	return &fleet.FileTokenStore{Dir: dir}, nil
+	return &oauth.FileStore{Dir: dir}, nil
 }
 
 // authTarget is the server a login, logout or status names: a configured
@@ -114,7 +115,7 @@ func runLogin(ctx context.Context, args []string, s *streams) int {
 	}
 	lctx, cancel := context.WithTimeout(ctx, *timeout)
 	defer cancel()
-	creds, err := fleet.Login(lctx, fleet.LoginOptions{ServerURL: target.url, OAuth: target.oauth, Store: store,
+	creds, err := oauth.Login(lctx, oauth.LoginOptions{ServerURL: target.url, OAuth: target.oauth, Store: store,
 		Browse: func(ctx context.Context, authURL string) error {
 			fmt.Fprintf(s.err, "Open this URL to sign in to %s:\n\n  %s\n\n", target.url, authURL)
 			if !*noBrowser || s.browse != nil {
@@ -132,7 +133,7 @@ func runLogin(ctx context.Context, args []string, s *streams) int {
 		case errors.Is(err, context.Canceled):
 			c = "interrupted"
 		case c == "":
-			c = fleet.CodeAuthDiscoveryFailed
+			c = purramcp.CodeAuthDiscoveryFailed
 		}
 		s.errorf("login", "%s: %s", target.url, c)
 		return exitFail
@@ -143,7 +144,7 @@ func runLogin(ctx context.Context, args []string, s *streams) int {
 }
 
 // printCredentials says what is stored, never a token or a secret.
-func printCredentials(s *streams, c *fleet.Credentials) {
+func printCredentials(s *streams, c *oauth.Credentials) {
 	fmt.Fprintf(s.out, "  issuer:  %s\n  client:  %s\n  scopes:  %s\n", shown(c.Issuer), shown(c.ClientID), shown(strings.Join(c.Scopes, " ")))
 	if !c.Expiry.IsZero() {
 		fmt.Fprintf(s.out, "  valid until %s\n", c.Expiry.UTC().Format(time.RFC3339))
@@ -166,7 +167,7 @@ func runLogout(ctx context.Context, args []string, s *streams) int {
 	}
 	store, err := tokenStore()
 	if err == nil {
-		var had *fleet.Credentials
+		var had *oauth.Credentials
 		if had, err = store.Load(ctx, target.url); err == nil {
 			if err = store.Delete(ctx, target.url); err == nil {
 				if had == nil {

@@ -14,8 +14,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"purra.dev/purramcp/fleet"
+	"purra.dev/purramcp"
 	"purra.dev/purramcp/internal/oauthtest"
+	"purra.dev/purramcp/oauth"
 )
 
 // runAuthCmd runs the command in-process like runIn, with browse playing
@@ -47,7 +48,7 @@ func oauthConfig(t *testing.T, dir, url string) string {
 // the lock file.
 func TestLogin_LockStatusLogout(t *testing.T) {
 	dir := t.TempDir()
-	t.Setenv(fleet.TokenDirEnv, filepath.Join(dir, "tokens"))
+	t.Setenv(oauth.DirEnv, filepath.Join(dir, "tokens"))
 	srv := oauthtest.New(t, oauthtest.Options{})
 	config := oauthConfig(t, dir, srv.URL)
 	lockPath := filepath.Join(dir, "purramcp-lock.json")
@@ -66,7 +67,7 @@ func TestLogin_LockStatusLogout(t *testing.T) {
 	fi, err := os.Stat(files[0])
 	require.NoError(t, err)
 	assert.Equal(t, os.FileMode(0o600), fi.Mode().Perm())
-	creds, err := (&fleet.FileTokenStore{Dir: filepath.Join(dir, "tokens")}).Load(t.Context(), srv.URL)
+	creds, err := (&oauth.FileStore{Dir: filepath.Join(dir, "tokens")}).Load(t.Context(), srv.URL)
 	require.NoError(t, err)
 	require.NotNil(t, creds)
 
@@ -119,7 +120,7 @@ func TestLogin_LockStatusLogout(t *testing.T) {
 // one that never comes back are 1, with the code or the timeout.
 func TestLogin_Failures(t *testing.T) {
 	dir := t.TempDir()
-	t.Setenv(fleet.TokenDirEnv, filepath.Join(dir, "tokens"))
+	t.Setenv(oauth.DirEnv, filepath.Join(dir, "tokens"))
 	srv := oauthtest.New(t, oauthtest.Options{})
 	config := oauthConfig(t, dir, srv.URL)
 
@@ -135,7 +136,7 @@ func TestLogin_Failures(t *testing.T) {
 	srv.Deny(true)
 	r = runAuthCmd(t, oauthtest.Browse, "login", "--url", srv.URL)
 	assert.Equal(t, exitFail, r.code)
-	assert.Equal(t, "purramcp login: "+srv.URL+": "+fleet.CodeAuthDenied+"\n", lastLine(r.stderr))
+	assert.Equal(t, "purramcp login: "+srv.URL+": "+purramcp.CodeAuthDenied+"\n", lastLine(r.stderr))
 
 	never := func(context.Context, string) error { return nil } // the user never signs in
 	start := time.Now()

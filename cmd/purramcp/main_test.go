@@ -18,7 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
-	"purra.dev/purramcp/fleet"
+	"purra.dev/purramcp/oauth"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -38,7 +38,7 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	// No test reads or writes the user's token store.
-	if err := os.Setenv(fleet.TokenDirEnv, filepath.Join(dir, "tokens")); err != nil {
+	if err := os.Setenv(oauth.DirEnv, filepath.Join(dir, "tokens")); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}

@@ -21,6 +21,7 @@ import (
 	"purra.dev/purramcp"
 	"purra.dev/purramcp/cmd/purramcp/internal/oidctest"
 	"purra.dev/purramcp/fleet"
+	"purra.dev/purramcp/oauth"
 )
 
 // The figures of TestOIDC_EndToEnd: the access tokens' lifetime, how
@@ -55,7 +56,7 @@ func TestOIDC_EndToEnd(t *testing.T) {
 
 	dir := t.TempDir()
 	tokens := filepath.Join(dir, "tokens")
-	t.Setenv(fleet.TokenDirEnv, tokens)
+	t.Setenv(oauth.DirEnv, tokens)
 	config := filepath.Join(dir, "purramcp.json")
 	lockPath := filepath.Join(dir, "purramcp-lock.json")
 	require.NoError(t, os.WriteFile(config, []byte(fmt.Sprintf(`{"servers": {
@@ -67,7 +68,7 @@ func TestOIDC_EndToEnd(t *testing.T) {
 	require.Equal(t, exitOK, login.code, login.stderr)
 	assert.Equal(t, map[string]int{"registration": 1, "interaction:login": 1, "interaction:consent": 1,
 		"grant:authorization_code": 1}, p.Counts())
-	store := &recordingStore{TokenStore: &fleet.FileTokenStore{Dir: tokens}}
+	store := &recordingStore{Store: &oauth.FileStore{Dir: tokens}}
 	creds, err := store.Load(ctx, p.URL)
 	require.NoError(t, err)
 	require.NotNil(t, creds)
@@ -184,7 +185,7 @@ func TestOIDC_EndToEnd(t *testing.T) {
 		assert.Contains(t, []string{purramcp.CodeUnauthorized, purramcp.CodeConnectionClosed}, c)
 	}
 	st = statusOf(t, f)
-	assert.Equal(t, fleet.CodeAuthExpired, st.Code)
+	assert.Equal(t, purramcp.CodeAuthExpired, st.Code)
 	assert.Empty(t, f.Registrations())
 	statuses()
 
@@ -246,7 +247,7 @@ func TestOIDC_EndToEnd(t *testing.T) {
 }
 
 // loginOutput is what login prints once signed in with c.
-func loginOutput(p *oidctest.Provider, c *fleet.Credentials) string {
+func loginOutput(p *oidctest.Provider, c *oauth.Credentials) string {
 	return fmt.Sprintf("signed in to %s\n  issuer:  %s\n  client:  %s\n  scopes:  %s\n  valid until %s\n  refresh: true\n",
 		p.URL, p.Issuer, c.ClientID, oidctest.Scope, c.Expiry.UTC().Format(time.RFC3339))
 }
@@ -320,16 +321,16 @@ func statusOf(t *testing.T, f *fleet.Fleet) fleet.ServerStatus {
 
 // recordingStore records the refresh token of every Save.
 type recordingStore struct {
-	fleet.TokenStore
+	oauth.Store
 	mu    sync.Mutex
 	saves []string
 }
 
-func (s *recordingStore) Save(ctx context.Context, c *fleet.Credentials) error {
+func (s *recordingStore) Save(ctx context.Context, c *oauth.Credentials) error {
 	s.mu.Lock()
 	s.saves = append(s.saves, c.RefreshToken)
 	s.mu.Unlock()
-	return s.TokenStore.Save(ctx, c)
+	return s.Store.Save(ctx, c)
 }
 
 func (s *recordingStore) log() []string {

@@ -19,6 +19,7 @@ import (
 	"purra.dev/purramcp"
 	"purra.dev/purramcp/cmd/purramcp/internal/gateway"
 	"purra.dev/purramcp/fleet"
+	"purra.dev/purramcp/oauth"
 )
 
 // serveAbout is the help text of `purramcp serve`.
@@ -42,6 +43,8 @@ type serveFlags struct {
 	jwtTypes                         stringList
 	maxBody                          int64
 	maxSessionCalls, maxCalls        int
+	introspectRate, introspectRateIP int
+	maxSessions, maxUserSessions     int
 	maxUserCalls, maxQueue           int
 	maxWait, connectTimeout          time.Duration
 }
@@ -114,6 +117,8 @@ func parseServeFlags(args []string, stdout, stderr io.Writer) (serveFlags, int, 
 	flags.StringVar(&fl.introspection, "oauth-introspection", "", "with --oauth-issuer: verify every access token (opaque or JWT) at this RFC 7662 introspection endpoint `URL` instead of locally")
 	flags.StringVar(&fl.clientID, "oauth-client-id", "", "with --oauth-introspection: the gateway's client `ID` at the introspection endpoint")
 	flags.StringVar(&fl.clientSecretEnv, "oauth-client-secret-env", "", "with --oauth-introspection: the environment variable `NAME` holding the gateway's client secret")
+	flags.IntVar(&fl.introspectRate, "oauth-introspection-rate", 20, "with --oauth-introspection: the most introspections a second over every client (more are 429)")
+	flags.IntVar(&fl.introspectRateIP, "oauth-introspection-rate-per-address", 5, "with --oauth-introspection: the most introspections a second for one client address (more are 429)")
 	flags.Var(&fl.allowHosts, "allow-host", "with --http: a host `name` the Host header may carry (repeatable; default the loopback names)")
 	flags.Var(&fl.allowOrigins, "allow-origin", "with --http: an `origin` (https://app.example) or host name a browser Origin may carry (repeatable; default the loopback names)")
 	flags.Int64Var(&fl.maxBody, "max-body-bytes", 1<<20, "with --http: the largest request body, in `bytes`")
@@ -122,6 +127,8 @@ func parseServeFlags(args []string, stdout, stderr io.Writer) (serveFlags, int, 
 	flags.IntVar(&fl.maxCalls, "max-calls", gateway.DefaultMaxCalls(), "the most calls the gateway runs at once (default: a quarter of memory over 2 MiB a call, 64 to 4096)")
 	flags.IntVar(&fl.maxQueue, "max-queue", 0, "the most calls waiting for a slot; one more fails gateway_busy (0: twice --max-calls)")
 	flags.DurationVar(&fl.maxWait, "max-wait", 10*time.Second, "how long a call may wait for a slot before it fails gateway_wait_expired (at most 5m)")
+	flags.IntVar(&fl.maxSessions, "max-sessions", 1024, "with --http, stateful: the most sessions open at once (more are 429)")
+	flags.IntVar(&fl.maxUserSessions, "max-user-sessions", 16, "with --http, stateful: the most sessions one OAuth user has open at once (more are 429)")
 	flags.BoolVar(&fl.status, "status", false, "connect every server once, print the gateway's status as JSON and exit")
 	connectTimeout := connectTimeoutFlag(flags)
 	if code, ok := parseFlags(flags, args); !ok {
@@ -153,6 +160,10 @@ func parseServeFlags(args []string, stdout, stderr io.Writer) (serveFlags, int, 
 		problem = "--max-user-calls and --max-queue must not be negative"
 	case fl.maxWait <= 0 || fl.maxWait > 5*time.Minute:
 		problem = fmt.Sprintf("--max-wait %v: must be positive and at most 5m", fl.maxWait)
+	case fl.maxSessions <= 0 || fl.maxUserSessions <= 0:
+		problem = "--max-sessions and --max-user-sessions must be positive"
+	case fl.introspectRate <= 0 || fl.introspectRateIP <= 0:
+		problem = "--oauth-introspection-rate and --oauth-introspection-rate-per-address must be positive"
 	default:
 		return fl, exitOK, true
 	}
@@ -166,9 +177,14 @@ func serve(ctx context.Context, cfg *fleet.Config, lock *fleet.Lock, fl serveFla
 	stdin io.Reader, stdout, stderr io.Writer) int {
 	audit := gateway.AuditLog(stderr)
 	var current atomic.Pointer[gateway.Gateway] // set once the gateway exists
+	var store oauth.Store                       // what purramcp login stored; none without a config directory
+	if fs, err := tokenStore(); err == nil {
+		store = fs
+	}
 	f, err := fleet.New(cfg, fleet.Options{
-		Lock:     lock,
-		Observer: audit,
+		Lock:       lock,
+		Observer:   audit,
+		TokenStore: store,
 		OnChange: func() {
 			if g := current.Load(); g != nil {
 				g.Refresh()
@@ -180,7 +196,7 @@ func serve(ctx context.Context, cfg *fleet.Config, lock *fleet.Lock, fl serveFla
 		return exitUsage
 	}
 	defer f.Close()
-	g, err := gateway.New(fleetSource{f}, gateway.Options{
+	g, err := gateway.New(fleetSource{f: f, tools: serverTools(cfg)}, gateway.Options{
 		Name: "purramcp", Version: buildVersions().Version,
 		MaxSessionCalls: fl.maxSessionCalls, MaxUserCalls: fl.maxUserCalls, MaxCalls: fl.maxCalls,
 		MaxQueue: fl.maxQueue, MaxWait: fl.maxWait, UpstreamCalls: upstreamCalls(cfg),
@@ -216,6 +232,9 @@ func serve(ctx context.Context, cfg *fleet.Config, lock *fleet.Lock, fl serveFla
 		if up.State == gateway.StateUnapproved {
 			line += ": its catalog is not the locked one; review it with `purramcp lock`"
 		}
+		if up.State == gateway.StateUnauthorized {
+			line += ": sign in with `purramcp login " + up.ID + "`; its tools are served once it is ready"
+		}
 		fmt.Fprintln(stderr, line)
 	}
 	fmt.Fprintf(stderr, "purramcp serve: serving %d tools: %s\n", len(st.Tools), strings.Join(st.Tools, ", "))
@@ -247,7 +266,8 @@ func serve(ctx context.Context, cfg *fleet.Config, lock *fleet.Lock, fl serveFla
 func tokenVerifier(ctx context.Context, fl serveFlags, stderr io.Writer) (auth.TokenVerifier, int) {
 	if fl.introspection != "" {
 		v, err := gateway.NewIntrospectionVerifier(gateway.IntrospectionOptions{Endpoint: fl.introspection,
-			Issuer: fl.oauthIssuer, Resource: fl.resource, ClientID: fl.clientID, ClientSecret: fl.clientSecret})
+			Issuer: fl.oauthIssuer, Resource: fl.resource, ClientID: fl.clientID, ClientSecret: fl.clientSecret,
+			Rate: fl.introspectRate, RatePerAddress: fl.introspectRateIP})
 		if err != nil {
 			fmt.Fprintf(stderr, "purramcp serve: --oauth-introspection %s: %v\n", fl.introspection, err)
 			return nil, exitUsage
@@ -285,6 +305,9 @@ func serveHTTP(ctx context.Context, g *gateway.Gateway, fl serveFlags, token str
 		MaxBodyBytes:   fl.maxBody,
 		Stateless:      fl.stateless,
 		OAuth:          oauth,
+
+		MaxSessions:     fl.maxSessions,
+		MaxUserSessions: fl.maxUserSessions,
 	})
 }
 
@@ -313,6 +336,19 @@ func upstreamCalls(cfg *fleet.Config) map[string]int {
 	return out
 }
 
+// serverTools maps each configured server to the local names of its tools.
+func serverTools(cfg *fleet.Config) map[string][]string {
+	out := map[string][]string{}
+	for id, sc := range cfg.Servers {
+		names := []string{}
+		for _, tc := range sc.Tools {
+			names = append(names, tc.As)
+		}
+		out[id] = names
+	}
+	return out
+}
+
 // scopesSupported are the scopes the config's tools require, sorted, each
 // once: what the resource metadata lists.
 func scopesSupported(cfg *fleet.Config) []string {
@@ -330,7 +366,10 @@ func scopesSupported(cfg *fleet.Config) []string {
 // ready between them is shown without a snapshot (so none of its tools is
 // listed; the fleet's OnChange brings the next refresh), and a ready one
 // takes its digest from the snapshot, so the two always agree.
-type fleetSource struct{ f *fleet.Fleet }
+type fleetSource struct {
+	f     *fleet.Fleet
+	tools map[string][]string // each server's local tool names, from the config
+}
 
 func (s fleetSource) Registrations() []purramcp.ToolDefinition { return s.f.Registrations() }
 
@@ -340,7 +379,7 @@ func (s fleetSource) Upstreams() []gateway.Upstream {
 	for i, st := range statuses {
 		ups[i] = gateway.Upstream{
 			ID: st.ID, State: string(st.State), Digest: st.Digest, Code: st.Code,
-			Attempts: st.Attempts, Since: st.Since,
+			Attempts: st.Attempts, Since: st.Since, Tools: s.tools[st.ID],
 		}
 		if st.State == fleet.StateReady {
 			if snap, ok := s.f.Snapshot(st.ID); ok {

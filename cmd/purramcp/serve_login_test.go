@@ -12,8 +12,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"purra.dev/purramcp/fleet"
 	"purra.dev/purramcp/internal/oauthtest"
+	"purra.dev/purramcp/oauth"
 )
 
 // TestServe_RecoversAfterLogin: a running `purramcp serve` whose
@@ -27,7 +27,7 @@ func TestServe_RecoversAfterLogin(t *testing.T) {
 	defer cancel()
 	dir := t.TempDir()
 	tokens := filepath.Join(dir, "tokens")
-	t.Setenv(fleet.TokenDirEnv, tokens)
+	t.Setenv(oauth.DirEnv, tokens)
 	srv := oauthtest.New(t, oauthtest.Options{})
 	config := oauthConfig(t, dir, srv.URL)
 	lockPath := filepath.Join(dir, "purramcp-lock.json")
@@ -58,7 +58,7 @@ func TestServe_RecoversAfterLogin(t *testing.T) {
 		serveCall(t, ctx, s.session, "echo", `{"text":"hi"}`))
 	assert.Equal(t, 1, srv.ToolCalls("echo"))
 
-	creds, err := (&fleet.FileTokenStore{Dir: tokens}).Load(ctx, srv.URL)
+	creds, err := (&oauth.FileStore{Dir: tokens}).Load(ctx, srv.URL)
 	require.NoError(t, err)
 	require.NotNil(t, creds)
 	require.NoError(t, s.session.Close())

@@ -26,6 +26,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"purra.dev/purramcp/cmd/purramcp/internal/gateway"
 	"purra.dev/purramcp/fleet"
 )
 
@@ -252,6 +253,8 @@ func TestServe_UsageErrors(t *testing.T) {
 		{[]string{"--max-calls", "0"}, "--max-body-bytes, --max-session-calls and --max-calls must be positive"},
 		{[]string{"--max-queue", "-1"}, "--max-user-calls and --max-queue must not be negative"},
 		{[]string{"--max-wait", "6m"}, "--max-wait 6m0s: must be positive and at most 5m"},
+		{[]string{"--max-user-sessions", "0"}, "--max-sessions and --max-user-sessions must be positive"},
+		{[]string{"--oauth-introspection-rate", "0"}, "--oauth-introspection-rate and --oauth-introspection-rate-per-address must be positive"},
 		{[]string{"--connect-timeout", "0s"}, "--connect-timeout 0s: must be positive, like 60s or 2m"},
 		{[]string{"extra"}, `unexpected argument "extra"`},
 	} {
@@ -564,4 +567,20 @@ func TestUpstreamCalls(t *testing.T) {
 	  "b": {"command": "x", "tools": {"t": {"as": "b_t"}}}}}`))
 	require.NoError(t, err)
 	assert.Equal(t, map[string]int{"a": 4}, upstreamCalls(cfg))
+}
+
+// TestGatewayStatesAreTheFleets: the gateway names every state a fleet
+// server can be in, with the fleet's own word, so /status and serve's
+// report never drift from the fleet.
+func TestGatewayStatesAreTheFleets(t *testing.T) {
+	for fleetState, gatewayState := range map[fleet.State]string{
+		fleet.StateConnecting:   gateway.StateConnecting,
+		fleet.StateReady:        gateway.StateReady,
+		fleet.StateUnapproved:   gateway.StateUnapproved,
+		fleet.StateBackoff:      gateway.StateBackoff,
+		fleet.StateUnauthorized: gateway.StateUnauthorized,
+		fleet.StateClosed:       gateway.StateClosed,
+	} {
+		assert.Equal(t, string(fleetState), gatewayState)
+	}
 }

@@ -24,7 +24,7 @@ import (
 
 // layerHTTPClient returns a copy of c (nil: http.DefaultClient) whose
 // transport bounds response bodies.
-func layerHTTPClient(c *http.Client, lost *atomic.Bool) *http.Client {
+func layerHTTPClient(c *http.Client, lost *atomic.Bool, owner Owner) *http.Client {
 	var client http.Client
 	if c != nil {
 		client = *c
@@ -33,7 +33,7 @@ func layerHTTPClient(c *http.Client, lost *atomic.Bool) *http.Client {
 	if inner == nil {
 		inner = http.DefaultTransport
 	}
-	client.Transport = &layerRoundTripper{inner: inner, lost: lost}
+	client.Transport = &layerRoundTripper{inner: inner, lost: lost, owner: owner}
 	return &client
 }
 
@@ -41,6 +41,7 @@ func layerHTTPClient(c *http.Client, lost *atomic.Bool) *http.Client {
 type layerRoundTripper struct {
 	inner http.RoundTripper
 	lost  *atomic.Bool // the layer's: the session's HTTP connection is lost
+	owner Owner        // tells a host transport's 401 from other errors
 }
 
 // RoundTrip sends req and bounds the JSON or SSE body of its response,
@@ -55,7 +56,10 @@ func (t *layerRoundTripper) RoundTrip(req *http.Request) (*http.Response, error)
 	resp, err := t.inner.RoundTrip(req)
 	switch {
 	case err != nil:
-		if req.Context().Err() == nil && !isUnauthorized(err) {
+		if t.owner != nil && t.owner.Unauthorized(err) {
+			return nil, &unauthorized{host: err} // not answered; the session stands
+		}
+		if req.Context().Err() == nil {
 			t.lost.Store(true)
 		}
 		return resp, err

@@ -244,7 +244,7 @@ func (t *layerTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	switch it := inner.(type) {
 	case *mcp.StreamableClientTransport:
 		c := *it
-		c.HTTPClient = layerHTTPClient(it.HTTPClient, &b.lost)
+		c.HTTPClient = layerHTTPClient(it.HTTPClient, &b.lost, t.owner)
 		if c.MaxEventSize <= 0 || c.MaxEventSize > rawFrameBytes {
 			c.MaxEventSize = rawFrameBytes
 		}

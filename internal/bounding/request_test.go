@@ -35,6 +35,7 @@ func (m *testMonitor) Sever() {
 }
 
 func (m *testMonitor) Progress(json.RawMessage) {}
+func (m *testMonitor) Unauthorized(error) bool  { return false }
 
 // Transport wraps t in m's bounding layer.
 func (m *testMonitor) Transport(t mcp.Transport) mcp.Transport { return m.Session.Transport(t, m) }

@@ -34,13 +34,19 @@ const (
 	CodeUnauthorized         = codes.Unauthorized
 )
 
-// Unauthorized is the error an HTTP transport below the layer returns for
-// a request the server refused with 401: MapError passes its code on, and
-// the session is neither lost nor severed by it. It is the only failure a
+// unauthorized is a host transport's error that its Owner recognized as
+// a request the server refused for want of a valid token (the public
+// ErrUnauthorized): it is the layer's mcp_unauthorized failure and keeps
+// the host's error in its chain. MapError passes its code on, and the
+// session is neither lost nor severed by it. It is the only failure a
 // transport can hand up; any other error keeps its usual mapping.
-func Unauthorized() error { return fail(CodeUnauthorized) }
+type unauthorized struct{ host error }
 
-// isUnauthorized reports whether err carries Unauthorized's failure.
+func (e *unauthorized) Error() string   { return e.host.Error() }
+func (e *unauthorized) Unwrap() []error { return []error{fail(CodeUnauthorized), e.host} }
+
+// isUnauthorized reports whether err carries the layer's unauthorized
+// failure.
 func isUnauthorized(err error) bool {
 	var f *Failure
 	return errors.As(err, &f) && f.Code == CodeUnauthorized
@@ -82,6 +88,10 @@ type Owner interface {
 	// before the answer of any request the notification preceded is seen.
 	// It must return quickly.
 	Progress(params json.RawMessage)
+	// Unauthorized reports whether err, returned by the host's HTTP
+	// transport below the layer, reports a request the server refused
+	// for want of a valid token.
+	Unauthorized(err error) bool
 }
 
 // A Session is one monitor's request path and, once the monitor's

@@ -3,7 +3,7 @@
 // the suite runs it once per scenario with the scenario's name in
 // MCP_CONFORMANCE_SCENARIO, its context (JSON) in MCP_CONFORMANCE_CONTEXT
 // and the server's URL as the last argument, and judges what the server
-// saw. It is built on the code the fleet and purramcp login run: fleet.Login
+// saw. It is built on the code the fleet and purramcp login run: oauth.Login
 // for the authorization-code flow (the authorization URL followed
 // headlessly, since the suite's authorization server approves at once),
 // fleet.Connect with a token store for the session, and purramcp's
@@ -26,6 +26,7 @@ import (
 
 	"purra.dev/purramcp"
 	"purra.dev/purramcp/fleet"
+	"purra.dev/purramcp/oauth"
 )
 
 // cimdURL is the client ID metadata document URL the suite's scenarios
@@ -90,22 +91,22 @@ func run(ctx context.Context, scenario, serverURL string, sctx map[string]any) e
 	return fmt.Errorf("unsupported scenario %q", scenario)
 }
 
-// authorized signs in with fleet.Login, then lists and calls test-tool
+// authorized signs in with oauth.Login, then lists and calls test-tool
 // with the stored token. A call refused for insufficient scope signs in
 // again once, asking for the scopes already granted and those the server
 // named, and calls again: the host's explicit step-up, never a retry
 // behind its back.
 func authorized(ctx context.Context, serverURL string, sctx map[string]any) error {
 	store := &memoryStore{}
-	oc := &fleet.OAuthConfig{ClientMetadataURL: cimdURL}
+	oc := &oauth.Config{ClientMetadataURL: cimdURL}
 	if id, ok := sctx["client_id"].(string); ok {
 		oc.ClientID = id
 		oc.ClientSecret, _ = sctx["client_secret"].(string)
 	}
-	login := func(scopes []string) (*fleet.Credentials, error) {
+	login := func(scopes []string) (*oauth.Credentials, error) {
 		o := *oc
 		o.Scopes = scopes
-		return fleet.Login(ctx, fleet.LoginOptions{ServerURL: serverURL, OAuth: &o, Store: store, Browse: followHeadless})
+		return oauth.Login(ctx, oauth.LoginOptions{ServerURL: serverURL, OAuth: &o, Store: store, Browse: followHeadless})
 	}
 	creds, err := login(nil)
 	if err != nil {
@@ -162,12 +163,12 @@ func (s *stepUp) Error() string { return "insufficient scope: " + strings.Join(s
 
 // call connects (with the store's token, if any), binds tool and runs it
 // once with args.
-func call(ctx context.Context, serverURL string, store fleet.TokenStore, tool, args string) error {
+func call(ctx context.Context, serverURL string, store oauth.Store, tool, args string) error {
 	return callWith(ctx, serverURL, store, tool, args, purramcp.SchemaPolicy{})
 }
 
 // callWith is call binding tool under policy.
-func callWith(ctx context.Context, serverURL string, store fleet.TokenStore, tool, args string, policy purramcp.SchemaPolicy) error {
+func callWith(ctx context.Context, serverURL string, store oauth.Store, tool, args string, policy purramcp.SchemaPolicy) error {
 	s, err := fleet.Connect(ctx, fleet.ServerConfig{URL: serverURL}, fleet.ConnectOptions{TokenStore: store})
 	if err != nil {
 		return err
@@ -228,13 +229,13 @@ func followHeadless(ctx context.Context, authURL string) error {
 	return errors.New("too many redirects")
 }
 
-// memoryStore is a fleet.TokenStore in memory: one run's credentials.
+// memoryStore is a oauth.Store in memory: one run's credentials.
 type memoryStore struct {
 	mu sync.Mutex
-	m  map[string]fleet.Credentials
+	m  map[string]oauth.Credentials
 }
 
-func (s *memoryStore) Load(_ context.Context, serverURL string) (*fleet.Credentials, error) {
+func (s *memoryStore) Load(_ context.Context, serverURL string) (*oauth.Credentials, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	c, ok := s.m[serverURL]
@@ -244,11 +245,11 @@ func (s *memoryStore) Load(_ context.Context, serverURL string) (*fleet.Credenti
 	return &c, nil
 }
 
-func (s *memoryStore) Save(_ context.Context, c *fleet.Credentials) error {
+func (s *memoryStore) Save(_ context.Context, c *oauth.Credentials) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.m == nil {
-		s.m = map[string]fleet.Credentials{}
+		s.m = map[string]oauth.Credentials{}
 	}
 	s.m[c.ServerURL] = *c
 	return nil

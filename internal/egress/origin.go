@@ -98,6 +98,9 @@ type headerTransport struct {
 func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if t.origin.Matches(req.URL) {
 		req = req.Clone(req.Context())
+		if req.Header == nil {
+			req.Header = http.Header{}
+		}
 		t.set(req.Header)
 	}
 	return t.next.RoundTrip(req)

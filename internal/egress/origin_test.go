@@ -105,3 +105,17 @@ func TestAddHeaders_OnlyToTheOrigin(t *testing.T) {
 		t.Errorf("AddHeaders without headers is not next")
 	}
 }
+
+func TestAddHeaders_NilHeader(t *testing.T) {
+	u, _ := url.Parse("https://mcp.example.com/mcp")
+	o, _ := OriginOf(u)
+	rec := &recorder{}
+	resp, err := AddHeaders(o, rec, Static(map[string]string{"X-Api-Key": "k3y"})).RoundTrip(&http.Request{Method: http.MethodGet, URL: u})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = resp.Body.Close()
+	if len(rec.got) != 1 || rec.got[0].Get("X-Api-Key") != "k3y" {
+		t.Errorf("sent %v, want the key", rec.got)
+	}
+}

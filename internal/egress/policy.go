@@ -19,6 +19,14 @@ type Options struct {
 	// Resolver resolves the server's host name in New and every host name
 	// a [Policy.Transport] dials. nil is net.DefaultResolver.
 	Resolver *net.Resolver
+	// Dial, when set, makes each connection of a [Policy.Transport] in
+	// place of a net.Dialer with [Policy.Control]: the transport resolves
+	// a name with Resolver, checks each address with [Policy.CheckAddr]
+	// and calls Dial with the first it allows, then the next on failure.
+	// A connection to a proxy the base transport names is dialed
+	// unchecked. Tests use it to serve named peers from loopback
+	// listeners.
+	Dial func(ctx context.Context, network string, addr netip.AddrPort) (net.Conn, error)
 }
 
 // A Policy is the rule "no request to where the user did not point" for
@@ -44,6 +52,7 @@ type Policy struct {
 	origin   Origin
 	zone     Zone
 	resolver *net.Resolver
+	dial     func(context.Context, string, netip.AddrPort) (net.Conn, error)
 }
 
 // New returns the policy of the MCP server at serverURL, an absolute http
@@ -62,7 +71,7 @@ func New(ctx context.Context, serverURL string, opts Options) (*Policy, error) {
 	if !ok {
 		return nil, refuse(RuleScheme, ZoneRefused)
 	}
-	p := &Policy{origin: o, resolver: opts.Resolver}
+	p := &Policy{origin: o, resolver: opts.Resolver, dial: opts.Dial}
 	if p.resolver == nil {
 		p.resolver = net.DefaultResolver
 	}
@@ -107,6 +116,19 @@ func (p *Policy) Origin() Origin { return p.origin }
 
 // Zone returns the server's zone.
 func (p *Policy) Zone() Zone { return p.zone }
+
+// Secure reports whether the server's URL is https, or http to a host
+// that is loopback by its text (127/8, ::1, localhost, *.localhost; not a
+// name that happens to resolve there): the only servers a credential such
+// as an OAuth token may be sent to, since plain http elsewhere shows it
+// to the network.
+func (p *Policy) Secure() bool {
+	if p.origin.Scheme == "https" {
+		return true
+	}
+	z, known := literalZone(p.origin.Host)
+	return known && z == ZoneLoopback
+}
 
 // CheckAddr returns nil when a connection may go to a, else an *Error
 // (RuleAddress) with a's zone.

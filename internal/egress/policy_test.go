@@ -348,3 +348,22 @@ func TestError_Text(t *testing.T) {
 		}
 	}
 }
+
+func TestPolicy_Secure(t *testing.T) {
+	for u, want := range map[string]bool{
+		"https://public.test/mcp":      true,
+		"https://internal.test/mcp":    true,
+		"http://127.0.0.1:3000/mcp":    true,
+		"http://[::1]:3000/mcp":        true,
+		"http://localhost/mcp":         true,
+		"http://loop.test/mcp":         false, // resolves to loopback, but not by its text
+		"http://public.test/mcp":       false,
+		"http://10.1.2.3:8080/mcp":     false,
+		"http://169.254.169.254/mcp":   false,
+		"http://[::ffff:10.0.0.5]/mcp": false,
+	} {
+		if got := newPolicy(t, u).Secure(); got != want {
+			t.Errorf("New(%q).Secure() = %v, want %v", u, got, want)
+		}
+	}
+}

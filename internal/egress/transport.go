@@ -1,9 +1,11 @@
 package egress
 
 import (
+	"cmp"
 	"context"
 	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"strings"
 	"sync"
@@ -14,8 +16,10 @@ import (
 // must then be an *http.Transport) that applies p to every request:
 //
 //   - Each request's URL passes [Policy.CheckURL] before anything is
-//     dialed (the check runs in the transport's Proxy hook, which
-//     net/http calls for every request).
+//     dialed: the check runs in the transport's Proxy hook, which
+//     net/http calls for every request but one sent on a cached HTTP/2
+//     connection, whose host and port (its pool's key) were checked
+//     when it was opened, with the same answer.
 //   - Every connection it dials passes [Policy.Control], through a
 //     net.Dialer using p's resolver (30 s to connect, 30 s keep-alive);
 //     base's Dial, DialContext and DialTLSContext are replaced.
@@ -47,12 +51,52 @@ func (p *Policy) Transport(base *http.Transport) *http.Transport {
 	direct := &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second, Resolver: p.resolver}
 	t.Dial, t.DialTLS, t.DialTLSContext = nil, nil, nil // every dial goes through DialContext
 	t.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
-		if proxies.has(strings.ToLower(addr)) {
+		proxied := proxies.has(strings.ToLower(addr))
+		switch {
+		case p.dial != nil:
+			return p.dialEach(ctx, network, addr, proxied)
+		case proxied:
 			return direct.DialContext(ctx, network, addr)
 		}
 		return checked.DialContext(ctx, network, addr)
 	}
 	return t
+}
+
+// dialEach resolves addr's host with p's resolver and dials each address
+// in turn with p.dial, skipping those CheckAddr refuses unless unchecked.
+// It returns the first connection, else the first refusal, else the last
+// failure.
+func (p *Policy) dialEach(ctx context.Context, network, addr string, unchecked bool) (net.Conn, error) {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, err
+	}
+	pn, err := p.resolver.LookupPort(ctx, network, port)
+	if err != nil {
+		return nil, err
+	}
+	var addrs []netip.Addr
+	if a, err := netip.ParseAddr(host); err == nil {
+		addrs = []netip.Addr{a}
+	} else if addrs, err = p.resolver.LookupNetIP(ctx, "ip", host); err != nil {
+		return nil, err
+	}
+	var refused, failed error
+	for _, a := range addrs {
+		if !unchecked {
+			if err := p.CheckAddr(a); err != nil {
+				refused = cmp.Or(refused, err)
+				continue
+			}
+		}
+		conn, err := p.dial(ctx, network, netip.AddrPortFrom(a.Unmap(), uint16(pn)))
+		if err == nil {
+			return conn, nil
+		}
+		failed = err
+	}
+	return nil, cmp.Or(refused, failed, error(&net.AddrError{Err: "no address", Addr: host}))
 }
 
 // Client returns an http.Client over rt (nil: p.Transport(nil)) whose

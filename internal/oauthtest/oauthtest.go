@@ -57,6 +57,11 @@ type Options struct {
 	// client ID issued (default "oauthtest-"), so that a test can grep
 	// its outputs for them.
 	TokenPrefix string
+	// RevokeOnReuse makes the token endpoint detect refresh token reuse
+	// (RFC 9700 §4.14.2): a refresh token presented a second time revokes
+	// its whole grant, every access and refresh token issued from the
+	// same authorization code.
+	RevokeOnReuse bool
 }
 
 // Server is a running authorization server and MCP server. Its methods
@@ -82,6 +87,9 @@ type Server struct {
 	regs      int
 	tokenReqs int
 	refreshes int
+	families  map[string]string // every refresh token issued, to its grant's family
+	presented map[string]int    // refresh tokens presented to the token endpoint, by count
+	revoked   int               // grants revoked for a reused refresh token
 	calls     map[string]int
 	scopes    []string // scopes granted when the request names none
 }
@@ -94,16 +102,25 @@ type client struct {
 type grant struct {
 	clientID, redirect, challenge, resource string
 	scopes                                  []string
+	family                                  string // the authorization code the grant descends from
 }
 
 type token struct {
 	expiry time.Time
 	scopes []string
+	family string
 }
 
 // New starts a Server; it is closed when tb's test ends.
 func New(tb testing.TB, opts Options) *Server {
 	tb.Helper()
+	s := Start(opts)
+	tb.Cleanup(s.Close)
+	return s
+}
+
+// Start starts a Server outside a test (an Example); the caller closes it.
+func Start(opts Options) *Server {
 	if opts.TokenPrefix == "" {
 		opts.TokenPrefix = "oauthtest-"
 	}
@@ -112,7 +129,8 @@ func New(tb testing.TB, opts Options) *Server {
 	}
 	s := &Server{opts: opts, overrides: map[string]http.Handler{}, clients: map[string]*client{},
 		codes: map[string]*grant{}, access: map[string]*token{}, refresh: map[string]*grant{},
-		used: map[string]bool{}, calls: map[string]int{}}
+		used: map[string]bool{}, calls: map[string]int{}, presented: map[string]int{},
+		families: map[string]string{}}
 	asMux := http.NewServeMux()
 	asMux.HandleFunc("GET "+PathAuthMetadata, s.authMetadata)
 	asMux.HandleFunc("POST "+PathRegister, s.register)
@@ -140,7 +158,6 @@ func New(tb testing.TB, opts Options) *Server {
 	s.URL = s.rs.URL + PathMCP
 	rsMux.Handle(PathMCP, auth.RequireBearerToken(s.verify,
 		&auth.RequireBearerTokenOptions{ResourceMetadataURL: s.rs.URL + PathResourceMetadata})(h))
-	tb.Cleanup(s.Close)
 	return s
 }
 
@@ -237,6 +254,24 @@ func (s *Server) Refreshes() int { s.mu.Lock(); defer s.mu.Unlock(); return s.re
 // ToolCalls is the number of tools/call requests tool received.
 func (s *Server) ToolCalls(tool string) int { s.mu.Lock(); defer s.mu.Unlock(); return s.calls[tool] }
 
+// Reused is the number of refresh tokens presented to the token endpoint
+// more than once (whatever the answer).
+func (s *Server) Reused() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for _, c := range s.presented {
+		if c > 1 {
+			n++
+		}
+	}
+	return n
+}
+
+// Revoked is the number of grants revoked for a reused refresh token
+// (see Options.RevokeOnReuse).
+func (s *Server) Revoked() int { s.mu.Lock(); defer s.mu.Unlock(); return s.revoked }
+
 // Used reports whether the MCP server has received accessToken (live or
 // not) in an Authorization header.
 func (s *Server) Used(accessToken string) bool {
@@ -327,7 +362,7 @@ func (s *Server) authorize(w http.ResponseWriter, r *http.Request) {
 		}
 		s.mu.Lock()
 		s.codes[code] = &grant{clientID: q.Get("client_id"), redirect: redirect, challenge: q.Get("code_challenge"),
-			resource: q.Get("resource"), scopes: scopes}
+			resource: q.Get("resource"), scopes: scopes, family: code}
 		s.mu.Unlock()
 		back.Set("code", code)
 	}
@@ -382,6 +417,10 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 		}
 	case "refresh_token":
 		rt := r.PostForm.Get("refresh_token")
+		s.presented[rt]++
+		if s.presented[rt] > 1 && s.opts.RevokeOnReuse {
+			s.revokeFamily(rt)
+		}
 		g = s.refresh[rt]
 		if g == nil || g.clientID != id {
 			tokenError(w, "invalid_grant")
@@ -395,8 +434,9 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 	}
 	at := s.opts.TokenPrefix + "at-" + random()
 	rt := s.opts.TokenPrefix + "rt-" + random()
-	s.access[at] = &token{expiry: time.Now().Add(s.opts.AccessTokenLifetime), scopes: g.scopes}
+	s.access[at] = &token{expiry: time.Now().Add(s.opts.AccessTokenLifetime), scopes: g.scopes, family: g.family}
 	s.refresh[rt] = g
+	s.families[rt] = g.family
 	out := map[string]any{"access_token": at, "token_type": "Bearer", "refresh_token": rt,
 		"expires_in": int(max(1, s.opts.AccessTokenLifetime.Round(time.Second)/time.Second))}
 	if len(g.scopes) > 0 {
@@ -404,6 +444,26 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Cache-Control", "no-store")
 	writeJSON(w, http.StatusOK, out)
+}
+
+// revokeFamily revokes the grant a reused refresh token belongs to: every
+// live access and refresh token of its family. s.mu is held.
+func (s *Server) revokeFamily(reused string) {
+	family := s.families[reused]
+	if family == "" {
+		return
+	}
+	for rt, g := range s.refresh {
+		if g.family == family {
+			delete(s.refresh, rt)
+		}
+	}
+	for at, t := range s.access {
+		if t.family == family {
+			delete(s.access, at)
+		}
+	}
+	s.revoked++
 }
 
 func tokenError(w http.ResponseWriter, code string) {
@@ -422,7 +482,7 @@ func random() string {
 	return hex.EncodeToString(b)
 }
 
-// Browse follows an authorization URL headlessly, as a fleet.LoginOptions
+// Browse follows an authorization URL headlessly, as an oauth.LoginOptions
 // Browse: it GETs authURL without following redirects and then GETs the
 // Location it answered with once (the login's loopback callback). Each
 // request is bounded by 10 s and by ctx; it keeps no connection open.

@@ -80,7 +80,7 @@ func newAdmission(caps admitCaps) *admission {
 
 // acquire admits a call of k: it returns the function that ends the call's
 // slot and "", or nil and the refusal's code: [CodeBusy] when the queue is
-// full, [CodeWaitExpired] when the wait passed caps.wait, [CodeCanceled]
+// full or k's class already has caps.user calls waiting, [CodeWaitExpired] when the wait passed caps.wait, [CodeCanceled]
 // when ctx ended first. A refused call holds nothing.
 func (a *admission) acquire(ctx context.Context, k admitKey) (func(), string) {
 	a.mu.Lock()
@@ -91,11 +91,13 @@ func (a *admission) acquire(ctx context.Context, k admitKey) (func(), string) {
 		a.mu.Unlock()
 		return a.releaser(k), ""
 	}
-	if a.queued >= a.caps.queue {
+	w := &waiter{key: k, ready: make(chan struct{})}
+	// A class (a user, a session) may fill at most caps.user of the queue,
+	// so one client's burst cannot refuse everyone else at arrival.
+	if t := a.classes[k.class(w)]; a.queued >= a.caps.queue || (t != nil && len(t.waiting) >= a.caps.user) {
 		a.mu.Unlock()
 		return nil, CodeBusy
 	}
-	w := &waiter{key: k, ready: make(chan struct{})}
 	a.enqueue(w)
 	a.mu.Unlock()
 

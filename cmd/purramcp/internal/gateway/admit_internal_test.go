@@ -6,6 +6,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -212,4 +213,41 @@ func TestCallsFor(t *testing.T) {
 	}{{0, 64}, {512 << 20, 64}, {4 << 30, 512}, {24 << 30, 3072}, {64 << 30, 4096}} {
 		assert.Equal(t, tc.want, callsFor(tc.mem), "%d bytes", tc.mem)
 	}
+}
+
+// One user's burst fills at most its share of the queue (the per-user
+// cap): past it its calls are refused, another user's still wait.
+func TestAdmission_OneUserCannotFillTheQueue(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx := t.Context()
+		a := newAdmission(testCaps(1, 2, 10, 10))
+		release, code := a.acquire(ctx, admitKey{user: "A"})
+		require.Empty(t, code)
+		got := make(chan string, 3)
+		first := queue(t, ctx, a, admitKey{user: "A"}, "A2", got)
+		second := queue(t, ctx, a, admitKey{user: "A"}, "A3", got)
+		r, code := a.acquire(ctx, admitKey{user: "A"})
+		assert.Nil(t, r)
+		assert.Equal(t, CodeBusy, code, "A has 2 waiting, its cap")
+		other := queue(t, ctx, a, admitKey{user: "B"}, "B1", got)
+		release()
+		assert.Equal(t, "A2", <-got)
+		(<-first).release()
+		assert.Equal(t, "B1", <-got)
+		(<-other).release()
+		assert.Equal(t, "A3", <-got)
+		(<-second).release()
+		assertEmpty(t, a)
+	})
+}
+
+// A session named by another user's request is another key: a request
+// with a stolen session ID never counts against the session it names.
+func TestAdmitKeyOf(t *testing.T) {
+	alice, bob := &auth.TokenInfo{UserID: "alice"}, &auth.TokenInfo{UserID: "bob"}
+	self := new(byte)
+	assert.Equal(t, admitKeyOf(alice, "s1", nil, "docs"), admitKeyOf(alice, "s1", self, "docs"))
+	assert.NotEqual(t, admitKeyOf(alice, "s1", nil, "docs").session, admitKeyOf(bob, "s1", nil, "docs").session)
+	assert.NotEqual(t, admitKeyOf(nil, "s1", nil, "docs").session, admitKeyOf(alice, "s1", nil, "docs").session)
+	assert.Equal(t, admitKey{user: "alice", session: any(self), upstream: "docs"}, admitKeyOf(alice, "", self, "docs"))
 }

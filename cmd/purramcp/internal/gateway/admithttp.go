@@ -93,20 +93,18 @@ func (g *Gateway) admitHTTP(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		tool, ok := (*g.defs.Load())[msg.Params.Name]
-		if !ok {
-			next.ServeHTTP(w, r) // go-sdk answers an unknown tool
-			return
-		}
-		var session any = new(byte) // a request of its own
-		if id := r.Header.Get("Mcp-Session-Id"); id != "" {
-			session = "session\x00" + id
-		}
 		ctx := r.Context()
 		info := auth.TokenInfoFromContext(ctx)
-		k := admitKey{session: session, upstream: tool.upstream}
+		tool, ok := (*g.defs.Load())[msg.Params.Name]
+		if !ok || !g.visible(info, msg.Params.Name) {
+			// go-sdk answers an unknown tool; the session answers a hidden
+			// one the same way (filterList), never a 429 that would tell.
+			next.ServeHTTP(w, r)
+			return
+		}
+		// Without a session ID the request is a session of its own.
+		k := admitKeyOf(info, r.Header.Get("Mcp-Session-Id"), new(byte), tool.upstream)
 		if p, ok := principal(info); ok {
-			k.user = p.Subject
 			ctx = fleet.WithPrincipal(ctx, p)
 		}
 		release, code := g.admission.acquire(ctx, k)

@@ -127,3 +127,72 @@ func TestHTTP_ThousandSessionsLeaveNothing(t *testing.T) {
 	assert.Zero(t, inFlight+queued+keys)
 	srv.CloseClientConnections()
 }
+
+// A tools/call of a tool hidden from its caller is never admitted: with
+// the gateway full it gets what a call of a missing tool gets, not the 429
+// a served tool gets, so the load tells nothing of the hidden tool.
+func TestHTTP_HiddenToolNotAdmitted(t *testing.T) {
+	_, u, _, _, base, end := busyGateway(t, gateway.Options{MaxCalls: 1, MaxWait: time.Millisecond,
+		ToolScopes: map[string][]string{"search": {"docs:read"}}})
+	post := func(name string) (int, string) {
+		req, err := http.NewRequest(http.MethodPost, base+"/mcp",
+			strings.NewReader(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"`+name+`","arguments":{"q":"x"}}}`))
+		require.NoError(t, err)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Authorization", "Bearer "+testToken)
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		return resp.StatusCode, strings.ReplaceAll(string(body), name, "NAME")
+	}
+	hiddenStatus, hiddenBody := post("search") // the static token grants no scope
+	missingStatus, missingBody := post("nosuch")
+	assert.Equal(t, missingStatus, hiddenStatus)
+	assert.Equal(t, missingBody, hiddenBody)
+	assert.NotEqual(t, http.StatusTooManyRequests, hiddenStatus)
+	status, _ := post("fail")
+	assert.Equal(t, http.StatusTooManyRequests, status, "a served tool the caller sees is refused by the load")
+	assert.Equal(t, int32(1), u.calls.Load())
+	end()
+}
+
+// With OAuth, a user at its cap waits while another user's calls are
+// served at once: ann's second call waits for her first, bob's goes
+// through meanwhile.
+func TestHTTP_OAuthUserAtCapOthersServed(t *testing.T) {
+	iss := newTestIssuer(t)
+	ctx, cancel := context.WithTimeout(t.Context(), 15*time.Second)
+	defer cancel()
+	f := newFakeFleet(t)
+	u := newUpstream("Search documents")
+	f.connect(ctx, "docs", u, "", "")
+	g := newGateway(t, f, gateway.Options{MaxUserCalls: 1})
+	g.Refresh()
+	v, err := gateway.NewJWTVerifier(ctx, gateway.JWTOptions{Issuer: iss.srv.URL, Resource: testResource})
+	require.NoError(t, err)
+	srv := serveHTTP(t, g, gateway.HTTPOptions{OAuth: &gateway.OAuthOptions{
+		Resource: testResource, Issuer: iss.srv.URL, Verify: v.Verify}})
+	now := time.Now()
+	ann := iss.mint("k1", iss.valid(now, "ann", ""))
+	bob := iss.mint("k1", iss.valid(now, "bob", ""))
+	ann1, ann2 := connectHTTP(t, ctx, srv.URL+"/mcp", ann), connectHTTP(t, ctx, srv.URL+"/mcp", ann)
+	bobCS := connectHTTP(t, ctx, srv.URL+"/mcp", bob)
+
+	done := make(chan string, 1)
+	go func() { done <- call(t, ctx, ann1, "block", `{}`) }()
+	<-u.entered
+	waited := make(chan string, 1)
+	go func() { waited <- call(t, ctx, ann2, "search", `{"q":"a"}`) }()
+	require.Eventually(t, func() bool { _, queued, _ := g.AdmissionHeld(); return queued == 1 },
+		10*time.Second, time.Millisecond, "ann's second call waits: she is at her cap")
+	for range 3 {
+		assert.JSONEq(t, `{"content":[{"type":"text","text":"found b"}],"structuredContent":{"count":1}}`,
+			call(t, ctx, bobCS, "search", `{"q":"b"}`), "bob is served meanwhile")
+	}
+	assert.Equal(t, int32(4), u.calls.Load(), "ann's waiting call sent nothing")
+	close(u.release)
+	<-done
+	assert.JSONEq(t, `{"content":[{"type":"text","text":"found a"}],"structuredContent":{"count":1}}`, <-waited)
+}

@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"purra.dev/purramcp"
@@ -48,7 +49,7 @@ func (g *Gateway) handle(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Ca
 	}
 	if release == nil {
 		var code string
-		release, code = g.admission.acquire(ctx, g.admitKey(req.Extra, sessionKey(req.Session), tool.upstream))
+		release, code = g.admission.acquire(ctx, callKey(req, tool.upstream))
 		if code != "" {
 			g.refuse(ctx, name, tool.upstream, code)
 			return failure(code), nil
@@ -67,29 +68,34 @@ func (g *Gateway) handle(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Ca
 	return result(res), nil
 }
 
-// sessionKey is a session's key in the admission: its ID when it has one
-// (the Mcp-Session-Id of a stateful HTTP session, as admitHTTP keys it),
-// else the session itself.
-func sessionKey(ss *mcp.ServerSession) any {
-	if ss == nil {
-		return nil
+// admitKeyOf is the admission key of a call on upstream by the user info's
+// token names (none when nil) in the session named id; when id is "" the
+// call's session is self (nil when it has none). The user is part of a
+// named session's key, so a request naming another user's session counts
+// against a session of its own.
+func admitKeyOf(info *auth.TokenInfo, id string, self any, upstream string) admitKey {
+	k := admitKey{session: self, upstream: upstream}
+	if p, ok := principal(info); ok {
+		k.user = p.Subject
 	}
-	if id := ss.ID(); id != "" {
-		return "session\x00" + id
-	}
-	return ss
-}
-
-// admitKey is the admission key of a call of session on upstream by the
-// user extra's verified token names, if any.
-func (g *Gateway) admitKey(extra *mcp.RequestExtra, session any, upstream string) admitKey {
-	k := admitKey{session: session, upstream: upstream}
-	if extra != nil {
-		if p, ok := principal(extra.TokenInfo); ok {
-			k.user = p.Subject
-		}
+	if id != "" {
+		k.session = "session\x00" + k.user + "\x00" + id
 	}
 	return k
+}
+
+// callKey is the admission key of a call admitted inside its session.
+func callKey(req *mcp.CallToolRequest, upstream string) admitKey {
+	var info *auth.TokenInfo
+	if req.Extra != nil {
+		info = req.Extra.TokenInfo
+	}
+	var id string
+	var self any
+	if req.Session != nil {
+		id, self = req.Session.ID(), req.Session
+	}
+	return admitKeyOf(info, id, self, upstream)
 }
 
 // auditUnknown is a receiving middleware that audits a tools/call go-sdk

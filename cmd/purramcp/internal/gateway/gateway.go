@@ -50,7 +50,8 @@ type Options struct {
 	// MaxQueue caps the calls waiting for a slot (default twice MaxCalls;
 	// zero means default). A call that finds a cap reached waits in turn,
 	// its class (its user, else its session) served round robin with the
-	// others; a call arriving at a full queue fails [CodeBusy] at once.
+	// others; a call arriving at a full queue, or whose class already has
+	// MaxUserCalls calls waiting, fails [CodeBusy] at once.
 	// Nothing is sent upstream for a refused call.
 	MaxQueue int
 	// MaxWait bounds a call's wait in the queue (default 10s, at most 5m;

@@ -132,6 +132,44 @@ func TestGateway_DownThenBackWithSameDigest(t *testing.T) {
 	})
 }
 
+// TestGateway_UnauthorizedThenSignedIn: an upstream that refuses the
+// fleet's credentials is unauthorized with its code in the status, its
+// tools leave tools/list and the client is told; after a sign-in it is
+// ready again, its tools come back and the client is told again.
+func TestGateway_UnauthorizedThenSignedIn(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx := t.Context()
+		f := newFakeFleet(t)
+		u := newUpstream("Search documents")
+		digest := f.connect(ctx, "docs", u, "", "")
+		g := newGateway(t, f, gateway.Options{})
+		g.Refresh()
+		d := connectDownstream(t, ctx, g)
+		listed := toolNames(t, ctx, d.session)
+		require.Equal(t, []string{"big", "block", "fail", "search"}, listed)
+
+		f.unauthorized("docs", "mcp_auth_expired")
+		g.Refresh()
+		time.Sleep(time.Second) // past go-sdk's 10 ms notification debounce
+		synctest.Wait()
+		assert.Equal(t, int32(1), d.changes.Load(), "told of the tools leaving")
+		assert.Empty(t, toolNames(t, ctx, d.session))
+		st := g.Status()
+		require.Len(t, st.Upstreams, 1)
+		assert.Equal(t, []any{"docs", gateway.StateUnauthorized, "mcp_auth_expired"},
+			[]any{st.Upstreams[0].ID, st.Upstreams[0].State, st.Upstreams[0].Code})
+		assert.Empty(t, st.Tools)
+
+		f.connect(ctx, "docs", u, "", digest) // purramcp login saved new credentials
+		g.Refresh()
+		time.Sleep(time.Second)
+		synctest.Wait()
+		assert.Equal(t, int32(2), d.changes.Load(), "told of the tools coming back")
+		assert.Equal(t, listed, toolNames(t, ctx, d.session))
+		assert.Equal(t, gateway.StateReady, g.Status().Upstreams[0].State)
+	})
+}
+
 // Back with another approved catalog, the server's tools are replaced; with
 // an unapproved one they are removed; either way the client is told.
 func TestGateway_ChangedCatalog(t *testing.T) {

@@ -109,11 +109,14 @@ type fakeFleet struct {
 	servers map[string]*fakeServer
 	// observer receives every discovery and call event
 	observer func(context.Context, purramcp.Event)
+	// tools, when set, are each server's configured local names.
+	tools map[string][]string
 }
 
 type fakeServer struct {
 	id       string
 	state    string
+	code     string
 	digest   string
 	catalog  *purramcp.Catalog
 	snapshot purramcp.Snapshot
@@ -203,6 +206,16 @@ func (f *fakeFleet) down(id string) {
 	s.state = gateway.StateBackoff
 }
 
+// unauthorized ends server id's connection and puts it in the state a
+// fleet gives a server that refused its credentials, with code.
+func (f *fakeFleet) unauthorized(id, code string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	s := f.servers[id]
+	s.kill()
+	s.state, s.code = gateway.StateUnauthorized, code
+}
+
 func (f *fakeFleet) Registrations() []purramcp.ToolDefinition {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -220,7 +233,7 @@ func (f *fakeFleet) Upstreams() []gateway.Upstream {
 	defer f.mu.Unlock()
 	var ups []gateway.Upstream
 	for _, s := range f.servers {
-		up := gateway.Upstream{ID: s.id, State: s.state, Digest: s.digest}
+		up := gateway.Upstream{ID: s.id, State: s.state, Digest: s.digest, Code: s.code, Tools: f.tools[s.id]}
 		if s.state == gateway.StateReady {
 			up.Snapshot = s.snapshot
 		}

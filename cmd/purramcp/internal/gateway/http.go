@@ -9,7 +9,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"slices"
 	"strings"
 	"time"
 
@@ -64,6 +63,13 @@ type HTTPOptions struct {
 	// request (default 30 minutes; zero means default; negative is
 	// invalid). It does not apply to stateless mode.
 	SessionIdleTimeout time.Duration
+	// MaxSessions caps the stateful sessions open at once (default 1024),
+	// and MaxUserSessions those of one user, the subject of a verified
+	// OAuth token (default 16; a caller without one is held to MaxSessions
+	// only); zero means default, negative is invalid. A request that would
+	// open a session over a cap is answered 429 with Retry-After and
+	// nothing of it is kept. They do not apply to stateless mode.
+	MaxSessions, MaxUserSessions int
 	// OAuth, when set, makes the handler an OAuth 2.1 protected resource
 	// instead of checking Token (setting both is invalid); see
 	// [OAuthOptions].
@@ -74,9 +80,11 @@ type HTTPOptions struct {
 // resource metadata (RFC 9728) is served without a token at
 // /.well-known/oauth-protected-resource and at that path followed by the
 // resource URL's path; /mcp and /status need a token Verify accepts: 401
-// with a WWW-Authenticate challenge naming the metadata otherwise. A
-// tools/call of a tool whose [Options].ToolScopes the token lacks is
-// answered 403 with error="insufficient_scope" and the scopes it needs.
+// with a WWW-Authenticate challenge naming the metadata otherwise, 429
+// with Retry-After when Verify fails [ErrIntrospectionLimited]. A tool
+// whose [Options].ToolScopes the token lacks is hidden from its caller:
+// left out of tools/list and /status, and a tools/call of it is answered
+// exactly as one of a tool that does not exist.
 type OAuthOptions struct {
 	// Resource is the gateway's public resource URL (the one clients
 	// connect to, such as https://mcp.example.com/mcp; behind a load
@@ -93,15 +101,16 @@ type OAuthOptions struct {
 }
 
 // HTTPHandler returns the gateway's HTTP handler: streamable MCP at /mcp and
-// the [Status] as JSON at GET /status (its tools only those the caller's
-// token lets it see, as in tools/list), every path behind the same checks, in
+// the [Status] as JSON at GET /status (only the tools the caller's token
+// lets it see, as in tools/list, and the upstreams binding one of them),
+// every path behind the same checks, in
 // this order: Host and Origin against the allowlists (403), the token (401),
 // the body cap (413); a tools/call POST to /mcp is then admitted (see
 // [Options].MaxQueue), a refusal answered 429 with Retry-After. Any other
 // path is 404. A negative MaxBodyBytes fails.
 func (g *Gateway) HTTPHandler(opts HTTPOptions) (http.Handler, error) {
-	if opts.MaxBodyBytes < 0 || opts.SessionIdleTimeout < 0 {
-		return nil, fmt.Errorf("gateway: negative MaxBodyBytes or SessionIdleTimeout: %w", purramcp.ErrBindingInvalid)
+	if opts.MaxBodyBytes < 0 || opts.SessionIdleTimeout < 0 || opts.MaxSessions < 0 || opts.MaxUserSessions < 0 {
+		return nil, fmt.Errorf("gateway: negative MaxBodyBytes, SessionIdleTimeout, MaxSessions or MaxUserSessions: %w", purramcp.ErrBindingInvalid)
 	}
 	if opts.OAuth != nil && (opts.Token != "" || opts.OAuth.Verify == nil) {
 		return nil, fmt.Errorf("gateway: OAuth needs a Verify and excludes Token: %w", purramcp.ErrBindingInvalid)
@@ -131,7 +140,7 @@ func (g *Gateway) HTTPHandler(opts HTTPOptions) (http.Handler, error) {
 	protect := func(h http.Handler) http.Handler { return h }
 	if opts.OAuth != nil {
 		var err error
-		if protect, err = g.protectedResource(mux, *opts.OAuth, opts.MaxBodyBytes); err != nil {
+		if protect, err = g.protectedResource(mux, *opts.OAuth); err != nil {
 			return nil, err
 		}
 	}
@@ -150,13 +159,15 @@ func (g *Gateway) HTTPHandler(opts HTTPOptions) (http.Handler, error) {
 	}
 	endpoint := streamable(true)
 	if !opts.Stateless {
-		endpoint = byEra(streamable(false), endpoint)
+		// Legacy (session) requests pass the session caps; a stateless
+		// 2026-07-28 request opens no session to count.
+		stateful := newSessionLimiter(g.server, orDefault(opts.MaxUserSessions, defaultMaxUserSessions),
+			orDefault(opts.MaxSessions, defaultMaxSessions)).wrap(streamable(false))
+		endpoint = byEra(stateful, endpoint)
 	}
 	mux.Handle("/mcp", protect(g.admitHTTP(endpoint)))
 	mux.Handle("GET /status", protect(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		st := g.Status()
-		info := auth.TokenInfoFromContext(r.Context())
-		st.Tools = slices.DeleteFunc(st.Tools, func(name string) bool { return !g.visible(info, name) })
+		st := g.statusFor(auth.TokenInfoFromContext(r.Context()))
 		w.Header().Set("Content-Type", "application/json")
 		_ = json.NewEncoder(w).Encode(st)
 	})))

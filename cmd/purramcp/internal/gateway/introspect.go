@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -17,11 +18,16 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 )
 
-// Bounds on token introspection: answers reused at most this long by
-// default, and introspection requests in flight at once.
+// Bounds on token introspection: active answers reused at most this long
+// by default, refusals reused this long, introspection requests in flight
+// at once, and by default the introspections a second from one client
+// address and from all.
 const (
 	defaultIntrospectionCache = 30 * time.Second
+	refusalCache              = 10 * time.Second
 	maxIntrospections         = 16
+	defaultIntrospectionRate  = 20
+	defaultAddressRate        = 5
 )
 
 // IntrospectionOptions configure an [IntrospectionVerifier].
@@ -45,6 +51,13 @@ type IntrospectionOptions struct {
 	// authorization server is refused once its answer is no longer
 	// reused.
 	CacheFor time.Duration
+	// Rate caps the introspections a second over every client (0 means
+	// 20), and RatePerAddress those a second for one client address, the
+	// host of the request's RemoteAddr (0 means 5; behind a proxy every
+	// client shares its address). Each budget holds one second's worth. A
+	// token whose answer is reused costs nothing; one that would exceed a
+	// budget is refused with [ErrIntrospectionLimited] and never sent.
+	Rate, RatePerAddress int
 	// HTTPClient sends the requests; nil means one that follows no
 	// redirect. Every answer is bounded to 1 MiB and 10 s.
 	HTTPClient *http.Client
@@ -59,17 +72,33 @@ type IntrospectionOptions struct {
 // nbf (when given) that hold with 60 s of skew. The scopes are the
 // space-separated "scope"; the subject is "sub", which also binds a
 // stateful session to its user. An active answer is cached, by the
-// token's SHA-256, for CacheFor at most; at most 16 introspections run at
-// once (the others wait, within their request's ctx). It is safe for
-// concurrent use.
+// token's SHA-256 (never the token), for CacheFor at most; a refusal for
+// 10 s. Introspections not answered from the cache are rate-limited per
+// client address and overall (see [IntrospectionOptions].Rate); at most 16
+// run at once (the others wait, within their request's ctx). It is safe
+// for concurrent use.
 type IntrospectionVerifier struct {
 	opts  IntrospectionOptions
 	slots chan struct{}
+	limit *rateLimiter
 
-	// mu guards cache.
-	mu    sync.Mutex
-	cache map[[32]byte]introspected
+	// mu guards cache and refused.
+	mu      sync.Mutex
+	cache   map[[32]byte]introspected
+	refused map[[32]byte]refusal
 }
+
+// A refusal is a refused token's error and when it stops being reused.
+type refusal struct {
+	err   error
+	until time.Time
+}
+
+// ErrIntrospectionLimited is Verify's error for a token it would have to
+// introspect while its client's or the overall budget is spent: the
+// protected resource answers 429 with Retry-After, and nothing reaches the
+// authorization server.
+var ErrIntrospectionLimited = errors.New("gateway: too many token introspections, retry later")
 
 // An introspected token is an active answer and when it stops being reused.
 type introspected struct {
@@ -79,7 +108,7 @@ type introspected struct {
 
 // NewIntrospectionVerifier returns a verifier over opts' endpoint, or an
 // error when the endpoint, issuer or resource is not a usable URL or no
-// client ID is set.
+// client ID is set, or a rate is negative.
 func NewIntrospectionVerifier(opts IntrospectionOptions) (*IntrospectionVerifier, error) {
 	if err := checkEndpoint(opts.Endpoint); err != nil {
 		return nil, fmt.Errorf("gateway: introspection endpoint: %v", err)
@@ -93,9 +122,14 @@ func NewIntrospectionVerifier(opts IntrospectionOptions) (*IntrospectionVerifier
 	if opts.ClientID == "" {
 		return nil, errors.New("gateway: introspection needs the gateway's client ID")
 	}
+	if opts.Rate < 0 || opts.RatePerAddress < 0 {
+		return nil, errors.New("gateway: negative introspection rate")
+	}
 	if opts.CacheFor <= 0 {
 		opts.CacheFor = defaultIntrospectionCache
 	}
+	opts.Rate = orDefault(opts.Rate, defaultIntrospectionRate)
+	opts.RatePerAddress = orDefault(opts.RatePerAddress, defaultAddressRate)
 	if opts.HTTPClient == nil {
 		opts.HTTPClient = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error {
 			return http.ErrUseLastResponse
@@ -105,7 +139,8 @@ func NewIntrospectionVerifier(opts IntrospectionOptions) (*IntrospectionVerifier
 		opts.Now = time.Now
 	}
 	return &IntrospectionVerifier{opts: opts, slots: make(chan struct{}, maxIntrospections),
-		cache: map[[32]byte]introspected{}}, nil
+		limit: newRateLimiter(opts.RatePerAddress, opts.Rate),
+		cache: map[[32]byte]introspected{}, refused: map[[32]byte]refusal{}}, nil
 }
 
 // errIntrospection is Verify's error when the endpoint gave no usable
@@ -114,18 +149,27 @@ var errIntrospection = errors.New("gateway: the token introspection endpoint gav
 
 // Verify is an auth.TokenVerifier: it returns the token's info, an error
 // wrapping auth.ErrInvalidToken (never naming the token or the server's
-// text) for a token the server does not vouch for, or errIntrospection
-// when it could not be asked.
-func (v *IntrospectionVerifier) Verify(ctx context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
+// text) for a token the server does not vouch for,
+// [ErrIntrospectionLimited] over a rate, or errIntrospection when the
+// server could not be asked.
+func (v *IntrospectionVerifier) Verify(ctx context.Context, token string, req *http.Request) (*auth.TokenInfo, error) {
 	if len(token) > maxTokenBytes {
 		return nil, invalid("token too long")
 	}
 	sum := sha256.Sum256([]byte(token))
+	now := v.opts.Now()
 	v.mu.Lock()
 	c, ok := v.cache[sum]
+	r, refused := v.refused[sum]
 	v.mu.Unlock()
-	if ok && v.opts.Now().Before(c.until) {
+	if ok && now.Before(c.until) {
 		return c.info, nil
+	}
+	if refused && now.Before(r.until) {
+		return nil, r.err
+	}
+	if !v.limit.allow(clientAddress(req), now) {
+		return nil, ErrIntrospectionLimited
 	}
 	select {
 	case v.slots <- struct{}{}:
@@ -137,9 +181,10 @@ func (v *IntrospectionVerifier) Verify(ctx context.Context, token string, _ *htt
 	if err != nil {
 		return nil, err
 	}
-	now := v.opts.Now()
+	now = v.opts.Now()
 	info, err := v.check(answer, now)
 	if err != nil {
+		v.refuse(sum, err, now)
 		return nil, err
 	}
 	until := now.Add(v.opts.CacheFor)
@@ -160,6 +205,34 @@ func (v *IntrospectionVerifier) Verify(ctx context.Context, token string, _ *htt
 	}
 	v.cache[sum] = introspected{info: info, until: until}
 	return info, nil
+}
+
+// refuse keeps err as the answer for the token of sum for 10 s.
+func (v *IntrospectionVerifier) refuse(sum [32]byte, err error, now time.Time) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if len(v.refused) >= maxCachedTokens {
+		for k, r := range v.refused {
+			if !now.Before(r.until) {
+				delete(v.refused, k)
+			}
+		}
+		if len(v.refused) >= maxCachedTokens {
+			clear(v.refused)
+		}
+	}
+	v.refused[sum] = refusal{err: err, until: now.Add(refusalCache)}
+}
+
+// clientAddress is the host of req's RemoteAddr; "" without a request.
+func clientAddress(req *http.Request) string {
+	if req == nil {
+		return ""
+	}
+	if host, _, err := net.SplitHostPort(req.RemoteAddr); err == nil {
+		return host
+	}
+	return req.RemoteAddr
 }
 
 // An introspectionAnswer is the members of an RFC 7662 answer Verify reads.

@@ -55,7 +55,7 @@ func newIntrospector(t *testing.T, e *introspectionEndpoint, c *clock) *gateway.
 	t.Helper()
 	v, err := gateway.NewIntrospectionVerifier(gateway.IntrospectionOptions{Endpoint: e.srv.URL,
 		Issuer: testIntrospectionIssuer, Resource: testResource, ClientID: "gateway", ClientSecret: "s3cret",
-		CacheFor: 30 * time.Second, Now: c.Now})
+		CacheFor: 30 * time.Second, Now: c.Now, Rate: 1000, RatePerAddress: 1000})
 	require.NoError(t, err)
 	return v
 }
@@ -108,8 +108,15 @@ func TestIntrospectionVerifier_Accepts(t *testing.T) {
 	require.ErrorIs(t, err, auth.ErrInvalidToken, "asked again: revoked")
 	assert.Equal(t, int32(2), e.calls.Load())
 
-	// A token expiring within CacheFor is reused only until its exp.
+	// A refusal is reused for 10 s.
 	revoked.Store(false)
+	c.add(9 * time.Second)
+	_, err = v.Verify(t.Context(), "opaque-1", nil)
+	require.ErrorIs(t, err, auth.ErrInvalidToken, "the refusal, reused")
+	assert.Equal(t, int32(2), e.calls.Load())
+	c.add(time.Second)
+
+	// A token expiring within CacheFor is reused only until its exp.
 	exp = c.Now().Add(5 * time.Second)
 	_, err = v.Verify(t.Context(), "opaque-1", nil)
 	require.NoError(t, err)
@@ -207,4 +214,56 @@ func TestIntrospectionVerifier_BoundedInFlight(t *testing.T) {
 	wg.Wait()
 	assert.Equal(t, int32(16), most.Load())
 	assert.Equal(t, int32(40), e.calls.Load())
+}
+
+// TestHTTP_IntrospectionBudget: 200 requests with distinct junk tokens
+// from one client address make RatePerAddress (3) introspections, the
+// others 429 with Retry-After and no call; 200 more from 200 addresses
+// make Rate (8) in all; a refused token is refused again from the cache
+// (401, no call, no budget) for 10 s; a second later the budget is back.
+func TestHTTP_IntrospectionBudget(t *testing.T) {
+	c := &clock{now: time.Now()}
+	e := newIntrospectionEndpoint(t, func(string) (int, string) { return http.StatusOK, `{"active":false}` })
+	v, err := gateway.NewIntrospectionVerifier(gateway.IntrospectionOptions{Endpoint: e.srv.URL,
+		Issuer: testIntrospectionIssuer, Resource: testResource, ClientID: "gateway", ClientSecret: "s3cret",
+		Now: c.Now, Rate: 8, RatePerAddress: 3})
+	require.NoError(t, err)
+	g := newGateway(t, newFakeFleet(t), gateway.Options{})
+	h, err := g.HTTPHandler(gateway.HTTPOptions{OAuth: &gateway.OAuthOptions{Resource: testResource,
+		Issuer: testIntrospectionIssuer, Verify: v.Verify}})
+	require.NoError(t, err)
+	get := func(addr, token string) *httptest.ResponseRecorder {
+		req := httptest.NewRequestWithContext(t.Context(), http.MethodGet, "/status", nil)
+		req.Host = "127.0.0.1"
+		req.RemoteAddr = addr + ":40000"
+		req.Header.Set("Authorization", "Bearer "+token)
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		return rec
+	}
+	statuses := map[int]int{}
+	for i := range 200 {
+		rec := get("127.0.0.2", fmt.Sprintf("junk-%d", i))
+		statuses[rec.Code]++
+		if rec.Code == http.StatusTooManyRequests {
+			assert.Equal(t, "1", rec.Header().Get("Retry-After"))
+		}
+	}
+	assert.Equal(t, map[int]int{http.StatusUnauthorized: 3, http.StatusTooManyRequests: 197}, statuses)
+	assert.Equal(t, int32(3), e.calls.Load(), "one address: its budget")
+	clear(statuses)
+	for i := range 200 {
+		statuses[get(fmt.Sprintf("127.0.1.%d", i), fmt.Sprintf("other-%d", i)).Code]++
+	}
+	assert.Equal(t, map[int]int{http.StatusUnauthorized: 5, http.StatusTooManyRequests: 195}, statuses)
+	assert.Equal(t, int32(8), e.calls.Load(), "every address: the overall budget")
+
+	c.add(9 * time.Second)
+	for i := range 3 {
+		assert.Equal(t, http.StatusUnauthorized, get("127.0.0.2", fmt.Sprintf("junk-%d", i)).Code, "refused, from the cache")
+	}
+	assert.Equal(t, int32(8), e.calls.Load())
+	c.add(time.Second)
+	assert.Equal(t, http.StatusUnauthorized, get("127.0.0.2", "junk-0").Code, "10 s on: asked again")
+	assert.Equal(t, int32(9), e.calls.Load())
 }

@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -33,7 +34,10 @@ import (
 // order alternating) and reports, for each side, the median of the rounds'
 // successful calls per second, p50 and p99 latency and the errors, and the
 // median per-round ratios gateway/pass-through. Scenarios: the fast search
-// tool at N = 1, 16, 64, 256 and 1,000, and a 200 ms tool at 256.
+// tool at N = 1, 16, 64, 256 and 1,000, and a 200 ms tool at 256. The CPU
+// per ok call is the whole process's (clients, the side, the upstream) over
+// the round, so it compares the sides even on a loaded machine. Linux only
+// (getrusage).
 // PURRAMCP_LOAD_SECONDS (default 3) and PURRAMCP_LOAD_ROUNDS (default 3)
 // set a round's length and count; PURRAMCP_LOAD_ONLY, a comma-separated
 // list such as "64/search,256/slow", runs only those scenarios. Run with
@@ -50,8 +54,8 @@ func TestLoadGatewayVsPassthrough(t *testing.T) {
 		tool     string
 	}{{1, "search"}, {16, "search"}, {64, "search"}, {256, "search"}, {1000, "search"}, {256, "slow"}}
 	var table []string
-	table = append(table, "| sessions | tool | gateway ok/s | pass-through ok/s | ratio | gateway p50 / p99 | pass-through p50 / p99 | p99 ratio | gateway errors | pass-through errors |",
-		"|---|---|---|---|---|---|---|---|---|---|")
+	table = append(table, "| sessions | tool | gateway ok/s | pass-through ok/s | ratio | gateway p50 / p99 | pass-through p50 / p99 | p99 ratio | CPU per ok call, gateway / pass-through | gateway errors | pass-through errors |",
+		"|---|---|---|---|---|---|---|---|---|---|---|")
 	only := os.Getenv("PURRAMCP_LOAD_ONLY") // "256/slow,64/search": run only these
 	for _, sc := range scenarios {
 		if only != "" && !slices.Contains(strings.Split(only, ","), fmt.Sprintf("%d/%s", sc.sessions, sc.tool)) {
@@ -79,9 +83,9 @@ func TestLoadGatewayVsPassthrough(t *testing.T) {
 			}
 		}
 		g, p := summarize(stats[0]), summarize(stats[1])
-		row := fmt.Sprintf("| %d | %s | %.0f | %.0f | %.2f | %v / %v | %v / %v | %.2f | %s | %s |",
+		row := fmt.Sprintf("| %d | %s | %.0f | %.0f | %.2f | %v / %v | %v / %v | %.2f | %v / %v | %s | %s |",
 			sc.sessions, sc.tool, g.okPerSec, p.okPerSec, median(okRatios), g.p50, g.p99, p.p50, p.p99,
-			median(p99Ratios), g.errors, p.errors)
+			median(p99Ratios), g.cpuPerOK, p.cpuPerOK, g.errors, p.errors)
 		t.Log(row)
 		table = append(table, row)
 	}
@@ -125,7 +129,7 @@ func newLoadUpstream() *mcp.Server {
 }
 
 // upstreamTransport connects up in memory and returns the client's end.
-func upstreamTransport(t *testing.T, ctx context.Context, up *mcp.Server) mcp.Transport {
+func upstreamTransport(t testing.TB, ctx context.Context, up *mcp.Server) mcp.Transport {
 	serverT, clientT := mcp.NewInMemoryTransports()
 	ss, err := up.Connect(ctx, serverT, nil)
 	require.NoError(t, err)
@@ -140,7 +144,7 @@ type loadTarget struct {
 	http     *http.Client
 }
 
-func newLoadTarget(t *testing.T, h http.Handler) *loadTarget {
+func newLoadTarget(t testing.TB, h http.Handler) *loadTarget {
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	tr := http.DefaultTransport.(*http.Transport).Clone()
@@ -150,7 +154,7 @@ func newLoadTarget(t *testing.T, h http.Handler) *loadTarget {
 }
 
 // open connects n sessions, 32 at a time.
-func (tg *loadTarget) open(t *testing.T, ctx context.Context, n int) []*mcp.ClientSession {
+func (tg *loadTarget) open(t testing.TB, ctx context.Context, n int) []*mcp.ClientSession {
 	out := make([]*mcp.ClientSession, n)
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, 32)
@@ -186,7 +190,7 @@ func (s loadSource) Upstreams() []gateway.Upstream {
 }
 
 // gatewayTarget serves the gateway, default options, over the upstream.
-func gatewayTarget(t *testing.T, ctx context.Context, up *mcp.Server) *loadTarget {
+func gatewayTarget(t testing.TB, ctx context.Context, up *mcp.Server) *loadTarget {
 	clientT := upstreamTransport(t, ctx, up)
 	monitor := purramcp.NewCatalogMonitor()
 	client := mcp.NewClient(&mcp.Implementation{Name: "fleet", Version: "1"}, monitor.ClientOptions(nil))
@@ -211,7 +215,7 @@ func gatewayTarget(t *testing.T, ctx context.Context, up *mcp.Server) *loadTarge
 // passthroughTarget serves a go-sdk server whose two tools forward each
 // call on one client session to the upstream and return its result as it
 // came: no checks, the floor.
-func passthroughTarget(t *testing.T, ctx context.Context, up *mcp.Server) *loadTarget {
+func passthroughTarget(t testing.TB, ctx context.Context, up *mcp.Server) *loadTarget {
 	clientT := upstreamTransport(t, ctx, up)
 	upstreamCS, err := mcp.NewClient(&mcp.Implementation{Name: "proxy", Version: "1"}, nil).Connect(ctx, clientT, nil)
 	require.NoError(t, err)
@@ -232,12 +236,14 @@ func passthroughTarget(t *testing.T, ctx context.Context, up *mcp.Server) *loadT
 // roundStats are one side's figures for one round.
 type roundStats struct {
 	okPerSec float64
+	cpuPerOK time.Duration // the process's CPU time (clients, side, upstream) over the ok calls
 	p50, p99 time.Duration
 	errors   string // "0", or each code or error with its count
 }
 
 // runRound runs every session in a closed loop calling tool for d.
 func runRound(ctx context.Context, sessions []*mcp.ClientSession, tool string, d time.Duration) roundStats {
+	cpu0 := processCPU()
 	start := time.Now()
 	deadline := start.Add(d)
 	lat := make([][]time.Duration, len(sessions))
@@ -266,6 +272,7 @@ func runRound(ctx context.Context, sessions []*mcp.ClientSession, tool string, d
 	}
 	wg.Wait()
 	elapsed := time.Since(start)
+	cpu := processCPU() - cpu0
 	var all []time.Duration
 	for _, l := range lat {
 		all = append(all, l...)
@@ -273,6 +280,7 @@ func runRound(ctx context.Context, sessions []*mcp.ClientSession, tool string, d
 	slices.Sort(all)
 	st := roundStats{okPerSec: float64(len(all)) / elapsed.Seconds(), errors: "0"}
 	if len(all) > 0 {
+		st.cpuPerOK = (cpu / time.Duration(len(all))).Round(time.Microsecond)
 		st.p50 = all[len(all)/2].Round(10 * time.Microsecond)
 		st.p99 = all[len(all)*99/100].Round(10 * time.Microsecond)
 	}
@@ -296,10 +304,11 @@ func runRound(ctx context.Context, sessions []*mcp.ClientSession, tool string, d
 // every round's errors.
 func summarize(rounds []roundStats) roundStats {
 	var ok []float64
-	var p50, p99 []time.Duration
+	var p50, p99, cpu []time.Duration
 	var errs []string
 	for _, r := range rounds {
 		ok, p50, p99 = append(ok, r.okPerSec), append(p50, r.p50), append(p99, r.p99)
+		cpu = append(cpu, r.cpuPerOK)
 		if r.errors != "0" {
 			errs = append(errs, r.errors)
 		}
@@ -309,11 +318,51 @@ func summarize(rounds []roundStats) roundStats {
 	}
 	slices.Sort(p50)
 	slices.Sort(p99)
-	return roundStats{okPerSec: median(ok), p50: p50[len(p50)/2], p99: p99[len(p99)/2], errors: strings.Join(errs, "; ")}
+	slices.Sort(cpu)
+	return roundStats{okPerSec: median(ok), p50: p50[len(p50)/2], p99: p99[len(p99)/2], cpuPerOK: cpu[len(cpu)/2],
+		errors: strings.Join(errs, "; ")}
+}
+
+// processCPU is the user and system CPU time the process has used.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 func median(v []float64) float64 {
 	s := slices.Clone(v)
 	slices.SortFunc(s, cmp.Compare[float64])
 	return s[len(s)/2]
+}
+
+// BenchmarkHTTPCall is one call at a time over one streamable HTTP session,
+// through the gateway and through the pass-through, over the load upstream:
+// gateway minus pass-through in allocs/op is what the gateway adds on the
+// HTTP side. Run with
+// go test -tags purrabench -run '^$' -bench BenchmarkHTTPCall -benchmem ./internal/gateway   (in cmd/purramcp)
+func BenchmarkHTTPCall(b *testing.B) {
+	for _, side := range []string{"passthrough", "gateway"} {
+		b.Run(side, func(b *testing.B) {
+			ctx := b.Context()
+			up := newLoadUpstream()
+			var tg *loadTarget
+			if side == "gateway" {
+				tg = gatewayTarget(b, ctx, up)
+			} else {
+				tg = passthroughTarget(b, ctx, up)
+			}
+			cs := tg.open(b, ctx, 1)[0]
+			defer cs.Close()
+			b.ReportAllocs()
+			for b.Loop() {
+				res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "search", Arguments: json.RawMessage(`{"q":"cats"}`)})
+				if err != nil || res.IsError {
+					b.Fatal(err, res)
+				}
+			}
+		})
+	}
 }

@@ -1,10 +1,9 @@
 package gateway
 
 import (
-	"bytes"
-	"encoding/json"
+	"context"
+	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -13,16 +12,17 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 
 	"purra.dev/purramcp"
-	"purra.dev/purramcp/fleet"
 )
 
 // metadataPath is where RFC 9728 puts a resource's metadata.
 const metadataPath = "/.well-known/oauth-protected-resource"
 
 // protectedResource serves o's resource metadata on mux and returns the
-// wrapper of every protected handler: a verified token (401 otherwise),
-// then, for a tools/call of a scoped tool, the tool's scopes (403).
-func (g *Gateway) protectedResource(mux *http.ServeMux, o OAuthOptions, maxBody int64) (func(http.Handler) http.Handler, error) {
+// wrapper of every protected handler: a verified token (401 otherwise; 429
+// over a verifier's rate). A tool's scopes are checked inside the session
+// (see filterList), where a tool the caller may not see is answered as one
+// that does not exist.
+func (g *Gateway) protectedResource(mux *http.ServeMux, o OAuthOptions) (func(http.Handler) http.Handler, error) {
 	u, err := url.Parse(o.Resource)
 	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.Fragment != "" {
 		return nil, fmt.Errorf("gateway: resource %q is not an absolute http(s) URL without a fragment: %w", o.Resource, purramcp.ErrBindingInvalid)
@@ -42,53 +42,40 @@ func (g *Gateway) protectedResource(mux *http.ServeMux, o OAuthOptions, maxBody 
 	if path != metadataPath {
 		mux.Handle(path, meta)
 	}
-	bearer := auth.RequireBearerToken(o.Verify, &auth.RequireBearerTokenOptions{ResourceMetadataURL: metaURL})
-	return func(h http.Handler) http.Handler {
-		if len(g.toolScopes) > 0 {
-			h = g.stepUp(h, metaURL, maxBody)
+	// go-sdk's middleware answers every refusal; a verifier's rate limit is
+	// answered 429 before it, the token verified once.
+	bearer := auth.RequireBearerToken(func(ctx context.Context, token string, r *http.Request) (*auth.TokenInfo, error) {
+		if v, ok := ctx.Value(verifiedKey{}).(*verified); ok {
+			return v.info, v.err
 		}
-		return bearer(h)
-	}, nil
+		return o.Verify(ctx, token, r)
+	}, &auth.RequireBearerTokenOptions{ResourceMetadataURL: metaURL})
+	return func(h http.Handler) http.Handler { return limited(o.Verify, bearer(h)) }, nil
 }
 
-// stepUp answers 403 insufficient_scope to a tools/call its caller's token
-// lacks the scopes of, naming them, so a client can ask for them, and
-// audits it as a refused call (mcp_scope_denied, the caller's subject);
-// anything
-// else goes on to next with its body intact. A body that is not one
-// JSON-RPC request (a batch, a notification, bad JSON) goes on as well:
-// the call handler checks the scopes again.
-func (g *Gateway) stepUp(next http.Handler, metaURL string, maxBody int64) http.Handler {
+// verified is a request's token outcome, carried to go-sdk's middleware.
+type verified struct {
+	info *auth.TokenInfo
+	err  error
+}
+
+type verifiedKey struct{}
+
+// limited verifies a request's bearer token with verify and answers 429
+// with Retry-After when verify says its rate is exceeded
+// ([ErrIntrospectionLimited]); any other outcome goes on to next with the
+// request.
+func limited(verify auth.TokenVerifier, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodPost {
-			next.ServeHTTP(w, r)
-			return
-		}
-		body, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
-		if err != nil {
-			http.Error(w, "Request Entity Too Large", http.StatusRequestEntityTooLarge)
-			return
-		}
-		r.Body = io.NopCloser(bytes.NewReader(body))
-		var msg struct {
-			Method string `json:"method"`
-			Params struct {
-				Name string `json:"name"`
-			} `json:"params"`
-		}
-		info := auth.TokenInfoFromContext(r.Context())
-		if json.Unmarshal(body, &msg) == nil && msg.Method == "tools/call" && !g.visible(info, msg.Params.Name) {
-			// Only a scoped tool is refused here, so the name is one the
-			// config holds: the audit line carries no client text.
-			ctx := r.Context()
-			if p, ok := principal(info); ok {
-				ctx = fleet.WithPrincipal(ctx, p)
+		fields := strings.Fields(r.Header.Get("Authorization"))
+		if len(fields) == 2 && strings.EqualFold(fields[0], "bearer") {
+			info, err := verify(r.Context(), fields[1], r)
+			if errors.Is(err, ErrIntrospectionLimited) {
+				w.Header().Set("Retry-After", "1")
+				http.Error(w, "Too Many Requests", http.StatusTooManyRequests)
+				return
 			}
-			g.refuse(ctx, msg.Params.Name, "", purramcp.CodeScopeDenied)
-			w.Header().Set("WWW-Authenticate", fmt.Sprintf(`Bearer error="insufficient_scope", scope=%q, resource_metadata=%q`,
-				strings.Join(g.toolScopes[msg.Params.Name], " "), metaURL))
-			http.Error(w, "Forbidden", http.StatusForbidden)
-			return
+			r = r.WithContext(context.WithValue(r.Context(), verifiedKey{}, &verified{info: info, err: err}))
 		}
 		next.ServeHTTP(w, r)
 	})

@@ -16,6 +16,11 @@ const (
 	StateUnapproved = "unapproved"
 	// StateBackoff is a server waiting to reconnect after a failure.
 	StateBackoff = "backoff"
+	// StateUnauthorized is an http server that refused the fleet's OAuth
+	// credentials, or has none; Code says which (mcp_auth_required,
+	// mcp_auth_expired, mcp_auth_store_failed). It lists no tool until a
+	// sign-in (purramcp login) brings it back to ready.
+	StateUnauthorized = "unauthorized"
 	// StateClosed is a server that was closed.
 	StateClosed = "closed"
 )
@@ -35,6 +40,10 @@ type Upstream struct {
 	Attempts int
 	// Since is when the server entered State.
 	Since time.Time
+	// Tools are the local names the configuration binds for the server:
+	// every tool it may ever serve. GET /status shows the server only to a
+	// caller who may see one of them; nil means unknown (always shown).
+	Tools []string
 	// Snapshot is the admitted catalog's snapshot while the server is ready
 	// (the gateway reads each entry's LocalName and OutputSchema from it);
 	// it is ignored in every other state.

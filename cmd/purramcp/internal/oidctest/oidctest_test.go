@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"purra.dev/purramcp/cmd/purramcp/internal/oidctest"
-	"purra.dev/purramcp/fleet"
+	"purra.dev/purramcp/oauth"
 )
 
 // initialize posts an MCP initialize to url with token ("" for none) and
@@ -34,7 +34,7 @@ func initialize(t *testing.T, url, token string) (int, string) {
 	return resp.StatusCode, resp.Header.Get("WWW-Authenticate")
 }
 
-// TestProvider_LoginExpiryRevoke: fleet.Login signs in through the
+// TestProvider_LoginExpiryRevoke: oauth.Login signs in through the
 // provider's own login and consent pages; the MCP server takes the JWT
 // and refuses none, an expired or a foreign one; a revoked refresh token
 // no longer refreshes.
@@ -48,8 +48,8 @@ func TestProvider_LoginExpiryRevoke(t *testing.T) {
 	assert.Equal(t, `Bearer resource_metadata="`+strings.TrimSuffix(p.URL, oidctest.PathMCP)+oidctest.PathResourceMetadata+
 		`", scope="`+oidctest.Scope+`"`, challenge)
 
-	store := &fleet.FileTokenStore{Dir: filepath.Join(t.TempDir(), "tokens")}
-	creds, err := fleet.Login(ctx, fleet.LoginOptions{ServerURL: p.URL, Store: store, Browse: p.Browse})
+	store := &oauth.FileStore{Dir: filepath.Join(t.TempDir(), "tokens")}
+	creds, err := oauth.Login(ctx, oauth.LoginOptions{ServerURL: p.URL, Store: store, Browse: p.Browse})
 	require.NoError(t, err)
 	assert.Equal(t, p.Issuer, creds.Issuer)
 	assert.Equal(t, p.URL, creds.Resource)
@@ -74,7 +74,7 @@ func TestProvider_LoginExpiryRevoke(t *testing.T) {
 
 	// A second login reuses the registration and the provider session:
 	// no sign-in page, and the consent already given.
-	again, err := fleet.Login(ctx, fleet.LoginOptions{ServerURL: p.URL, Store: store, Browse: p.Browse})
+	again, err := oauth.Login(ctx, oauth.LoginOptions{ServerURL: p.URL, Store: store, Browse: p.Browse})
 	require.NoError(t, err)
 	assert.Equal(t, creds.ClientID, again.ClientID)
 	assert.Equal(t, 1, p.Count("registration"))

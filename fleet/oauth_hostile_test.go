@@ -3,15 +3,16 @@ package fleet_test
 import (
 	"context"
 	"encoding/json"
-	"io"
 	"net/http"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"purra.dev/purramcp"
 	"purra.dev/purramcp/fleet"
 	"purra.dev/purramcp/internal/oauthtest"
+	"purra.dev/purramcp/oauth"
 )
 
 // hostileTimeout is each OAuth request's bound in the hostile-peer tests.
@@ -37,154 +38,12 @@ func streamed(prefix string, n int64, wrote *atomic.Int64) http.Handler {
 	})
 }
 
-// stalled never answers: it reads the request (so that the server sees
-// the client hang up) and holds it until the client gives up.
-var stalled = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-	_, _ = io.Copy(io.Discard, r.Body)
-	<-r.Context().Done()
-})
-
 // jsonHandler answers v as JSON.
 func jsonHandler(v any) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		_ = json.NewEncoder(w).Encode(v)
 	})
-}
-
-// TestLogin_HostilePeers: each hostile OAuth peer ends the login with its
-// code, within a time set by the per-request bound (not by the peer), with
-// nothing stored, at most 16 MiB of what the peer sent accepted by the
-// sockets (1 MiB read, the rest kernel buffers), and no goroutine left (TestMain).
-func TestLogin_HostilePeers(t *testing.T) {
-	for _, tc := range []struct {
-		name   string
-		script func(srv *oauthtest.Server, wrote *atomic.Int64)
-		code   string
-		took   time.Duration // the bound on the whole login
-	}{
-		{
-			name: "resource metadata of 100 MiB",
-			script: func(srv *oauthtest.Server, wrote *atomic.Int64) {
-				srv.Handle(oauthtest.PathResourceMetadata, streamed(`{"resource":"`, 100<<20, wrote))
-			},
-			code: fleet.CodeAuthDiscoveryFailed, took: 3 * time.Second,
-		},
-		{
-			name: "resource metadata that never answers",
-			script: func(srv *oauthtest.Server, _ *atomic.Int64) {
-				srv.Handle(oauthtest.PathResourceMetadata, stalled)
-			},
-			code: fleet.CodeAuthDiscoveryFailed, took: 4 * hostileTimeout,
-		},
-		{
-			name: "resource metadata redirecting to itself",
-			script: func(srv *oauthtest.Server, _ *atomic.Int64) {
-				srv.Handle(oauthtest.PathResourceMetadata, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-					http.Redirect(w, r, r.URL.Path, http.StatusFound)
-				}))
-			},
-			code: fleet.CodeAuthDiscoveryFailed, took: 2 * time.Second,
-		},
-		{
-			name: "authorization server metadata of 100 MiB",
-			script: func(srv *oauthtest.Server, wrote *atomic.Int64) {
-				srv.Handle(oauthtest.PathAuthMetadata, streamed(`{"issuer":"`, 100<<20, wrote))
-			},
-			code: fleet.CodeAuthDiscoveryFailed, took: 3 * time.Second,
-		},
-		{
-			name: "authorization server metadata that never answers",
-			script: func(srv *oauthtest.Server, _ *atomic.Int64) {
-				srv.Handle(oauthtest.PathAuthMetadata, stalled)
-			},
-			code: fleet.CodeAuthDiscoveryFailed, took: 6 * hostileTimeout,
-		},
-		{
-			name: "an issuer that is not the metadata's",
-			script: func(srv *oauthtest.Server, _ *atomic.Int64) {
-				srv.Handle(oauthtest.PathAuthMetadata, jsonHandler(map[string]any{
-					"issuer": "https://issuer.invalid", "authorization_endpoint": srv.Issuer + oauthtest.PathAuthorize,
-					"token_endpoint": srv.Issuer + oauthtest.PathToken, "registration_endpoint": srv.Issuer + oauthtest.PathRegister,
-					"response_types_supported": []string{"code"}, "code_challenge_methods_supported": []string{"S256"},
-				}))
-			},
-			code: fleet.CodeAuthDiscoveryFailed, took: 2 * time.Second,
-		},
-		{
-			name: "resource metadata naming a plain-http authorization server off loopback",
-			script: func(srv *oauthtest.Server, _ *atomic.Int64) {
-				srv.Handle(oauthtest.PathResourceMetadata, jsonHandler(map[string]any{
-					"resource": srv.URL, "authorization_servers": []string{"http://auth.example.com"},
-				}))
-			},
-			code: fleet.CodeAuthDiscoveryFailed, took: 2 * time.Second,
-		},
-		{
-			name: "a token endpoint off loopback over plain http",
-			script: func(srv *oauthtest.Server, _ *atomic.Int64) {
-				srv.Handle(oauthtest.PathAuthMetadata, jsonHandler(map[string]any{
-					"issuer": srv.Issuer, "authorization_endpoint": srv.Issuer + oauthtest.PathAuthorize,
-					"token_endpoint": "http://auth.example.com/token", "registration_endpoint": srv.Issuer + oauthtest.PathRegister,
-					"response_types_supported": []string{"code"}, "code_challenge_methods_supported": []string{"S256"},
-				}))
-			},
-			code: fleet.CodeAuthDiscoveryFailed, took: 2 * time.Second,
-		},
-		{
-			name: "a registration answer of 20 MiB",
-			script: func(srv *oauthtest.Server, wrote *atomic.Int64) {
-				srv.Handle(oauthtest.PathRegister, streamed(`{"client_id":"`, 20<<20, wrote))
-			},
-			code: fleet.CodeAuthRegistrationFailed, took: 3 * time.Second,
-		},
-		{
-			name: "a token answer of 20 MiB",
-			script: func(srv *oauthtest.Server, wrote *atomic.Int64) {
-				srv.Handle(oauthtest.PathToken, streamed(`{"access_token":"`, 20<<20, wrote))
-			},
-			code: fleet.CodeAuthTokenFailed, took: 3 * time.Second,
-		},
-		{
-			name: "a token endpoint that never answers",
-			script: func(srv *oauthtest.Server, _ *atomic.Int64) {
-				srv.Handle(oauthtest.PathToken, stalled)
-			},
-			code: fleet.CodeAuthTokenFailed, took: 2*time.Second + 2*hostileTimeout,
-		},
-		{
-			name: "a token answer without a token type of bearer",
-			script: func(srv *oauthtest.Server, _ *atomic.Int64) {
-				srv.Handle(oauthtest.PathToken, jsonHandler(map[string]any{
-					"access_token": "oauthtest-at-mac", "token_type": "mac", "expires_in": 3600}))
-			},
-			code: fleet.CodeAuthTokenFailed, took: 2 * time.Second,
-		},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			srv := oauthtest.New(t, oauthtest.Options{})
-			var wrote atomic.Int64
-			tc.script(srv, &wrote)
-			store := &fleet.FileTokenStore{Dir: t.TempDir() + "/tokens"}
-			c, err, took := login(t, srv, store, nil, hostileTimeout)
-			if got := codeOf(err); got != tc.code || c != nil {
-				t.Errorf("login = %v, %v (code %q); want code %q", c, err, got, tc.code)
-			}
-			if took > tc.took {
-				t.Errorf("login took %s, want at most %s", took, tc.took)
-			}
-			if n := wrote.Load(); n > 16<<20 {
-				t.Errorf("the peer wrote %d bytes before the login stopped reading, want at most 16 MiB", n)
-			}
-			t.Logf("%s in %s; the peer's sockets took %d bytes", codeOf(err), took.Round(time.Millisecond), wrote.Load())
-			if got, err := store.Load(context.Background(), srv.URL); got != nil || err != nil {
-				t.Errorf("stored %v, %v; want nothing", got, err)
-			}
-			if err != nil && strings.Contains(err.Error(), "oauthtest-") {
-				t.Errorf("the error %q carries a peer's value", err)
-			}
-		})
-	}
 }
 
 // TestLogin_ForeignAuthorizationServer: after a sign-in with its own
@@ -198,7 +57,7 @@ func TestLogin_HostilePeers(t *testing.T) {
 func TestLogin_ForeignAuthorizationServer(t *testing.T) {
 	srv := oauthtest.New(t, oauthtest.Options{AccessTokenLifetime: 2 * time.Second})
 	foreign := oauthtest.New(t, oauthtest.Options{TokenPrefix: "foreign-"})
-	store := &fleet.FileTokenStore{Dir: t.TempDir() + "/tokens"}
+	store := &oauth.FileStore{Dir: t.TempDir() + "/tokens"}
 	first, err, _ := login(t, srv, store, nil, 0)
 	if err != nil {
 		t.Fatalf("login: %v", err)
@@ -229,8 +88,8 @@ func TestLogin_ForeignAuthorizationServer(t *testing.T) {
 	}
 
 	c, err, _ := login(t, srv, store, nil, hostileTimeout)
-	if codeOf(err) != fleet.CodeAuthTokenFailed || c != nil {
-		t.Errorf("login = %v, %v; want %s", c, err, fleet.CodeAuthTokenFailed)
+	if codeOf(err) != purramcp.CodeAuthTokenFailed || c != nil {
+		t.Errorf("login = %v, %v; want %s", c, err, purramcp.CodeAuthTokenFailed)
 	}
 	if foreign.TokenRequests() != 1 {
 		t.Errorf("foreign token requests = %d, want the one exchange it refused", foreign.TokenRequests())
@@ -251,7 +110,7 @@ func TestLogin_ForeignAuthorizationServer(t *testing.T) {
 // replacing the stored credentials, and at most 1 MiB of it is read.
 func TestFleet_HostileRefresh(t *testing.T) {
 	srv := oauthtest.New(t, oauthtest.Options{AccessTokenLifetime: 2 * time.Second})
-	store := &fleet.FileTokenStore{Dir: t.TempDir() + "/tokens"}
+	store := &oauth.FileStore{Dir: t.TempDir() + "/tokens"}
 	first, err, _ := login(t, srv, store, nil, 0)
 	if err != nil {
 		t.Fatalf("login: %v", err)
@@ -267,8 +126,8 @@ func TestFleet_HostileRefresh(t *testing.T) {
 	waitFor(t, "unauthorized once the refresh fails", func() bool {
 		return statusOf(t, f, "remote").State == fleet.StateUnauthorized
 	})
-	if st := statusOf(t, f, "remote"); st.Code != fleet.CodeAuthExpired {
-		t.Errorf("code = %q, want %q", st.Code, fleet.CodeAuthExpired)
+	if st := statusOf(t, f, "remote"); st.Code != purramcp.CodeAuthExpired {
+		t.Errorf("code = %q, want %q", st.Code, purramcp.CodeAuthExpired)
 	}
 	if err := f.Close(); err != nil {
 		t.Fatal(err)
@@ -288,7 +147,7 @@ func TestFleet_HostileRefresh(t *testing.T) {
 // refreshed token without a login. Hung-up attempts count no refresh.
 func TestFleet_RefreshRetriedWhenUnanswered(t *testing.T) {
 	srv := oauthtest.New(t, oauthtest.Options{AccessTokenLifetime: 2 * time.Second})
-	store := &fleet.FileTokenStore{Dir: t.TempDir() + "/tokens"}
+	store := &oauth.FileStore{Dir: t.TempDir() + "/tokens"}
 	first, err, _ := login(t, srv, store, nil, 0)
 	if err != nil {
 		t.Fatalf("login: %v", err)

@@ -1,7 +1,9 @@
-package fleet
+package oauth
 
 import (
+	"bytes"
 	"context"
+	"crypto/subtle"
 	"errors"
 	"fmt"
 	"io"
@@ -16,6 +18,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 	"golang.org/x/oauth2"
+
+	"purra.dev/purramcp"
 )
 
 // LoginOptions configures [Login].
@@ -24,11 +28,11 @@ type LoginOptions struct {
 	// loopback host.
 	ServerURL string
 	// OAuth is the server's client configuration; nil takes the defaults
-	// (see [OAuthConfig]).
-	OAuth *OAuthConfig
+	// (see [Config]).
+	OAuth *Config
 	// Store receives the credentials; a client registration it already
 	// holds for the server's authorization server is reused. Required.
-	Store TokenStore
+	Store Store
 	// HTTPClient's transport carries every request (nil:
 	// http.DefaultTransport); its other fields are not used: each request
 	// is bounded by Timeout and by purramcp's size and redirect bounds.
@@ -57,38 +61,52 @@ type LoginOptions struct {
 // [Credentials] to Store before returning them. Every request is bounded
 // in bytes and time and goes only to https or loopback URLs.
 //
-// A failure is a coded error ([CodeAuthDiscoveryFailed],
-// [CodeAuthRegistrationFailed], [CodeAuthDenied], [CodeAuthTokenFailed],
-// [CodeAuthStoreFailed]) or ctx's own error; it carries no remote text,
+// A failure is a coded error ([purramcp.CodeAuthDiscoveryFailed],
+// [purramcp.CodeAuthRegistrationFailed], [purramcp.CodeAuthDenied], [purramcp.CodeAuthTokenFailed],
+// [purramcp.CodeAuthStoreFailed]) or ctx's own error; it carries no remote text,
 // token, code, verifier or secret.
 func Login(ctx context.Context, opts LoginOptions) (*Credentials, error) {
 	u, err := url.Parse(opts.ServerURL)
 	if err != nil || !secureURL(u) || opts.Store == nil || opts.Browse == nil {
-		return nil, authError(CodeAuthDiscoveryFailed)
+		return nil, authError(purramcp.CodeAuthDiscoveryFailed)
 	}
 	oc := opts.OAuth
 	if oc == nil {
-		oc = &OAuthConfig{}
+		oc = &Config{}
 	}
-	if err := oc.validate(path{"oauth"}); err != nil {
+	if err := oc.Validate(); err != nil {
 		return nil, err
 	}
 	var fl loginFlow
-	hc := authClient(opts.HTTPClient, opts.Timeout, fl.saw)
+	hc, release, err := authClient(ctx, opts.ServerURL, opts.HTTPClient, opts.Timeout, fl.saw)
+	if err != nil {
+		return nil, ctxOr(ctx, purramcp.CodeAuthDiscoveryFailed)
+	}
+	defer release()
 
 	probeReq, probeResp, err := probe(ctx, hc, opts.ServerURL)
 	if err != nil {
-		return nil, ctxOr(ctx, CodeAuthDiscoveryFailed)
+		return nil, ctxOr(ctx, purramcp.CodeAuthDiscoveryFailed)
 	}
-	d, err := discover(ctx, hc, opts.ServerURL, probeResp)
+	// Discovery runs once: every metadata answer it got is recorded, and
+	// the flow below is given those answers, never the network, for its
+	// own metadata requests; so the endpoints checked here are the ones
+	// it uses.
+	memo := &metadataMemo{inner: hc.Transport}
+	dhc := *hc
+	dhc.Transport = memo
+	d, err := discover(ctx, &dhc, opts.ServerURL, probeResp)
 	if err != nil {
-		return nil, ctxOr(ctx, CodeAuthDiscoveryFailed)
+		return nil, ctxOr(ctx, purramcp.CodeAuthDiscoveryFailed)
 	}
+	memo.replay()
+	fhc := *hc
+	fhc.Transport = memo
 	fl.registration, fl.token = d.asm.RegistrationEndpoint, d.asm.TokenEndpoint
 
 	stored, err := opts.Store.Load(ctx, opts.ServerURL)
 	if err != nil {
-		return nil, authError(CodeAuthStoreFailed)
+		return nil, authError(purramcp.CodeAuthStoreFailed)
 	}
 	reuse := stored != nil && stored.ClientID != "" && stored.Issuer == d.asm.Issuer &&
 		(oc.ClientID == "" || oc.ClientID == stored.ClientID)
@@ -101,16 +119,21 @@ func Login(ctx context.Context, opts LoginOptions) (*Credentials, error) {
 	}
 	cb, err := listenCallback(port)
 	if err != nil {
-		return nil, authError(CodeAuthDenied)
+		return nil, authError(purramcp.CodeAuthDenied)
 	}
 	defer cb.close()
 
 	cfg := &auth.AuthorizationCodeHandlerConfig{
 		RedirectURL:         cb.redirect,
-		Client:              hc,
+		Client:              &fhc,
 		RequestRefreshToken: true,
 		AuthorizationCodeFetcher: func(ctx context.Context, args *auth.AuthorizationArgs) (*auth.AuthorizationResult, error) {
 			fl.set(phaseAuthorize)
+			au, err := url.Parse(args.URL)
+			if err != nil || au.Query().Get("state") == "" {
+				return nil, errDenied
+			}
+			cb.expect(au.Query().Get("state"))
 			if err := opts.Browse(ctx, args.URL); err != nil {
 				return nil, errDenied
 			}
@@ -142,7 +165,7 @@ func Login(ctx context.Context, opts LoginOptions) (*Credentials, error) {
 			cfg.ClientIDMetadataDocumentConfig = &auth.ClientIDMetadataDocumentConfig{URL: oc.ClientMetadataURL}
 		}
 		if d.asm.RegistrationEndpoint == "" && (oc.ClientMetadataURL == "" || !d.asm.ClientIDMetadataDocumentSupported) {
-			return nil, authError(CodeAuthRegistrationFailed)
+			return nil, authError(purramcp.CodeAuthRegistrationFailed)
 		}
 		cfg.DynamicClientRegistrationConfig = &auth.DynamicClientRegistrationConfig{Metadata: &oauthex.ClientRegistrationMetadata{
 			RedirectURIs: []string{cb.redirect}, ClientName: "purramcp", TokenEndpointAuthMethod: "none",
@@ -150,7 +173,7 @@ func Login(ctx context.Context, opts LoginOptions) (*Credentials, error) {
 	}
 	h, err := auth.NewAuthorizationCodeHandler(cfg)
 	if err != nil {
-		return nil, authError(CodeAuthRegistrationFailed)
+		return nil, authError(purramcp.CodeAuthRegistrationFailed)
 	}
 	if err := h.Authorize(ctx, probeReq, probeResp); err != nil {
 		return nil, ctxOr(ctx, fl.failure())
@@ -159,23 +182,28 @@ func Login(ctx context.Context, opts LoginOptions) (*Credentials, error) {
 	c, tok := fl.cfg, fl.tok
 	fl.mu.Unlock()
 	if c == nil || tok == nil || tok.AccessToken == "" || (tok.TokenType != "" && !strings.EqualFold(tok.TokenType, "bearer")) {
-		return nil, authError(CodeAuthTokenFailed)
+		return nil, authError(purramcp.CodeAuthTokenFailed)
 	}
 	if c.Endpoint.TokenURL != d.asm.TokenEndpoint || c.Endpoint.AuthURL != d.asm.AuthorizationEndpoint {
-		return nil, authError(CodeAuthDiscoveryFailed) // the metadata changed under the flow
+		return nil, authError(purramcp.CodeAuthDiscoveryFailed) // the metadata changed under the flow
 	}
 	creds := &Credentials{ServerURL: opts.ServerURL, Resource: d.resource, Issuer: d.asm.Issuer,
 		TokenURL: c.Endpoint.TokenURL, ClientID: c.ClientID, ClientSecret: c.ClientSecret,
 		AuthStyle: authStyleName(c.Endpoint.AuthStyle), RedirectURI: cb.redirect, Scopes: grantedScopes(tok, c.Scopes),
 		AccessToken: tok.AccessToken, Expiry: tok.Expiry, RefreshToken: tok.RefreshToken}
+	unlock, err := lockEntry(ctx, opts.Store, opts.ServerURL) // not while a refresh of the entry is in flight
+	if err != nil {
+		return nil, ctxOr(ctx, purramcp.CodeAuthStoreFailed)
+	}
+	defer unlock()
 	if err := opts.Store.Save(ctx, creds); err != nil {
-		return nil, authError(CodeAuthStoreFailed)
+		return nil, authError(purramcp.CodeAuthStoreFailed)
 	}
 	return creds, nil
 }
 
 // errDenied is the fetcher's error when the authorization did not succeed.
-var errDenied = errors.New("fleet: authorization denied")
+var errDenied = errors.New("oauth: authorization denied")
 
 // ctxOr is ctx's error once it has ended, else the error of code.
 func ctxOr(ctx context.Context, code string) error {
@@ -239,13 +267,13 @@ func (fl *loginFlow) failure() string {
 	defer fl.mu.Unlock()
 	switch fl.phase {
 	case phaseDiscovery:
-		return CodeAuthDiscoveryFailed
+		return purramcp.CodeAuthDiscoveryFailed
 	case phaseRegister:
-		return CodeAuthRegistrationFailed
+		return purramcp.CodeAuthRegistrationFailed
 	case phaseAuthorize, phaseAuthorized:
-		return CodeAuthDenied
+		return purramcp.CodeAuthDenied
 	}
-	return CodeAuthTokenFailed
+	return purramcp.CodeAuthTokenFailed
 }
 
 // probe sends an initialize request without credentials, and a tools/list
@@ -282,7 +310,7 @@ func probeWith(ctx context.Context, hc *http.Client, serverURL, body string) (*h
 	return nil, nil, errNotProtected
 }
 
-var errNotProtected = errors.New("fleet: the server did not ask for a bearer token")
+var errNotProtected = errors.New("oauth: the server did not ask for a bearer token")
 
 // bearerChallenges returns resp's Bearer challenges, nil when it has none.
 func bearerChallenges(resp *http.Response) []oauthex.Challenge {
@@ -317,10 +345,16 @@ func discover(ctx context.Context, hc *http.Client, serverURL string, challenge 
 	if err != nil {
 		return nil, err
 	}
+	// The candidates are those go-sdk's flow tries, in its order (the
+	// first resource_metadata of any challenge), so that its requests are
+	// all answered from what this discovery recorded.
 	var candidates [][2]string // metadata URL, the resource it must name
-	for _, c := range bearerChallenges(challenge) {
-		if m := c.Params["resource_metadata"]; m != "" {
-			candidates = append(candidates, [2]string{m, serverURL})
+	if cs, err := oauthex.ParseWWWAuthenticate(challenge.Header.Values("WWW-Authenticate")); err == nil {
+		for _, c := range cs {
+			if m := c.Params["resource_metadata"]; m != "" {
+				candidates = append(candidates, [2]string{m, serverURL})
+				break
+			}
 		}
 	}
 	at := *u
@@ -350,14 +384,14 @@ func discover(ctx context.Context, hc *http.Client, serverURL string, challenge 
 			// A document that is there but unusable (over its bound, slow,
 			// redirecting, invalid, naming an insecure server) fails
 			// closed: only an absent one lets discovery go on.
-			return nil, errors.New("fleet: unusable resource metadata")
+			return nil, errors.New("oauth: unusable resource metadata")
 		}
 	}
 	if prm == nil {
 		prm = &oauthex.ProtectedResourceMetadata{Resource: serverURL, AuthorizationServers: []string{root.String()}}
 	}
 	if len(prm.AuthorizationServers) == 0 {
-		return nil, errors.New("fleet: no authorization server")
+		return nil, errors.New("oauth: no authorization server")
 	}
 	issuer := prm.AuthorizationServers[0]
 	asm, err := auth.GetAuthServerMetadata(ctx, issuer, hc)
@@ -420,12 +454,104 @@ func (r *statusRecorder) absent() bool {
 	return !r.fault && r.last >= 400 && r.last < 500
 }
 
-// callback is Login's loopback redirect listener.
+// metadataMemo carries Login's requests: while recording (discovery), it
+// keeps the answer of each GET (status, the headers a metadata fetch
+// reads, the body, bounded by the transport below); once replaying (the
+// authorization flow), it answers each GET from what it kept and fails
+// any GET it did not see, so that no metadata is fetched twice and none
+// the discovery did not check is used. Other requests (registration,
+// token) go to the network.
+type metadataMemo struct {
+	inner http.RoundTripper
+
+	mu        sync.Mutex
+	replaying bool
+	seen      map[string]*memoAnswer
+}
+
+type memoAnswer struct {
+	status int
+	header http.Header
+	body   []byte
+}
+
+var errNotDiscovered = errors.New("oauth: metadata the discovery did not fetch")
+
+// replay ends recording.
+func (m *metadataMemo) replay() {
+	m.mu.Lock()
+	m.replaying = true
+	m.mu.Unlock()
+}
+
+func (m *metadataMemo) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.Method != http.MethodGet {
+		return m.inner.RoundTrip(req)
+	}
+	key := req.URL.String()
+	m.mu.Lock()
+	replaying, a := m.replaying, m.seen[key]
+	m.mu.Unlock()
+	if replaying {
+		if a == nil {
+			return nil, errNotDiscovered
+		}
+		return &http.Response{Status: http.StatusText(a.status), StatusCode: a.status, Proto: "HTTP/1.1", ProtoMajor: 1,
+			ProtoMinor: 1, Header: a.header.Clone(), Body: io.NopCloser(bytes.NewReader(a.body)),
+			ContentLength: int64(len(a.body)), Request: req}, nil
+	}
+	resp, err := m.inner.RoundTrip(req)
+	if err != nil {
+		return nil, err
+	}
+	body, err := io.ReadAll(resp.Body)
+	_ = resp.Body.Close()
+	if err != nil {
+		return nil, err
+	}
+	h := http.Header{}
+	for _, k := range []string{"Content-Type", "Location"} {
+		if v := resp.Header.Values(k); len(v) > 0 {
+			h[k] = append([]string(nil), v...)
+		}
+	}
+	m.mu.Lock()
+	if m.seen == nil {
+		m.seen = map[string]*memoAnswer{}
+	}
+	m.seen[key] = &memoAnswer{status: resp.StatusCode, header: h, body: body}
+	m.mu.Unlock()
+	resp.Body = io.NopCloser(bytes.NewReader(body))
+	return resp, nil
+}
+
+// callback is Login's loopback redirect listener. It takes only the
+// answer that carries the state of the authorization it sent the user
+// to: any other request (another local process or a web page that found
+// the port) is answered 400 and the listener keeps waiting.
 type callback struct {
 	redirect string
 	srv      *http.Server
 	done     chan struct{}
 	results  chan *auth.AuthorizationResult // one answer, nil when denied
+
+	mu    sync.Mutex
+	state string // the expected state; "" before the authorization URL is known
+}
+
+// expect sets the state the answer must carry.
+func (cb *callback) expect(state string) {
+	cb.mu.Lock()
+	cb.state = state
+	cb.mu.Unlock()
+}
+
+// ours reports whether state is the expected one.
+func (cb *callback) ours(state string) bool {
+	cb.mu.Lock()
+	want := cb.state
+	cb.mu.Unlock()
+	return want != "" && subtle.ConstantTimeCompare([]byte(state), []byte(want)) == 1
 }
 
 // listenCallback listens on 127.0.0.1:port (0: any free port).
@@ -439,6 +565,10 @@ func listenCallback(port int) (*callback, error) {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /callback", func(w http.ResponseWriter, r *http.Request) {
 		q := r.URL.Query()
+		if !cb.ours(q.Get("state")) {
+			http.Error(w, "purramcp: not the answer this sign-in waits for.", http.StatusBadRequest)
+			return
+		}
 		var res *auth.AuthorizationResult
 		if q.Get("error") == "" && q.Get("code") != "" {
 			res = &auth.AuthorizationResult{Code: q.Get("code"), State: q.Get("state"), Iss: q.Get("iss")}

@@ -1,4 +1,4 @@
-package fleet
+package oauth
 
 import (
 	"bytes"
@@ -12,40 +12,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"purra.dev/purramcp"
-)
-
-// Codes of the OAuth failures a server's [ServerStatus].Code, purramcp
-// login and the store report. Like purramcp's own codes they never carry
-// remote text, and no error, status or log line ever holds a token, a code,
-// a verifier or a client secret.
-const (
-	// CodeAuthRequired: the server needs OAuth and the store holds no
-	// usable token for it; purramcp login fixes it.
-	CodeAuthRequired = "mcp_auth_required"
-	// CodeAuthExpired: the access token expired and could not be
-	// refreshed (no refresh token, or the authorization server refused
-	// it); purramcp login fixes it.
-	CodeAuthExpired = "mcp_auth_expired"
-	// CodeAuthDiscoveryFailed: the resource or authorization server
-	// metadata could not be fetched, was over its bounds, insecure, or
-	// inconsistent (an issuer that does not match, a foreign
-	// authorization server).
-	CodeAuthDiscoveryFailed = "mcp_auth_discovery_failed"
-	// CodeAuthRegistrationFailed: no client registration the
-	// authorization server supports, or the registration was refused.
-	CodeAuthRegistrationFailed = "mcp_auth_registration_failed"
-	// CodeAuthDenied: the user or the authorization server denied the
-	// authorization, or its answer failed the state or issuer check.
-	CodeAuthDenied = "mcp_auth_denied"
-	// CodeAuthTokenFailed: the token endpoint refused the code or answered
-	// out of bounds.
-	CodeAuthTokenFailed = "mcp_auth_token_failed"
-	// CodeAuthStoreFailed: the token store could not be read or written,
-	// or is readable by others.
-	CodeAuthStoreFailed = "mcp_auth_store_failed"
 )
 
 // authError is the error of an OAuth failure with code.
@@ -86,50 +56,72 @@ type Credentials struct {
 
 // String describes c without its tokens or secret.
 func (c Credentials) String() string {
-	return fmt.Sprintf("fleet.Credentials{ServerURL: %q, Issuer: %q, ClientID: %q, Scopes: %q, Expiry: %s, refresh: %t}",
+	return fmt.Sprintf("oauth.Credentials{ServerURL: %q, Issuer: %q, ClientID: %q, Scopes: %q, Expiry: %s, refresh: %t}",
 		c.ServerURL, c.Issuer, c.ClientID, c.Scopes, c.Expiry.Format(time.RFC3339), c.RefreshToken != "")
 }
 
 // GoString is String, for %#v.
 func (c Credentials) GoString() string { return c.String() }
 
-// A TokenStore keeps one server's [Credentials] between runs. Load
+// A Store keeps one server's [Credentials] between runs. Load
 // returns nil and no error when it holds none for serverURL. Save replaces
 // what it held for c.ServerURL, atomically: a Load never sees a partial
 // write. Delete removes them; deleting nothing is no error. Every method
 // must be safe for concurrent use and bounded in time by ctx. A host can
 // keep credentials in a keychain or a secrets manager by implementing it;
-// [FileTokenStore] is the default.
-type TokenStore interface {
+// [FileStore] is the default.
+type Store interface {
 	Load(ctx context.Context, serverURL string) (*Credentials, error)
 	Save(ctx context.Context, c *Credentials) error
 	Delete(ctx context.Context, serverURL string) error
 }
 
-// A FileTokenStore keeps each server's credentials in a JSON file of its
+// An Locker is a [Store] that can hold one server's entry
+// against every other holder of the same store, so that one credential is
+// refreshed once: the refresher holds the entry around load, refresh and
+// save, and the next holder loads what the last one saved. Lock waits,
+// bounded by ctx, while another holder has the entry, and returns the
+// func that releases it. A store without it is held only within one
+// keeper (see [FileStore.Lock]).
+type Locker interface {
+	Lock(ctx context.Context, serverURL string) (unlock func(), err error)
+}
+
+// lockEntry holds serverURL's entry of store when the store can, else
+// nothing.
+func lockEntry(ctx context.Context, store Store, serverURL string) (func(), error) {
+	if l, ok := store.(Locker); ok {
+		return l.Lock(ctx, serverURL)
+	}
+	return func() {}, ctx.Err()
+}
+
+// A FileStore keeps each server's credentials in a JSON file of its
 // own in Dir, named by a digest of the server URL. Dir is created 0700 and
 // each file written 0600, by a temporary file renamed into place; a Dir or
-// a file that its group or others may read or write, or that is a symbolic
-// link, is refused (mcp_auth_store_failed) rather than read. A file whose
+// a file that its group or others may read or write, that is a symbolic
+// link, or (on Unix) that another user than the effective one owns, is
+// refused with a [*StoreError] (mcp_auth_store_failed, naming the path)
+// before anything is read from it. A file whose
 // ServerURL is not the one asked for is treated as absent.
-type FileTokenStore struct {
+type FileStore struct {
 	// Dir is the store's directory.
 	Dir string
 }
 
-// TokenDirEnv is the environment variable that overrides the default
+// DirEnv is the environment variable that overrides the default
 // token directory.
-const TokenDirEnv = "PURRAMCP_TOKEN_DIR"
+const DirEnv = "PURRAMCP_TOKEN_DIR"
 
-// DefaultTokenDir is $PURRAMCP_TOKEN_DIR when set, else
+// DefaultDir is $PURRAMCP_TOKEN_DIR when set, else
 // os.UserConfigDir()/purramcp/tokens.
-func DefaultTokenDir() (string, error) {
-	if dir := os.Getenv(TokenDirEnv); dir != "" {
+func DefaultDir() (string, error) {
+	if dir := os.Getenv(DirEnv); dir != "" {
 		return dir, nil
 	}
 	base, err := os.UserConfigDir()
 	if err != nil {
-		return "", authError(CodeAuthStoreFailed)
+		return "", authError(purramcp.CodeAuthStoreFailed)
 	}
 	return filepath.Join(base, "purramcp", "tokens"), nil
 }
@@ -137,7 +129,7 @@ func DefaultTokenDir() (string, error) {
 // maxCredentialsBytes bounds a stored file.
 const maxCredentialsBytes = 64 << 10
 
-// credentialsFile is the JSON form of Credentials in a FileTokenStore.
+// credentialsFile is the JSON form of Credentials in a FileStore.
 type credentialsFile struct {
 	Version      int       `json:"version"`
 	ServerURL    string    `json:"serverUrl"`
@@ -155,9 +147,24 @@ type credentialsFile struct {
 }
 
 // file is the path of serverURL's credentials.
-func (s *FileTokenStore) file(serverURL string) string {
+func (s *FileStore) file(serverURL string) string {
 	sum := sha256.Sum256([]byte(serverURL))
 	return filepath.Join(s.Dir, hex.EncodeToString(sum[:16])+".json")
+}
+
+// storeFailure is err when it is a *StoreError, else the bare
+// mcp_auth_store_failed error.
+func storeFailure(err error) error {
+	var se *StoreError
+	if errors.As(err, &se) {
+		return se
+	}
+	return authError(purramcp.CodeAuthStoreFailed)
+}
+
+// lockFile is the path of serverURL's lock file.
+func (s *FileStore) lockFile(serverURL string) string {
+	return strings.TrimSuffix(s.file(serverURL), ".json") + ".lock"
 }
 
 // private reports whether fi is a directory or regular file (as dir says)
@@ -169,51 +176,76 @@ func private(fi fs.FileInfo, dir bool) bool {
 	return fi.Mode().Perm()&0o077 == 0
 }
 
-// checkDir refuses a Dir others may use; a missing one is reported as
-// fs.ErrNotExist.
-func (s *FileTokenStore) checkDir() error {
+// checkDir refuses a Dir others may use or that is not the effective
+// user's own; a missing one is reported as fs.ErrNotExist.
+func (s *FileStore) checkDir() error {
 	fi, err := os.Lstat(s.Dir)
 	if err != nil {
 		return err
 	}
-	if !private(fi, true) {
-		return authError(CodeAuthStoreFailed)
+	if !private(fi, true) || !s.owned(fi) {
+		return &StoreError{Path: s.Dir}
 	}
 	return nil
 }
 
+// A StoreError is a [FileStore] directory or file refused before
+// anything was read from it: a symbolic link, not a directory or regular
+// file, open to its group or others, or (on Unix) owned by another user
+// than the effective one. It is mcp_auth_store_failed (errors.Is with
+// the code's error, and purramcp.CodeOf, find it) and its text names the
+// local path.
+type StoreError struct {
+	// Path is the refused directory or file.
+	Path string
+}
+
+// Error names the path and the code.
+func (e *StoreError) Error() string {
+	return "oauth: token store: " + e.Path + " is not a private directory or file of this user: " + purramcp.CodeAuthStoreFailed
+}
+
+// Unwrap returns the mcp_auth_store_failed error.
+func (e *StoreError) Unwrap() error { return authError(purramcp.CodeAuthStoreFailed) }
+
 // Load reads serverURL's credentials.
-func (s *FileTokenStore) Load(ctx context.Context, serverURL string) (*Credentials, error) {
+func (s *FileStore) Load(ctx context.Context, serverURL string) (*Credentials, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	if err := s.checkDir(); errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	} else if err != nil {
-		return nil, authError(CodeAuthStoreFailed)
+		return nil, storeFailure(err)
 	}
 	name := s.file(serverURL)
 	fi, err := os.Lstat(name)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
-	if err != nil || !private(fi, false) || fi.Size() > maxCredentialsBytes {
-		return nil, authError(CodeAuthStoreFailed)
+	if err != nil || fi.Size() > maxCredentialsBytes {
+		return nil, authError(purramcp.CodeAuthStoreFailed)
 	}
-	f, err := os.Open(name)
+	if !private(fi, false) || !s.owned(fi) {
+		return nil, &StoreError{Path: name}
+	}
+	f, err := os.OpenFile(name, os.O_RDONLY|noFollow, 0)
 	if err != nil {
-		return nil, authError(CodeAuthStoreFailed)
+		return nil, authError(purramcp.CodeAuthStoreFailed)
 	}
 	defer f.Close()
+	if fi2, err := f.Stat(); err != nil || !os.SameFile(fi, fi2) {
+		return nil, &StoreError{Path: name} // replaced between the check and the open
+	}
 	text, err := io.ReadAll(io.LimitReader(f, maxCredentialsBytes+1))
 	if err != nil || len(text) > maxCredentialsBytes {
-		return nil, authError(CodeAuthStoreFailed)
+		return nil, authError(purramcp.CodeAuthStoreFailed)
 	}
 	var cf credentialsFile
 	dec := json.NewDecoder(bytes.NewReader(text))
 	dec.DisallowUnknownFields()
 	if dec.Decode(&cf) != nil || cf.Version != 1 {
-		return nil, authError(CodeAuthStoreFailed)
+		return nil, authError(purramcp.CodeAuthStoreFailed)
 	}
 	if cf.ServerURL != serverURL {
 		return nil, nil // another server's file (a digest collision or a copy): not these credentials
@@ -224,44 +256,44 @@ func (s *FileTokenStore) Load(ctx context.Context, serverURL string) (*Credentia
 }
 
 // Save writes c atomically.
-func (s *FileTokenStore) Save(ctx context.Context, c *Credentials) error {
+func (s *FileStore) Save(ctx context.Context, c *Credentials) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
 	if c == nil || c.ServerURL == "" {
-		return authError(CodeAuthStoreFailed)
+		return authError(purramcp.CodeAuthStoreFailed)
 	}
 	if err := os.MkdirAll(s.Dir, 0o700); err != nil {
-		return authError(CodeAuthStoreFailed)
+		return authError(purramcp.CodeAuthStoreFailed)
 	}
-	if s.checkDir() != nil {
-		return authError(CodeAuthStoreFailed)
+	if err := s.checkDir(); err != nil {
+		return storeFailure(err)
 	}
 	text, err := json.MarshalIndent(credentialsFile{Version: 1, ServerURL: c.ServerURL, Resource: c.Resource,
 		Issuer: c.Issuer, TokenURL: c.TokenURL, ClientID: c.ClientID, ClientSecret: c.ClientSecret,
 		AuthStyle: c.AuthStyle, RedirectURI: c.RedirectURI, Scopes: c.Scopes, AccessToken: c.AccessToken, Expiry: c.Expiry,
 		RefreshToken: c.RefreshToken}, "", "  ")
 	if err != nil || len(text) > maxCredentialsBytes {
-		return authError(CodeAuthStoreFailed)
+		return authError(purramcp.CodeAuthStoreFailed)
 	}
 	tmp, err := os.CreateTemp(s.Dir, ".tmp-*")
 	if err != nil {
-		return authError(CodeAuthStoreFailed)
+		return authError(purramcp.CodeAuthStoreFailed)
 	}
 	defer os.Remove(tmp.Name()) // after the rename, nothing is there
 	if tmp.Chmod(0o600) != nil {
 		tmp.Close()
-		return authError(CodeAuthStoreFailed)
+		return authError(purramcp.CodeAuthStoreFailed)
 	}
 	if _, err := tmp.Write(append(text, '\n')); err != nil {
 		tmp.Close()
-		return authError(CodeAuthStoreFailed)
+		return authError(purramcp.CodeAuthStoreFailed)
 	}
 	if tmp.Sync() != nil || tmp.Close() != nil {
-		return authError(CodeAuthStoreFailed)
+		return authError(purramcp.CodeAuthStoreFailed)
 	}
 	if os.Rename(tmp.Name(), s.file(c.ServerURL)) != nil {
-		return authError(CodeAuthStoreFailed)
+		return authError(purramcp.CodeAuthStoreFailed)
 	}
 	if d, err := os.Open(s.Dir); err == nil { // the rename itself survives a crash
 		_ = d.Sync()
@@ -271,17 +303,17 @@ func (s *FileTokenStore) Save(ctx context.Context, c *Credentials) error {
 }
 
 // Delete removes serverURL's credentials.
-func (s *FileTokenStore) Delete(ctx context.Context, serverURL string) error {
+func (s *FileStore) Delete(ctx context.Context, serverURL string) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
 	if err := s.checkDir(); errors.Is(err, fs.ErrNotExist) {
 		return nil
 	} else if err != nil {
-		return authError(CodeAuthStoreFailed)
+		return storeFailure(err)
 	}
 	if err := os.Remove(s.file(serverURL)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return authError(CodeAuthStoreFailed)
+		return authError(purramcp.CodeAuthStoreFailed)
 	}
 	return nil
 }

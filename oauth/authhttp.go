@@ -1,13 +1,16 @@
-package fleet
+package oauth
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"io"
 	"net"
 	"net/http"
 	"net/url"
 	"time"
+
+	"purra.dev/purramcp/internal/egress"
 )
 
 // Bounds on every OAuth request purramcp makes (metadata, registration,
@@ -20,14 +23,14 @@ const (
 )
 
 var (
-	errInsecureURL   = errors.New("fleet: an OAuth endpoint neither https nor loopback")
-	errAuthBodyLarge = errors.New("fleet: an OAuth answer over its size bound")
-	errAuthRedirects = errors.New("fleet: too many OAuth redirects")
+	errInsecureURL   = errors.New("oauth: an OAuth endpoint neither https nor loopback")
+	errAuthBodyLarge = errors.New("oauth: an OAuth answer over its size bound")
+	errAuthRedirects = errors.New("oauth: too many OAuth redirects")
 )
 
 // secureURL reports whether u is https, or http to a loopback host
-// (127.0.0.0/8, ::1 or localhost): the only endpoints OAuth traffic and
-// bearer tokens may go to.
+// (127.0.0.0/8, ::1 or localhost): the MCP server URLs Login and the
+// keeper sign in to.
 func secureURL(u *url.URL) bool {
 	switch u.Scheme {
 	case "https":
@@ -43,44 +46,78 @@ func secureURL(u *url.URL) bool {
 	return false
 }
 
-// authClient returns a client for OAuth requests over base's transport
-// (nil: http.DefaultTransport): each request to a secure URL only, its
-// answer's body cut off with an error past maxAuthBodyBytes, at most
-// maxAuthRedirects redirects, and timeout (0: defaultAuthTimeout) for the
-// whole exchange. seen, when set, is told of each request before it is
-// sent.
-func authClient(base *http.Client, timeout time.Duration, seen func(*http.Request)) *http.Client {
-	var inner http.RoundTripper = http.DefaultTransport
-	if base != nil && base.Transport != nil {
-		inner = base.Transport
+// authClient returns a client for the OAuth requests made on behalf of
+// the MCP server at serverURL (metadata, registration, token, refresh),
+// under the server's egress rule (internal/egress): https only, except
+// loopback http for a loopback server; no connection to an address more
+// internal than the server's, checked when it is dialed (a net.Dialer
+// Control hook, so host names count by what they resolve to); no redirect
+// from https to http nor past maxAuthRedirects, and every hop under the
+// same rule. A refusal is an *egress.Error (mcp_egress_refused) and
+// nothing is sent. Each answer's body is cut off with an error past
+// maxAuthBodyBytes, and timeout (0: defaultAuthTimeout) bounds the whole
+// exchange. base's transport (nil: http.DefaultTransport's settings)
+// carries the requests: an *http.Transport is cloned with the dial rule;
+// any other RoundTripper does its own dialing and gets the URL and
+// redirect rules only. seen, when set, is told of each request before it
+// is sent. The func releases the client's idle connections.
+func authClient(ctx context.Context, serverURL string, base *http.Client, timeout time.Duration,
+	seen func(*http.Request)) (*http.Client, func(), error) {
+	policy, err := egress.New(ctx, serverURL, egress.Options{})
+	if err != nil {
+		return nil, nil, err
+	}
+	hc, release := authClientFor(policy, base, timeout, seen)
+	return hc, release, nil
+}
+
+// authClientFor is authClient under policy.
+func authClientFor(policy *egress.Policy, base *http.Client, timeout time.Duration,
+	seen func(*http.Request)) (*http.Client, func()) {
+	var inner http.RoundTripper
+	release := func() {}
+	var bt http.RoundTripper
+	if base != nil {
+		bt = base.Transport
+	}
+	switch t := bt.(type) {
+	case nil:
+		tr := policy.Transport(nil)
+		inner, release = tr, tr.CloseIdleConnections
+	case *http.Transport:
+		tr := policy.Transport(t)
+		inner, release = tr, tr.CloseIdleConnections
+	default:
+		inner = t
 	}
 	if timeout <= 0 {
 		timeout = defaultAuthTimeout
 	}
 	return &http.Client{
-		Transport: &authTransport{inner: inner, seen: seen},
+		Transport: &authTransport{inner: inner, seen: seen, policy: policy},
 		Timeout:   timeout,
 		CheckRedirect: func(req *http.Request, via []*http.Request) error {
 			if len(via) > maxAuthRedirects {
 				return errAuthRedirects
 			}
-			return nil
+			return policy.CheckRedirect(req, via)
 		},
-	}
+	}, release
 }
 
 // authTransport enforces authClient's per-request rules.
 type authTransport struct {
-	inner http.RoundTripper
-	seen  func(*http.Request)
+	inner  http.RoundTripper
+	seen   func(*http.Request)
+	policy *egress.Policy
 }
 
 func (t *authTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	if !secureURL(req.URL) {
+	if err := t.policy.CheckURL(req.URL); err != nil {
 		if req.Body != nil {
 			_ = req.Body.Close()
 		}
-		return nil, errInsecureURL
+		return nil, err
 	}
 	if t.seen != nil {
 		t.seen(req)

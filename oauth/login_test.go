@@ -1,4 +1,4 @@
-package fleet_test
+package oauth_test
 
 import (
 	"context"
@@ -9,17 +9,17 @@ import (
 	"time"
 
 	"purra.dev/purramcp"
-	"purra.dev/purramcp/fleet"
 	"purra.dev/purramcp/internal/oauthtest"
+	"purra.dev/purramcp/oauth"
 )
 
-// login runs fleet.Login against srv into store, bounded by 20 s.
-func login(t *testing.T, srv *oauthtest.Server, store fleet.TokenStore, oc *fleet.OAuthConfig, timeout time.Duration) (*fleet.Credentials, error, time.Duration) {
+// login runs oauth.Login against srv into store, bounded by 20 s.
+func login(t *testing.T, srv *oauthtest.Server, store oauth.Store, oc *oauth.Config, timeout time.Duration) (*oauth.Credentials, error, time.Duration) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	start := time.Now()
-	c, err := fleet.Login(ctx, fleet.LoginOptions{ServerURL: srv.URL, OAuth: oc, Store: store, Timeout: timeout,
+	c, err := oauth.Login(ctx, oauth.LoginOptions{ServerURL: srv.URL, OAuth: oc, Store: store, Timeout: timeout,
 		Browse: oauthtest.Browse, HTTPClient: &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}})
 	return c, err, time.Since(start)
 }
@@ -34,7 +34,7 @@ func codeOf(err error) string {
 
 func TestLoginDynamicRegistration(t *testing.T) {
 	srv := oauthtest.New(t, oauthtest.Options{})
-	store := &fleet.FileTokenStore{Dir: t.TempDir() + "/tokens"}
+	store := &oauth.FileStore{Dir: t.TempDir() + "/tokens"}
 	c, err, took := login(t, srv, store, nil, 0)
 	if err != nil {
 		t.Fatalf("login: %v", err)

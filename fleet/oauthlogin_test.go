@@ -1,0 +1,34 @@
+package fleet_test
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"testing"
+	"time"
+
+	"purra.dev/purramcp"
+	"purra.dev/purramcp/fleet"
+	"purra.dev/purramcp/internal/oauthtest"
+	"purra.dev/purramcp/oauth"
+)
+
+// login signs in to srv with oauth.Login into store, headlessly.
+func login(t *testing.T, srv *oauthtest.Server, store oauth.Store, oc *fleet.OAuthConfig, timeout time.Duration) (*oauth.Credentials, error, time.Duration) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	start := time.Now()
+	c, err := oauth.Login(ctx, oauth.LoginOptions{ServerURL: srv.URL, OAuth: oc, Store: store, Timeout: timeout,
+		Browse: oauthtest.Browse, HTTPClient: &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}})
+	return c, err, time.Since(start)
+}
+
+// codeOf is the code of err's *purramcp.Error, "" for none.
+func codeOf(err error) string {
+	var pe *purramcp.Error
+	if errors.As(err, &pe) {
+		return pe.Code
+	}
+	return ""
+}
