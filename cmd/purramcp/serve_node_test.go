@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -264,4 +265,80 @@ func TestLockNode_SDK2ServerEraPin(t *testing.T) {
 	assert.Equal(t, "2026-07-28", version())
 	r = runIn(t, dir, checkArgs...)
 	assert.Equal(t, exitOK, r.code, r.stderr)
+}
+
+// startSDK2HTTP starts sdk2-http-server.mjs in mode and returns its URL;
+// the process ends with the test.
+func startSDK2HTTP(t *testing.T, clients, node, mode string) string {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	cmd := exec.CommandContext(ctx, node, filepath.Join(clients, "sdk2-http-server.mjs"), mode)
+	cmd.Dir = clients
+	stderr, err := cmd.StderrPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() { cancel(); _ = cmd.Wait() })
+	urls := make(chan string, 1)
+	go func() { // ends when the process does
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			if u, ok := strings.CutPrefix(sc.Text(), "listening on "); ok {
+				urls <- u
+			}
+		}
+	}()
+	select {
+	case u := <-urls:
+		return u
+	case <-time.After(30 * time.Second):
+		t.Fatal("sdk2-http-server.mjs did not start")
+		return ""
+	}
+}
+
+// Streamable HTTP upstreams on the TypeScript SDK v2 (createMcpHandler),
+// default and legacy: 'reject': inspect negotiates 2026-07-28 and binds;
+// a lock taken at 2025-11-25 (the stdio server before its upgrade) still
+// matches the default one, which serves 2025-era requests too, and is
+// drift naming both versions on the modern-only one.
+func TestLockNode_SDK2HTTPServers(t *testing.T) {
+	clients, node := nodeClients(t)
+	if _, err := os.Stat(filepath.Join(clients, "node_modules", "@modelcontextprotocol", "server", "package.json")); err != nil {
+		msg := "the TypeScript SDK v2 server is not installed in " + clients + ": run npm ci --prefix .ci/ci-node"
+		if os.Getenv("CI") == "true" {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+	}
+	dir := t.TempDir()
+	tools := `{"notes.search": {"as": "notes_search"}}`
+	writeConfig(t, dir, map[string]server{"notes": {command: node, args: []string{filepath.Join(clients, "sdk2-server.mjs"), "legacy"}, tools: tools}})
+	lockArgs := []string{"lock", "--config", "$DIR/purramcp.json", "--lock", "$DIR/purramcp-lock.json"}
+	r := runIn(t, dir, lockArgs...)
+	require.Equal(t, exitOK, r.code, r.stderr)
+	checkArgs := append([]string{"lock", "--check"}, lockArgs[1:]...)
+	for _, tc := range []struct {
+		mode  string
+		check int
+	}{{"both", exitOK}, {"modern", exitFail}} {
+		t.Run(tc.mode, func(t *testing.T) {
+			url := startSDK2HTTP(t, clients, node, tc.mode)
+			in := runIn(t, dir, "inspect", "--json", "--url", url)
+			require.Equal(t, exitOK, in.code, in.stderr)
+			var report inspectReport
+			require.NoError(t, json.Unmarshal([]byte(in.stdout), &report))
+			assert.Equal(t, "2026-07-28", report.ProtocolVersion)
+			assert.Equal(t, 1, report.Binds)
+
+			require.NoError(t, os.WriteFile(filepath.Join(dir, "purramcp.json"), []byte(`{"servers": {"notes": {"type": "http", "url": "`+
+				url+`", "tools": `+tools+`}}}`), 0o644))
+			r := runIn(t, dir, checkArgs...)
+			assert.Equal(t, tc.check, r.code, r.stderr)
+			if tc.check == exitFail {
+				assert.Contains(t, r.stdout, "  ~ (server): protocolVersion 2025-11-25 -> 2026-07-28\n")
+			} else {
+				assert.Contains(t, r.stderr, "connected, protocol 2025-11-25")
+			}
+		})
+	}
 }

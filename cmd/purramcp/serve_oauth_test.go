@@ -49,8 +49,16 @@ func freePort(t *testing.T) int {
 
 // startHAProxy runs haproxy in the foreground on 127.0.0.1:port, round
 // robin over backends, until the test ends; it returns once the front
-// answers.
+// answers the OAuth resource metadata.
 func startHAProxy(t *testing.T, ctx context.Context, port int, backends []string) {
+	t.Helper()
+	startHAProxyProbe(t, ctx, port, backends, "/.well-known/oauth-protected-resource/mcp",
+		func(status int) bool { return status == http.StatusOK })
+}
+
+// startHAProxyProbe is startHAProxy returning once GET probe on the front
+// answers a status ready accepts.
+func startHAProxyProbe(t *testing.T, ctx context.Context, port int, backends []string, probe string, ready func(int) bool) {
 	t.Helper()
 	bin := haproxyBinary(t)
 	cfg := fmt.Sprintf(`global
@@ -76,13 +84,13 @@ backend replicas
 	cmd.Stdout, cmd.Stderr = &stderr, &stderr
 	require.NoError(t, cmd.Start())
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	front := fmt.Sprintf("http://127.0.0.1:%d/.well-known/oauth-protected-resource/mcp", port)
+	front := fmt.Sprintf("http://127.0.0.1:%d%s", port, probe)
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, front, nil)
 		if resp, err := http.DefaultClient.Do(req); err == nil {
 			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
+			if ready(resp.StatusCode) {
 				return
 			}
 		}
