@@ -153,3 +153,28 @@ func TestFleet_StoredCredentialsOfAnotherClient(t *testing.T) {
 	assert.False(t, srv.Used(other.AccessToken), "the other client's token was never sent")
 	require.NoError(t, f.Close())
 }
+
+// A refresh refused while the session is up ends the session and makes
+// the server unauthorized at once: the supervisor does not back off and
+// reconnect with a token the keeper cannot renew. The back-off here is a
+// minute, so a reconnect would leave the server out of the wait below.
+func TestFleet_RefusedRefreshIsUnauthorizedAtOnce(t *testing.T) {
+	srv := oauthtest.New(t, oauthtest.Options{AccessTokenLifetime: 2 * time.Second})
+	store := &oauth.FileStore{Dir: t.TempDir() + "/tokens"}
+	cfg, err := fleet.ParseConfig([]byte(`{"servers": {"remote": {"type": "http", "url": "` + srv.URL + `",
+		"limits": {"timeout": "5s"}, "tools": {"echo": {"as": "echo"}}}}}`))
+	require.NoError(t, err)
+	_, err, _ = login(t, srv, store, nil, 0)
+	require.NoError(t, err)
+	f := startFleet(t, cfg, fleet.Options{Backoff: fleet.Backoff{Initial: time.Minute, Max: time.Minute}, TokenStore: store})
+	waitFor(t, "ready", func() bool { return statusOf(t, f, "remote").State == fleet.StateReady })
+
+	srv.RevokeRefreshTokens() // the access token in hand stays valid until it expires
+	waitFor(t, "unauthorized once the keeper's refresh is refused", func() bool {
+		st := statusOf(t, f, "remote")
+		return st.State == fleet.StateUnauthorized
+	})
+	assert.Equal(t, purramcp.CodeAuthExpired, statusOf(t, f, "remote").Code)
+	assert.Empty(t, f.Registrations())
+	require.NoError(t, f.Close())
+}

@@ -163,8 +163,11 @@ func (s *server) supervise(ctx context.Context) {
 			if admitted {
 				failures = 0
 			}
-			if code == purramcp.CodeUnauthorized && s.keeper != nil && ctx.Err() == nil {
-				// the handshake passed but discovery met a 401: the same as a refused handshake
+			if s.keeper != nil && ctx.Err() == nil && (code == purramcp.CodeUnauthorized || s.keeperGaveUp(code)) {
+				// discovery met a 401 (the same as a refused handshake), or the
+				// keeper ended the session because only a login helps now (its
+				// refresh was refused): unauthorized at once, not a reconnect
+				// with a token that cannot be renewed
 				s.unauthorized(s.keeper.Reason())
 				if !s.awaitLogin(ctx) {
 					return
@@ -186,6 +189,17 @@ func (s *server) supervise(ctx context.Context) {
 		case <-t.C:
 		}
 	}
+}
+
+// keeperGaveUp reports whether code, the reason a session ended, is the
+// keeper's: a refresh refused (or a store or egress failure) after which
+// only new credentials help.
+func (s *server) keeperGaveUp(code string) bool {
+	switch code {
+	case purramcp.CodeAuthExpired, purramcp.CodeAuthRequired, purramcp.CodeAuthStoreFailed, purramcp.CodeEgressRefused:
+		return s.keeper.Reason() == code
+	}
+	return false
 }
 
 // connectCode is the status code of a failed connection: the adapter's

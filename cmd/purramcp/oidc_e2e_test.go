@@ -168,7 +168,7 @@ func TestOIDC_EndToEnd(t *testing.T) {
 	revoked := time.Now()
 	ok200, refused := 0, map[string]int{}
 	for statusOf(t, f).State != fleet.StateUnauthorized {
-		require.Less(t, time.Since(revoked), e2eTokenTTL+5*time.Second, "unauthorized once the access token ran out (5 s of slack for a loaded machine)")
+		require.Less(t, time.Since(revoked), e2eTokenTTL+5*time.Second, "unauthorized once the access token ran out (5 s of slack for a loaded machine); status %s", statuses())
 		res, err := echo.Run(ctx, json.RawMessage(`{"text":"hi"}`), purramcp.ToolContext{})
 		require.NoError(t, err)
 		if res.ErrorCode == "" {
