@@ -157,6 +157,10 @@ func newLoadTarget(t testing.TB, h http.Handler) *loadTarget {
 func (tg *loadTarget) open(t testing.TB, ctx context.Context, n int) []*mcp.ClientSession {
 	out := make([]*mcp.ClientSession, n)
 	var wg sync.WaitGroup
+	// Both sides serve sessions: the pass-through's go-sdk handler is
+	// stateful, so the clients ask for the session era on both (a default
+	// go-sdk client would be served statelessly by the gateway and fall
+	// back to a session on the pass-through, comparing two eras).
 	sem := make(chan struct{}, 32)
 	for i := range out {
 		sem <- struct{}{}
@@ -164,7 +168,7 @@ func (tg *loadTarget) open(t testing.TB, ctx context.Context, n int) []*mcp.Clie
 			defer func() { <-sem }()
 			client := mcp.NewClient(&mcp.Implementation{Name: "load", Version: "1"}, nil)
 			cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: tg.endpoint, HTTPClient: tg.http,
-				DisableStandaloneSSE: true}, nil)
+				DisableStandaloneSSE: true}, &mcp.ClientSessionOptions{ProtocolVersion: loadProtocolVersion})
 			if err != nil {
 				t.Errorf("connect: %v", err)
 				return
@@ -366,3 +370,7 @@ func BenchmarkHTTPCall(b *testing.B) {
 		})
 	}
 }
+
+// loadProtocolVersion is the version every load client asks for: the last
+// one with sessions, which both sides serve the same way.
+const loadProtocolVersion = "2025-11-25"
