@@ -162,9 +162,15 @@ func TestOIDC_EndToEnd(t *testing.T) {
 	// Revoked: the grant ends; the access token in hand lasts at most 5 s
 	// more, then the server is unauthorized. Calls meanwhile either reach
 	// the server once or are refused without being sent.
+	// The entry is held around the load and the revocation, so the keeper
+	// cannot rotate the refresh token in between (it would then hold a
+	// live one and never be refused).
+	unlock, err := store.Lock(ctx, p.URL)
+	require.NoError(t, err)
 	now, err := store.Load(ctx, p.URL)
 	require.NoError(t, err)
 	require.NoError(t, p.RevokeRefreshToken(ctx, now.ClientID, now.RefreshToken))
+	unlock()
 	revoked := time.Now()
 	ok200, refused := 0, map[string]int{}
 	for statusOf(t, f).State != fleet.StateUnauthorized {
@@ -331,6 +337,12 @@ func (s *recordingStore) Save(ctx context.Context, c *oauth.Credentials) error {
 	s.saves = append(s.saves, c.RefreshToken)
 	s.mu.Unlock()
 	return s.Store.Save(ctx, c)
+}
+
+// Lock holds the entry as the file store does, so the fleet's keeper and
+// the test's revocation take turns (oauth.Locker).
+func (s *recordingStore) Lock(ctx context.Context, serverURL string) (func(), error) {
+	return s.Store.(oauth.Locker).Lock(ctx, serverURL)
 }
 
 func (s *recordingStore) log() []string {
