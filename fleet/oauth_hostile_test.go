@@ -88,7 +88,7 @@ func TestLogin_ForeignAuthorizationServer(t *testing.T) {
 	}
 
 	c, err, _ := login(t, srv, store, nil, hostileTimeout)
-	if codeOf(err) != purramcp.CodeAuthTokenFailed || c != nil {
+	if purramcp.CodeOf(err) != purramcp.CodeAuthTokenFailed || c != nil {
 		t.Errorf("login = %v, %v; want %s", c, err, purramcp.CodeAuthTokenFailed)
 	}
 	if foreign.TokenRequests() != 1 {

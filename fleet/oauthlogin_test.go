@@ -2,12 +2,10 @@ package fleet_test
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"testing"
 	"time"
 
-	"purra.dev/purramcp"
 	"purra.dev/purramcp/fleet"
 	"purra.dev/purramcp/internal/oauthtest"
 	"purra.dev/purramcp/oauth"
@@ -22,13 +20,4 @@ func login(t *testing.T, srv *oauthtest.Server, store oauth.Store, oc *fleet.OAu
 	c, err := oauth.Login(ctx, oauth.LoginOptions{ServerURL: srv.URL, OAuth: oc, Store: store, Timeout: timeout,
 		Browse: oauthtest.Browse, HTTPClient: &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}})
 	return c, err, time.Since(start)
-}
-
-// codeOf is the code of err's *purramcp.Error, "" for none.
-func codeOf(err error) string {
-	var pe *purramcp.Error
-	if errors.As(err, &pe) {
-		return pe.Code
-	}
-	return ""
 }

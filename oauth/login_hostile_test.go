@@ -168,7 +168,7 @@ func TestLogin_HostilePeers(t *testing.T) {
 			tc.script(srv, &wrote)
 			store := &oauth.FileStore{Dir: t.TempDir() + "/tokens"}
 			c, err, took := login(t, srv, store, nil, hostileTimeout)
-			if got := codeOf(err); got != tc.code || c != nil {
+			if got := purramcp.CodeOf(err); got != tc.code || c != nil {
 				t.Errorf("login = %v, %v (code %q); want code %q", c, err, got, tc.code)
 			}
 			if took > tc.took {
@@ -177,7 +177,7 @@ func TestLogin_HostilePeers(t *testing.T) {
 			if n := wrote.Load(); n > 16<<20 {
 				t.Errorf("the peer wrote %d bytes before the login stopped reading, want at most 16 MiB", n)
 			}
-			t.Logf("%s in %s; the peer's sockets took %d bytes", codeOf(err), took.Round(time.Millisecond), wrote.Load())
+			t.Logf("%s in %s; the peer's sockets took %d bytes", purramcp.CodeOf(err), took.Round(time.Millisecond), wrote.Load())
 			if got, err := store.Load(context.Background(), srv.URL); got != nil || err != nil {
 				t.Errorf("stored %v, %v; want nothing", got, err)
 			}

@@ -2,13 +2,11 @@ package oauth_test
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
 
-	"purra.dev/purramcp"
 	"purra.dev/purramcp/internal/oauthtest"
 	"purra.dev/purramcp/oauth"
 )
@@ -22,14 +20,6 @@ func login(t *testing.T, srv *oauthtest.Server, store oauth.Store, oc *oauth.Con
 	c, err := oauth.Login(ctx, oauth.LoginOptions{ServerURL: srv.URL, OAuth: oc, Store: store, Timeout: timeout,
 		Browse: oauthtest.Browse, HTTPClient: &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}})
 	return c, err, time.Since(start)
-}
-
-func codeOf(err error) string {
-	var pe *purramcp.Error
-	if errors.As(err, &pe) {
-		return pe.Code
-	}
-	return ""
 }
 
 func TestLoginDynamicRegistration(t *testing.T) {
