@@ -266,7 +266,7 @@ func TestObserver_Panic(t *testing.T) {
 		t.Fatal(err)
 	}
 	monitor := purramcp.NewCatalogMonitor()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, monitor.ClientOptions(nil)).Connect(t.Context(), monitor.Transport(ct), nil)
+	cs, err := monitor.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, nil).Connect(t.Context(), monitor.Transport(ct), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

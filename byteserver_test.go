@@ -46,7 +46,7 @@ func (s *byteServer) start(t testing.TB) sessionHarness {
 	s.toServer, s.fromClient, s.toClient, s.done = clientW, serverR, serverW, make(chan struct{})
 	go s.serve()
 	monitor := purramcp.NewCatalogMonitor()
-	client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, monitor.ClientOptions(nil))
+	client := monitor.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, nil)
 	cs, err := client.Connect(context.Background(), monitor.Transport(&mcp.IOTransport{Reader: clientR, Writer: clientW}),
 		&mcp.ClientSessionOptions{ProtocolVersion: purramcp.ProtocolVersion20251125})
 	if err != nil {

@@ -71,7 +71,7 @@ func boundedSession(t *testing.T, server *mcp.Server) (*CatalogMonitor, *mcp.Cli
 		t.Fatal(err)
 	}
 	m := NewCatalogMonitor()
-	cs, err := m.Connect(t.Context(), mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, m.ClientOptions(nil)), ct, nil)
+	cs, err := m.Connect(t.Context(), m.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, nil), ct, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

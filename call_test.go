@@ -244,7 +244,7 @@ func TestRun_NoGoroutineLeft(t *testing.T) {
 			t.Fatal(err)
 		}
 		monitor := purramcp.NewCatalogMonitor()
-		cs, err := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, monitor.ClientOptions(nil)).Connect(t.Context(), monitor.Transport(ct), nil)
+		cs, err := monitor.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, nil).Connect(t.Context(), monitor.Transport(ct), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -791,7 +791,7 @@ func TestBehaviorI4_Disconnect(t *testing.T) {
 				t.Fatal(err)
 			}
 			monitor := purramcp.NewCatalogMonitor()
-			cs, err := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, monitor.ClientOptions(nil)).
+			cs, err := monitor.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, nil).
 				Connect(t.Context(), monitor.Transport(ct), &mcp.ClientSessionOptions{ProtocolVersion: version})
 			if err != nil {
 				t.Fatal(err)
@@ -1325,8 +1325,8 @@ func TestResult_UndecodableContent(t *testing.T) {
 
 // TestResult_InputRequestsOneCall: a result asking for more input fails
 // mcp_result_unsupported after exactly one tools/call, because
-// CatalogMonitor.ClientOptions disables go-sdk's multi-round-trip retries. The
-// control client, built without those options, sends tools/call again.
+// CatalogMonitor.NewClient disables go-sdk's multi-round-trip retries. The
+// control client, built by mcp.NewClient, sends tools/call again.
 func TestResult_InputRequestsOneCall(t *testing.T) {
 	f := loadMCPFixture(t)
 	elicit := `{"content":[],"resultType":"input_required","inputRequests":{"q1":{"method":"elicitation/create",` +
@@ -1356,13 +1356,13 @@ func TestResult_InputRequestsOneCall(t *testing.T) {
 
 	// Control: go-sdk's default client retries load shedding (3 requests),
 	// which is why Attach refuses a session whose client the monitor did not
-	// configure (mcp_binding_invalid), so no catalog can be discovered over it.
+	// build (mcp_binding_invalid), so no catalog can be discovered over it.
 	raw := &rawServer{pages: []string{toolsPage(t, "", f.Tool)},
 		call: func(json.RawMessage) (string, *jsonrpcError) { return loadShed, nil }}
 	monitor := purramcp.NewCatalogMonitor()
-	cs, err := raw.startWith(t, &mcp.ClientOptions{}, monitor)
+	cs, err := raw.startWith(t, mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, nil), monitor)
 	if got := purramcp.CodeOf(err); got != purramcp.CodeBindingInvalid {
-		t.Errorf("control: a client without the monitor's options: got %q, want %q", got, purramcp.CodeBindingInvalid)
+		t.Errorf("control: a client the monitor did not build: got %q, want %q", got, purramcp.CodeBindingInvalid)
 	}
 	_, err = purramcp.DiscoverTools(t.Context(), cs, "fixture", searchBinding(), purramcp.DiscoveryOptions{Monitor: monitor})
 	if got := purramcp.CodeOf(err); got != purramcp.CodeNotInitialized {

@@ -911,7 +911,7 @@ func TestDiscover_NoPageRequestAfterCancel(t *testing.T) {
 		t.Fatal(err)
 	}
 	monitor := purramcp.NewCatalogMonitor()
-	client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, monitor.ClientOptions(nil))
+	client := monitor.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, nil)
 	client.AddSendingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			res, err := next(ctx, method, req)
@@ -1009,7 +1009,7 @@ func newEverythingServer(t *testing.T, gated bool) *everythingServer {
 	if gated {
 		transport = &gatedTransport{Transport: ct, listSent: make(chan struct{}), closed: make(chan struct{})}
 	}
-	client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, e.monitor.ClientOptions(hostOptions))
+	client := e.monitor.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, hostOptions)
 	e.session, err = client.Connect(context.Background(), e.monitor.Transport(transport),
 		&mcp.ClientSessionOptions{ProtocolVersion: purramcp.ProtocolVersion20251125})
 	if err != nil {

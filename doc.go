@@ -21,8 +21,8 @@
 // shutdown; the adapter only sends tools/list and tools/call requests.
 //
 //	monitor := purramcp.NewCatalogMonitor()
-//	client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"},
-//		monitor.ClientOptions(nil)) // or the host's own options, composed
+//	client := monitor.NewClient(&mcp.Implementation{Name: "host", Version: "1"},
+//		nil) // or the host's own options, composed
 //	session, err := monitor.Connect(ctx, client, transport, nil) // Transport, client.Connect, Attach
 //	if err != nil { ... }
 //	defer session.Close()
@@ -33,6 +33,7 @@
 //			Scope:     purramcp.Unscoped,
 //		}}, purramcp.DiscoveryOptions{Monitor: monitor, StaleRetries: 2})
 //
+// [CatalogMonitor.NewClient] builds the client with the monitor's options;
 // [CatalogMonitor.Connect] wraps the transport in the monitor's bounding
 // layer ([CatalogMonitor.Transport]), connects and attaches
 // ([CatalogMonitor.Attach] says which mis-wired sessions fail).

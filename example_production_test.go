@@ -37,7 +37,7 @@ func exampleConnect(server *mcp.Server) (session *mcp.ClientSession, monitor *pu
 		log.Fatal(err)
 	}
 	monitor = purramcp.NewCatalogMonitor()
-	client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, monitor.ClientOptions(nil))
+	client := monitor.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, nil)
 	session, err = monitor.Connect(ctx, client, clientTransport, nil) // Transport, client.Connect, Attach
 	if err != nil {
 		log.Fatal(err)

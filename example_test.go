@@ -13,8 +13,8 @@ import (
 	"purra.dev/purramcp"
 )
 
-// A host needs two of the monitor's methods: ClientOptions for the client
-// and Connect, which wraps the transport in the monitor's bounding layer
+// A host needs two of the monitor's methods: NewClient for the client and
+// Connect, which wraps the transport in the monitor's bounding layer
 // (Transport), connects and attaches the session (Attach). The monitor then
 // follows the session: a list change makes earlier catalogs stale, the
 // session's end closes it.
@@ -32,7 +32,7 @@ func ExampleNewCatalogMonitor() {
 	}
 
 	monitor := purramcp.NewCatalogMonitor()
-	client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, monitor.ClientOptions(nil))
+	client := monitor.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, nil)
 	session, err := monitor.Connect(ctx, client, clientTransport, nil) // Transport, client.Connect, Attach
 	if err != nil {
 		log.Fatal(err)
@@ -40,8 +40,14 @@ func ExampleNewCatalogMonitor() {
 	revision := monitor.Revision() // what a catalog records when discovered
 	fmt.Println("negotiated:", monitor.ProtocolVersion(), "current:", monitor.Check(revision) == nil)
 
-	// What the ToolListChangedHandler from ClientOptions does on a change.
-	monitor.OnNotification("notifications/tools/list_changed")
+	// The server's tool list changes; the client NewClient built counts it.
+	server.AddTool(&mcp.Tool{Name: "remote.new", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{}}, nil
+		})
+	for monitor.Revision() == revision {
+		runtime.Gosched() // the notification is on its way to the client
+	}
 	fmt.Println("after a list change:", purramcp.CodeOf(monitor.Check(revision)))
 
 	_ = session.Close() // the host's; Attach's goroutine then closes the monitor
@@ -82,7 +88,7 @@ func ExampleDiscoverTools() {
 	defer serverSession.Wait()
 
 	monitor := purramcp.NewCatalogMonitor()
-	client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, monitor.ClientOptions(nil))
+	client := monitor.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, nil)
 	session, err := monitor.Connect(ctx, client, clientTransport, nil) // Transport, client.Connect, Attach
 	if err != nil {
 		log.Fatal(err)
@@ -259,7 +265,7 @@ func ExampleWithProgress() {
 	}
 	defer serverSession.Wait()
 	monitor := purramcp.NewCatalogMonitor()
-	client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, monitor.ClientOptions(nil))
+	client := monitor.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, nil)
 	session, err := monitor.Connect(ctx, client, clientTransport, nil)
 	if err != nil {
 		log.Fatal(err)

@@ -119,3 +119,21 @@ func NewExtendedContract(opts ContractOptions) (*Contract, error) {
 	}
 	return c, nil
 }
+
+// AcceptProtocolVersion, OnNotification and Close expose to the external
+// tests what Attach, a list change the monitor's client receives and the
+// session's end do to a monitor.
+func (m *CatalogMonitor) AcceptProtocolVersion(version string) error {
+	return m.acceptProtocolVersion(version)
+}
+
+// OnNotification: see AcceptProtocolVersion.
+func (m *CatalogMonitor) OnNotification(method string) { m.onNotification(method) }
+
+// Close: see AcceptProtocolVersion.
+func (m *CatalogMonitor) Close() { m.close() }
+
+// ClientOptionsOf exposes the options m.NewClient builds its client with.
+func ClientOptionsOf(m *CatalogMonitor, base *mcp.ClientOptions) *mcp.ClientOptions {
+	return m.clientOptions(base)
+}

@@ -3,7 +3,6 @@ package purramcp
 import (
 	"context"
 	"sync"
-	"unsafe"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -38,14 +37,13 @@ const methodToolListChanged = "notifications/tools/list_changed"
 // earlier catalog stale for good) and the end of the session. A catalog checks
 // it before and after every request.
 //
-// A host needs only two of its methods: [CatalogMonitor.ClientOptions] for
-// mcp.NewClient and [CatalogMonitor.Connect], which connects the client
-// through [CatalogMonitor.Transport] (the bounding layer) and attaches the
-// session ([CatalogMonitor.Attach]); then it passes the monitor in
-// [DiscoveryOptions]. Transport and Attach are Connect's parts, for hosts
-// that connect themselves; AcceptProtocolVersion, OnNotification and Close
-// are what those call, exported for hosts that wire go-sdk another way;
-// Check and Revision are what catalogs read.
+// A host needs only two of its methods: [CatalogMonitor.NewClient], which
+// builds the go-sdk client, and [CatalogMonitor.Connect], which connects
+// that client through [CatalogMonitor.Transport] (the bounding layer) and
+// attaches the session ([CatalogMonitor.Attach]); then it passes the
+// monitor in [DiscoveryOptions]. Transport and Attach are Connect's parts,
+// for hosts that connect themselves; Check and Revision are what catalogs
+// read.
 //
 // A CatalogMonitor is safe for concurrent use. It serves exactly one
 // session; it never closes the session, the client or the transport, which
@@ -64,16 +62,16 @@ type CatalogMonitor struct {
 	protocol string
 	session  *mcp.ClientSession
 	// legacy is set by AcceptLegacyProtocols; offered is the last version
-	// given to AcceptProtocolVersion, accepted or not.
+	// given to acceptProtocolVersion, accepted or not.
 	legacy  bool
 	offered string
 	// kind is the transport kind Transport saw (telemetry.go), for Events.
 	kind string
-	// handlers are the ToolListChangedHandler identities ClientOptions
-	// returned, which a session's client must carry (wiring.go); strict is
-	// set by RequireTransport.
-	handlers []unsafe.Pointer
-	strict   bool
+	// strict is set by RequireTransport.
+	strict bool
+	// clients records the sessions of the clients NewClient built
+	// (wiring.go); it has its own lock.
+	clients sessionRecord
 	// bounding is the request path and, once Transport's transport
 	// connects, the bounding layer (internal/bounding); it has its own lock.
 	bounding bounding.Session
@@ -92,32 +90,44 @@ type CatalogMonitor struct {
 // version.
 func NewCatalogMonitor() *CatalogMonitor { return &CatalogMonitor{} }
 
-// ClientOptions returns a copy of base (nil means empty options) for
-// mcp.NewClient, wired to this monitor:
+// NewClient returns a go-sdk client announcing impl (non-nil, as for
+// mcp.NewClient), built with a copy of opts (nil means empty options) wired
+// to this monitor:
 //
 //   - its ToolListChangedHandler counts the change on the monitor and then
-//     calls base's own handler, if any. Setting it is also what makes go-sdk
+//     calls opts' own handler, if any. Setting it is also what makes go-sdk
 //     subscribe to list changes under 2026-07-28;
 //   - its ProgressNotificationHandler passes a notification for a call made
 //     under [WithProgress] to that call's [ProgressFunc] and then calls
-//     base's own handler, if any;
+//     opts' own handler, if any;
 //   - multi-round-trip retries are disabled, so one tools/call is one request
 //     (go-sdk otherwise re-sends tools/call for inputRequests);
-//   - when base sets no Capabilities, the client advertises none: go-sdk's
+//   - when opts sets no Capabilities, the client advertises none: go-sdk's
 //     default for nil Capabilities is {"roots":{"listChanged":true}}.
-//     Sampling and elicitation are still advertised when base sets their
-//     handlers, and base's own Capabilities are kept as they are.
+//     Sampling and elicitation are still advertised when opts sets their
+//     handlers, and opts' own Capabilities are kept as they are.
 //
-// Every list change the client receives counts, from any of its sessions: use
-// one client (built with these options) per monitor. base is not modified.
-func (m *CatalogMonitor) ClientOptions(base *mcp.ClientOptions) *mcp.ClientOptions {
+// The sessions of the clients NewClient built are the only ones
+// [CatalogMonitor.Attach] and [CatalogMonitor.Connect] accept: the client
+// records each session it connects (through a sending middleware), so a
+// client built otherwise, even with the same options, or by another
+// monitor, is refused. Every list change the client receives counts, from
+// any of its sessions: use one client per monitor. opts is not modified.
+func (m *CatalogMonitor) NewClient(impl *mcp.Implementation, opts *mcp.ClientOptions) *mcp.Client {
+	client := mcp.NewClient(impl, m.clientOptions(opts))
+	client.AddSendingMiddleware(m.clients.middleware)
+	return client
+}
+
+// clientOptions returns the copy of base NewClient builds its client with.
+func (m *CatalogMonitor) clientOptions(base *mcp.ClientOptions) *mcp.ClientOptions {
 	var opts mcp.ClientOptions
 	if base != nil {
 		opts = *base
 	}
 	host := opts.ToolListChangedHandler
 	opts.ToolListChangedHandler = func(ctx context.Context, req *mcp.ToolListChangedRequest) {
-		m.OnNotification(methodToolListChanged)
+		m.onNotification(methodToolListChanged)
 		if host != nil {
 			host(ctx, req)
 		}
@@ -135,9 +145,6 @@ func (m *CatalogMonitor) ClientOptions(base *mcp.ClientOptions) *mcp.ClientOptio
 			hostProgress(ctx, req)
 		}
 	}
-	m.mu.Lock()
-	m.handlers = append(m.handlers, funcIdentity(&opts.ToolListChangedHandler))
-	m.mu.Unlock()
 	mrt := mcp.MultiRoundTripOptions{}
 	if opts.MultiRoundTrip != nil {
 		mrt = *opts.MultiRoundTrip
@@ -159,14 +166,18 @@ func (m *CatalogMonitor) ClientOptions(base *mcp.ClientOptions) *mcp.ClientOptio
 // closes the monitor. Attaching the same session again does nothing more.
 //
 // It fails [ErrBindingInvalid] for a nil session and for a mis-wired one:
-// when the session's client was not built with options this monitor's
-// ClientOptions returned, as they were returned (go-sdk would then re-send
-// tools/call and miss list changes; the check reads the client itself), or when the monitor's
-// Transport was used but did not connect this session. It fails
-// [ErrNotInitialized] when the session has no initialize result,
-// [ErrProtocolConflict] when another session is attached (the monitor stays
-// as it is), and otherwise as AcceptProtocolVersion does. Attach never
-// closes the session.
+// when the session's client was not built by this monitor's
+// [CatalogMonitor.NewClient] (a client built otherwise may re-send
+// tools/call and miss list changes; one built by another monitor counts
+// its changes there), or when the monitor's Transport was used but did not
+// connect this session. Before a session is attached the monitor
+// recognises the last four sessions its clients connected; a monitor
+// serves one. It fails [ErrNotInitialized] when the session has no
+// initialize result, [ErrProtocolConflict] when another session is
+// attached (the monitor stays as it is), and otherwise as the negotiated
+// version requires: [ErrProtocolUnsupported] for a version the monitor
+// does not accept (see [CatalogMonitor.AcceptLegacyProtocols]), which
+// closes the monitor. Attach never closes the session.
 //
 // A session connected without the monitor's [CatalogMonitor.Transport] is
 // accepted, as purra-mcp 1.0.0's wiring is, unless
@@ -181,35 +192,36 @@ func (m *CatalogMonitor) Attach(session *mcp.ClientSession) error {
 	if init == nil {
 		return fail(CodeNotInitialized)
 	}
-	client, ok := clientOf(session)
 	m.mu.Lock()
 	if m.session != nil && m.session != session {
 		m.mu.Unlock()
 		return fail(CodeProtocolConflict)
 	}
 	layer := m.bounding.Layer()
-	if !ok || !wiredBy(client, m.handlers) || layer == bounding.LayerConnecting || m.strict && layer == bounding.NoLayer {
+	wired := m.session == session || m.clients.has(session)
+	if !wired || layer == bounding.LayerConnecting || m.strict && layer == bounding.NoLayer {
 		m.mu.Unlock()
 		return fail(CodeBindingInvalid)
 	}
 	switch m.session {
 	case nil:
 		m.session = session
+		m.clients.attach()
 	case session:
 		m.mu.Unlock()
-		return m.AcceptProtocolVersion(init.ProtocolVersion)
+		return m.acceptProtocolVersion(init.ProtocolVersion)
 	default:
 		m.mu.Unlock()
 		return fail(CodeProtocolConflict)
 	}
 	m.mu.Unlock()
-	if err := m.AcceptProtocolVersion(init.ProtocolVersion); err != nil {
+	if err := m.acceptProtocolVersion(init.ProtocolVersion); err != nil {
 		return err
 	}
 	go func() {
 		// Ends when the session does; the host owns and closes it.
 		_ = session.Wait()
-		m.Close()
+		m.close()
 	}()
 	return nil
 }
@@ -228,8 +240,8 @@ func (m *CatalogMonitor) RequireTransport() {
 // Connect is the production wiring in one call: it connects client over
 // the monitor's [CatalogMonitor.Transport] wrapping t (opts as for
 // client.Connect), requires that layer (RequireTransport) and attaches the
-// session. client must have been built with this monitor's
-// [CatalogMonitor.ClientOptions]. When Attach fails, Connect closes the
+// session. client must have been built by this monitor's
+// [CatalogMonitor.NewClient]. When Attach fails, Connect closes the
 // session and returns Attach's error, so no mis-wired session is ever
 // returned. It fails [ErrBindingInvalid] for a nil client or transport and
 // [ErrProtocolConflict] when the monitor already has a session, without
@@ -260,7 +272,7 @@ func (m *CatalogMonitor) Connect(ctx context.Context, client *mcp.Client, t mcp.
 	return session, nil
 }
 
-// AcceptProtocolVersion records the negotiated protocol version. It accepts
+// acceptProtocolVersion records the negotiated protocol version. It accepts
 // [ProtocolVersion20250618], [ProtocolVersion20251125] and
 // [ProtocolVersion20260728], and also [ProtocolVersion20241105] and
 // [ProtocolVersion20250326] after [CatalogMonitor.AcceptLegacyProtocols];
@@ -268,7 +280,7 @@ func (m *CatalogMonitor) Connect(ctx context.Context, client *mcp.Client, t mcp.
 // from one accepted before fails [ErrProtocolConflict]. Both failures close
 // the monitor. Every version given, accepted or not, is what
 // [CatalogMonitor.OfferedVersion] then reports.
-func (m *CatalogMonitor) AcceptProtocolVersion(version string) error {
+func (m *CatalogMonitor) acceptProtocolVersion(version string) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.offered = version
@@ -304,8 +316,8 @@ func (m *CatalogMonitor) AcceptLegacyProtocols() {
 }
 
 // OfferedVersion returns the protocol version the session's handshake
-// produced, as last given to AcceptProtocolVersion (by Attach or Connect),
-// whether or not it was accepted: after [ErrProtocolUnsupported] it names
+// produced, as Attach (or Connect) last offered it to the monitor, whether
+// or not it was accepted: after [ErrProtocolUnsupported] it names
 // the version the server negotiated, so the host can tell which one it
 // offered. It returns "" before any version was given. A version go-sdk
 // itself refuses never reaches the monitor (client.Connect then fails with
@@ -316,10 +328,10 @@ func (m *CatalogMonitor) OfferedVersion() string {
 	return m.offered
 }
 
-// OnNotification feeds a server notification by method name:
+// onNotification feeds a server notification by method name:
 // "notifications/tools/list_changed" advances the revision, so every catalog
 // discovered before it is stale; other methods are ignored. It never blocks.
-func (m *CatalogMonitor) OnNotification(method string) {
+func (m *CatalogMonitor) onNotification(method string) {
 	if method != methodToolListChanged {
 		return
 	}
@@ -328,9 +340,9 @@ func (m *CatalogMonitor) OnNotification(method string) {
 	m.mu.Unlock()
 }
 
-// Close marks the session ended: every later Check fails
+// close marks the session ended: every later Check fails
 // [ErrConnectionClosed]. It is idempotent and does not close the session.
-func (m *CatalogMonitor) Close() { m.shutdown(false) }
+func (m *CatalogMonitor) close() { m.shutdown(false) }
 
 // Revision returns the number of tool list changes seen so far.
 func (m *CatalogMonitor) Revision() uint64 {
@@ -392,7 +404,7 @@ func (m *CatalogMonitor) attachedElsewhere(s *mcp.ClientSession) bool {
 // request's write was abandoned.
 func (m *CatalogMonitor) sever() { m.shutdown(true) }
 
-// shutdown is the one way a monitor ends, for Close and sever alike: the
+// shutdown is the one way a monitor ends, for close and sever alike: the
 // monitor is marked closed (every later Check fails, and so does every
 // request), its caches are emptied and, with severSession, its bounding
 // layer severs the session (the connection's reads end and its transport

@@ -103,7 +103,12 @@ func TestMonitor_CheckOrder(t *testing.T) {
 	}
 }
 
-func TestMonitor_ClientOptions(t *testing.T) {
+// TestMonitor_NewClientOptions: the options NewClient builds its client
+// with are a copy of the host's: list changes count on the monitor and then
+// reach the host's handler, multi-round-trip retries are disabled and no
+// capability is advertised unless the host sets one; the host's options are
+// not modified.
+func TestMonitor_NewClientOptions(t *testing.T) {
 	var hostCalls int
 	var mu sync.Mutex
 	base := &mcp.ClientOptions{KeepAlive: 7, ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
@@ -112,7 +117,7 @@ func TestMonitor_ClientOptions(t *testing.T) {
 		mu.Unlock()
 	}}
 	m := purramcp.NewCatalogMonitor()
-	opts := m.ClientOptions(base)
+	opts := purramcp.ClientOptionsOf(m, base)
 	if opts == base {
 		t.Fatalf("opts = %v, want anything else", opts)
 	}
@@ -136,7 +141,7 @@ func TestMonitor_ClientOptions(t *testing.T) {
 		t.Errorf("the host's handler runs too: got %v, want %v", hostCalls, 1)
 	}
 
-	bare := purramcp.NewCatalogMonitor().ClientOptions(nil)
+	bare := purramcp.ClientOptionsOf(purramcp.NewCatalogMonitor(), nil)
 	if bare.ToolListChangedHandler == nil {
 		t.Fatalf("bare.ToolListChangedHandler = nil, want non-nil")
 	}
@@ -597,7 +602,7 @@ func connectLegacy(t *testing.T, s *sdkServer, legacy bool) (*mcp.ClientSession,
 	if legacy {
 		m.AcceptLegacyProtocols()
 	}
-	client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, m.ClientOptions(nil))
+	client := m.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, nil)
 	cs, err := m.Connect(t.Context(), client, ct, nil)
 	if cs != nil {
 		t.Cleanup(func() { _ = cs.Close() })
@@ -717,7 +722,7 @@ func httpRoundTrip(t *testing.T, stateless bool, wantVersion string) {
 		default:
 		}
 	}}
-	client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, monitor.ClientOptions(hostOptions))
+	client := monitor.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, hostOptions)
 	cs, err := client.Connect(t.Context(), monitor.Transport(&mcp.StreamableClientTransport{Endpoint: hs.URL,
 		HTTPClient: &http.Client{Transport: transport}}), nil)
 	if err != nil {
@@ -846,7 +851,7 @@ func TestHTTP_ServerGone(t *testing.T) {
 	transport := &http.Transport{}
 	defer transport.CloseIdleConnections()
 	monitor := purramcp.NewCatalogMonitor()
-	client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, monitor.ClientOptions(nil))
+	client := monitor.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, nil)
 	cs, err := client.Connect(t.Context(), monitor.Transport(&mcp.StreamableClientTransport{Endpoint: hs.URL,
 		HTTPClient: &http.Client{Transport: transport}, MaxRetries: 1}), nil)
 	if err != nil {
@@ -924,7 +929,7 @@ func connectStdio(t *testing.T, bin, version string) stdioSession {
 	t.Helper()
 	cmd := exec.Command(bin)
 	monitor := purramcp.NewCatalogMonitor()
-	client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, monitor.ClientOptions(nil))
+	client := monitor.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, nil)
 	cs, err := client.Connect(t.Context(), monitor.Transport(&mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}),
 		&mcp.ClientSessionOptions{ProtocolVersion: version})
 	if err != nil {

@@ -38,8 +38,8 @@ type progressKey struct{}
 // token and the request is byte for byte as before. A nil fn returns ctx
 // unchanged.
 //
-// Progress reaches fn only on sessions whose client was built with
-// [CatalogMonitor.ClientOptions], which every session a catalog accepts is.
+// Progress reaches fn only on sessions whose client was built by
+// [CatalogMonitor.NewClient], which every session a catalog accepts is.
 func WithProgress(ctx context.Context, fn ProgressFunc) context.Context {
 	if fn == nil {
 		return ctx

@@ -237,7 +237,7 @@ func TestWithProgress_WithoutTransport(t *testing.T) {
 		t.Fatal(err)
 	}
 	monitor := purramcp.NewCatalogMonitor()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, monitor.ClientOptions(nil)).Connect(t.Context(), ct, nil)
+	cs, err := monitor.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, nil).Connect(t.Context(), ct, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

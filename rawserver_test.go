@@ -87,17 +87,17 @@ type rawServer struct {
 func (s *rawServer) start(t testing.TB) (*mcp.ClientSession, *purramcp.CatalogMonitor) {
 	t.Helper()
 	monitor := purramcp.NewCatalogMonitor()
-	cs, err := s.startWith(t, monitor.ClientOptions(nil), monitor)
+	cs, err := s.startWith(t, monitor.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, nil), monitor)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return cs, monitor
 }
 
-// startWith is start with the host's own client options, for tests that need
-// a client the monitor did not configure; it returns the error of attaching
-// the monitor.
-func (s *rawServer) startWith(t testing.TB, opts *mcp.ClientOptions, monitor *purramcp.CatalogMonitor) (*mcp.ClientSession, error) {
+// startWith is start with a client of the test's choice, for tests that
+// need a client the monitor did not build; it returns the error of
+// attaching the monitor.
+func (s *rawServer) startWith(t testing.TB, client *mcp.Client, monitor *purramcp.CatalogMonitor) (*mcp.ClientSession, error) {
 	t.Helper()
 	var st, ct mcp.Transport
 	if s.overIO {
@@ -113,7 +113,6 @@ func (s *rawServer) startWith(t testing.TB, opts *mcp.ClientOptions, monitor *pu
 	s.conn, s.done = conn, make(chan struct{})
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	go s.serve()
-	client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, opts)
 	cs, err := client.Connect(context.Background(), monitor.Transport(ct), nil)
 	if err != nil {
 		t.Fatal(err)

@@ -231,7 +231,7 @@ func TestTracePropagator_WireUnchanged(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := purramcp.NewCatalogMonitor()
-	client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, m.ClientOptions(nil))
+	client := m.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, nil)
 	cs, err := m.Connect(t.Context(), client, &mcp.IOTransport{Reader: clientR, Writer: rec},
 		&mcp.ClientSessionOptions{ProtocolVersion: purramcp.ProtocolVersion20251125})
 	if err != nil {
@@ -303,7 +303,7 @@ func TestEvent_Transport(t *testing.T) {
 			t.Cleanup(func() { _ = ss.Wait() })
 		}
 		m := purramcp.NewCatalogMonitor()
-		client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, m.ClientOptions(nil))
+		client := m.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, nil)
 		cs, err := m.Connect(t.Context(), client, ct, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -332,7 +332,7 @@ func TestEvent_Transport(t *testing.T) {
 	})
 	t.Run("unknown", func(t *testing.T) {
 		plain := purramcp.NewCatalogMonitor()
-		client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, plain.ClientOptions(nil))
+		client := plain.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, nil)
 		st, ct := mcp.NewInMemoryTransports()
 		ss, err := newSDKServer(t, nil, f.Tool).MCP.Connect(t.Context(), st, nil)
 		if err != nil {

@@ -282,7 +282,7 @@ func threatWedgedStdio(t *testing.T) {
 		cmd := exec.Command("sh", "-c", stallScript)
 		cmd.Env = append(cmd.Environ(), "PAGE="+page("", string(f.Tool)))
 		monitor := purramcp.NewCatalogMonitor()
-		client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, monitor.ClientOptions(nil))
+		client := monitor.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, nil)
 		const terminate = 300 * time.Millisecond
 		cs, err := client.Connect(t.Context(), monitor.Transport(&mcp.CommandTransport{Command: cmd, TerminateDuration: terminate}),
 			&mcp.ClientSessionOptions{ProtocolVersion: purramcp.ProtocolVersion20251125})
@@ -437,7 +437,7 @@ func threatHTTPFrames(t *testing.T) {
 func httpHarness(t *testing.T, url string, transport *http.Transport, srv *sdkServer) sessionHarness {
 	t.Helper()
 	monitor := purramcp.NewCatalogMonitor()
-	client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, monitor.ClientOptions(nil))
+	client := monitor.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, nil)
 	cs, err := client.Connect(t.Context(), monitor.Transport(&mcp.StreamableClientTransport{Endpoint: url,
 		HTTPClient: &http.Client{Transport: transport}, MaxRetries: -1}), nil)
 	if err != nil {

@@ -173,7 +173,7 @@ func TestThreatT12_NoSecretsInFailures(t *testing.T) {
 			t.Fatal(err)
 		}
 		monitor := purramcp.NewCatalogMonitor()
-		cs, err := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, monitor.ClientOptions(nil)).
+		cs, err := monitor.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, nil).
 			Connect(t.Context(), monitor.Transport(&secretWriteTransport{ct}), nil)
 		if err != nil {
 			t.Fatal(err)
@@ -294,7 +294,7 @@ func threatHTTPSecrets(t *testing.T, f mcpFixture) {
 	transport := &http.Transport{}
 	defer transport.CloseIdleConnections()
 	monitor := purramcp.NewCatalogMonitor()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, monitor.ClientOptions(nil)).
+	cs, err := monitor.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, nil).
 		Connect(t.Context(), monitor.Transport(&mcp.StreamableClientTransport{Endpoint: hs.URL + "/mcp?token=" + secret,
 			HTTPClient: &http.Client{Transport: transport}, MaxRetries: 1}), nil)
 	if err != nil {

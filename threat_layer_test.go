@@ -144,7 +144,7 @@ func (p *httpPeer) startInMemory(t *testing.T) sessionHarness {
 func (p *httpPeer) connect(t *testing.T, endpoint string, hc *http.Client) sessionHarness {
 	t.Helper()
 	monitor := purramcp.NewCatalogMonitor()
-	client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, monitor.ClientOptions(nil))
+	client := monitor.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, nil)
 	cs, err := monitor.Connect(t.Context(), client, &mcp.StreamableClientTransport{Endpoint: endpoint,
 		HTTPClient: hc, MaxRetries: 2},
 		&mcp.ClientSessionOptions{ProtocolVersion: purramcp.ProtocolVersion20251125})
@@ -357,7 +357,7 @@ func threatCountDense(t *testing.T) {
 			}
 		})
 		monitor := purramcp.NewCatalogMonitor()
-		client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, monitor.ClientOptions(nil))
+		client := monitor.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, nil)
 		cs, err := monitor.Connect(t.Context(), client, serveInMemory(t, srv), nil)
 		if err != nil {
 			t.Fatal(err)
@@ -379,7 +379,7 @@ func threatCountDense(t *testing.T) {
 			}
 		})
 		denseMonitor := purramcp.NewCatalogMonitor()
-		denseClient := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, denseMonitor.ClientOptions(nil))
+		denseClient := denseMonitor.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, nil)
 		denseSession, err := denseMonitor.Connect(t.Context(), denseClient, serveInMemory(t, dense), nil)
 		if err != nil {
 			t.Fatal(err)
@@ -450,45 +450,42 @@ func threatDrippedEvent(t *testing.T) {
 }
 
 // threatClientBuiltWithOtherOptions (T10): the wiring check is a property
-// of the session's client, not a record that ClientOptions was called. A
-// host that calls monitor.ClientOptions and builds its client with other
-// options (go-sdk would re-send tools/call for inputRequests and no list
-// change would make a catalog stale) fails mcp_binding_invalid, through
-// monitor.Connect (no session returned) and through Attach alike; so do
-// another monitor's options and this monitor's options with their handler
-// or retry setting changed.
+// of the session's client, known by construction: only a client the
+// monitor built (NewClient) is accepted. A host that has the monitor build
+// a client and then connects another one (go-sdk would re-send tools/call
+// for inputRequests and no list change would make a catalog stale) fails
+// mcp_binding_invalid, through monitor.Connect (no session returned) and
+// through Attach alike; so do a client built with exactly the options the
+// monitor would apply, and another monitor's client.
 func threatClientBuiltWithOtherOptions(t *testing.T) {
 	f := loadMCPFixture(t)
+	impl := &mcp.Implementation{Name: "host", Version: "1"}
 	for _, tc := range []struct {
-		id   string
-		opts func(m *purramcp.CatalogMonitor) *mcp.ClientOptions
-		want string
+		id     string
+		client func(m *purramcp.CatalogMonitor) *mcp.Client
+		want   string
 	}{
-		{"other_options", func(m *purramcp.CatalogMonitor) *mcp.ClientOptions {
-			_ = m.ClientOptions(nil) // called, then not used
-			return &mcp.ClientOptions{}
+		{"other_options", func(m *purramcp.CatalogMonitor) *mcp.Client {
+			_ = m.NewClient(impl, nil) // built, then not used
+			return mcp.NewClient(impl, &mcp.ClientOptions{})
 		}, purramcp.CodeBindingInvalid},
-		{"nil_options", func(m *purramcp.CatalogMonitor) *mcp.ClientOptions {
-			_ = m.ClientOptions(nil)
-			return nil
+		{"nil_options", func(m *purramcp.CatalogMonitor) *mcp.Client {
+			_ = m.NewClient(impl, nil)
+			return mcp.NewClient(impl, nil)
 		}, purramcp.CodeBindingInvalid},
-		{"another_monitors_options", func(*purramcp.CatalogMonitor) *mcp.ClientOptions {
-			return purramcp.NewCatalogMonitor().ClientOptions(nil)
+		{"the_monitors_options_copied", func(m *purramcp.CatalogMonitor) *mcp.Client {
+			return mcp.NewClient(impl, purramcp.ClientOptionsOf(m, nil))
 		}, purramcp.CodeBindingInvalid},
-		{"retries_enabled_again", func(m *purramcp.CatalogMonitor) *mcp.ClientOptions {
-			opts := m.ClientOptions(nil)
-			opts.MultiRoundTrip = nil
-			return opts
+		{"another_monitors_client", func(*purramcp.CatalogMonitor) *mcp.Client {
+			return purramcp.NewCatalogMonitor().NewClient(impl, nil)
 		}, purramcp.CodeBindingInvalid},
-		{"handler_replaced", func(m *purramcp.CatalogMonitor) *mcp.ClientOptions {
-			opts := m.ClientOptions(nil)
-			opts.ToolListChangedHandler = func(context.Context, *mcp.ToolListChangedRequest) {}
-			return opts
-		}, purramcp.CodeBindingInvalid},
-		{"wired", func(m *purramcp.CatalogMonitor) *mcp.ClientOptions { return m.ClientOptions(nil) }, ""},
-		{"wired_second_options", func(m *purramcp.CatalogMonitor) *mcp.ClientOptions {
-			_ = m.ClientOptions(nil)
-			return m.ClientOptions(&mcp.ClientOptions{})
+		{"wired", func(m *purramcp.CatalogMonitor) *mcp.Client { return m.NewClient(impl, nil) }, ""},
+		{"wired_host_options", func(m *purramcp.CatalogMonitor) *mcp.Client {
+			return m.NewClient(impl, &mcp.ClientOptions{MultiRoundTrip: &mcp.MultiRoundTripOptions{}})
+		}, ""},
+		{"wired_second_client", func(m *purramcp.CatalogMonitor) *mcp.Client {
+			_ = m.NewClient(impl, nil)
+			return m.NewClient(impl, &mcp.ClientOptions{})
 		}, ""},
 	} {
 		t.Run(tc.id+"/Connect", func(t *testing.T) {
@@ -496,18 +493,16 @@ func threatClientBuiltWithOtherOptions(t *testing.T) {
 			t.Run("session", func(t *testing.T) {
 				ct := serveInMemory(t, newSDKServer(t, nil, f.Tool))
 				monitor := purramcp.NewCatalogMonitor()
-				client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, tc.opts(monitor))
-				cs, err := monitor.Connect(t.Context(), client, ct, nil)
+				cs, err := monitor.Connect(t.Context(), tc.client(monitor), ct, nil)
+				if cs != nil {
+					t.Cleanup(func() { _ = cs.Close() })
+				}
 				if got := purramcp.CodeOf(err); got != tc.want {
 					t.Errorf("T10 %s: Connect: got %q, want %q", tc.id, got, tc.want)
 				}
-				if tc.want != "" {
-					if cs != nil {
-						t.Errorf("T10 %s: no mis-wired session is returned: got %v, want nil", tc.id, cs)
-					}
-					return
+				if tc.want != "" && cs != nil {
+					t.Errorf("T10 %s: no mis-wired session is returned: got one, want nil", tc.id)
 				}
-				t.Cleanup(func() { _ = cs.Close() })
 			})
 		})
 		t.Run(tc.id+"/Attach", func(t *testing.T) {
@@ -515,8 +510,7 @@ func threatClientBuiltWithOtherOptions(t *testing.T) {
 			t.Run("session", func(t *testing.T) {
 				ct := serveInMemory(t, newSDKServer(t, nil, f.Tool))
 				monitor := purramcp.NewCatalogMonitor()
-				client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, tc.opts(monitor))
-				cs, err := client.Connect(t.Context(), monitor.Transport(ct), nil)
+				cs, err := tc.client(monitor).Connect(t.Context(), monitor.Transport(ct), nil)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -596,7 +590,7 @@ func threatHTTPSessionLost(t *testing.T) {
 	}))
 	defer ts.Close()
 	monitor := purramcp.NewCatalogMonitor()
-	client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, monitor.ClientOptions(nil))
+	client := monitor.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, nil)
 	cs, err := monitor.Connect(t.Context(), client,
 		&mcp.StreamableClientTransport{Endpoint: ts.URL, MaxRetries: -1}, nil)
 	if err != nil {
@@ -639,7 +633,7 @@ func threatHTTPSessionLost(t *testing.T) {
 }
 
 // startReference connects s with purra-mcp 1.0.0's reference wiring (the
-// monitor's ClientOptions, client.Connect without the monitor's Transport,
+// monitor's client, client.Connect without the monitor's Transport,
 // Attach) in memory; everything closes at t's cleanup.
 func startReference(t *testing.T, s *rawServer) sessionHarness {
 	t.Helper()
@@ -652,7 +646,7 @@ func startReference(t *testing.T, s *rawServer) sessionHarness {
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	go s.serve()
 	monitor := purramcp.NewCatalogMonitor()
-	client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, monitor.ClientOptions(nil))
+	client := monitor.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, nil)
 	cs, err := client.Connect(context.Background(), ct, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -206,7 +206,7 @@ func threatTTLCache(t *testing.T) {
 	}
 }
 
-// TestThreatT17_NoServerInitiatedRequests: CatalogMonitor.ClientOptions
+// TestThreatT17_NoServerInitiatedRequests: a CatalogMonitor.NewClient client
 // advertises no roots, sampling or elicitation capability (go-sdk's own
 // default, for nil Capabilities, advertises roots), and the requests a server
 // might send to pull data or costs from the host get nothing: go-sdk refuses
@@ -280,7 +280,7 @@ func TestThreatT17_NoServerInitiatedRequests(t *testing.T) {
 	}
 
 	own := &mcp.ClientCapabilities{RootsV2: &mcp.RootCapabilities{ListChanged: true}}
-	opts := purramcp.NewCatalogMonitor().ClientOptions(&mcp.ClientOptions{Capabilities: own})
+	opts := purramcp.ClientOptionsOf(purramcp.NewCatalogMonitor(), &mcp.ClientOptions{Capabilities: own})
 	if opts.Capabilities != own {
 		t.Errorf("T17: a host's own capabilities are kept: got %v, want %v", opts.Capabilities, own)
 	}

@@ -69,7 +69,7 @@ func TestRun_HostTransportUnauthorized(t *testing.T) {
 			defer cancel()
 
 			monitor := purramcp.NewCatalogMonitor()
-			client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, monitor.ClientOptions(nil))
+			client := monitor.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, nil)
 			cs, err := monitor.Connect(ctx, client, &mcp.StreamableClientTransport{Endpoint: hs.URL,
 				HTTPClient: &http.Client{Transport: rt}}, nil)
 			if err != nil {

@@ -2,59 +2,87 @@ package purramcp
 
 import (
 	"context"
-	"reflect"
-	"unsafe"
+	"sync"
+	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // The wiring check: Attach and Connect accept a session only when its
-// client carries this monitor's ClientOptions, checked on the client itself
-// rather than on a record that ClientOptions was called (a host may call it
-// and then build its client with other options: go-sdk would then re-send
-// tools/call for inputRequests and no list change would count). go-sdk
-// exposes neither a session's client nor a client's options, so the check
-// reads them (go-sdk v1.8.0's ClientSession.client and Client.opts) without
-// calling or changing anything: the client's ToolListChangedHandler must be
-// one that this monitor's ClientOptions returned, and its multi-round-trip
-// retries must be disabled and its Capabilities set, as ClientOptions left
-// them. Any other shape, a go-sdk whose fields differ included, fails the
-// check (mcp_binding_invalid), never passes it.
+// client was built by this monitor's NewClient, known by construction.
+// NewClient installs a sending middleware that records the session of every
+// request the client sends; every session go-sdk connects sends its
+// handshake (initialize, or server/discover) through it before
+// client.Connect returns, so a session of one of this monitor's clients is
+// recorded before the host can attach it, and a session of any other client
+// (the host's own, or another monitor's) never is. A client's options
+// cannot change once go-sdk has built it, so a recorded session carries the
+// options NewClient applied.
 
-// funcIdentity is the identity of a func value: the closure it points to.
-func funcIdentity(fn *func(ctx context.Context, req *mcp.ToolListChangedRequest)) unsafe.Pointer {
-	return *(*unsafe.Pointer)(unsafe.Pointer(fn))
+// maxUnattached is how many sessions a monitor recognises before one is
+// attached: the last ones its clients connected. A monitor serves one
+// session, so a host that connects more before attaching one is mis-wired.
+const maxUnattached = 4
+
+// sessionRecord is a monitor's record of the sessions its clients
+// connected. Once a session is attached it records nothing more.
+type sessionRecord struct {
+	// attached is set once a session was attached; the middleware then
+	// only passes requests on.
+	attached atomic.Bool
+	// mu guards seen and next: a ring of the last sessions seen.
+	mu   sync.Mutex
+	seen [maxUnattached]*mcp.ClientSession
+	next int
 }
 
-// clientOf returns session's client as an addressable struct, or false.
-func clientOf(session *mcp.ClientSession) (reflect.Value, bool) {
-	c := reflect.ValueOf(session).Elem().FieldByName("client")
-	if !c.IsValid() || c.Kind() != reflect.Pointer || c.IsNil() || c.Elem().Kind() != reflect.Struct {
-		return reflect.Value{}, false
+// middleware is the sending middleware NewClient installs: it records the
+// session of each request, until a session is attached.
+func (r *sessionRecord) middleware(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if !r.attached.Load() && req != nil {
+			if cs, ok := req.GetSession().(*mcp.ClientSession); ok && cs != nil {
+				r.note(cs)
+			}
+		}
+		return next(ctx, method, req)
 	}
-	return c.Elem(), true
 }
 
-// wiredBy reports whether client, an addressable mcp.Client, carries
-// options that ClientOptions made with one of handlers (their
-// ToolListChangedHandler identities).
-func wiredBy(client reflect.Value, handlers []unsafe.Pointer) bool {
-	opts := client.FieldByName("opts")
-	if !opts.IsValid() || opts.Type() != reflect.TypeFor[mcp.ClientOptions]() {
-		return false
+// note records cs, unless it is recorded already or a session was attached;
+// the oldest record makes way when the ring is full.
+func (r *sessionRecord) note(cs *mcp.ClientSession) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.attached.Load() {
+		return
 	}
-	h := opts.FieldByName("ToolListChangedHandler")
-	mrt := opts.FieldByName("MultiRoundTrip")
-	if h.IsNil() || mrt.IsNil() || !mrt.Elem().FieldByName("Disabled").Bool() || opts.FieldByName("Capabilities").IsNil() {
-		return false
+	for _, s := range r.seen {
+		if s == cs {
+			return
+		}
 	}
-	// h is addressable (a field of the client the pointer reaches) and
-	// only read.
-	got := *(*unsafe.Pointer)(unsafe.Pointer(h.UnsafeAddr()))
-	for _, want := range handlers {
-		if got == want {
+	r.seen[r.next] = cs
+	r.next = (r.next + 1) % maxUnattached
+}
+
+// has reports whether cs is a recorded session.
+func (r *sessionRecord) has(cs *mcp.ClientSession) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, s := range r.seen {
+		if s == cs {
 			return true
 		}
 	}
 	return false
+}
+
+// attach records that a session was attached: nothing is recorded any more
+// and the record is dropped.
+func (r *sessionRecord) attach() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.attached.Store(true)
+	r.seen = [maxUnattached]*mcp.ClientSession{}
 }

@@ -18,11 +18,11 @@ import (
 	"purra.dev/purramcp/internal/jssize"
 )
 
-// TestMonitor_AttachRequiresWiring: a session whose client was built
-// without the monitor's ClientOptions fails Attach with mcp_binding_invalid
-// (and so can never be discovered over); one connected without the
-// monitor's Transport is accepted, as the reference wiring is; a monitor's transport connects one session; a nil transport fails
-// to connect.
+// TestMonitor_AttachRequiresWiring: a session whose client the monitor did
+// not build (NewClient) fails Attach with mcp_binding_invalid (and so can
+// never be discovered over); one connected without the monitor's Transport
+// is accepted, as the reference wiring is; a monitor's transport connects
+// one session; a nil transport fails to connect.
 func TestMonitor_AttachRequiresWiring(t *testing.T) {
 	leakChecked(t, "wiring", attachRequiresWiring)
 }
@@ -30,31 +30,32 @@ func TestMonitor_AttachRequiresWiring(t *testing.T) {
 func attachRequiresWiring(t *testing.T) {
 	f := loadMCPFixture(t)
 	srv := newSDKServer(t, nil, f.Tool)
-	connect := func(opts func(*purramcp.CatalogMonitor) *mcp.ClientOptions, wrap bool) (*purramcp.CatalogMonitor, error) {
+	impl := &mcp.Implementation{Name: "host", Version: "1"}
+	connect := func(client func(*purramcp.CatalogMonitor) *mcp.Client, wrap bool) (*purramcp.CatalogMonitor, error) {
 		ct := serveInMemory(t, srv)
 		monitor := purramcp.NewCatalogMonitor()
 		var transport mcp.Transport = ct
 		if wrap {
 			transport = monitor.Transport(ct)
 		}
-		cs, err := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, opts(monitor)).Connect(t.Context(), transport, nil)
+		cs, err := client(monitor).Connect(t.Context(), transport, nil)
 		require.NoError(t, err)
 		t.Cleanup(func() { _ = cs.Close() })
 		return monitor, monitor.Attach(cs)
 	}
-	own := func(*purramcp.CatalogMonitor) *mcp.ClientOptions { return &mcp.ClientOptions{} }
-	wired := func(m *purramcp.CatalogMonitor) *mcp.ClientOptions { return m.ClientOptions(nil) }
+	own := func(*purramcp.CatalogMonitor) *mcp.Client { return mcp.NewClient(impl, &mcp.ClientOptions{}) }
+	wired := func(m *purramcp.CatalogMonitor) *mcp.Client { return m.NewClient(impl, nil) }
 	for id, tc := range map[string]struct {
-		opts func(*purramcp.CatalogMonitor) *mcp.ClientOptions
-		wrap bool
-		want string
+		client func(*purramcp.CatalogMonitor) *mcp.Client
+		wrap   bool
+		want   string
 	}{
 		"no_client_options": {own, true, "mcp_binding_invalid"},
 		"no_bounding_layer": {wired, false, ""},
 		"neither":           {own, false, "mcp_binding_invalid"},
 		"wired":             {wired, true, ""},
 	} {
-		monitor, err := connect(tc.opts, tc.wrap)
+		monitor, err := connect(tc.client, tc.wrap)
 		assert.Equal(t, tc.want, purramcp.CodeOf(err), id)
 		if tc.want != "" {
 			assert.Equal(t, "mcp_not_initialized", purramcp.CodeOf(monitor.Check(0)), "%s: the monitor accepted nothing", id)
@@ -77,6 +78,69 @@ func attachRequiresWiring(t *testing.T) {
 	require.NoError(t, conn.Close())
 	_, err = purramcp.NewCatalogMonitor().Transport(nil).Connect(t.Context())
 	assert.Error(t, err, "nil transport")
+}
+
+// TestMonitor_AttachAnotherMonitorsSession: the wiring is known by
+// construction, per monitor. A session of a client monitor a built fails
+// Attach on monitor b (mcp_binding_invalid; b accepts nothing and stays
+// free), whether it was connected through b's Transport or not, and
+// monitor a then attaches it; b then attaches a session of its own client.
+func TestMonitor_AttachAnotherMonitorsSession(t *testing.T) {
+	leakChecked(t, "another_monitor", func(t *testing.T) {
+		f := loadMCPFixture(t)
+		for _, throughB := range []bool{false, true} {
+			a, b := purramcp.NewCatalogMonitor(), purramcp.NewCatalogMonitor()
+			ct := serveInMemory(t, newSDKServer(t, nil, f.Tool))
+			var transport mcp.Transport = ct
+			if throughB {
+				transport = b.Transport(ct)
+			}
+			cs, err := a.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, nil).Connect(t.Context(), transport, nil)
+			require.NoError(t, err)
+			t.Cleanup(func() { _ = cs.Close() })
+			assert.Equal(t, "mcp_binding_invalid", purramcp.CodeOf(b.Attach(cs)), "through b's Transport: %v", throughB)
+			assert.Equal(t, "mcp_not_initialized", purramcp.CodeOf(b.Check(0)), "b accepted nothing")
+			assert.Equal(t, "mcp_binding_invalid", purramcp.CodeOf(b.Attach(cs)), "still refused")
+			require.NoError(t, a.Attach(cs), "the monitor that built the client attaches its session")
+			assert.NoError(t, a.Check(0))
+
+			if throughB {
+				continue // b's Transport is spent on a's session
+			}
+			// b is still free: its own client's session attaches.
+			cs2, err := b.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, nil).
+				Connect(t.Context(), serveInMemory(t, newSDKServer(t, nil, f.Tool)), nil)
+			require.NoError(t, err)
+			t.Cleanup(func() { _ = cs2.Close() })
+			assert.NoError(t, b.Attach(cs2))
+		}
+	})
+}
+
+// TestMonitor_AttachRecognisesLastSessions: before one is attached, a
+// monitor recognises the last four sessions its clients connected: of five,
+// the first fails mcp_binding_invalid and the last attaches; then every
+// other session fails mcp_protocol_conflict, and the attached one attaches
+// again.
+func TestMonitor_AttachRecognisesLastSessions(t *testing.T) {
+	leakChecked(t, "last_sessions", func(t *testing.T) {
+		srv := newSDKServer(t, nil, loadMCPFixture(t).Tool)
+		monitor := purramcp.NewCatalogMonitor()
+		client := monitor.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, nil)
+		var sessions []*mcp.ClientSession
+		for range 5 {
+			cs, err := client.Connect(t.Context(), serveInMemory(t, srv), nil)
+			require.NoError(t, err)
+			t.Cleanup(func() { _ = cs.Close() })
+			sessions = append(sessions, cs)
+		}
+		assert.Equal(t, "mcp_binding_invalid", purramcp.CodeOf(monitor.Attach(sessions[0])), "forgotten")
+		require.NoError(t, monitor.Attach(sessions[4]))
+		for i, cs := range sessions[:4] {
+			assert.Equal(t, "mcp_protocol_conflict", purramcp.CodeOf(monitor.Attach(cs)), "session %d", i)
+		}
+		assert.NoError(t, monitor.Attach(sessions[4]), "attached again")
+	})
 }
 
 // knownCodes are every code Run may give a fuzzed answer.
@@ -198,13 +262,13 @@ func serveInMemory(t *testing.T, srv *sdkServer) mcp.Transport {
 }
 
 // referenceWired connects a client to srv in memory with purra-mcp 1.0.0's
-// wiring (the monitor's ClientOptions, client.Connect without Transport,
-// Attach); the session closes at t's cleanup.
+// wiring (the monitor's client, client.Connect without Transport, Attach);
+// the session closes at t's cleanup.
 func referenceWired(t *testing.T, srv *sdkServer) (*purramcp.CatalogMonitor, *mcp.Client, *mcp.ClientSession) {
 	t.Helper()
 	ct := serveInMemory(t, srv)
 	monitor := purramcp.NewCatalogMonitor()
-	client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, monitor.ClientOptions(nil))
+	client := monitor.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, nil)
 	cs, err := client.Connect(t.Context(), ct, nil)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = cs.Close() })
@@ -213,7 +277,7 @@ func referenceWired(t *testing.T, srv *sdkServer) (*purramcp.CatalogMonitor, *mc
 }
 
 // TestMonitor_ReferenceWiringWithoutTransport: the wiring of purra-mcp
-// 1.0.0's contract (ClientOptions, Connect, Attach, no Transport) still
+// 1.0.0's contract (the monitor's client, Connect, Attach, no Transport) still
 // discovers and calls, and every result limit still holds after decoding.
 func TestMonitor_ReferenceWiringWithoutTransport(t *testing.T) {
 	f := loadMCPFixture(t)
@@ -256,7 +320,7 @@ func TestMonitor_RequireTransport(t *testing.T) {
 			ct := serveInMemory(t, srv)
 			monitor := purramcp.NewCatalogMonitor()
 			monitor.RequireTransport()
-			client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, monitor.ClientOptions(nil))
+			client := monitor.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, nil)
 			var transport mcp.Transport = ct
 			if tc.bounded {
 				transport = monitor.Transport(ct)
@@ -270,8 +334,9 @@ func TestMonitor_RequireTransport(t *testing.T) {
 }
 
 // TestMonitor_Connect: Connect wires the bounding layer and attaches; a
-// client the monitor did not configure fails mcp_binding_invalid and its
-// session is closed (the server sees it end); a second Connect fails
+// client the monitor did not build (the host's own, or another monitor's)
+// fails mcp_binding_invalid and its session is closed (the server sees it
+// end); a second Connect fails
 // mcp_protocol_conflict; a nil client or transport
 // fails mcp_binding_invalid without connecting; a connection that fails
 // returns go-sdk's error, not a code.
@@ -281,7 +346,7 @@ func TestMonitor_Connect(t *testing.T) {
 		srv := newSDKServer(t, nil, f.Tool)
 		ct := serveInMemory(t, srv)
 		monitor := purramcp.NewCatalogMonitor()
-		client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, monitor.ClientOptions(nil))
+		client := monitor.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, nil)
 		cs, err := monitor.Connect(t.Context(), client, ct, nil)
 		require.NoError(t, err)
 		t.Cleanup(func() { _ = cs.Close() })
@@ -301,27 +366,36 @@ func TestMonitor_Connect(t *testing.T) {
 		assert.Equal(t, "mcp_protocol_conflict", purramcp.CodeOf(err))
 		assert.NoError(t, monitor.Attach(cs), "a refused Connect leaves the monitor as it was")
 	})
-	t.Run("client_without_ClientOptions", func(t *testing.T) {
-		srv := newSDKServer(t, nil, f.Tool)
-		st, ct := mcp.NewInMemoryTransports()
-		ss, err := srv.MCP.Connect(t.Context(), st, nil)
-		require.NoError(t, err)
-		monitor := purramcp.NewCatalogMonitor()
-		client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, nil)
-		cs, err := monitor.Connect(t.Context(), client, ct, nil)
-		assert.Nil(t, cs)
-		assert.Equal(t, "mcp_binding_invalid", purramcp.CodeOf(err))
-		done := make(chan error, 1)
-		go func() { done <- ss.Wait() }()
-		select {
-		case <-done: // Connect closed the mis-wired session
-		case <-time.After(waitFor):
-			t.Fatal("the mis-wired session was left open")
-		}
-	})
+	for id, client := range map[string]func() *mcp.Client{
+		"client_without_NewClient": func() *mcp.Client {
+			return mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, nil)
+		},
+		"another_monitors_client": func() *mcp.Client {
+			return purramcp.NewCatalogMonitor().NewClient(&mcp.Implementation{Name: "host", Version: "1"}, nil)
+		},
+	} {
+		t.Run(id, func(t *testing.T) {
+			srv := newSDKServer(t, nil, f.Tool)
+			st, ct := mcp.NewInMemoryTransports()
+			ss, err := srv.MCP.Connect(t.Context(), st, nil)
+			require.NoError(t, err)
+			monitor := purramcp.NewCatalogMonitor()
+			cs, err := monitor.Connect(t.Context(), client(), ct, nil)
+			assert.Nil(t, cs)
+			assert.Equal(t, "mcp_binding_invalid", purramcp.CodeOf(err))
+			assert.Equal(t, "mcp_not_initialized", purramcp.CodeOf(monitor.Check(0)), "the monitor accepted nothing")
+			done := make(chan error, 1)
+			go func() { done <- ss.Wait() }()
+			select {
+			case <-done: // Connect closed the mis-wired session
+			case <-time.After(waitFor):
+				t.Fatal("the mis-wired session was left open")
+			}
+		})
+	}
 	t.Run("nil_arguments", func(t *testing.T) {
 		monitor := purramcp.NewCatalogMonitor()
-		client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, monitor.ClientOptions(nil))
+		client := monitor.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, nil)
 		_, err := monitor.Connect(t.Context(), nil, &mcp.InMemoryTransport{}, nil)
 		assert.Equal(t, "mcp_binding_invalid", purramcp.CodeOf(err))
 		_, err = monitor.Connect(t.Context(), client, nil, nil)
@@ -329,7 +403,7 @@ func TestMonitor_Connect(t *testing.T) {
 	})
 	t.Run("connection_fails", func(t *testing.T) {
 		monitor := purramcp.NewCatalogMonitor()
-		client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, monitor.ClientOptions(nil))
+		client := monitor.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, nil)
 		cmd := exec.Command("/nonexistent/purramcp-server")
 		_, err := monitor.Connect(t.Context(), client, &mcp.CommandTransport{Command: cmd}, nil)
 		require.Error(t, err)

@@ -116,7 +116,7 @@ func uniqueLeavesCatalog() (*mcp.Server, map[string]purramcp.ToolBinding) {
 // connectInMemory connects a client to server over
 // mcp.NewInMemoryTransports at version ("" = go-sdk's default) and fails
 // unless that version is negotiated. When monitored, it uses the production wiring (the monitor's
-// ClientOptions, Transport and Attach), or purra-mcp 1.0.0's reference
+// client, Transport and Attach), or purra-mcp 1.0.0's reference
 // wiring without Transport when version ends in " reference". close ends
 // both sides.
 func connectInMemory(server *mcp.Server, version string, monitored bool) (
@@ -127,12 +127,12 @@ func connectInMemory(server *mcp.Server, version string, monitored bool) (
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	var opts *mcp.ClientOptions
+	impl := &mcp.Implementation{Name: "host", Version: "1"}
+	client := mcp.NewClient(impl, nil)
 	if monitored {
 		monitor = purramcp.NewCatalogMonitor()
-		opts = monitor.ClientOptions(nil)
+		client = monitor.NewClient(impl, nil)
 	}
-	client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, opts)
 	var transport mcp.Transport = ct
 	if monitored && !reference {
 		transport = monitor.Transport(ct)

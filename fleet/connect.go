@@ -209,7 +209,7 @@ func dial(ctx context.Context, sc ServerConfig, ring *stderrRing, timeout time.D
 	if sc.LegacyProtocols {
 		c.monitor.AcceptLegacyProtocols()
 	}
-	client := mcp.NewClient(info, c.monitor.ClientOptions(copts))
+	client := c.monitor.NewClient(info, copts)
 	session, err := c.monitor.Connect(ctx, client, t, &mcp.ClientSessionOptions{ProtocolVersion: pin})
 	if err != nil {
 		de := &dialError{err: err, offered: c.monitor.OfferedVersion()}

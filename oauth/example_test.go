@@ -56,7 +56,7 @@ func Example() {
 	base := &http.Transport{}
 	defer base.CloseIdleConnections()
 	monitor := purramcp.NewCatalogMonitor()
-	client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, monitor.ClientOptions(nil))
+	client := monitor.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, nil)
 	session, err := monitor.Connect(ctx, client, &mcp.StreamableClientTransport{Endpoint: srv.URL,
 		HTTPClient: &http.Client{Transport: &oauth.Transport{Base: base, Keeper: keeper}}}, nil)
 	if err != nil {

@@ -2,8 +2,8 @@
 // agent-framework integrations built on purramcp.
 //
 // [Start] serves the given tools from a real go-sdk server over
-// mcp.NewInMemoryTransports, connects a client built with the monitor's
-// ClientOptions, attaches the monitor and closes everything when the test
+// mcp.NewInMemoryTransports, connects a client the monitor built
+// ([purramcp.CatalogMonitor.NewClient]), attaches the monitor and closes everything when the test
 // ends. The server counts the requests it receives, so a test can assert
 // that exactly one tools/call reached it per model tool call:
 //
@@ -60,8 +60,9 @@ type Options struct {
 	// ProtocolVersion is the version the client asks for; "" is go-sdk's
 	// default (2026-07-28).
 	ProtocolVersion string
-	// Client is the host's own client options, composed with the monitor's
-	// through [purramcp.CatalogMonitor.ClientOptions]; nil means none.
+	// Client is the host's own client options, which
+	// [purramcp.CatalogMonitor.NewClient] composes with the monitor's; nil
+	// means none.
 	Client *mcp.ClientOptions
 	// Server is the server's options; nil advertises the tools capability
 	// with listChanged.
@@ -114,8 +115,8 @@ func NewServer(opts Options, tools ...Tool) *Server {
 }
 
 // Connect connects server in memory to a new client session with the
-// production wiring: a fresh monitor's ClientOptions (composed with
-// opts.Client), its Transport and Attach. When opts.ProtocolVersion is set,
+// production wiring: a client a fresh monitor built (with opts.Client),
+// its Transport and Attach. When opts.ProtocolVersion is set,
 // it fails tb unless that version is the one negotiated. opts.Server is
 // not used. Both sessions are closed when tb's test ends; any failure
 // fails tb at once.
@@ -127,8 +128,7 @@ func Connect(tb testing.TB, server *mcp.Server, opts Options) (*mcp.ClientSessio
 		tb.Fatalf("purramcptest: server connect: %v", err)
 	}
 	monitor := purramcp.NewCatalogMonitor()
-	client := mcp.NewClient(&mcp.Implementation{Name: "purramcptest-host", Version: "1"},
-		monitor.ClientOptions(opts.Client))
+	client := monitor.NewClient(&mcp.Implementation{Name: "purramcptest-host", Version: "1"}, opts.Client)
 	cs, err := client.Connect(context.Background(), monitor.Transport(clientTransport),
 		&mcp.ClientSessionOptions{ProtocolVersion: opts.ProtocolVersion})
 	if err != nil {

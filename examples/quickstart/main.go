@@ -81,8 +81,7 @@ type tour struct {
 func (t *tour) connect(transport mcp.Transport) (*mcp.ClientSession, error) {
 	fmt.Fprintln(t.w, "1. Connect, wired as in the README")
 	t.monitor = purramcp.NewCatalogMonitor()
-	client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"},
-		t.monitor.ClientOptions(nil))
+	client := t.monitor.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, nil)
 	// Connect wraps the transport in the monitor's bounding layer, connects
 	// and attaches; a mis-wired client fails here, its session closed.
 	session, err := t.monitor.Connect(t.ctx, client, transport, nil)

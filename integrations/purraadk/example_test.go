@@ -54,7 +54,7 @@ func Example() {
 		panic(err)
 	}
 	monitor := purramcp.NewCatalogMonitor()
-	client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, monitor.ClientOptions(nil))
+	client := monitor.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, nil)
 	session, err := monitor.Connect(ctx, client, clientT, nil) // bounding layer, connect, attach
 	if err != nil {
 		panic(err)

@@ -71,7 +71,7 @@ func docsSession(ctx context.Context, monitor *purramcp.CatalogMonitor) (*mcp.Cl
 		})
 	serverTransport, clientTransport := mcp.NewInMemoryTransports()
 	serverSession, _ := server.Connect(ctx, serverTransport, nil)
-	client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, monitor.ClientOptions(nil))
+	client := monitor.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, nil)
 	session, err := monitor.Connect(ctx, client, clientTransport, nil) // bounding layer, connect, attach
 	if err != nil {
 		panic(err)

@@ -71,7 +71,7 @@ func Example() {
 	defer ss.Wait()
 
 	monitor := purramcp.NewCatalogMonitor()
-	client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, monitor.ClientOptions(nil))
+	client := monitor.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, nil)
 	session, err := monitor.Connect(ctx, client, ct, &mcp.ClientSessionOptions{ProtocolVersion: purramcp.ProtocolVersion20251125})
 	if err != nil {
 		panic(err)

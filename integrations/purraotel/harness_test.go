@@ -110,7 +110,7 @@ func sessionWith(t testing.TB, s *server, opts purramcp.DiscoveryOptions) *purra
 	ss, err := s.srv.Connect(context.Background(), st, nil)
 	require.NoError(t, err)
 	m := purramcp.NewCatalogMonitor()
-	client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, m.ClientOptions(nil))
+	client := m.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, nil)
 	cs, err := m.Connect(context.Background(), client, ct, &mcp.ClientSessionOptions{ProtocolVersion: purramcp.ProtocolVersion20251125})
 	require.NoError(t, err)
 	t.Cleanup(func() {

@@ -123,7 +123,7 @@ func connectOver(t *testing.T, s *server, transport, version string) (*purramcp.
 		ct = &mcp.StreamableClientTransport{Endpoint: hs.URL, HTTPClient: &http.Client{Transport: hc}}
 	}
 	m := purramcp.NewCatalogMonitor()
-	client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, m.ClientOptions(nil))
+	client := m.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, nil)
 	cs, err := m.Connect(context.Background(), client, ct, &mcp.ClientSessionOptions{ProtocolVersion: version})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = cs.Close() })

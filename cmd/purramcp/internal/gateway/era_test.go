@@ -74,7 +74,7 @@ func TestHTTP_ProgressBothEras(t *testing.T) {
 	ss, err := u.server.Connect(ctx, st, nil)
 	require.NoError(t, err)
 	monitor := purramcp.NewCatalogMonitor()
-	up, err := monitor.Connect(ctx, mcp.NewClient(&mcp.Implementation{Name: "fleet", Version: "1"}, monitor.ClientOptions(nil)), ct, nil)
+	up, err := monitor.Connect(ctx, monitor.NewClient(&mcp.Implementation{Name: "fleet", Version: "1"}, nil), ct, nil)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = up.Close(); _ = ss.Wait() })
 	catalog, err := purramcp.DiscoverTools(ctx, up, "steps", map[string]purramcp.ToolBinding{"remote.steps": {

@@ -172,7 +172,7 @@ func (f *fakeFleet) connect(ctx context.Context, id string, u *upstream, prefix,
 	ss, err := u.server.Connect(ctx, killable, nil)
 	require.NoError(f.t, err)
 	monitor := purramcp.NewCatalogMonitor()
-	client := mcp.NewClient(&mcp.Implementation{Name: "fleet", Version: "1"}, monitor.ClientOptions(nil))
+	client := monitor.NewClient(&mcp.Implementation{Name: "fleet", Version: "1"}, nil)
 	cs, err := monitor.Connect(ctx, client, clientT, nil)
 	require.NoError(f.t, err)
 	catalog, err := purramcp.DiscoverTools(ctx, cs, id, bindings(prefix), purramcp.DiscoveryOptions{

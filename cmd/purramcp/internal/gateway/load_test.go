@@ -197,7 +197,7 @@ func (s loadSource) Upstreams() []gateway.Upstream {
 func gatewayTarget(t testing.TB, ctx context.Context, up *mcp.Server) *loadTarget {
 	clientT := upstreamTransport(t, ctx, up)
 	monitor := purramcp.NewCatalogMonitor()
-	client := mcp.NewClient(&mcp.Implementation{Name: "fleet", Version: "1"}, monitor.ClientOptions(nil))
+	client := monitor.NewClient(&mcp.Implementation{Name: "fleet", Version: "1"}, nil)
 	cs, err := monitor.Connect(ctx, client, clientT, nil)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = cs.Close() })

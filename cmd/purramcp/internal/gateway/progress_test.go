@@ -130,7 +130,7 @@ func progressGateway(t *testing.T, ctx context.Context) (*stepsUpstream, *mcp.Cl
 	ss, err := u.server.Connect(ctx, st, nil)
 	require.NoError(t, err)
 	monitor := purramcp.NewCatalogMonitor()
-	cs, err := monitor.Connect(ctx, mcp.NewClient(&mcp.Implementation{Name: "fleet", Version: "1"}, monitor.ClientOptions(nil)), ct, nil)
+	cs, err := monitor.Connect(ctx, monitor.NewClient(&mcp.Implementation{Name: "fleet", Version: "1"}, nil), ct, nil)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = cs.Close(); _ = ss.Wait() })
 	catalog, err := purramcp.DiscoverTools(ctx, cs, "steps", map[string]purramcp.ToolBinding{"remote.steps": {
