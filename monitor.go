@@ -199,7 +199,8 @@ func (m *CatalogMonitor) Attach(session *mcp.ClientSession) error {
 	}
 	layer := m.bounding.Layer()
 	wired := m.session == session || m.clients.has(session)
-	if !wired || layer == bounding.LayerConnecting || m.strict && layer == bounding.NoLayer {
+	if !wired || layer == bounding.LayerConnecting || layer == bounding.LayerConnected && !m.bounding.Carries(session) ||
+		m.strict && layer == bounding.NoLayer {
 		m.mu.Unlock()
 		return fail(CodeBindingInvalid)
 	}

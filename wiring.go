@@ -6,6 +6,8 @@ import (
 	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"purra.dev/purramcp/internal/bounding"
 )
 
 // The wiring check: Attach and Connect accept a session only when its
@@ -17,7 +19,10 @@ import (
 // recorded before the host can attach it, and a session of any other client
 // (the host's own, or another monitor's) never is. A client's options
 // cannot change once go-sdk has built it, so a recorded session carries the
-// options NewClient applied.
+// options NewClient applied. The middleware also marks each request's ctx
+// with its session (bounding.WithSession): the monitor's bounding layer
+// learns from the handshake it carries which session it connected, so that
+// Attach refuses any other once the layer is connected.
 
 // maxUnattached is how many sessions a monitor recognises before one is
 // attached: the last ones its clients connected. A monitor serves one
@@ -37,12 +42,14 @@ type sessionRecord struct {
 }
 
 // middleware is the sending middleware NewClient installs: it records the
-// session of each request, until a session is attached.
+// session of each request, and marks the request's ctx with it, until a
+// session is attached.
 func (r *sessionRecord) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		if !r.attached.Load() && req != nil {
 			if cs, ok := req.GetSession().(*mcp.ClientSession); ok && cs != nil {
 				r.note(cs)
+				ctx = bounding.WithSession(ctx, cs) // the layer learns its session
 			}
 		}
 		return next(ctx, method, req)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"net/http/httptest"
 	"os/exec"
 	"strings"
 	"testing"
@@ -140,6 +141,39 @@ func TestMonitor_AttachRecognisesLastSessions(t *testing.T) {
 			assert.Equal(t, "mcp_protocol_conflict", purramcp.CodeOf(monitor.Attach(cs)), "session %d", i)
 		}
 		assert.NoError(t, monitor.Attach(sessions[4]), "attached again")
+	})
+}
+
+// TestMonitor_AttachOnlyTheTransportsSession: once the monitor's Transport
+// connected a session, Attach accepts that session only: another session
+// of the monitor's own client, connected without the layer (whose
+// requests the layer would never see), fails mcp_binding_invalid, over
+// in-memory and streamable HTTP transports alike, and the layer's session
+// then attaches.
+func TestMonitor_AttachOnlyTheTransportsSession(t *testing.T) {
+	leakChecked(t, "layer_session", func(t *testing.T) {
+		srv := newSDKServer(t, nil, loadMCPFixture(t).Tool)
+		hs := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv.MCP }, nil))
+		tr := &http.Transport{}
+		t.Cleanup(func() { hs.Close(); tr.CloseIdleConnections() })
+		for id, bounded := range map[string]func() mcp.Transport{
+			"memory": func() mcp.Transport { return serveInMemory(t, srv) },
+			"http": func() mcp.Transport {
+				return &mcp.StreamableClientTransport{Endpoint: hs.URL, HTTPClient: &http.Client{Transport: tr}}
+			},
+		} {
+			monitor := purramcp.NewCatalogMonitor()
+			client := monitor.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, nil)
+			viaLayer, err := client.Connect(t.Context(), monitor.Transport(bounded()), nil)
+			require.NoError(t, err)
+			t.Cleanup(func() { _ = viaLayer.Close() })
+			plain, err := client.Connect(t.Context(), serveInMemory(t, srv), nil)
+			require.NoError(t, err)
+			t.Cleanup(func() { _ = plain.Close() })
+			assert.Equal(t, "mcp_binding_invalid", purramcp.CodeOf(monitor.Attach(plain)), "%s: a session the layer did not connect", id)
+			assert.Equal(t, "mcp_not_initialized", purramcp.CodeOf(monitor.Check(0)), "%s: the monitor accepted nothing", id)
+			assert.NoError(t, monitor.Attach(viaLayer), id)
+		}
 	})
 }
 

@@ -24,7 +24,7 @@ import (
 
 // layerHTTPClient returns a copy of c (nil: http.DefaultClient) whose
 // transport bounds response bodies.
-func layerHTTPClient(c *http.Client, lost *atomic.Bool, owner Owner) *http.Client {
+func layerHTTPClient(c *http.Client, l *layer, owner Owner) *http.Client {
 	var client http.Client
 	if c != nil {
 		client = *c
@@ -33,15 +33,15 @@ func layerHTTPClient(c *http.Client, lost *atomic.Bool, owner Owner) *http.Clien
 	if inner == nil {
 		inner = http.DefaultTransport
 	}
-	client.Transport = &layerRoundTripper{inner: inner, lost: lost, owner: owner}
+	client.Transport = &layerRoundTripper{inner: inner, layer: l, owner: owner}
 	return &client
 }
 
 // layerRoundTripper is the bounding layer's http.RoundTripper.
 type layerRoundTripper struct {
 	inner http.RoundTripper
-	lost  *atomic.Bool // the layer's: the session's HTTP connection is lost
-	owner Owner        // tells a host transport's 401 from other errors
+	layer *layer // its lost is set once the session's HTTP connection is lost
+	owner Owner  // tells a host transport's 401 from other errors
 }
 
 // RoundTrip sends req and bounds the JSON or SSE body of its response,
@@ -53,6 +53,7 @@ type layerRoundTripper struct {
 // POST is rejected and an event of a stream that answers no request is
 // dropped.
 func (t *layerRoundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
+	t.layer.carry(req.Context())
 	resp, err := t.inner.RoundTrip(req)
 	switch {
 	case err != nil:
@@ -60,17 +61,17 @@ func (t *layerRoundTripper) RoundTrip(req *http.Request) (*http.Response, error)
 			return nil, &unauthorized{host: err} // not answered; the session stands
 		}
 		if req.Context().Err() == nil {
-			t.lost.Store(true)
+			t.layer.lost.Store(true)
 		}
 		return resp, err
 	case resp.StatusCode == http.StatusNotFound && req.Header.Get("Mcp-Session-Id") != "":
-		t.lost.Store(true) // the server no longer knows the session
+		t.layer.lost.Store(true) // the server no longer knows the session
 	}
 	if resp.Body == nil {
 		return resp, nil
 	}
 	budget := budgetOf(req.Context())
-	f := &bodyFilter{src: resp.Body, budget: budget, limit: maxFrameBytes, lost: t.lost}
+	f := &bodyFilter{src: resp.Body, budget: budget, limit: maxFrameBytes, lost: &t.layer.lost}
 	if budget != nil {
 		f.limit, f.path, f.items = budget.limit+frameSlack, budget.framePath, budget.items+itemSlack
 	}

@@ -244,7 +244,7 @@ func (t *layerTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	switch it := inner.(type) {
 	case *mcp.StreamableClientTransport:
 		c := *it
-		c.HTTPClient = layerHTTPClient(it.HTTPClient, &b.lost, t.owner)
+		c.HTTPClient = layerHTTPClient(it.HTTPClient, b, t.owner)
 		if c.MaxEventSize <= 0 || c.MaxEventSize > rawFrameBytes {
 			c.MaxEventSize = rawFrameBytes
 		}
@@ -269,7 +269,7 @@ func (t *layerTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 		return nil, err
 	}
 	sever, cancel := context.WithCancel(context.Background())
-	bc := &layerConn{inner: conn, owner: t.owner, severCtx: sever, severNow: cancel, closed: make(chan struct{}),
+	bc := &layerConn{inner: conn, layer: b, owner: t.owner, severCtx: sever, severNow: cancel, closed: make(chan struct{}),
 		pending: map[jsonrpc.ID]pendingCall{}}
 	if filter != nil {
 		filter.conn.Store(bc)
@@ -292,6 +292,19 @@ type layer struct {
 	// lost is set over streamable HTTP once the connection to the server
 	// is known to be gone (layerRoundTripper).
 	lost atomic.Bool
+	// carried is the session of the first request the layer carried
+	// marked with one (WithSession): the session it connected.
+	carried atomic.Pointer[mcp.ClientSession]
+}
+
+// carry records the session ctx is marked with, if it is the first.
+func (l *layer) carry(ctx context.Context) {
+	if l.carried.Load() != nil {
+		return
+	}
+	if cs, _ := ctx.Value(sessionMarkKey{}).(*mcp.ClientSession); cs != nil {
+		l.carried.CompareAndSwap(nil, cs)
+	}
 }
 
 // cancelNotifyBlocks reports whether the MCPGODEBUG setting env makes
@@ -352,6 +365,7 @@ type pendingCall struct {
 // layerConn is the connection of a bounded io, stdio or in-memory session.
 type layerConn struct {
 	inner    mcp.Connection
+	layer    *layer
 	owner    Owner           // severed when a write outlives its request
 	severCtx context.Context // done once severed
 	severNow context.CancelFunc
@@ -397,6 +411,7 @@ func (c *layerConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if c.severCtx.Err() != nil {
 		return &connBroken{errSevered}
 	}
+	c.layer.carry(ctx)
 	req, isCall := msg.(*jsonrpc.Request)
 	isCall = isCall && req.IsCall()
 	var b *frameBudget

@@ -15,9 +15,12 @@
 package bounding
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"purra.dev/purramcp/internal/codes"
 )
@@ -130,6 +133,25 @@ func (s *Session) Layer() LayerState {
 	default:
 		return LayerConnecting
 	}
+}
+
+// sessionMarkKey is the context key of WithSession.
+type sessionMarkKey struct{}
+
+// WithSession returns ctx marked with cs, the session sending a request
+// under ctx. The first marked request a layer carries names the session
+// the layer connected (Carries); the layer reads the mark from the ctx
+// go-sdk writes the request with.
+func WithSession(ctx context.Context, cs *mcp.ClientSession) context.Context {
+	return context.WithValue(ctx, sessionMarkKey{}, cs)
+}
+
+// Carries reports whether cs is the session the layer connected: the
+// session of the first marked request it carried. It is false without a
+// layer and for a nil cs.
+func (s *Session) Carries(cs *mcp.ClientSession) bool {
+	l := s.current()
+	return cs != nil && l != nil && l.carried.Load() == cs
 }
 
 // current returns the session's layer, nil when none.
