@@ -122,7 +122,7 @@ func (t *betaTool) InputSchema() anthropic.BetaToolInputSchemaParam {
 // Execute runs one call; see [Toolbox.BetaTools] for what each outcome
 // becomes.
 func (t *betaTool) Execute(ctx context.Context, input json.RawMessage) ([]anthropic.BetaToolResultBlockParamContentUnion, error) {
-	out, err := hostcore.Call(ctx, t.tb.set.Gates(), t.tb.opts.hooks(), t.def, "", input)
+	out, err := hostcore.Call(ctx, t.tb.set.Gates(), t.tb.opts, t.def, "", input)
 	if err != nil {
 		return nil, err
 	}

@@ -18,9 +18,7 @@ const CodeUnknownTool = hostcore.CodeUnknownTool
 // A Source hands out registrations: a *purramcp.Catalog, or a fleet of
 // servers (package purra.dev/purramcp/fleet), whose registrations change as
 // servers come, go and are approved.
-type Source interface {
-	Registrations() []purramcp.ToolDefinition
-}
+type Source = hostcore.Source
 
 // A Toolbox serves one source's registrations to the Anthropic SDK: to the
 // SDK's tool runner ([Toolbox.BetaTools]) or to a host's own Messages loop
@@ -119,7 +117,7 @@ func (tb *Toolbox) Dispatch(ctx context.Context, msg *anthropic.Message) ([]anth
 			blocks = append(blocks, anthropic.NewToolResultBlock(use.ID, hostcore.ErrorJSON(CodeUnknownTool), true))
 			continue
 		}
-		out, err := hostcore.Call(ctx, tb.set.Gates(), tb.opts.hooks(), def, use.ID, use.Input)
+		out, err := hostcore.Call(ctx, tb.set.Gates(), tb.opts, def, use.ID, use.Input)
 		if err != nil {
 			return nil, err
 		}

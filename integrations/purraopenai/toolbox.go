@@ -21,9 +21,7 @@ const CodeUnknownTool = hostcore.CodeUnknownTool
 // A Source hands out registrations: a *purramcp.Catalog, or a fleet of
 // servers (package purra.dev/purramcp/fleet), whose registrations change as
 // servers come, go and are approved.
-type Source interface {
-	Registrations() []purramcp.ToolDefinition
-}
+type Source = hostcore.Source
 
 // A Toolbox serves one source's registrations to an OpenAI host loop. It
 // reads the source when it is made and at each [Toolbox.Refresh]; its
@@ -162,7 +160,7 @@ func (tb *Toolbox) RunCall(ctx context.Context, callID, name, arguments string) 
 	if arguments != "" {
 		args = json.RawMessage(arguments)
 	}
-	out, err := hostcore.Call(ctx, tb.set.Gates(), tb.opts.hooks(), def, callID, args)
+	out, err := hostcore.Call(ctx, tb.set.Gates(), tb.opts, def, callID, args)
 	if err != nil {
 		return "", err
 	}

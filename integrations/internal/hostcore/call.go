@@ -19,14 +19,17 @@ const CodeUnknownTool = "unknown_tool"
 // escaping.
 func ErrorJSON(code string) string { return `{"error":"` + code + `"}` }
 
-// Hooks are the host's two hooks that every integration's Options carries.
+// Hooks are the host's two hooks that every integration's Options carries;
+// purraanthropic.Options and purraopenai.Options are this type.
 type Hooks struct {
 	// Call, when set, returns the ToolContext of one call of def; callID is
-	// the framework's call id, "" where it has none.
+	// the framework's call id, "" where it has none. Whatever Call returns,
+	// ToolName is set to def.Name, and CallID to callID when callID is not
+	// empty ([Hooks.ToolContext]).
 	Call func(ctx context.Context, callID string, def purramcp.ToolDefinition) purramcp.ToolContext
-	// OnHostError, when set, is told the host's own error whenever Run
-	// fails with one (anything but [purramcp.ErrCanceled]); it may be called
-	// concurrently.
+	// OnHostError, when set, is told the tool's name and the host's own
+	// error whenever Run fails with one (anything but
+	// [purramcp.ErrCanceled]); it may be called concurrently.
 	OnHostError func(ctx context.Context, tool string, err error)
 }
 
