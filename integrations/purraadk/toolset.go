@@ -36,9 +36,7 @@ type Options struct {
 // A Source hands out registrations: a *purramcp.Catalog, or a fleet of
 // servers (package purra.dev/purramcp/fleet), whose registrations change as
 // servers come, go and are approved.
-type Source interface {
-	Registrations() []purramcp.ToolDefinition
-}
+type Source = hostcore.Source
 
 // A Toolset is an ADK tool.Toolset serving one source's registrations: one
 // tool per registration, with the registration's name, description and
@@ -94,11 +92,7 @@ func (ts *Toolset) Tools(agent.ReadonlyContext) ([]tool.Tool, error) {
 	defs := l.Defs()
 	tools := make([]tool.Tool, len(defs))
 	for i, def := range defs {
-		t := &functionTool{def: def, ts: ts, description: def.Description}
-		if ts.opts.Describe != nil {
-			t.description = ts.opts.Describe(def)
-		}
-		tools[i] = t
+		tools[i] = &functionTool{def: def, ts: ts, description: hostcore.Description(ts.opts.Describe, def)}
 	}
 	return tools, nil
 }

@@ -49,9 +49,7 @@ func UnknownTool(context.Context, string, string) (string, error) {
 // A Source hands out registrations: a *purramcp.Catalog, or a fleet of
 // servers (package purra.dev/purramcp/fleet), whose registrations change as
 // servers come, go and are approved.
-type Source interface {
-	Registrations() []purramcp.ToolDefinition
-}
+type Source = hostcore.Source
 
 // A Toolset serves one source's registrations as Eino tools. Eino fixes a
 // ToolsNode's or an agent's tools when it is built and takes a fresh list
@@ -113,11 +111,7 @@ func (ts *Toolset) tools(l *hostcore.List) ([]tool.BaseTool, error) {
 		if err != nil {
 			return nil, fmt.Errorf("purraeino: tool %q: %w", def.Name, err)
 		}
-		t := &invokable{def: def, ts: ts, description: def.Description, params: params}
-		if ts.opts.Describe != nil {
-			t.description = ts.opts.Describe(def)
-		}
-		out[i] = t
+		out[i] = &invokable{def: def, ts: ts, description: hostcore.Description(ts.opts.Describe, def), params: params}
 	}
 	return out, nil
 }

@@ -48,6 +48,17 @@ func (h Hooks) ToolContext(ctx context.Context, callID string, def purramcp.Tool
 	return tc
 }
 
+// Description returns the description the model is sent for def: what
+// describe returns, for a host that filters remote descriptions (the
+// Describe option of purraadk and purraeino), or def.Description unchanged
+// when describe is nil.
+func Description(describe func(def purramcp.ToolDefinition) string, def purramcp.ToolDefinition) string {
+	if describe == nil {
+		return def.Description
+	}
+	return describe(def)
+}
+
 // An Outcome is what one call produced, other than a cancellation: Run's
 // result, or the host's own failure.
 type Outcome struct {

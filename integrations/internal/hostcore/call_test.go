@@ -100,3 +100,11 @@ func TestErrorJSON(t *testing.T) {
 	assert.Equal(t, `{"error":"unknown_tool"}`, hostcore.ErrorJSON(hostcore.CodeUnknownTool))
 	assert.Equal(t, `{"error":"mcp_catalog_stale"}`, hostcore.ErrorJSON(purramcp.CodeCatalogStale))
 }
+
+func TestDescription(t *testing.T) {
+	def := purramcp.ToolDefinition{Name: "search", Description: "remote\u200btext"}
+	assert.Equal(t, "remote\u200btext", hostcore.Description(nil, def))
+	assert.Equal(t, "search: filtered", hostcore.Description(func(d purramcp.ToolDefinition) string {
+		return d.Name + ": filtered"
+	}, def))
+}
