@@ -33,6 +33,32 @@ type Hooks struct {
 	OnHostError func(ctx context.Context, tool string, err error)
 }
 
+// Options are the options of an integration that builds its framework's
+// tool objects; purraadk.Options and purraeino.Options are this type, and
+// each documents its framework's defaults.
+type Options struct {
+	// Call is [Hooks.Call].
+	Call func(ctx context.Context, callID string, def purramcp.ToolDefinition) purramcp.ToolContext
+	// OnHostError is [Hooks.OnHostError].
+	OnHostError func(ctx context.Context, tool string, err error)
+	// Describe returns the description the model is sent for def, for hosts
+	// that filter remote descriptions (invisible or control characters).
+	// Nil sends def.Description unchanged.
+	Describe func(def purramcp.ToolDefinition) string
+}
+
+// Hooks returns the options' Call and OnHostError.
+func (o Options) Hooks() Hooks { return Hooks{Call: o.Call, OnHostError: o.OnHostError} }
+
+// Description returns the description the model is sent for def:
+// Describe's, or def.Description unchanged when Describe is nil.
+func (o Options) Description(def purramcp.ToolDefinition) string {
+	if o.Describe == nil {
+		return def.Description
+	}
+	return o.Describe(def)
+}
+
 // ToolContext returns the ToolContext of one call: what Call returns (the
 // zero value when Call is nil), with ToolName set to def.Name and CallID to
 // callID when callID is not empty.
@@ -46,17 +72,6 @@ func (h Hooks) ToolContext(ctx context.Context, callID string, def purramcp.Tool
 	}
 	tc.ToolName = def.Name
 	return tc
-}
-
-// Description returns the description the model is sent for def: what
-// describe returns, for a host that filters remote descriptions (the
-// Describe option of purraadk and purraeino), or def.Description unchanged
-// when describe is nil.
-func Description(describe func(def purramcp.ToolDefinition) string, def purramcp.ToolDefinition) string {
-	if describe == nil {
-		return def.Description
-	}
-	return describe(def)
 }
 
 // An Outcome is what one call produced, other than a cancellation: Run's
