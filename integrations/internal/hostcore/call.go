@@ -75,7 +75,8 @@ func (h Hooks) ToolContext(ctx context.Context, callID string, def purramcp.Tool
 }
 
 // An Outcome is what one call produced, other than a cancellation: Run's
-// result, or the host's own failure.
+// result, the host's own failure, or, for a call dispatched by name
+// ([Box.Dispatch]), a name the box does not serve.
 type Outcome struct {
 	// Result is Run's result when HostErr is nil: a success (ErrorCode "")
 	// or a known failure.
@@ -84,28 +85,34 @@ type Outcome struct {
 	// reported to Hooks.OnHostError. Only an integration whose framework
 	// never shows a Go error's text to the model returns it.
 	HostErr error
+	// UnknownTool is set when the call named no tool served: nothing ran.
+	UnknownTool bool
 }
 
-// Code returns "" on success, the mcp_* code of a known failure, and
-// [purramcp.CodeHostFailure] for a host failure.
+// Code returns "" on success, the mcp_* code of a known failure,
+// [purramcp.CodeHostFailure] for a host failure and [CodeUnknownTool] for an
+// unknown name.
 func (o Outcome) Code() string {
+	if o.UnknownTool {
+		return CodeUnknownTool
+	}
 	return purramcp.OutcomeCode(o.Result, o.HostErr)
 }
 
 // JSON returns what a model reads as text: [purramcp.ToolResult.ModelJSON]
-// for a result, {"error":"host_failure"} for a host failure.
+// for a result, {"error":"<code>"} for a host failure or an unknown name.
 func (o Outcome) JSON() string {
-	if o.HostErr != nil {
-		return ErrorJSON(purramcp.CodeHostFailure)
+	if o.HostErr != nil || o.UnknownTool {
+		return ErrorJSON(o.Code())
 	}
 	return o.Result.ModelJSON()
 }
 
 // Model returns what a model reads as a value: [purramcp.ToolResult.Model]
-// for a result, {"error":"host_failure"} for a host failure.
+// for a result, {"error":"<code>"} for a host failure or an unknown name.
 func (o Outcome) Model() map[string]any {
-	if o.HostErr != nil {
-		return map[string]any{"error": purramcp.CodeHostFailure}
+	if o.HostErr != nil || o.UnknownTool {
+		return map[string]any{"error": o.Code()}
 	}
 	return o.Result.Model()
 }
