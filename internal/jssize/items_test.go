@@ -163,3 +163,19 @@ func BenchmarkRawOverPage(b *testing.B) {
 		}
 	}
 }
+
+// capture fills its buffer, then marks the spelling too long for good.
+func TestCapture(t *testing.T) {
+	var buf [2]byte
+	n := capture(buf[:], 0, 'a')
+	n = capture(buf[:], n, 'b')
+	if n != 2 || string(buf[:n]) != "ab" {
+		t.Fatalf("captured %d %q, want 2 \"ab\"", n, buf[:n])
+	}
+	if n = capture(buf[:], n, 'c'); n != -1 {
+		t.Fatalf("count %d past the buffer, want -1", n)
+	}
+	if n = capture(buf[:], n, 'd'); n != -1 {
+		t.Fatalf("count %d after the buffer overflowed, want -1", n)
+	}
+}
