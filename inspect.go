@@ -47,6 +47,13 @@ type ToolReport struct {
 	// OutputSchemaBytes is the output schema's compact JSON size (0 when
 	// there is none), checked against MaxSchemaBytes.
 	OutputSchemaBytes int `json:"outputSchemaBytes"`
+	// ReadOnlyHint and DestructiveHint are what the tool says of itself in
+	// its annotations, each true only when the tool sets it true: a tool
+	// passes [DiscoveryOptions].RequireReadOnlyHint when ReadOnlyHint is
+	// set and DestructiveHint is not. They grant nothing and are left out
+	// of the report's JSON.
+	ReadOnlyHint    bool `json:"-"`
+	DestructiveHint bool `json:"-"`
 }
 
 // InspectTool reports whether tool could be bound under limits (zero fields
@@ -120,6 +127,9 @@ func asDecoded(schema any) any {
 // once.
 func inspectTool(tool *mcp.Tool, lim Limits, policy SchemaPolicy) ToolReport {
 	r := ToolReport{Name: tool.Name, DescriptionBytes: jsUTF8Len(tool.Description)}
+	if a := tool.Annotations; a != nil {
+		r.ReadOnlyHint, r.DestructiveHint = a.ReadOnlyHint, a.DestructiveHint != nil && *a.DestructiveHint
+	}
 	sizes := [2]int{-1, -1}
 	var err error
 	if r.InputSchemaBytes, err = jssize.Size(tool.InputSchema); err == nil {
@@ -170,7 +180,10 @@ type CatalogReport struct {
 // from two listings). serverID is the snapshot's server id. It sends only
 // tools/list requests and fails as DiscoverTools does, before any request for
 // invalid options or server id, a closed or unattached monitor and a server
-// without tools, then for example [ErrPaginationInvalid] for a cursor loop.
+// without tools, then for example [ErrPaginationInvalid] for a cursor loop,
+// a [*DiscoveryError] naming the Limits field for a listing over MaxPages,
+// MaxTools or MaxCatalogBytes, and [ErrNameConflict] for a remote name
+// listed twice.
 //
 // Of the purramcp options it honours StaleRetries: when a tool list change
 // arrives between its first listing and its return, it starts over, listing

@@ -158,6 +158,42 @@ func TestInspect_ToolReasons(t *testing.T) {
 	}
 }
 
+// TestInspect_Hints: a report carries what the tool says of itself, each
+// hint true only when the tool sets it true, whether or not it binds, and
+// leaves both out of its JSON.
+func TestInspect_Hints(t *testing.T) {
+	yes, no := true, false
+	obj := map[string]any{"type": "object"}
+	for _, tc := range []struct {
+		name                  string
+		tool                  *mcp.Tool
+		readOnly, destructive bool
+	}{
+		{"none", &mcp.Tool{Name: "a", InputSchema: obj}, false, false},
+		{"read-only", &mcp.Tool{Name: "a", InputSchema: obj, Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, true, false},
+		{"not destructive", &mcp.Tool{Name: "a", InputSchema: obj,
+			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: &no}}, true, false},
+		{"destructive", &mcp.Tool{Name: "a", InputSchema: obj, Annotations: &mcp.ToolAnnotations{DestructiveHint: &yes}}, false, true},
+		{"unbindable", &mcp.Tool{Name: "a b", InputSchema: obj,
+			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: &yes}}, true, true},
+	} {
+		r, err := purramcp.InspectTool(tc.tool, purramcp.Limits{}, purramcp.SchemaPolicy{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.ReadOnlyHint != tc.readOnly || r.DestructiveHint != tc.destructive {
+			t.Errorf("%s: got %v %v, want %v %v", tc.name, r.ReadOnlyHint, r.DestructiveHint, tc.readOnly, tc.destructive)
+		}
+		b, err := json.Marshal(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(b), "Hint") {
+			t.Errorf("%s: JSON %s shows a hint", tc.name, b)
+		}
+	}
+}
+
 // TestInspect_OneListing: a server that shows the first listing a 6-byte
 // description and every later one a 6,000-byte one cannot make the report
 // and the digest disagree: InspectCatalog lists once, and its digest is the
