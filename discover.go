@@ -479,8 +479,8 @@ func (d *discovery) catalog(serverID string) (*Catalog, error) {
 		for i, t := range tools {
 			identityEntries[i] = t.identity()
 		}
-		return identity.DigestOf(map[string]any{"schemaVersion": snapshotVersion, "serverId": serverID,
-			"protocolVersion": d.protocol, "entries": identityEntries}, identityLimits)
+		return identity.DigestOf(snapshotIdentity(snapshotVersion, serverID, d.protocol, identityEntries),
+			identityLimits)
 	})
 	if err != nil {
 		return nil, fail(CodeCatalogLimitExceeded)
