@@ -167,7 +167,9 @@ type CatalogReport struct {
 	// Unscoped. Keyed by remote name.
 	Bindings map[string]ToolBinding `json:"-"`
 	// RevisionDigest is the digest DiscoverTools returns with Bindings, or ""
-	// when no tool is bindable.
+	// when no tool is bindable or the bindable tools together pass the
+	// digest's bound (DiscoverTools with Bindings then fails
+	// mcp_catalog_limit_exceeded; a subset of them may bind).
 	RevisionDigest string `json:"revisionDigest"`
 }
 
@@ -263,6 +265,9 @@ func inspectCatalog(ctx context.Context, session *mcp.ClientSession, serverID st
 		}
 	}
 	catalog, err := d.catalog(serverID)
+	if CodeOf(err) == CodeCatalogLimitExceeded {
+		return report, nil // the digest's bound: binding them all would fail; the report stands
+	}
 	if err != nil {
 		return nil, err
 	}
