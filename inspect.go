@@ -47,11 +47,9 @@ type ToolReport struct {
 	// OutputSchemaBytes is the output schema's compact JSON size (0 when
 	// there is none), checked against MaxSchemaBytes.
 	OutputSchemaBytes int `json:"outputSchemaBytes"`
-	// ReadOnlyHint and DestructiveHint are what the tool says of itself in
-	// its annotations, each true only when the tool sets it true: a tool
-	// passes [DiscoveryOptions].RequireReadOnlyHint when ReadOnlyHint is
-	// set and DestructiveHint is not. They grant nothing and are left out
-	// of the report's JSON.
+	// ReadOnlyHint and DestructiveHint are the tool's annotations, each true
+	// only when the tool sets it (RequireReadOnlyHint wants the first
+	// without the second); they grant nothing and stay out of the JSON.
 	ReadOnlyHint    bool `json:"-"`
 	DestructiveHint bool `json:"-"`
 }
