@@ -207,9 +207,10 @@ func publicError(err error) error {
 	switch {
 	case errors.Is(err, bounding.ErrCanceled):
 		return ErrCanceled
-	case errors.As(err, &f) && f.Code == CodeCatalogLimitExceeded && f.Items:
-		return catalogLimit("MaxTools")
 	case errors.As(err, &f) && f.Code == CodeCatalogLimitExceeded:
+		if f.Items {
+			return catalogLimit("MaxTools")
+		}
 		return catalogLimit("MaxCatalogBytes")
 	case errors.As(err, &f):
 		return fail(f.Code)
