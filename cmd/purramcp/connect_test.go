@@ -113,6 +113,8 @@ type rawPeer struct {
 	noTools bool
 	// listError answers every tools/list with a JSON-RPC error.
 	listError bool
+	// closeOnList closes the connection instead of answering tools/list.
+	closeOnList bool
 }
 
 // endpoint returns an endpoint whose dial serves p.
@@ -145,6 +147,10 @@ func (p rawPeer) endpoint() endpoint {
 				case "initialize":
 					resp.Result = json.RawMessage(`{"protocolVersion":"` + version + `","capabilities":` + capabilities + `,"serverInfo":{"name":"old","version":"1"}}`)
 				case "tools/list":
+					if p.closeOnList {
+						_ = conn.Close()
+						return
+					}
 					if p.listError {
 						resp.Error = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "remote text: boom"}
 						break

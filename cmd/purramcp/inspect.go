@@ -391,6 +391,12 @@ func listFailure(err error, lim purramcp.Limits) error {
 		return errors.New("the server does not offer tools (" + code + ")")
 	case purramcp.CodeProtocolError:
 		return errors.New("the server answered tools/list with an error (" + code + ")")
+	case purramcp.CodeConnectionClosed:
+		return errors.New("the connection is closed (" + code + ")")
+	case purramcp.CodeTransportError:
+		return errors.New("the connection failed while tools were listed (" + code + ")")
+	case purramcp.CodeResultInvalid:
+		return errors.New("the tools/list result could not be decoded (" + code + ")")
 	case "":
 		return errors.New("canceled") // ErrCanceled: ctx ended
 	default:

@@ -314,6 +314,10 @@ func TestInspect_HostileLister(t *testing.T) {
 			"the server does not offer tools (mcp_tools_unavailable)"},
 		{"error", rawPeer{list: func(string) string { return tools(1) }, listError: true}, purramcp.Limits{},
 			"the server answered tools/list with an error (mcp_protocol_error)"},
+		{"closed", rawPeer{list: func(string) string { return tools(1) }, closeOnList: true}, purramcp.Limits{},
+			"the connection failed while tools were listed (mcp_transport_error)"},
+		{"not a result", rawPeer{list: func(string) string { return `{"tools":[{"name":1}]}` }}, purramcp.Limits{},
+			"the tools/list result could not be decoded (mcp_result_invalid)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.peer.version = "2025-06-18"
@@ -336,7 +340,9 @@ func TestListFailure_Codes(t *testing.T) {
 	}{
 		{purramcp.ErrCatalogStale, "the tool list kept changing while it was listed"},
 		{purramcp.ErrCanceled, "canceled"},
-		{purramcp.ErrTransportError, "mcp_transport_error"},
+		{purramcp.ErrTransportError, "the connection failed while tools were listed (mcp_transport_error)"},
+		{purramcp.ErrConnectionClosed, "the connection is closed (mcp_connection_closed)"},
+		{purramcp.ErrUnauthorized, "mcp_unauthorized"},
 		{&purramcp.DiscoveryError{Code: purramcp.CodeCatalogLimitExceeded, Path: "$", Keyword: "MaxPages"}, "more than 32 pages (limits.maxPages)"},
 		{purramcp.ErrCatalogLimitExceeded, "mcp_catalog_limit_exceeded"},
 	} {
