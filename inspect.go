@@ -47,6 +47,11 @@ type ToolReport struct {
 	// OutputSchemaBytes is the output schema's compact JSON size (0 when
 	// there is none), checked against MaxSchemaBytes.
 	OutputSchemaBytes int `json:"outputSchemaBytes"`
+	// ReadOnlyHint and DestructiveHint are the tool's annotations, each true
+	// only when the tool sets it (RequireReadOnlyHint wants the first
+	// without the second); they grant nothing and stay out of the JSON.
+	ReadOnlyHint    bool `json:"-"`
+	DestructiveHint bool `json:"-"`
 }
 
 // InspectTool reports whether tool could be bound under limits (zero fields
@@ -120,6 +125,9 @@ func asDecoded(schema any) any {
 // once.
 func inspectTool(tool *mcp.Tool, lim Limits, policy SchemaPolicy) ToolReport {
 	r := ToolReport{Name: tool.Name, DescriptionBytes: jsUTF8Len(tool.Description)}
+	if a := tool.Annotations; a != nil {
+		r.ReadOnlyHint, r.DestructiveHint = a.ReadOnlyHint, a.DestructiveHint != nil && *a.DestructiveHint
+	}
 	sizes := [2]int{-1, -1}
 	var err error
 	if r.InputSchemaBytes, err = jssize.Size(tool.InputSchema); err == nil {
@@ -157,7 +165,9 @@ type CatalogReport struct {
 	// Unscoped. Keyed by remote name.
 	Bindings map[string]ToolBinding `json:"-"`
 	// RevisionDigest is the digest DiscoverTools returns with Bindings, or ""
-	// when no tool is bindable.
+	// when no tool is bindable or the bindable tools together pass the
+	// digest's bound (DiscoverTools with Bindings then fails
+	// mcp_catalog_limit_exceeded; a subset of them may bind).
 	RevisionDigest string `json:"revisionDigest"`
 }
 
@@ -170,7 +180,10 @@ type CatalogReport struct {
 // from two listings). serverID is the snapshot's server id. It sends only
 // tools/list requests and fails as DiscoverTools does, before any request for
 // invalid options or server id, a closed or unattached monitor and a server
-// without tools, then for example [ErrPaginationInvalid] for a cursor loop.
+// without tools, then for example [ErrPaginationInvalid] for a cursor loop,
+// a [*DiscoveryError] naming the Limits field for a listing over MaxPages,
+// MaxTools or MaxCatalogBytes, and [ErrNameConflict] for a remote name
+// listed twice.
 //
 // Of the purramcp options it honours StaleRetries: when a tool list change
 // arrives between its first listing and its return, it starts over, listing
@@ -250,6 +263,9 @@ func inspectCatalog(ctx context.Context, session *mcp.ClientSession, serverID st
 		}
 	}
 	catalog, err := d.catalog(serverID)
+	if CodeOf(err) == CodeCatalogLimitExceeded {
+		return report, nil // the digest's bound: binding them all would fail; the report stands
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -306,7 +306,7 @@ func (s *server) discover(ctx context.Context, c *conn) string {
 	}
 	catalog, err := purramcp.DiscoverTools(ctx, c.session, s.id, s.bindings, opts)
 	var failure *purramcp.DiscoveryError
-	if d := (*purramcp.DiscoveryError)(nil); errors.As(err, &d) && d != nil {
+	if d := (*purramcp.DiscoveryError)(nil); errors.As(err, &d) && d != nil && d.RemoteName != "" { // a tool, not a catalog-wide limit
 		failure = &purramcp.DiscoveryError{Code: d.Code, RemoteName: d.RemoteName, Schema: d.Schema, Path: d.Path,
 			Keyword: d.Keyword}
 	}

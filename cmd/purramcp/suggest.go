@@ -6,8 +6,6 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"purra.dev/purramcp/fleet"
 )
 
@@ -28,7 +26,7 @@ type suggestion struct {
 // binds keeps its local name, title and concurrencySafe; a new one gets a
 // local name derived from its remote name that no other binding of the
 // config uses.
-func printSuggestion(s *streams, target *inspectTarget, report *inspectReport, tools map[string]*mcp.Tool) int {
+func printSuggestion(s *streams, target *inspectTarget, report *inspectReport) int {
 	sug := suggestion{Tools: map[string]boundTool{}, Policy: fleet.PolicyWords(target.policy)}
 	used := maps.Clone(target.taken)
 	if used == nil {
@@ -51,7 +49,7 @@ func printSuggestion(s *streams, target *inspectTarget, report *inspectReport, t
 		default:
 			bt, ok := target.bound[r.Name]
 			if !ok {
-				bt = boundTool{As: localName(tools[r.Name].Name, used)}
+				bt = boundTool{As: localName(r.Name, used)}
 			}
 			sug.Tools[r.Name] = bt
 		}

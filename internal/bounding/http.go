@@ -194,6 +194,7 @@ func (f *bodyFilter) handed() {
 // body is never read.
 func (f *bodyFilter) rejected() {
 	if f.budget != nil {
+		f.budget.overItems.Store(f.scan.Path != nil && f.scan.Items() > f.scan.MaxItems)
 		f.budget.rejected.Store(true)
 	}
 	f.read = func() error { return io.EOF }

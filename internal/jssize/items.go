@@ -233,6 +233,11 @@ func RawOver(b []byte, limit int, path []string, maxItems int) bool {
 	return s.Over(limit)
 }
 
+// ItemsOver reports whether JSON text b holds more than maxItems elements
+// in the arrays path names, as a Scanner counts them: after RawOver, whether
+// the elements rather than the size passed.
+func ItemsOver(b []byte, path []string, maxItems int) bool { return itemsOver(b, path, maxItems) }
+
 // itemsOver reports whether b holds more than maxItems elements in the
 // arrays path names, as a Scanner counts them, skipping every string but
 // the keys the path is matched against, and every container the path does

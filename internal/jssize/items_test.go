@@ -109,15 +109,15 @@ func TestItemsOverMatchesScanner(t *testing.T) {
 	}
 }
 
-// checkItemsOver checks itemsOver against a Scanner's count of the
+// checkItemsOver checks ItemsOver against a Scanner's count of the
 // elements of text's "tools" arrays.
 func checkItemsOver(t *testing.T, text string) {
 	t.Helper()
 	s := Scanner{Path: []string{"tools"}, MaxItems: 1 << 30}
 	s.Write([]byte(text), 1<<30)
 	for _, max := range []int{0, 1, 2, 3, 50, 51, 52, 1000, s.Items() - 1, s.Items()} {
-		if got, want := itemsOver([]byte(text), []string{"tools"}, max), s.Items() > max; got != want {
-			t.Errorf("%s: itemsOver(%d) = %v, the scanner counts %d", text, max, got, s.Items())
+		if got, want := ItemsOver([]byte(text), []string{"tools"}, max), s.Items() > max; got != want {
+			t.Errorf("%s: ItemsOver(%d) = %v, the scanner counts %d", text, max, got, s.Items())
 		}
 	}
 }
