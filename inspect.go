@@ -4,13 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"slices"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"purra.dev/purramcp/internal/jssize"
+	"purra.dev/purramcp/internal/localname"
 )
 
 // A ToolReport says whether one remote tool could be bound under
@@ -277,31 +277,16 @@ func inspectCatalog(ctx context.Context, session *mcp.ClientSession, serverID st
 	return report, nil
 }
 
-// defaultBinding binds tool to a local name derived from its remote name:
-// characters outside [A-Za-z0-9_] become '_', a leading digit gets a '_'
-// prefix, the name is cut to 64 bytes, and a repeat gets a numeric suffix.
+// defaultBinding binds tool to a local name derived from its remote name
+// (localname.Derive: characters outside [A-Za-z0-9_] become '_', a leading
+// digit gets a '_' prefix, the name is cut to 64 bytes, and a repeat gets a
+// numeric suffix).
 // The title is the remote title, trimmed, unless it is blank, not valid
 // UTF-8 or longer than maxTitle bytes (MaxDescriptionBytes): then it is the
 // remote name cut to maxTitle bytes, so no suggested binding carries more
 // remote text than a bound description may.
 func defaultBinding(tool *mcp.Tool, used map[string]bool, maxTitle int) ToolBinding {
-	b := []byte(tool.Name)
-	for i, c := range b {
-		if !(c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
-			b[i] = '_'
-		}
-	}
-	base := string(b)
-	if base[0] >= '0' && base[0] <= '9' {
-		base = "_" + base
-	}
-	base = base[:min(len(base), 64)]
-	local := base
-	for i := 2; used[local]; i++ {
-		suffix := "_" + strconv.Itoa(i)
-		local = base[:min(len(base), 64-len(suffix))] + suffix
-	}
-	used[local] = true
+	local := localname.Derive(tool.Name, used)
 	title := strings.TrimFunc(tool.Title, isJSWhitespace)
 	if title == "" || !utf8.ValidString(title) || len(title) > maxTitle {
 		title = tool.Name[:min(len(tool.Name), maxTitle)] // ASCII: a bindable name matched remoteNamePattern

@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strconv"
 
 	"purra.dev/purramcp/fleet"
+	"purra.dev/purramcp/internal/localname"
 )
 
 // A suggestion is what `purramcp inspect --suggest` prints: the "tools"
@@ -49,7 +49,7 @@ func printSuggestion(s *streams, target *inspectTarget, report *inspectReport) i
 		default:
 			bt, ok := target.bound[r.Name]
 			if !ok {
-				bt = boundTool{As: localName(r.Name, used)}
+				bt = boundTool{As: localname.Derive(r.Name, used)}
 			}
 			sug.Tools[r.Name] = bt
 		}
@@ -67,31 +67,6 @@ func printSuggestion(s *streams, target *inspectTarget, report *inspectReport) i
 		return exitFail
 	}
 	return exitOK
-}
-
-// localName derives a local name from a bindable remote name
-// (^[A-Za-z0-9_.-]{1,128}$): '.' and '-' become '_', a leading digit gets
-// a '_' in front, the name is cut to 64 bytes, and a name in used gets the
-// first free suffix _2, _3, ... The result is added to used.
-func localName(remote string, used map[string]bool) string {
-	b := []byte(remote)
-	for i, c := range b {
-		if c == '.' || c == '-' {
-			b[i] = '_'
-		}
-	}
-	base := string(b)
-	if base[0] >= '0' && base[0] <= '9' {
-		base = "_" + base
-	}
-	base = base[:min(len(base), 64)]
-	name := base
-	for i := 2; used[name]; i++ {
-		suffix := "_" + strconv.Itoa(i)
-		name = base[:min(len(base), 64-len(suffix))] + suffix
-	}
-	used[name] = true
-	return name
 }
 
 // sortedKeys returns m's keys in order.
