@@ -199,12 +199,19 @@ func bounded[T any](ctx context.Context, timeout time.Duration, m *CatalogMonito
 
 // publicError translates a failure of the request path into the adapter's
 // error: bounding.ErrCanceled is ErrCanceled and a *bounding.Failure the
-// *Error with its code.
+// *Error with its code, except a tools/list page over the bounding layer's
+// cap (bounding.ToolsCap): the catalog-wide limit it passed, MaxTools or
+// MaxCatalogBytes (catalogLimit).
 func publicError(err error) error {
 	var f *bounding.Failure
 	switch {
 	case errors.Is(err, bounding.ErrCanceled):
 		return ErrCanceled
+	case errors.As(err, &f) && f.Code == CodeCatalogLimitExceeded:
+		if f.Items {
+			return catalogLimit("MaxTools")
+		}
+		return catalogLimit("MaxCatalogBytes")
 	case errors.As(err, &f):
 		return fail(f.Code)
 	}

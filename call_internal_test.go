@@ -181,4 +181,12 @@ func TestBounding_SharesTheAdaptersVocabulary(t *testing.T) {
 	if err := publicError(&bounding.Failure{Code: bounding.CodeTimeout}); !errors.Is(err, ErrTimeout) {
 		t.Errorf("publicError(timeout) = %v", err)
 	}
+	// A tools/list page over the layer's cap names the limit it passed.
+	for items, field := range map[bool]string{false: "MaxCatalogBytes", true: "MaxTools"} {
+		var d *DiscoveryError
+		err := publicError(&bounding.Failure{Code: bounding.CodeCatalogLimitExceeded, Items: items})
+		if want := (DiscoveryError{Code: CodeCatalogLimitExceeded, Path: "$", Keyword: field}); !errors.As(err, &d) || *d != want {
+			t.Errorf("publicError(catalog limit, items %v): want the DiscoveryError naming %s", items, field)
+		}
+	}
 }

@@ -1,7 +1,6 @@
 package purramcp
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"slices"
@@ -43,18 +42,45 @@ type Snapshot struct {
 // with it. It fails, as [IdentityDigest] does, for a snapshot outside the
 // identity domain (a schema value JSON cannot carry, an unsafe number).
 func (s Snapshot) Digest() (string, error) {
-	text, err := json.Marshal(s)
-	if err != nil {
-		return "", err
+	var entries []any // nil Entries hash as null, as their JSON shape is
+	if s.Entries != nil {
+		entries = make([]any, len(s.Entries))
 	}
-	var id map[string]any
-	dec := json.NewDecoder(bytes.NewReader(text))
-	dec.UseNumber()
-	if err := dec.Decode(&id); err != nil {
-		return "", err
+	for i, e := range s.Entries {
+		// The schemas as their JSON: a value a host put there that JSON
+		// carries (a []string, a struct) hashes as it would be stored.
+		input, err := json.Marshal(e.InputSchema)
+		if err != nil {
+			return "", err
+		}
+		output, err := json.Marshal(e.OutputSchema)
+		if err != nil {
+			return "", err
+		}
+		entries[i] = entryIdentity(e.RemoteName, e.LocalName, e.Description, json.RawMessage(input),
+			json.RawMessage(output), e.Policy, e.ConcurrencySafe)
 	}
-	delete(id, "revisionDigest")
-	return IdentityDigest(id)
+	return IdentityDigest(snapshotIdentity(s.SchemaVersion, s.ServerID, s.ProtocolVersion, entries))
+}
+
+// snapshotIdentity is the identity object the revision digest hashes:
+// the snapshot's JSON shape without revisionDigest. Discovery and
+// Snapshot.Digest both hash it, so they agree by construction.
+func snapshotIdentity(schemaVersion int, serverID, protocol string, entries []any) map[string]any {
+	return map[string]any{"schemaVersion": schemaVersion, "serverId": serverID, "protocolVersion": protocol,
+		"entries": entries}
+}
+
+// entryIdentity is the identity object of one entry, a ToolEntry's JSON
+// shape: output is null, never {}, for a tool without an output schema.
+func entryIdentity(remote, local, description string, input, output any, policy ToolPolicy,
+	concurrencySafe bool) map[string]any {
+	return map[string]any{
+		"remoteName": remote, "localName": local, "description": description,
+		"inputSchema": input, "outputSchema": output,
+		"policy":          map[string]any{"mode": policy.Mode, "title": policy.Title, "riskLevel": policy.RiskLevel},
+		"concurrencySafe": concurrencySafe,
+	}
 }
 
 // Clone returns a deep copy of s, its schemas included: changing either
@@ -131,20 +157,16 @@ type catalogTool struct {
 	propagator  TracePropagator // DiscoveryOptions.TracePropagator; nil when none
 }
 
-// identity is the identity object of one entry (see Snapshot.RevisionDigest). The schemas
-// are the contracts' own snapshots, hashed without copying them out.
+// identity is the identity object of one entry (entryIdentity). The
+// schemas are the contracts' own snapshots, hashed without copying them
+// out.
 func (t *catalogTool) identity() map[string]any {
 	b := t.binding
 	var output any // an absent output schema is null, never {}
 	if t.outputSnap != nil {
 		output = t.outputSnap
 	}
-	return map[string]any{
-		"remoteName": b.remote, "localName": b.local, "description": t.description,
-		"inputSchema": t.inputSnap, "outputSchema": output,
-		"policy":          map[string]any{"mode": b.policy.Mode, "title": b.policy.Title, "riskLevel": b.policy.RiskLevel},
-		"concurrencySafe": b.concurrencySafe,
-	}
+	return entryIdentity(b.remote, b.local, t.description, t.inputSnap, output, b.policy, b.concurrencySafe)
 }
 
 // Snapshot returns a deep copy of the catalog's snapshot; the caller may

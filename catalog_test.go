@@ -288,6 +288,21 @@ func TestSnapshot_DigestAndClone(t *testing.T) {
 	digest, err := snap.Digest()
 	require.NoError(t, err)
 	assert.Equal(t, snap.RevisionDigest, digest, "a catalog's snapshot gives back its digest")
+	stored, err := json.Marshal(snap)
+	require.NoError(t, err)
+	var loaded purramcp.Snapshot
+	require.NoError(t, json.Unmarshal(stored, &loaded))
+	digest, err = loaded.Digest()
+	require.NoError(t, err)
+	assert.Equal(t, snap.RevisionDigest, digest, "a snapshot stored as JSON and read back gives back its digest")
+	typed := loaded.Clone()
+	typed.Entries[0].InputSchema["required"] = []string{"q"}
+	loaded.Entries[0].InputSchema["required"] = []any{"q"}
+	typedDigest, err := typed.Digest()
+	require.NoError(t, err)
+	digest, err = loaded.Digest()
+	require.NoError(t, err)
+	assert.Equal(t, digest, typedDigest, "a schema value hashes as its JSON")
 
 	clone := snap.Clone()
 	require.Equal(t, snap, clone)

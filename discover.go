@@ -130,8 +130,10 @@ type DiscoveryOptions struct {
 // SDK error or remote text. A failure one bound tool caused (its schema, its
 // description or schema size, its name listed twice, a missing binding, a
 // missing read-only hint) is a [*DiscoveryError] naming the tool, schema,
-// path and keyword for the host; it has the same Error() text and code as
-// the *Error it unwraps to.
+// path and keyword for the host, and so is a catalog-wide limit (MaxPages,
+// MaxTools, MaxCatalogBytes, the bounding layer's cap on a page included),
+// with the Limits field as Keyword and no tool; it has the same Error()
+// text and code as the *Error it unwraps to.
 //
 // With the purramcp options of DiscoveryOptions set it may also fail
 // [ErrCatalogUnapproved] (Approve) or [ErrAnnotationConflict]
@@ -342,20 +344,28 @@ func listPages(ctx context.Context, session *mcp.ClientSession, m *CatalogMonito
 		cursors[next] = true
 		cursor = next
 	}
-	return fail(CodeCatalogLimitExceeded) // pages exhausted
+	return catalogLimit("MaxPages") // pages exhausted
+}
+
+// catalogLimit is the failure of a catalog-wide limit: a [*DiscoveryError]
+// with no RemoteName, Path "$" and the Limits field as Keyword
+// ("MaxPages", "MaxTools" or "MaxCatalogBytes").
+func catalogLimit(field string) error {
+	return &DiscoveryError{Code: CodeCatalogLimitExceeded, Path: "$", Keyword: field}
 }
 
 // pageCost checks one page against the tools seen and the catalog bytes
 // counted so far: the tool count first, then the size, counted only up to
 // the bytes left; either over fails mcp_catalog_limit_exceeded. It returns
-// the page's size and its tools' schema sizes.
+// the page's size and its tools' schema sizes. A page that cannot be
+// measured counts as over MaxCatalogBytes.
 func pageCost(result *mcp.ListToolsResult, seen, total int, lim Limits) (int, [][2]int, error) {
 	if seen+len(result.Tools) > lim.MaxTools {
-		return 0, nil, fail(CodeCatalogLimitExceeded)
+		return 0, nil, catalogLimit("MaxTools")
 	}
 	n, schemaSizes, err := wire.PageSize(result, lim.MaxCatalogBytes-total)
 	if err != nil || n > lim.MaxCatalogBytes-total {
-		return 0, nil, fail(CodeCatalogLimitExceeded)
+		return 0, nil, catalogLimit("MaxCatalogBytes")
 	}
 	return n, schemaSizes, nil
 }
@@ -469,8 +479,8 @@ func (d *discovery) catalog(serverID string) (*Catalog, error) {
 		for i, t := range tools {
 			identityEntries[i] = t.identity()
 		}
-		return identity.DigestOf(map[string]any{"schemaVersion": snapshotVersion, "serverId": serverID,
-			"protocolVersion": d.protocol, "entries": identityEntries}, identityLimits)
+		return identity.DigestOf(snapshotIdentity(snapshotVersion, serverID, d.protocol, identityEntries),
+			identityLimits)
 	})
 	if err != nil {
 		return nil, fail(CodeCatalogLimitExceeded)

@@ -52,9 +52,10 @@
 // known failures as a [ToolResult] with ErrorCode set and the empty envelope
 // {"text":[],"structured":null}; it returns an error only for ErrCanceled or
 // a failing host [ScopeFunc]. No error text, envelope or code ever holds
-// remote text. A discovery failure that one bound tool caused is a
-// [*DiscoveryError]: the same text and code, plus the tool, schema, path
-// and keyword for the host's operators (errors.As).
+// remote text. A discovery failure that one bound tool or one catalog-wide
+// limit caused is a [*DiscoveryError]: the same text and code, plus the
+// tool, schema, path and keyword (or the Limits field) for the host's
+// operators (errors.As).
 //
 // # Limits
 //
@@ -87,8 +88,8 @@
 // shadowed local name). TracePropagator sends the caller's W3C trace
 // context in each tools/call's _meta; [CatalogMonitor.AcceptLegacyProtocols]
 // admits servers that negotiate 2024-11-05 or 2025-03-26; a
-// [*DiscoveryError] tells the host which bound tool failed discovery and
-// why.
+// [*DiscoveryError] tells the host which bound tool or limit failed
+// discovery and why.
 //
 // # Differences from purra-mcp 1.0.0
 //

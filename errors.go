@@ -261,16 +261,19 @@ func (e *Error) Is(target error) bool {
 	return false
 }
 
-// A DiscoveryError is a discovery failure that one bound tool caused, for
-// the host to see which tool failed and why (never for a model): a schema
-// outside the profile ([ErrSchemaUnsupported]), a description or schema over
-// its limit ([ErrCatalogLimitExceeded]), a bound remote name listed twice
-// ([ErrNameConflict], Keyword "name"), a tool without the read-only hint
-// RequireReadOnlyHint asks for ([ErrAnnotationConflict], Keyword
-// "readOnlyHint") or a bound name never listed ([ErrBindingMissing], only
-// RemoteName set). Code, Schema, Path and Keyword are what [InspectTool]'s
-// [ToolReport] gives for the same tool, limits and policy. DiscoverTools
-// returns it as the error itself, so errors.As(err, &d) finds it.
+// A DiscoveryError is a discovery failure that one bound tool or one
+// catalog-wide limit caused, for the host to see which and why (never for a
+// model): a schema outside the profile ([ErrSchemaUnsupported]), a
+// description or schema over its limit ([ErrCatalogLimitExceeded]), a bound
+// remote name listed twice ([ErrNameConflict], Keyword "name"), a tool
+// without the read-only hint RequireReadOnlyHint asks for
+// ([ErrAnnotationConflict], Keyword "readOnlyHint"), a bound name never
+// listed ([ErrBindingMissing], only RemoteName set), or the listing over
+// MaxPages, MaxTools or MaxCatalogBytes ([ErrCatalogLimitExceeded],
+// RemoteName "", Path "$", Keyword the Limits field). For a tool, Code,
+// Schema, Path and Keyword are what [InspectTool]'s [ToolReport] gives for
+// the same tool, limits and policy. DiscoverTools and [InspectCatalog]
+// return it as the error itself, so errors.As(err, &d) finds it.
 //
 // Error returns exactly the fixed text of an [*Error] with the same code, and
 // errors.Is, Unwrap and [CodeOf] treat it as that *Error, so code-based
@@ -281,7 +284,8 @@ func (e *Error) Is(target error) bool {
 type DiscoveryError struct {
 	// Code is the mcp_* code discovery failed with.
 	Code string
-	// RemoteName is the bound remote tool name.
+	// RemoteName is the bound remote tool name, "" for a catalog-wide
+	// limit.
 	RemoteName string
 	// Schema is "inputSchema" or "outputSchema" when a schema is the
 	// reason, else "".
@@ -291,7 +295,8 @@ type DiscoveryError struct {
 	// hint; "" for a missing binding.
 	Path string
 	// Keyword is the failing schema keyword, for a limit the name of the
-	// Limits field ("MaxDescriptionBytes"), "name" or "readOnlyHint".
+	// Limits field ("MaxDescriptionBytes", "MaxPages"), "name" or
+	// "readOnlyHint".
 	Keyword string
 }
 

@@ -1,6 +1,7 @@
 package purramcp_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -318,6 +319,63 @@ func TestDiscoveryError_Limits(t *testing.T) {
 			if got := (purramcp.DiscoveryError{Code: report.Code, RemoteName: report.Name,
 				Schema: report.Schema, Path: report.Path, Keyword: report.Keyword}); !reflect.DeepEqual(got, tc.want) {
 				t.Errorf("got %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestDiscoveryError_CatalogLimits: a listing over MaxPages, MaxTools or
+// MaxCatalogBytes fails DiscoverTools and InspectCatalog with a
+// *DiscoveryError naming the Limits field and no tool, whether discovery
+// counted the decoded page or the bounding layer rejected it unread (its
+// cap is the limit left plus a slack: 64 tools, 4 KiB), over io and HTTP
+// (JSON and SSE).
+func TestDiscoveryError_CatalogLimits(t *testing.T) {
+	var compact bytes.Buffer // one line: an SSE data line holds it
+	if err := json.Compact(&compact, loadMCPFixture(t).Tool); err != nil {
+		t.Fatal(err)
+	}
+	tool := compact.String()
+	unbound := func(description int) string {
+		return `{"name":"unbound","description":"` + strings.Repeat("x", description) + `","inputSchema":{"type":"object"}}`
+	}
+	var many []string
+	for i := range 70 {
+		many = append(many, `{"name":"t`+strconv.Itoa(i)+`","inputSchema":{"type":"object"}}`)
+	}
+	for _, tc := range []struct {
+		name    string
+		pages   []string
+		limits  purramcp.Limits
+		keyword string
+	}{
+		{"pages", []string{page("c1", tool), page("c2"), page("c3"), page("")}, purramcp.Limits{MaxPages: 2}, "MaxPages"},
+		{"tools", []string{page("", tool, unbound(1))}, purramcp.Limits{MaxTools: 1}, "MaxTools"},
+		{"tools_across_pages", []string{page("c1", tool), page("", unbound(1))}, purramcp.Limits{MaxTools: 1}, "MaxTools"},
+		{"bytes", []string{page("", tool, unbound(3000))}, purramcp.Limits{MaxCatalogBytes: 2000}, "MaxCatalogBytes"},
+		{"bytes_across_pages", []string{page("c1", tool), page("", unbound(1900))}, purramcp.Limits{MaxCatalogBytes: 2000}, "MaxCatalogBytes"},
+		{"layer_bytes", []string{page("", tool, unbound(8000))}, purramcp.Limits{MaxCatalogBytes: 2000}, "MaxCatalogBytes"},
+		{"layer_tools", []string{page("", append([]string{tool}, many...)...)}, purramcp.Limits{MaxTools: 1}, "MaxTools"},
+	} {
+		want := purramcp.DiscoveryError{Code: purramcp.CodeCatalogLimitExceeded, Path: "$", Keyword: tc.keyword}
+		t.Run(tc.name, func(t *testing.T) {
+			h := rawHarness(t, &rawServer{pages: tc.pages})
+			_, err := discoverDefault(t, h, tc.limits)
+			assertDiscoveryError(t, want, purramcp.ErrCatalogLimitExceeded, err)
+			h = rawHarness(t, &rawServer{pages: tc.pages})
+			report, err := purramcp.InspectCatalog(t.Context(), h.session, "fixture",
+				purramcp.DiscoveryOptions{Monitor: h.monitor, Limits: tc.limits})
+			if report != nil {
+				t.Errorf("report = %v, want nil", report)
+			}
+			assertDiscoveryError(t, want, purramcp.ErrCatalogLimitExceeded, err)
+			if !strings.HasPrefix(tc.name, "layer_") || len(tc.pages) != 1 {
+				return
+			}
+			for _, sse := range []bool{false, true} {
+				h := (&httpPeer{list: tc.pages[0], sseList: sse}).startInMemory(t)
+				_, err := discoverDefault(t, h, tc.limits)
+				assertDiscoveryError(t, want, purramcp.ErrCatalogLimitExceeded, err)
 			}
 		})
 	}

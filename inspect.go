@@ -4,13 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"slices"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"purra.dev/purramcp/internal/jssize"
+	"purra.dev/purramcp/internal/localname"
 )
 
 // A ToolReport says whether one remote tool could be bound under
@@ -47,6 +47,11 @@ type ToolReport struct {
 	// OutputSchemaBytes is the output schema's compact JSON size (0 when
 	// there is none), checked against MaxSchemaBytes.
 	OutputSchemaBytes int `json:"outputSchemaBytes"`
+	// ReadOnlyHint and DestructiveHint are the tool's annotations, each true
+	// only when the tool sets it (RequireReadOnlyHint wants the first
+	// without the second); they grant nothing and stay out of the JSON.
+	ReadOnlyHint    bool `json:"-"`
+	DestructiveHint bool `json:"-"`
 }
 
 // InspectTool reports whether tool could be bound under limits (zero fields
@@ -120,6 +125,9 @@ func asDecoded(schema any) any {
 // once.
 func inspectTool(tool *mcp.Tool, lim Limits, policy SchemaPolicy) ToolReport {
 	r := ToolReport{Name: tool.Name, DescriptionBytes: jsUTF8Len(tool.Description)}
+	if a := tool.Annotations; a != nil {
+		r.ReadOnlyHint, r.DestructiveHint = a.ReadOnlyHint, a.DestructiveHint != nil && *a.DestructiveHint
+	}
 	sizes := [2]int{-1, -1}
 	var err error
 	if r.InputSchemaBytes, err = jssize.Size(tool.InputSchema); err == nil {
@@ -157,7 +165,9 @@ type CatalogReport struct {
 	// Unscoped. Keyed by remote name.
 	Bindings map[string]ToolBinding `json:"-"`
 	// RevisionDigest is the digest DiscoverTools returns with Bindings, or ""
-	// when no tool is bindable.
+	// when no tool is bindable or the bindable tools together pass the
+	// digest's bound (DiscoverTools with Bindings then fails
+	// mcp_catalog_limit_exceeded; a subset of them may bind).
 	RevisionDigest string `json:"revisionDigest"`
 }
 
@@ -170,7 +180,10 @@ type CatalogReport struct {
 // from two listings). serverID is the snapshot's server id. It sends only
 // tools/list requests and fails as DiscoverTools does, before any request for
 // invalid options or server id, a closed or unattached monitor and a server
-// without tools, then for example [ErrPaginationInvalid] for a cursor loop.
+// without tools, then for example [ErrPaginationInvalid] for a cursor loop,
+// a [*DiscoveryError] naming the Limits field for a listing over MaxPages,
+// MaxTools or MaxCatalogBytes, and [ErrNameConflict] for a remote name
+// listed twice.
 //
 // Of the purramcp options it honours StaleRetries: when a tool list change
 // arrives between its first listing and its return, it starts over, listing
@@ -250,6 +263,9 @@ func inspectCatalog(ctx context.Context, session *mcp.ClientSession, serverID st
 		}
 	}
 	catalog, err := d.catalog(serverID)
+	if CodeOf(err) == CodeCatalogLimitExceeded {
+		return report, nil // the digest's bound: binding them all would fail; the report stands
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -261,31 +277,16 @@ func inspectCatalog(ctx context.Context, session *mcp.ClientSession, serverID st
 	return report, nil
 }
 
-// defaultBinding binds tool to a local name derived from its remote name:
-// characters outside [A-Za-z0-9_] become '_', a leading digit gets a '_'
-// prefix, the name is cut to 64 bytes, and a repeat gets a numeric suffix.
+// defaultBinding binds tool to a local name derived from its remote name
+// (localname.Derive: characters outside [A-Za-z0-9_] become '_', a leading
+// digit gets a '_' prefix, the name is cut to 64 bytes, and a repeat gets a
+// numeric suffix).
 // The title is the remote title, trimmed, unless it is blank, not valid
 // UTF-8 or longer than maxTitle bytes (MaxDescriptionBytes): then it is the
 // remote name cut to maxTitle bytes, so no suggested binding carries more
 // remote text than a bound description may.
 func defaultBinding(tool *mcp.Tool, used map[string]bool, maxTitle int) ToolBinding {
-	b := []byte(tool.Name)
-	for i, c := range b {
-		if !(c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
-			b[i] = '_'
-		}
-	}
-	base := string(b)
-	if base[0] >= '0' && base[0] <= '9' {
-		base = "_" + base
-	}
-	base = base[:min(len(base), 64)]
-	local := base
-	for i := 2; used[local]; i++ {
-		suffix := "_" + strconv.Itoa(i)
-		local = base[:min(len(base), 64-len(suffix))] + suffix
-	}
-	used[local] = true
+	local := localname.Derive(tool.Name, used)
 	title := strings.TrimFunc(tool.Title, isJSWhitespace)
 	if title == "" || !utf8.ValidString(title) || len(title) > maxTitle {
 		title = tool.Name[:min(len(tool.Name), maxTitle)] // ASCII: a bindable name matched remoteNamePattern

@@ -158,6 +158,87 @@ func TestInspect_ToolReasons(t *testing.T) {
 	}
 }
 
+// TestInspect_Hints: a report carries what the tool says of itself, each
+// hint true only when the tool sets it true, whether or not it binds, and
+// leaves both out of its JSON.
+func TestInspect_Hints(t *testing.T) {
+	yes, no := true, false
+	obj := map[string]any{"type": "object"}
+	for _, tc := range []struct {
+		name                  string
+		tool                  *mcp.Tool
+		readOnly, destructive bool
+	}{
+		{"none", &mcp.Tool{Name: "a", InputSchema: obj}, false, false},
+		{"read-only", &mcp.Tool{Name: "a", InputSchema: obj, Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, true, false},
+		{"not destructive", &mcp.Tool{Name: "a", InputSchema: obj,
+			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: &no}}, true, false},
+		{"destructive", &mcp.Tool{Name: "a", InputSchema: obj, Annotations: &mcp.ToolAnnotations{DestructiveHint: &yes}}, false, true},
+		{"unbindable", &mcp.Tool{Name: "a b", InputSchema: obj,
+			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: &yes}}, true, true},
+	} {
+		r, err := purramcp.InspectTool(tc.tool, purramcp.Limits{}, purramcp.SchemaPolicy{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.ReadOnlyHint != tc.readOnly || r.DestructiveHint != tc.destructive {
+			t.Errorf("%s: got %v %v, want %v %v", tc.name, r.ReadOnlyHint, r.DestructiveHint, tc.readOnly, tc.destructive)
+		}
+		b, err := json.Marshal(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(b), "Hint") {
+			t.Errorf("%s: JSON %s shows a hint", tc.name, b)
+		}
+	}
+}
+
+// TestInspect_DigestBound: 256 bindable tools whose listing fits the limits
+// but whose digest input passes its bound (binding them all fails
+// DiscoverTools mcp_catalog_limit_exceeded) are still each reported, with
+// their default bindings and no digest; 10 bytes less padding per field
+// gives the digest DiscoverTools gives.
+func TestInspect_DigestBound(t *testing.T) {
+	n := purramcp.DefaultLimits().MaxTools
+	for _, tc := range []struct {
+		pad    int
+		digest bool
+	}{{memoryPadOverDigest, false}, {memoryPad, true}} {
+		server, _ := memoryServer(n, tc.pad)
+		cs, monitor := connectSDK(t, server, "")
+		report, err := purramcp.InspectCatalog(t.Context(), cs, "memory", purramcp.DiscoveryOptions{Monitor: monitor})
+		if err != nil {
+			t.Fatalf("pad %d: %v", tc.pad, err)
+		}
+		bindable := 0
+		for _, r := range report.Tools {
+			if r.Bindable {
+				bindable++
+			}
+		}
+		if bindable != n || len(report.Bindings) != n {
+			t.Errorf("pad %d: %d bindable, %d bindings, want %d", tc.pad, bindable, len(report.Bindings), n)
+		}
+		catalog, err := purramcp.DiscoverTools(t.Context(), cs, "memory", report.Bindings, purramcp.DiscoveryOptions{Monitor: monitor})
+		if !tc.digest {
+			if report.RevisionDigest != "" {
+				t.Errorf("pad %d: RevisionDigest = %q, want \"\"", tc.pad, report.RevisionDigest)
+			}
+			if got := purramcp.CodeOf(err); got != purramcp.CodeCatalogLimitExceeded {
+				t.Errorf("pad %d: DiscoverTools: got %q, want %q", tc.pad, got, purramcp.CodeCatalogLimitExceeded)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("pad %d: %v", tc.pad, err)
+		}
+		if got := catalog.Snapshot().RevisionDigest; got != report.RevisionDigest {
+			t.Errorf("pad %d: RevisionDigest = %q, want %q", tc.pad, report.RevisionDigest, got)
+		}
+	}
+}
+
 // TestInspect_OneListing: a server that shows the first listing a 6-byte
 // description and every later one a 6,000-byte one cannot make the report
 // and the digest disagree: InspectCatalog lists once, and its digest is the

@@ -308,43 +308,37 @@ func parseServer(v any, p path, env *expander) (ServerConfig, error) {
 }
 
 // parseTools decodes a tools object at p.
-func parseTools(v any, p path) (map[string]ToolConfig, error) {
-	obj, ok := v.(object)
-	if !ok {
-		return nil, errAt(p, "not an object")
+func parseTools(v any, p path) (map[string]ToolConfig, error) { return objectOf(v, p, parseTool) }
+
+// parseTool decodes one tool's entry at p.
+func parseTool(v any, p path) (ToolConfig, error) {
+	var tc ToolConfig
+	t, err := fields(v, p, "as", "title", "concurrencySafe", "scopes")
+	if err != nil {
+		return tc, err
 	}
-	tools := make(map[string]ToolConfig, len(obj))
-	for _, remote := range slices.Sorted(maps.Keys(obj)) {
-		at := p.with(remote)
-		t, err := fields(obj[remote], at, "as", "title", "concurrencySafe", "scopes")
-		if err != nil {
-			return nil, err
-		}
-		var tc ToolConfig
-		if _, ok := t["as"]; !ok {
-			return nil, errAt(at.with("as"), "missing")
-		}
-		if tc.As, err = str(t["as"], at.with("as")); err != nil {
-			return nil, err
-		}
-		if title, ok := t["title"]; ok {
-			if tc.Title, err = str(title, at.with("title")); err != nil {
-				return nil, err
-			}
-		}
-		if cs, ok := t["concurrencySafe"]; ok {
-			if tc.ConcurrencySafe, err = boolean(cs, at.with("concurrencySafe")); err != nil {
-				return nil, err
-			}
-		}
-		if sc, ok := t["scopes"]; ok {
-			if tc.Scopes, err = stringList(sc, at.with("scopes")); err != nil {
-				return nil, err
-			}
-		}
-		tools[remote] = tc
+	if _, ok := t["as"]; !ok {
+		return tc, errAt(p.with("as"), "missing")
 	}
-	return tools, nil
+	if tc.As, err = str(t["as"], p.with("as")); err != nil {
+		return tc, err
+	}
+	if title, ok := t["title"]; ok {
+		if tc.Title, err = str(title, p.with("title")); err != nil {
+			return tc, err
+		}
+	}
+	if cs, ok := t["concurrencySafe"]; ok {
+		if tc.ConcurrencySafe, err = boolean(cs, p.with("concurrencySafe")); err != nil {
+			return tc, err
+		}
+	}
+	if sc, ok := t["scopes"]; ok {
+		if tc.Scopes, err = stringList(sc, p.with("scopes")); err != nil {
+			return tc, err
+		}
+	}
+	return tc, nil
 }
 
 // limitFields are the integer members of a limits object and their

@@ -232,35 +232,44 @@ func integer(v any, p path, lo, hi int) (int, error) {
 }
 
 // stringList returns the array of strings at p.
-func stringList(v any, p path) ([]string, error) {
+func stringList(v any, p path) ([]string, error) { return arrayOf(v, p, str) }
+
+// stringMap returns the object of strings at p.
+func stringMap(v any, p path) (map[string]string, error) { return objectOf(v, p, str) }
+
+// arrayOf decodes the array at p element by element, each with each at its
+// own path; the first failure is the error.
+func arrayOf[T any](v any, p path, each func(any, path) (T, error)) ([]T, error) {
 	arr, ok := v.([]any)
 	if !ok {
 		return nil, errAt(p, "not an array")
 	}
-	out := make([]string, len(arr))
+	out := make([]T, len(arr))
 	for i, e := range arr {
-		s, err := str(e, p.with(i))
+		x, err := each(e, p.with(i))
 		if err != nil {
 			return nil, err
 		}
-		out[i] = s
+		out[i] = x
 	}
 	return out, nil
 }
 
-// stringMap returns the object of strings at p.
-func stringMap(v any, p path) (map[string]string, error) {
+// objectOf decodes the object at p member by member, each with each at its
+// own path, in sorted key order, so that the first failure, the error, is
+// the same whatever the map's order.
+func objectOf[T any](v any, p path, each func(any, path) (T, error)) (map[string]T, error) {
 	obj, ok := v.(object)
 	if !ok {
 		return nil, errAt(p, "not an object")
 	}
-	out := make(map[string]string, len(obj))
+	out := make(map[string]T, len(obj))
 	for _, k := range slices.Sorted(maps.Keys(obj)) {
-		s, err := str(obj[k], p.with(k))
+		x, err := each(obj[k], p.with(k))
 		if err != nil {
 			return nil, err
 		}
-		out[k] = s
+		out[k] = x
 	}
 	return out, nil
 }
@@ -272,23 +281,15 @@ func stringMap(v any, p path) (map[string]string, error) {
 func toGo(v any, p path) (any, error) {
 	switch t := v.(type) {
 	case object:
-		m := make(map[string]any, len(t))
-		for _, k := range slices.Sorted(maps.Keys(t)) {
-			g, err := toGo(t[k], p.with(k))
-			if err != nil {
-				return nil, err
-			}
-			m[k] = g
+		m, err := objectOf(t, p, toGo)
+		if err != nil {
+			return nil, err
 		}
 		return m, nil
 	case []any:
-		a := make([]any, len(t))
-		for i, e := range t {
-			g, err := toGo(e, p.with(i))
-			if err != nil {
-				return nil, err
-			}
-			a[i] = g
+		a, err := arrayOf(t, p, toGo)
+		if err != nil {
+			return nil, err
 		}
 		return a, nil
 	case json.Number:

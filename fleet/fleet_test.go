@@ -419,6 +419,33 @@ func TestFleet_StatusNamesTheFailingTool(t *testing.T) {
 	require.NoError(t, f.Close())
 }
 
+// TestFleet_StatusNamesNoToolForACatalogLimit: a listing over a
+// catalog-wide limit names no tool: Failure stays nil.
+func TestFleet_StatusNamesNoToolForACatalogLimit(t *testing.T) {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "big", Version: "1"}, nil)
+	srv.AddTool(&mcp.Tool{Name: "units.list", InputSchema: json.RawMessage(`{"type":"object"}`)}, purramcptest.Text(nil, "x"))
+	var sessions []*mcp.ServerSession
+	dial := func(ctx context.Context) (mcp.Transport, error) {
+		st, ct := mcp.NewInMemoryTransports()
+		ss, err := srv.Connect(ctx, st, nil)
+		sessions = append(sessions, ss)
+		return ct, err
+	}
+	defer func() {
+		for _, ss := range sessions {
+			_ = ss.Wait()
+		}
+	}()
+	f := startFleet(t, &fleet.Config{Servers: map[string]fleet.ServerConfig{"big": {Dial: dial,
+		Limits: purramcp.Limits{MaxCatalogBytes: 10}, Tools: map[string]fleet.ToolConfig{"units.list": {As: "list_units"}}}}},
+		fleet.Options{Backoff: fleet.Backoff{Initial: time.Minute, Max: time.Minute}})
+	st := statusOf(t, f, "big")
+	assert.Equal(t, fleet.StateBackoff, st.State)
+	assert.Equal(t, purramcp.CodeCatalogLimitExceeded, st.Code)
+	assert.Nil(t, st.Failure)
+	require.NoError(t, f.Close())
+}
+
 func TestFleet_ConcurrentRunsAcrossRestarts(t *testing.T) {
 	m := newMemServer(t)
 	f := startFleet(t, &fleet.Config{Servers: map[string]fleet.ServerConfig{"u": memConfig(m, "", 0)}},

@@ -306,7 +306,7 @@ func (s *server) discover(ctx context.Context, c *conn) string {
 	}
 	catalog, err := purramcp.DiscoverTools(ctx, c.session, s.id, s.bindings, opts)
 	var failure *purramcp.DiscoveryError
-	if d := (*purramcp.DiscoveryError)(nil); errors.As(err, &d) && d != nil {
+	if d := (*purramcp.DiscoveryError)(nil); errors.As(err, &d) && d != nil && d.RemoteName != "" { // a tool, not a catalog-wide limit
 		failure = &purramcp.DiscoveryError{Code: d.Code, RemoteName: d.RemoteName, Schema: d.Schema, Path: d.Path,
 			Keyword: d.Keyword}
 	}
@@ -422,10 +422,7 @@ func (s *server) connecting() {
 // mcp_connection_closed from now on, until it comes back.
 func (s *server) out(code string) {
 	s.mu.Lock()
-	wasSet := s.state == StateReady || s.state == StateUnapproved
-	s.conn, s.catalog, s.defs, s.regs = nil, nil, nil, nil
-	s.swapped()
-	s.become(StateBackoff, "", code)
+	wasSet := s.dropLocked(StateBackoff, code)
 	for _, w := range s.waiters {
 		close(w)
 	}
@@ -436,13 +433,22 @@ func (s *server) out(code string) {
 	}
 }
 
+// dropLocked takes the server's session, catalog and registrations away
+// and moves it to state, with no digest and code. It reports whether the
+// server had been ready or unapproved. The caller holds mu.
+func (s *server) dropLocked(state State, code string) (wasSet bool) {
+	wasSet = s.state == StateReady || s.state == StateUnapproved
+	s.conn, s.catalog, s.defs, s.regs = nil, nil, nil, nil
+	s.swapped()
+	s.become(state, "", code)
+	return wasSet
+}
+
 // backoff records a failed attempt and settles.
 func (s *server) backoff(code string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.conn, s.catalog, s.defs, s.regs = nil, nil, nil, nil
-	s.swapped()
-	s.become(StateBackoff, "", code)
+	s.dropLocked(StateBackoff, code)
 	s.settleLocked()
 }
 
@@ -455,10 +461,7 @@ const loginPoll = time.Second
 // login.
 func (s *server) unauthorized(code string) {
 	s.mu.Lock()
-	wasSet := s.state == StateReady || s.state == StateUnapproved
-	s.conn, s.catalog, s.defs, s.regs = nil, nil, nil, nil
-	s.swapped()
-	s.become(StateUnauthorized, "", code)
+	wasSet := s.dropLocked(StateUnauthorized, code)
 	s.settleLocked()
 	s.mu.Unlock()
 	if wasSet {
@@ -508,9 +511,7 @@ func (s *server) sever(code string) {
 func (s *server) close() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.conn, s.catalog, s.defs, s.regs = nil, nil, nil, nil
-	s.swapped()
-	s.become(StateClosed, "", s.code)
+	s.dropLocked(StateClosed, s.code)
 	for _, w := range s.waiters {
 		close(w)
 	}

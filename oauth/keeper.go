@@ -40,6 +40,7 @@ type Keeper struct {
 	expired  bool         // creds' token was refused, or could not be refreshed
 	failed   string       // the code of the last failure (auth required, expired, store failed)
 	required []string     // the scopes of the last insufficient_scope challenge
+	refusals int          // refreshes that ended in a coded failure, whoever ran them (Keep reports each)
 	wakeup   chan struct{}
 
 	refreshing sync.Mutex // held by the one refresh of this keeper in flight
@@ -173,9 +174,11 @@ func (k *Keeper) Due() time.Time {
 
 // Refresh renews the access token with the refresh token, persists the
 // new credentials, then uses them: once per credential. Concurrent calls
-// on one keeper run one at a time, and one that finds the credentials
-// replaced while it waited uses them instead. The store's entry is held
-// (see [Locker]) around load, refresh and save; under it the stored
+// on one keeper run one at a time: one that finds the credentials
+// replaced while it waited uses them instead, and one that waited for a
+// refresh of the same credentials that ended in a coded failure returns
+// that failure without asking again. The store's entry is held (see
+// [Locker]) around load, refresh and save; under it the stored
 // credentials are read again, and when they differ from the keeper's and
 // are not due, another holder refreshed (or a login happened) and they
 // are adopted without a request. Otherwise the stored refresh token, not
@@ -186,19 +189,37 @@ func (k *Keeper) Due() time.Time {
 // request was in flight (they are adopted then); an answer that holds no
 // token is mcp_auth_expired too; a store that cannot take them,
 // mcp_auth_store_failed; a failure to reach it (no answer) is returned as
-// is, to be tried again.
+// is, to be tried again. A coded failure is reported to [Keeper.Keep]'s
+// lost, whether Keep, [Transport] or another caller ran the refresh.
 func (k *Keeper) Refresh(ctx context.Context) error {
 	k.mu.Lock()
-	held := k.creds
+	held, refusals := k.creds, k.refusals
 	k.mu.Unlock()
 	k.refreshing.Lock()
 	defer k.refreshing.Unlock()
 	k.mu.Lock()
-	replaced, expired := k.creds != held, k.expired
+	replaced, expired, failed := k.creds != held, k.expired, k.failed
+	refused := k.refusals != refusals
 	k.mu.Unlock()
-	if replaced && !expired {
+	switch {
+	case replaced && !expired:
 		return nil // refreshed (or loaded) while this call waited
+	case refused && !replaced && failed != "":
+		return authError(failed) // the refresh this call waited for failed: not asked again
 	}
+	err := k.refresh(ctx)
+	if isAuthCode(err) {
+		k.mu.Lock()
+		k.refusals++
+		k.mu.Unlock()
+		k.wake() // Keep reports it
+	}
+	return err
+}
+
+// refresh is Refresh once it holds k.refreshing and found the keeper's
+// credentials to be renewed.
+func (k *Keeper) refresh(ctx context.Context) error {
 	if k.store == nil {
 		return authError(purramcp.CodeAuthRequired) // no OAuth
 	}
@@ -216,7 +237,7 @@ func (k *Keeper) Refresh(ctx context.Context) error {
 		return err
 	}
 	k.mu.Lock()
-	held = k.creds
+	held := k.creds
 	k.mu.Unlock()
 	if c != nil && (held == nil || c.AccessToken != held.AccessToken) && !pastExpiry(c) {
 		k.adopt(c) // another holder refreshed, or a login happened
@@ -334,12 +355,20 @@ func pastExpiry(c *Credentials) bool {
 }
 
 // Keep is the background refresh: it refreshes the token whenever it is
-// due, or at once after a 401, until ctx ends. lost is called with the status code when a refresh is
-// refused, so that the server's session ends and the server becomes
-// unauthorized; the keeper then waits for new credentials (a login).
+// due, or at once after a 401, until ctx ends. lost is called with the
+// status code once for each refresh that ends in a coded failure (refused,
+// or the store or egress rule failed), whichever path ran it (Keep itself,
+// [Transport] before a request, a caller of [Keeper.Refresh]) and unless
+// new credentials arrived since, so that the server's session ends and
+// the server becomes unauthorized; the keeper then waits for new
+// credentials (a login).
 func (k *Keeper) Keep(ctx context.Context, lost func(code string)) {
 	const retry = 5 * time.Second
+	reported := 0 // the refusals lost was called for
 	for {
+		if code := k.unreported(&reported); code != "" && ctx.Err() == nil {
+			lost(code)
+		}
 		t := time.NewTimer(time.Hour)
 		if at := k.Due(); !at.IsZero() {
 			t.Reset(time.Until(at))
@@ -350,20 +379,15 @@ func (k *Keeper) Keep(ctx context.Context, lost func(code string)) {
 		case <-ctx.Done():
 			t.Stop()
 			return
-		case <-k.wakeup: // a 401, or new credentials: due again
+		case <-k.wakeup: // a 401, new credentials, or a refusal to report
 			t.Stop()
 			if at := k.Due(); at.IsZero() || time.Now().Before(at) {
 				continue
 			}
 		case <-t.C:
 		}
-		switch err := k.Refresh(ctx); {
-		case err == nil:
-		case isAuthCode(err):
-			if ctx.Err() == nil {
-				lost(k.Reason())
-			}
-		default: // the authorization server could not be reached: try again
+		if err := k.Refresh(ctx); err != nil && !isAuthCode(err) {
+			// the authorization server could not be reached: try again
 			t := time.NewTimer(retry)
 			select {
 			case <-ctx.Done():
@@ -373,6 +397,19 @@ func (k *Keeper) Keep(ctx context.Context, lost func(code string)) {
 			}
 		}
 	}
+}
+
+// unreported is the keeper's failure when a refresh ended in one since
+// *seen refusals and it still stands (no new credentials since), else "";
+// it moves *seen to the current count.
+func (k *Keeper) unreported(seen *int) string {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.refusals == *seen {
+		return ""
+	}
+	*seen = k.refusals
+	return k.failed
 }
 
 // A Transport is an http.RoundTripper that authorizes the requests of an

@@ -19,7 +19,7 @@ cd "$(dirname "$0")/.."
 bin=$(mktemp -d)
 sandbox=$(mktemp -d)
 trap 'rm -rf "$bin" "$sandbox"' EXIT
-go build -o "$bin/purramcp" ./cmd/purramcp
+(cd cmd/purramcp && go build -o "$bin/purramcp" .) # the command is a module of its own
 
 # name|package@version|arguments ("$SANDBOX" is an empty directory)
 servers=(

@@ -101,6 +101,29 @@ func TestDial_EndsTheProcessGroup(t *testing.T) {
 // with the request's cursor; an empty result leaves the request
 // unanswered).
 func rawEndpoint(version string, list func(cursor string) string) endpoint {
+	return rawPeer{version: version, list: list}.endpoint()
+}
+
+// A rawPeer is the server of rawEndpoint, with the faults a go-sdk server
+// never has.
+type rawPeer struct {
+	version string
+	list    func(cursor string) string
+	// noTools leaves the tools capability out of the handshake.
+	noTools bool
+	// listError answers every tools/list with a JSON-RPC error.
+	listError bool
+	// closeOnList closes the connection instead of answering tools/list.
+	closeOnList bool
+}
+
+// endpoint returns an endpoint whose dial serves p.
+func (p rawPeer) endpoint() endpoint {
+	version, list := p.version, p.list
+	capabilities := `{"tools":{}}`
+	if p.noTools {
+		capabilities = `{}`
+	}
 	return endpoint{dial: func(ctx context.Context) (mcp.Transport, func(), error) {
 		clientEnd, serverEnd := mcp.NewInMemoryTransports()
 		conn, err := serverEnd.Connect(ctx)
@@ -122,8 +145,16 @@ func rawEndpoint(version string, list func(cursor string) string) endpoint {
 				resp := &jsonrpc.Response{ID: req.ID}
 				switch req.Method {
 				case "initialize":
-					resp.Result = json.RawMessage(`{"protocolVersion":"` + version + `","capabilities":{"tools":{}},"serverInfo":{"name":"old","version":"1"}}`)
+					resp.Result = json.RawMessage(`{"protocolVersion":"` + version + `","capabilities":` + capabilities + `,"serverInfo":{"name":"old","version":"1"}}`)
 				case "tools/list":
+					if p.closeOnList {
+						_ = conn.Close()
+						return
+					}
+					if p.listError {
+						resp.Error = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "remote text: boom"}
+						break
+					}
 					var p struct {
 						Cursor string `json:"cursor"`
 					}
@@ -158,37 +189,9 @@ func TestDial_LegacyProtocols(t *testing.T) {
 	require.NoError(t, err)
 	defer c.close()
 	assert.Equal(t, "2025-03-26", c.monitor.ProtocolVersion())
-	tools, err := listTools(t.Context(), c, purramcp.DefaultLimits())
+	report, err := inspect(t.Context(), &inspectTarget{ep: ep, limits: purramcp.DefaultLimits()}, 5*time.Second)
 	require.NoError(t, err)
-	require.Len(t, tools, 1)
-	assert.Equal(t, "old.tool", tools[0].Name)
-}
-
-// TestListTools_HostilePager: a server that repeats a cursor, pages for
-// ever or never answers is cut off by the limits.
-func TestListTools_HostilePager(t *testing.T) {
-	for _, tc := range []struct {
-		name    string
-		list    func(string) string
-		timeout time.Duration
-		want    string
-	}{
-		{"repeated cursor", func(string) string { return `{"tools":[],"nextCursor":"again"}` }, 0, "the server repeated a cursor"},
-		{"endless pages", func(c string) string { return `{"tools":[],"nextCursor":"` + c + `x"}` }, 0, "more than 32 pages (limits.maxPages)"},
-		{"no answer", func(string) string { return "" }, 200 * time.Millisecond, "no answer to tools/list within 200ms (limits.timeout)"},
-	} {
-		lim := purramcp.DefaultLimits()
-		if tc.timeout > 0 {
-			lim.Timeout = tc.timeout
-		}
-		t.Run(tc.name, func(t *testing.T) {
-			ep := rawEndpoint("2025-06-18", tc.list)
-			c, err := dial(t.Context(), ep, 5*time.Second)
-			require.NoError(t, err)
-			defer c.close()
-			tools, err := listTools(t.Context(), c, lim)
-			assert.Nil(t, tools)
-			assert.EqualError(t, err, tc.want)
-		})
-	}
+	assert.Equal(t, "2025-03-26", report.ProtocolVersion)
+	require.Len(t, report.Tools, 1)
+	assert.Equal(t, "old.tool", report.Tools[0].Name)
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -11,8 +10,6 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"purra.dev/purramcp"
 	"purra.dev/purramcp/fleet"
@@ -192,13 +189,13 @@ func runInspect(ctx context.Context, args []string, s *streams) int {
 		s.errorf("inspect", "%v", err)
 		return exitUsage
 	}
-	report, tools, err := inspect(ctx, target, o.timeout)
+	report, err := inspect(ctx, target, o.timeout)
 	switch {
 	case err != nil:
 		reportFailure(s, "inspect", target.id, err)
 		return exitFail
 	case o.suggest:
-		return printSuggestion(s, target, report, tools)
+		return printSuggestion(s, target, report)
 	case o.asJSON:
 		err = writeJSON(s.out, report)
 	default:
@@ -210,65 +207,59 @@ func runInspect(ctx context.Context, args []string, s *streams) int {
 	return exitOK
 }
 
-// inspect connects to target, lists its tools once and reports on each.
-// It returns the listed tools, by name, for a suggestion.
-func inspect(ctx context.Context, target *inspectTarget, timeout time.Duration) (*inspectReport, map[string]*mcp.Tool, error) {
+// inspect connects to target, lists its tools once through
+// purramcp.InspectCatalog (discovery's own paging, limits and byte measure)
+// and reports on each.
+func inspect(ctx context.Context, target *inspectTarget, timeout time.Duration) (*inspectReport, error) {
 	c, err := dial(ctx, target.ep, timeout)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	defer c.close()
-	tools, err := listTools(ctx, c, target.limits)
+	serverID := target.id
+	if serverID == "" {
+		serverID = "inspect" // names only the digest, which inspect does not print
+	}
+	catalog, err := purramcp.InspectCatalog(ctx, c.session, serverID, purramcp.DiscoveryOptions{Monitor: c.monitor,
+		Limits: target.limits, Policy: target.policy, StaleRetries: listStaleRetries})
 	if err != nil {
-		return nil, nil, &listError{err: err, stderr: c.stderrLines()}
+		return nil, &listError{err: listFailure(err, target.limits), stderr: c.stderrLines()}
 	}
-	report := &inspectReport{Server: target.id, ProtocolVersion: c.monitor.ProtocolVersion(),
+	report := &inspectReport{Server: target.id, ProtocolVersion: catalog.ProtocolVersion,
 		Policy: fleet.PolicyWords(target.policy), Tools: []toolReport{}, Missing: []string{}}
-	byName := map[string]*mcp.Tool{}
-	for _, tool := range tools {
-		byName[tool.Name] = tool
-	}
-	for _, name := range slices.Sorted(maps.Keys(byName)) {
-		r, err := reportTool(byName[name], target)
-		if err != nil {
-			return nil, nil, err
-		}
+	listed := map[string]bool{}
+	for _, tr := range catalog.Tools { // sorted by name
+		listed[tr.Name] = true
+		r := reportTool(tr, target)
 		if r.Binds {
 			report.Binds++
 		}
 		report.Tools = append(report.Tools, r)
 	}
 	for _, remote := range slices.Sorted(maps.Keys(target.bound)) {
-		if byName[remote] == nil {
+		if !listed[remote] {
 			report.Missing = append(report.Missing, remote)
 		}
 	}
-	return report, byName, nil
+	return report, nil
 }
 
-// reportTool inspects one tool with purramcp.InspectTool under target's
-// policy and limits, and adds its annotations and configured local name.
-func reportTool(tool *mcp.Tool, target *inspectTarget) (toolReport, error) {
-	ir, err := purramcp.InspectTool(tool, target.limits, target.policy)
-	if err != nil {
-		return toolReport{}, fmt.Errorf("tool %s: %w", shown(tool.Name), err) // unreachable: resolved limits, a listed tool
-	}
-	r := toolReport{Name: tool.Name, Binds: ir.Bindable, Code: ir.Code, Schema: ir.Schema, Path: ir.Path,
-		Keyword: ir.Keyword, As: target.bound[tool.Name].As, DescriptionBytes: ir.DescriptionBytes,
-		InputSchemaBytes: ir.InputSchemaBytes, OutputSchemaBytes: ir.OutputSchemaBytes}
-	if ir.BindsWith != "" {
-		r.BindsWith = strings.Split(ir.BindsWith, "+")
-	}
-	if a := tool.Annotations; a != nil {
-		r.ReadOnlyHint = a.ReadOnlyHint
-		r.DestructiveHint = a.DestructiveHint != nil && *a.DestructiveHint
+// reportTool turns purramcp's report on one tool into the command's, with
+// its configured local name and the server's requireReadOnlyHint applied.
+func reportTool(tr purramcp.ToolReport, target *inspectTarget) toolReport {
+	r := toolReport{Name: tr.Name, Binds: tr.Bindable, Code: tr.Code, Schema: tr.Schema, Path: tr.Path,
+		Keyword: tr.Keyword, As: target.bound[tr.Name].As, ReadOnlyHint: tr.ReadOnlyHint,
+		DestructiveHint: tr.DestructiveHint, DescriptionBytes: tr.DescriptionBytes,
+		InputSchemaBytes: tr.InputSchemaBytes, OutputSchemaBytes: tr.OutputSchemaBytes}
+	if tr.BindsWith != "" {
+		r.BindsWith = strings.Split(tr.BindsWith, "+")
 	}
 	// A server with requireReadOnlyHint fails discovery of a bound tool
 	// without the hint, after its schemas compile.
 	if r.Binds && target.readOnly && !r.readOnly() {
 		r.Binds, r.Code, r.Keyword = false, purramcp.CodeAnnotationConflict, "readOnlyHint"
 	}
-	return r, nil
+	return r
 }
 
 // readOnly reports whether the tool says it only reads: readOnlyHint true
@@ -356,8 +347,9 @@ func yesNo(b bool) string {
 }
 
 // listStaleRetries is how many more times a listing starts over when a
-// tool list change arrives while it runs, as a config's default
-// staleRetries: some servers announce a change right after initializing.
+// tool list change arrives while it runs (DiscoveryOptions.StaleRetries),
+// as a config's default staleRetries: some servers announce a change right
+// after initializing.
 const listStaleRetries = 2
 
 // A listError is a listing that failed after the connection was made.
@@ -367,69 +359,48 @@ type listError struct {
 }
 
 // Error says that the listing failed and why.
-func (e *listError) Error() string { return "listing tools: " + clean(e.err.Error()) }
+func (e *listError) Error() string { return "listing tools: " + e.err.Error() }
 
 // Unwrap returns the listing's error.
 func (e *listError) Unwrap() error { return e.err }
 
-// listTools lists every tool of c's session once, page by page, under
-// lim: at most MaxPages requests, each bounded by Timeout, at most
-// MaxTools tools and MaxCatalogBytes of results, no cursor twice (the
-// bounding layer bounds each message). When the monitor sees a tool list change meanwhile, it starts
-// over, at most listStaleRetries more times.
-func listTools(ctx context.Context, c *conn, lim purramcp.Limits) ([]*mcp.Tool, error) {
-	for attempt := 0; ; attempt++ {
-		revision := c.monitor.Revision()
-		tools, err := listOnce(ctx, c.session, lim)
-		if err != nil || c.monitor.Revision() == revision {
-			return tools, err
-		}
-		if attempt == listStaleRetries {
-			return nil, errors.New("the tool list kept changing while it was listed")
+// listFailure says why purramcp.InspectCatalog failed under lim: the limit
+// by its config name, or what the code means; never remote text.
+func listFailure(err error, lim purramcp.Limits) error {
+	var de *purramcp.DiscoveryError
+	if errors.As(err, &de) && de.RemoteName == "" {
+		switch de.Keyword {
+		case "MaxPages":
+			return fmt.Errorf("more than %d pages (limits.maxPages)", lim.MaxPages)
+		case "MaxTools":
+			return fmt.Errorf("more than %d tools (limits.maxTools)", lim.MaxTools)
+		case "MaxCatalogBytes":
+			return fmt.Errorf("more than %d bytes of tools/list results (limits.maxCatalogBytes)", lim.MaxCatalogBytes)
 		}
 	}
-}
-
-// listOnce is one listing of listTools.
-func listOnce(ctx context.Context, session *mcp.ClientSession, lim purramcp.Limits) ([]*mcp.Tool, error) {
-	var tools []*mcp.Tool
-	seen := map[string]bool{}
-	cursor := ""
-	size := 0
-	for page := 1; ; page++ {
-		if page > lim.MaxPages {
-			return nil, fmt.Errorf("more than %d pages (limits.maxPages)", lim.MaxPages)
-		}
-		rctx, cancel := context.WithTimeout(ctx, lim.Timeout)
-		res, err := session.ListTools(rctx, &mcp.ListToolsParams{Cursor: cursor})
-		timedOut := ctx.Err() == nil && errors.Is(rctx.Err(), context.DeadlineExceeded)
-		cancel()
-		switch {
-		case timedOut:
-			return nil, fmt.Errorf("no answer to tools/list within %s (limits.timeout)", lim.Timeout)
-		case err != nil:
-			return nil, err
-		}
-		// The results' compact JSON sizes as go-sdk re-encodes them: close
-		// to what discovery counts, and a bound on what is kept.
-		if b, err := json.Marshal(res); err == nil {
-			size += len(b)
-		}
-		if size > lim.MaxCatalogBytes {
-			return nil, fmt.Errorf("more than %d bytes of tools/list results (limits.maxCatalogBytes)", lim.MaxCatalogBytes)
-		}
-		tools = append(tools, res.Tools...)
-		if len(tools) > lim.MaxTools {
-			return nil, fmt.Errorf("more than %d tools (limits.maxTools)", lim.MaxTools)
-		}
-		if res.NextCursor == "" {
-			return tools, nil
-		}
-		if seen[res.NextCursor] {
-			return nil, errors.New("the server repeated a cursor")
-		}
-		seen[res.NextCursor] = true
-		cursor = res.NextCursor
+	switch code := purramcp.CodeOf(err); code {
+	case purramcp.CodeTimeout:
+		return fmt.Errorf("no answer to tools/list within %s (limits.timeout)", lim.Timeout)
+	case purramcp.CodePaginationInvalid:
+		return errors.New("the server repeated a cursor or sent one over 512 bytes")
+	case purramcp.CodeCatalogStale:
+		return errors.New("the tool list kept changing while it was listed")
+	case purramcp.CodeNameConflict:
+		return errors.New("the server listed a tool name twice (" + code + ")")
+	case purramcp.CodeToolsUnavailable:
+		return errors.New("the server does not offer tools (" + code + ")")
+	case purramcp.CodeProtocolError:
+		return errors.New("the server answered tools/list with an error (" + code + ")")
+	case purramcp.CodeConnectionClosed:
+		return errors.New("the connection is closed (" + code + ")")
+	case purramcp.CodeTransportError:
+		return errors.New("the connection failed while tools were listed (" + code + ")")
+	case purramcp.CodeResultInvalid:
+		return errors.New("the tools/list result could not be decoded (" + code + ")")
+	case "":
+		return errors.New("canceled") // ErrCanceled: ctx ended
+	default:
+		return errors.New(code)
 	}
 }
 

@@ -3,15 +3,20 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"purra.dev/purramcp"
 )
 
 func TestInspect_StdioServer(t *testing.T) {
@@ -260,4 +265,103 @@ func TestInspect_Limits(t *testing.T) {
 		assert.Equal(t, exitFail, r.code, tc.limits)
 		assert.Equal(t, "purramcp inspect: server units: "+tc.want+"\n", r.stderr)
 	}
+}
+
+// TestInspect_HostileLister: a listing purramcp.InspectCatalog refuses is
+// reported with the limit named in the config's words, or what its code
+// means; never the server's text.
+func TestInspect_HostileLister(t *testing.T) {
+	tools := func(n int) string {
+		names := make([]string, n)
+		for i := range names {
+			names[i] = `{"name":"t` + strconv.Itoa(i) + `","inputSchema":{"type":"object"}}`
+		}
+		return `{"tools":[` + strings.Join(names, ",") + `]}`
+	}
+	described := func(n int) func(string) string {
+		return func(string) string {
+			return `{"tools":[{"name":"t","description":"` + strings.Repeat("x", n) + `","inputSchema":{"type":"object"}}]}`
+		}
+	}
+	for _, tc := range []struct {
+		name   string
+		peer   rawPeer
+		limits purramcp.Limits
+		want   string
+	}{
+		{"repeated cursor", rawPeer{list: func(string) string { return `{"tools":[],"nextCursor":"again"}` }}, purramcp.Limits{},
+			"the server repeated a cursor or sent one over 512 bytes"},
+		{"long cursor", rawPeer{list: func(string) string { return `{"tools":[],"nextCursor":"` + strings.Repeat("c", 513) + `"}` }},
+			purramcp.Limits{}, "the server repeated a cursor or sent one over 512 bytes"},
+		{"endless pages", rawPeer{list: func(c string) string { return `{"tools":[],"nextCursor":"` + c + `x"}` }}, purramcp.Limits{},
+			"more than 32 pages (limits.maxPages)"},
+		{"pages", rawPeer{list: func(c string) string { return `{"tools":[],"nextCursor":"` + c + `x"}` }}, purramcp.Limits{MaxPages: 3},
+			"more than 3 pages (limits.maxPages)"},
+		{"tools", rawPeer{list: func(string) string { return tools(3) }}, purramcp.Limits{MaxTools: 2},
+			"more than 2 tools (limits.maxTools)"},
+		{"tools over the layer's cap", rawPeer{list: func(string) string { return tools(70) }}, purramcp.Limits{MaxTools: 2},
+			"more than 2 tools (limits.maxTools)"},
+		{"bytes", rawPeer{list: described(1000)}, purramcp.Limits{MaxCatalogBytes: 500},
+			"more than 500 bytes of tools/list results (limits.maxCatalogBytes)"},
+		{"bytes over the layer's cap", rawPeer{list: described(6000)}, purramcp.Limits{MaxCatalogBytes: 500},
+			"more than 500 bytes of tools/list results (limits.maxCatalogBytes)"},
+		{"no answer", rawPeer{list: func(string) string { return "" }}, purramcp.Limits{Timeout: 200 * time.Millisecond},
+			"no answer to tools/list within 200ms (limits.timeout)"},
+		{"name twice", rawPeer{list: func(string) string {
+			return `{"tools":[{"name":"t","inputSchema":{"type":"object"}},{"name":"t","inputSchema":{"type":"object"}}]}`
+		}}, purramcp.Limits{}, "the server listed a tool name twice (mcp_name_conflict)"},
+		{"no tools", rawPeer{list: func(string) string { return tools(1) }, noTools: true}, purramcp.Limits{},
+			"the server does not offer tools (mcp_tools_unavailable)"},
+		{"error", rawPeer{list: func(string) string { return tools(1) }, listError: true}, purramcp.Limits{},
+			"the server answered tools/list with an error (mcp_protocol_error)"},
+		{"closed", rawPeer{list: func(string) string { return tools(1) }, closeOnList: true}, purramcp.Limits{},
+			"the connection failed while tools were listed (mcp_transport_error)"},
+		{"not a result", rawPeer{list: func(string) string { return `{"tools":[{"name":1}]}` }}, purramcp.Limits{},
+			"the tools/list result could not be decoded (mcp_result_invalid)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.peer.version = "2025-06-18"
+			target := &inspectTarget{ep: tc.peer.endpoint(), limits: resolveLimits(tc.limits)}
+			report, err := inspect(t.Context(), target, 5*time.Second)
+			assert.Nil(t, report)
+			assert.EqualError(t, err, "listing tools: "+tc.want)
+		})
+	}
+}
+
+// TestListFailure_Codes: the failures no raw server provokes on demand
+// (go-sdk does not order a list_changed against the answer it precedes)
+// are named by what their code means.
+func TestListFailure_Codes(t *testing.T) {
+	lim := purramcp.DefaultLimits()
+	for _, tc := range []struct {
+		err  error
+		want string
+	}{
+		{purramcp.ErrCatalogStale, "the tool list kept changing while it was listed"},
+		{purramcp.ErrCanceled, "canceled"},
+		{purramcp.ErrTransportError, "the connection failed while tools were listed (mcp_transport_error)"},
+		{purramcp.ErrConnectionClosed, "the connection is closed (mcp_connection_closed)"},
+		{purramcp.ErrUnauthorized, "mcp_unauthorized"},
+		{&purramcp.DiscoveryError{Code: purramcp.CodeCatalogLimitExceeded, Path: "$", Keyword: "MaxPages"}, "more than 32 pages (limits.maxPages)"},
+		{purramcp.ErrCatalogLimitExceeded, "mcp_catalog_limit_exceeded"},
+	} {
+		assert.EqualError(t, listFailure(tc.err, lim), tc.want, "%v", tc.err)
+	}
+}
+
+// TestInspect_OverTheDigestBound: 256 tools whose listing fits the limits
+// but which together pass the digest's bound are each reported (the digest
+// is not printed).
+func TestInspect_OverTheDigestBound(t *testing.T) {
+	tools := make([]string, 256)
+	for i := range tools {
+		tools[i] = fmt.Sprintf(`{"name":"t%03d","description":"%s","inputSchema":{"type":"object"}}`, i, strings.Repeat("x", 3900))
+	}
+	page := `{"tools":[` + strings.Join(tools, ",") + `]}`
+	peer := rawPeer{version: "2025-06-18", list: func(string) string { return page }}
+	report, err := inspect(t.Context(), &inspectTarget{ep: peer.endpoint(), limits: resolveLimits(purramcp.Limits{})}, 5*time.Second)
+	require.NoError(t, err)
+	assert.Equal(t, 256, report.Binds)
+	assert.Len(t, report.Tools, 256)
 }

@@ -256,8 +256,7 @@ func discoverServer(ctx context.Context, id string, ep endpoint, timeout time.Du
 func discoveryFailure(id string, err error) error {
 	code := purramcp.CodeOf(err)
 	inspect := "run `purramcp inspect --server " + id + "`"
-	var de *purramcp.DiscoveryError
-	if errors.As(err, &de) {
+	if de := discoveryTool(err); de != nil {
 		tool := "tool " + shown(de.RemoteName)
 		for _, p := range []string{de.Schema, de.Path, de.Keyword} {
 			if p != "" {
@@ -286,11 +285,21 @@ func discoveryFailure(id string, err error) error {
 // failedTool returns what a DiscoveryError in err says of the bound tool
 // at fault, or nil.
 func failedTool(err error) *toolFault {
-	var de *purramcp.DiscoveryError
-	if !errors.As(err, &de) {
+	de := discoveryTool(err)
+	if de == nil {
 		return nil
 	}
 	return &toolFault{RemoteName: de.RemoteName, Schema: de.Schema, Path: de.Path, Keyword: de.Keyword}
+}
+
+// discoveryTool returns the DiscoveryError in err when it names a bound
+// tool, or nil (none, or a catalog-wide limit, which names none).
+func discoveryTool(err error) *purramcp.DiscoveryError {
+	var de *purramcp.DiscoveryError
+	if !errors.As(err, &de) || de.RemoteName == "" {
+		return nil
+	}
+	return de
 }
 
 // compare turns the outcomes into one serverDiff per id against lock.

@@ -277,6 +277,11 @@ func TestDiscoveryFailure_NamesTheTool(t *testing.T) {
 	assert.EqualError(t, discoveryFailure("notes", purramcp.ErrProtocolUnsupported),
 		`discovery failed mcp_protocol_unsupported: the server speaks an older MCP version: set "legacyProtocols": true if that is acceptable`)
 	assert.Nil(t, failedTool(purramcp.ErrProtocolUnsupported))
+	// A catalog-wide limit names no tool.
+	_, err := purramcp.DiscoverTools(t.Context(), srv.Session, "notes", map[string]purramcp.ToolBinding{"notes.search": purramcptest.Binding("search")},
+		purramcp.DiscoveryOptions{Monitor: srv.Monitor, Limits: purramcp.Limits{MaxCatalogBytes: 10}})
+	assert.EqualError(t, discoveryFailure("notes", err), "discovery failed mcp_catalog_limit_exceeded; run `purramcp inspect --server notes` to see each tool")
+	assert.Nil(t, failedTool(err))
 }
 
 // TestLockCheck_UnreachableURL: an HTTP server that refuses the

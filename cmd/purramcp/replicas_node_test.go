@@ -59,14 +59,14 @@ func TestServe_StatelessReplicasBehindHAProxyBothEras(t *testing.T) {
 	for _, tc := range []struct{ negotiation, protocol string }{
 		{"default", "2025-11-25"}, {"legacy", "2025-11-25"}, {"auto", "2026-07-28"}, {"2026-07-28", "2026-07-28"},
 	} {
-		plan := `{"transport":"http","url":"` + url + `","token":"r3plica","negotiation":"` + tc.negotiation +
+		plan := `{"sdk":2,"transport":"http","url":"` + url + `","token":"r3plica","negotiation":"` + tc.negotiation +
 			`","calls":` + sdkPlanCalls + `}`
 		var got struct {
 			ProtocolVersion string            `json:"protocolVersion"`
 			Tools           []string          `json:"tools"`
 			Results         []json.RawMessage `json:"results"`
 		}
-		require.NoError(t, json.Unmarshal([]byte(runNode(t, ctx, clients, node, "sdk2-client.mjs", plan)), &got))
+		require.NoError(t, json.Unmarshal([]byte(runNode(t, ctx, clients, node, "sdk-client.mjs", plan)), &got))
 		assert.Equal(t, tc.protocol, got.ProtocolVersion, tc.negotiation)
 		assert.Equal(t, []string{"units_convert", "units_list"}, got.Tools, tc.negotiation)
 		require.Len(t, got.Results, 3, tc.negotiation)

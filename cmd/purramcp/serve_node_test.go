@@ -190,10 +190,10 @@ func TestServeNode_SDK2HTTP(t *testing.T) {
 			{"default", "2025-11-25"}, {"legacy", "2025-11-25"}, {"auto", "2026-07-28"}, {"2026-07-28", "2026-07-28"},
 		} {
 			t.Run(strings.Join(append([]string{"http"}, mode...), " ")+" "+tc.negotiation, func(t *testing.T) {
-				plan := `{"transport":"http","url":"` + url + `","token":"n0de-t0ken","negotiation":"` + tc.negotiation +
+				plan := `{"sdk":2,"transport":"http","url":"` + url + `","token":"n0de-t0ken","negotiation":"` + tc.negotiation +
 					`","calls":` + sdkPlanCalls + `}`
 				var got map[string]json.RawMessage
-				require.NoError(t, json.Unmarshal([]byte(runNode(t, ctx, clients, node, "sdk2-client.mjs", plan)), &got))
+				require.NoError(t, json.Unmarshal([]byte(runNode(t, ctx, clients, node, "sdk-client.mjs", plan)), &got))
 				assert.JSONEq(t, `"`+tc.protocol+`"`, string(got["protocolVersion"]))
 				delete(got, "protocolVersion")
 				// At 2026-07-28 go-sdk stamps _meta.serverInfo on every result.
@@ -267,12 +267,12 @@ func TestLockNode_SDK2ServerEraPin(t *testing.T) {
 	assert.Equal(t, exitOK, r.code, r.stderr)
 }
 
-// startSDK2HTTP starts sdk2-http-server.mjs in mode and returns its URL;
+// startSDK2HTTP starts sdk2-server.mjs over HTTP in mode and returns its URL;
 // the process ends with the test.
 func startSDK2HTTP(t *testing.T, clients, node, mode string) string {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	cmd := exec.CommandContext(ctx, node, filepath.Join(clients, "sdk2-http-server.mjs"), mode)
+	cmd := exec.CommandContext(ctx, node, filepath.Join(clients, "sdk2-server.mjs"), mode, "http")
 	cmd.Dir = clients
 	stderr, err := cmd.StderrPipe()
 	require.NoError(t, err)
@@ -291,7 +291,7 @@ func startSDK2HTTP(t *testing.T, clients, node, mode string) string {
 	case u := <-urls:
 		return u
 	case <-time.After(30 * time.Second):
-		t.Fatal("sdk2-http-server.mjs did not start")
+		t.Fatal("sdk2-server.mjs did not start")
 		return ""
 	}
 }

@@ -4,11 +4,9 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strconv"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"purra.dev/purramcp/fleet"
+	"purra.dev/purramcp/internal/localname"
 )
 
 // A suggestion is what `purramcp inspect --suggest` prints: the "tools"
@@ -28,7 +26,7 @@ type suggestion struct {
 // binds keeps its local name, title and concurrencySafe; a new one gets a
 // local name derived from its remote name that no other binding of the
 // config uses.
-func printSuggestion(s *streams, target *inspectTarget, report *inspectReport, tools map[string]*mcp.Tool) int {
+func printSuggestion(s *streams, target *inspectTarget, report *inspectReport) int {
 	sug := suggestion{Tools: map[string]boundTool{}, Policy: fleet.PolicyWords(target.policy)}
 	used := maps.Clone(target.taken)
 	if used == nil {
@@ -51,7 +49,7 @@ func printSuggestion(s *streams, target *inspectTarget, report *inspectReport, t
 		default:
 			bt, ok := target.bound[r.Name]
 			if !ok {
-				bt = boundTool{As: localName(tools[r.Name].Name, used)}
+				bt = boundTool{As: localname.Derive(r.Name, used)}
 			}
 			sug.Tools[r.Name] = bt
 		}
@@ -69,31 +67,6 @@ func printSuggestion(s *streams, target *inspectTarget, report *inspectReport, t
 		return exitFail
 	}
 	return exitOK
-}
-
-// localName derives a local name from a bindable remote name
-// (^[A-Za-z0-9_.-]{1,128}$): '.' and '-' become '_', a leading digit gets
-// a '_' in front, the name is cut to 64 bytes, and a name in used gets the
-// first free suffix _2, _3, ... The result is added to used.
-func localName(remote string, used map[string]bool) string {
-	b := []byte(remote)
-	for i, c := range b {
-		if c == '.' || c == '-' {
-			b[i] = '_'
-		}
-	}
-	base := string(b)
-	if base[0] >= '0' && base[0] <= '9' {
-		base = "_" + base
-	}
-	base = base[:min(len(base), 64)]
-	name := base
-	for i := 2; used[name]; i++ {
-		suffix := "_" + strconv.Itoa(i)
-		name = base[:min(len(base), 64-len(suffix))] + suffix
-	}
-	used[name] = true
-	return name
 }
 
 // sortedKeys returns m's keys in order.

@@ -14,31 +14,28 @@ import (
 // Options configures a [Toolset]. The zero value works: descriptions are the
 // registrations' own, host failures are shown to the model as
 // {"error":"host_failure"} and reported nowhere else, and each call's
-// [purramcp.ToolContext] is filled from the ADK context.
-type Options struct {
-	// Call returns the ToolContext for one call of def. ctx is the tool's
-	// agent.Context (a host may type-assert it) and callID its function call
-	// id. Whatever Call returns, ToolName is set to def.Name and CallID to
-	// callID when callID is not empty. Nil uses RunID = InvocationID() and
-	// AgentID = AgentName().
-	Call func(ctx context.Context, callID string, def purramcp.ToolDefinition) purramcp.ToolContext
-	// OnHostError is called with the host's own error whenever Run fails
-	// with one (a ScopeFunc failure, anything but purramcp.ErrCanceled),
-	// before the model is shown {"error":"host_failure"} instead of its text.
-	// Nil drops the error. It may be called concurrently.
-	OnHostError func(ctx context.Context, tool string, err error)
-	// Describe returns the description the model is sent for def, for hosts
-	// that filter remote descriptions (invisible or control characters).
-	// Nil sends def.Description unchanged.
-	Describe func(def purramcp.ToolDefinition) string
-}
+// purramcp.ToolContext is filled from the ADK context.
+//
+// Call returns the ToolContext for one call of def. ctx is the tool's
+// agent.Context (a host may type-assert it) and callID its function call
+// id. Whatever Call returns, ToolName is set to def.Name and CallID to
+// callID when callID is not empty. Nil uses RunID = InvocationID() and
+// AgentID = AgentName().
+//
+// OnHostError is called with the tool's name and the host's own error
+// whenever Run fails with one (a ScopeFunc failure, anything but
+// purramcp.ErrCanceled), before the model is shown {"error":"host_failure"}
+// instead of its text. Nil drops the error. It may be called concurrently.
+//
+// Describe returns the description the model is sent for def, for hosts
+// that filter remote descriptions (invisible or control characters). Nil
+// sends def.Description unchanged.
+type Options = hostcore.Options
 
 // A Source hands out registrations: a *purramcp.Catalog, or a fleet of
 // servers (package purra.dev/purramcp/fleet), whose registrations change as
 // servers come, go and are approved.
-type Source interface {
-	Registrations() []purramcp.ToolDefinition
-}
+type Source = hostcore.Source
 
 // A Toolset is an ADK tool.Toolset serving one source's registrations: one
 // tool per registration, with the registration's name, description and
@@ -94,11 +91,7 @@ func (ts *Toolset) Tools(agent.ReadonlyContext) ([]tool.Tool, error) {
 	defs := l.Defs()
 	tools := make([]tool.Tool, len(defs))
 	for i, def := range defs {
-		t := &functionTool{def: def, ts: ts, description: def.Description}
-		if ts.opts.Describe != nil {
-			t.description = ts.opts.Describe(def)
-		}
-		tools[i] = t
+		tools[i] = &functionTool{def: def, ts: ts, description: ts.opts.Description(def)}
 	}
 	return tools, nil
 }
@@ -122,11 +115,11 @@ func (ts *Toolset) Digest() string {
 // hooks returns the options' hooks in the form the shared call path takes,
 // with the default ToolContext when Options.Call is nil.
 func (ts *Toolset) hooks() hostcore.Hooks {
-	call := ts.opts.Call
-	if call == nil {
-		call = invocationContext
+	h := ts.opts.Hooks()
+	if h.Call == nil {
+		h.Call = invocationContext
 	}
-	return hostcore.Hooks{Call: call, OnHostError: ts.opts.OnHostError}
+	return h
 }
 
 // invocationContext is the default ToolContext: the ADK invocation as the

@@ -51,12 +51,9 @@ func (e *ToolError) Error() string { return e.Code }
 // runner's Params.Tools: the runner keeps a declaration it is given for a
 // tool of the same name.
 func (tb *Toolbox) BetaTools() []anthropic.BetaTool {
-	defs := tb.set.Current().Defs()
-	tools := make([]anthropic.BetaTool, len(defs))
-	for i, d := range defs {
-		tools[i] = &betaTool{def: d, tb: tb}
-	}
-	return tools
+	return hostcore.Declare(tb.box.Current(), func(d purramcp.ToolDefinition) anthropic.BetaTool {
+		return &betaTool{def: d, box: tb.box}
+	})
 }
 
 // BetaToolParams returns the declaration of each registration read last, in
@@ -64,20 +61,14 @@ func (tb *Toolbox) BetaTools() []anthropic.BetaTool {
 // and input schema unchanged, and Strict set to true exactly when
 // [StrictEligible] holds for the schema (else left unset).
 func (tb *Toolbox) BetaToolParams() []anthropic.BetaToolUnionParam {
-	defs := tb.set.Current().Defs()
-	params := make([]anthropic.BetaToolUnionParam, len(defs))
-	for i, d := range defs {
-		p := &anthropic.BetaToolParam{
+	return hostcore.Declare(tb.box.Current(), func(d purramcp.ToolDefinition) anthropic.BetaToolUnionParam {
+		return anthropic.BetaToolUnionParam{OfTool: &anthropic.BetaToolParam{
 			Name:        d.Name,
 			Description: anthropic.String(d.Description),
 			InputSchema: anthropic.BetaToolInputSchemaParam{ExtraFields: schemaExtras(d.InputSchema)},
-		}
-		if StrictEligible(d.InputSchema) {
-			p.Strict = anthropic.Bool(true)
-		}
-		params[i] = anthropic.BetaToolUnionParam{OfTool: p}
-	}
-	return params
+			Strict:      strict(d.InputSchema),
+		}}
+	})
 }
 
 // BetaTools returns the runner tools of a fixed list of definitions, as
@@ -104,7 +95,7 @@ func BetaToolParams(defs []purramcp.ToolDefinition) ([]anthropic.BetaToolUnionPa
 // betaTool is one registration as an anthropic.BetaTool.
 type betaTool struct {
 	def purramcp.ToolDefinition
-	tb  *Toolbox
+	box *hostcore.Box // its gates and hooks
 }
 
 // Name returns the registration's name.
@@ -122,7 +113,7 @@ func (t *betaTool) InputSchema() anthropic.BetaToolInputSchemaParam {
 // Execute runs one call; see [Toolbox.BetaTools] for what each outcome
 // becomes.
 func (t *betaTool) Execute(ctx context.Context, input json.RawMessage) ([]anthropic.BetaToolResultBlockParamContentUnion, error) {
-	out, err := hostcore.Call(ctx, t.tb.set.Gates(), t.tb.opts.hooks(), t.def, "", input)
+	out, err := t.box.Call(ctx, t.def, "", input)
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,10 @@
 package purraanthropic
 
-import "purra.dev/purramcp/integrations/internal/hostcore"
+import (
+	"github.com/anthropics/anthropic-sdk-go/v2/packages/param"
+
+	"purra.dev/purramcp/integrations/internal/hostcore"
+)
 
 // StrictEligible reports whether schema can be sent with strict:true exactly
 // as it is. It is conservative: a false answer only forgoes constrained
@@ -14,3 +18,12 @@ import "purra.dev/purramcp/integrations/internal/hostcore"
 // has at most 100 properties in all. No anyOf, oneOf, allOf, $ref, format,
 // pattern, length, numeric or item bounds, defaults or examples.
 func StrictEligible(schema map[string]any) bool { return hostcore.StrictEligible(schema, false) }
+
+// strict is a declaration's Strict: true when [StrictEligible] holds for
+// schema, else unset.
+func strict(schema map[string]any) param.Opt[bool] {
+	if StrictEligible(schema) {
+		return param.NewOpt(true)
+	}
+	return param.Opt[bool]{}
+}

@@ -18,9 +18,7 @@ const CodeUnknownTool = hostcore.CodeUnknownTool
 // A Source hands out registrations: a *purramcp.Catalog, or a fleet of
 // servers (package purra.dev/purramcp/fleet), whose registrations change as
 // servers come, go and are approved.
-type Source interface {
-	Registrations() []purramcp.ToolDefinition
-}
+type Source = hostcore.Source
 
 // A Toolbox serves one source's registrations to the Anthropic SDK: to the
 // SDK's tool runner ([Toolbox.BetaTools]) or to a host's own Messages loop
@@ -31,8 +29,7 @@ type Source interface {
 // with itself on one Toolbox, across every refresh and every runner given
 // its tools: one gate per tool name, for the Toolbox's lifetime.
 type Toolbox struct {
-	set  *hostcore.Set
-	opts Options
+	box *hostcore.Box
 }
 
 // rules are what the SDK needs of a definition to send it unchanged: a
@@ -45,11 +42,11 @@ var rules = hostcore.Rules{Package: "purraanthropic", ObjectRoot: true}
 // when src is nil or a registration has no name, a repeated name, no Run,
 // or an input schema whose root is not type "object".
 func NewToolbox(src Source, opts Options) (*Toolbox, error) {
-	set, err := hostcore.NewSet(src, rules)
+	box, err := hostcore.NewBox(src, rules, opts)
 	if err != nil {
 		return nil, err
 	}
-	return &Toolbox{set: set, opts: opts}, nil
+	return &Toolbox{box: box}, nil
 }
 
 // Refresh reads the source again: the next declarations and dispatches use
@@ -59,30 +56,21 @@ func NewToolbox(src Source, opts Options) (*Toolbox, error) {
 // host serving a fleet calls Refresh from the fleet's OnChange. On an error
 // (the registrations break what [NewToolbox] checks) the Toolbox keeps
 // serving what it read before.
-func (tb *Toolbox) Refresh() error {
-	_, err := tb.set.Read()
-	return err
-}
+func (tb *Toolbox) Refresh() error { return tb.box.Refresh() }
 
 // ToolParams returns the declaration of each registration, in the source's
 // order, for a Messages request's Tools: name, description and input schema
 // unchanged, and Strict set to true exactly when [StrictEligible] holds for
 // the schema (else left unset).
 func (tb *Toolbox) ToolParams() []anthropic.ToolUnionParam {
-	defs := tb.set.Current().Defs()
-	params := make([]anthropic.ToolUnionParam, len(defs))
-	for i, d := range defs {
-		p := &anthropic.ToolParam{
+	return hostcore.Declare(tb.box.Current(), func(d purramcp.ToolDefinition) anthropic.ToolUnionParam {
+		return anthropic.ToolUnionParam{OfTool: &anthropic.ToolParam{
 			Name:        d.Name,
 			Description: anthropic.String(d.Description),
 			InputSchema: anthropic.ToolInputSchemaParam{ExtraFields: schemaExtras(d.InputSchema)},
-		}
-		if StrictEligible(d.InputSchema) {
-			p.Strict = anthropic.Bool(true)
-		}
-		params[i] = anthropic.ToolUnionParam{OfTool: p}
-	}
-	return params
+			Strict:      strict(d.InputSchema),
+		}}
+	})
 }
 
 // Dispatch answers every tool_use block of msg with one tool_result block,
@@ -107,19 +95,14 @@ func (tb *Toolbox) Dispatch(ctx context.Context, msg *anthropic.Message) ([]anth
 	if msg == nil {
 		return nil, nil
 	}
-	current := tb.set.Current()
+	current := tb.box.Current()
 	var blocks []anthropic.ContentBlockParamUnion
 	for _, block := range msg.Content {
 		if block.Type != "tool_use" {
 			continue
 		}
 		use := block.AsToolUse()
-		def, ok := current.Lookup(use.Name)
-		if !ok {
-			blocks = append(blocks, anthropic.NewToolResultBlock(use.ID, hostcore.ErrorJSON(CodeUnknownTool), true))
-			continue
-		}
-		out, err := hostcore.Call(ctx, tb.set.Gates(), tb.opts.hooks(), def, use.ID, use.Input)
+		out, err := tb.box.Dispatch(ctx, current, use.Name, use.ID, use.Input)
 		if err != nil {
 			return nil, err
 		}

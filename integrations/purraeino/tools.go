@@ -14,26 +14,26 @@ import (
 	"purra.dev/purramcp/integrations/internal/hostcore"
 )
 
-// Options configures a [Toolset] (and [Tools]). The zero value works: descriptions are the
-// registrations' own, host failures end the run without a report, and each
-// call's [purramcp.ToolContext] holds the call id and tool name.
-type Options struct {
-	// Call returns the ToolContext for one call of def; callID is Eino's
-	// tool call id (compose.GetToolCallID). Whatever Call returns, ToolName
-	// is set to def.Name and CallID to callID when callID is not empty. Nil
-	// sets only those two.
-	Call func(ctx context.Context, callID string, def purramcp.ToolDefinition) purramcp.ToolContext
-	// OnHostError is called with the host's own error whenever Run fails
-	// with one (a ScopeFunc failure, anything but purramcp.ErrCanceled),
-	// before the tool returns it and Eino ends the run. Nil drops the
-	// report; the error is returned either way. It may be called
-	// concurrently.
-	OnHostError func(ctx context.Context, tool string, err error)
-	// Describe returns the description the model is sent for def, for hosts
-	// that filter remote descriptions (invisible or control characters).
-	// Nil sends def.Description unchanged.
-	Describe func(def purramcp.ToolDefinition) string
-}
+// Options configures a [Toolset] (and [Tools]). The zero value works:
+// descriptions are the registrations' own, host failures end the run without
+// a report, and each call's purramcp.ToolContext holds the call id and tool
+// name.
+//
+// Call returns the ToolContext for one call of def; callID is Eino's tool
+// call id (compose.GetToolCallID). Whatever Call returns, ToolName is set to
+// def.Name and CallID to callID when callID is not empty. Nil sets only
+// those two.
+//
+// OnHostError is called with the tool's name and the host's own error
+// whenever Run fails with one (a ScopeFunc failure, anything but
+// purramcp.ErrCanceled), before the tool returns it and Eino ends the run.
+// Nil drops the report; the error is returned either way. It may be called
+// concurrently.
+//
+// Describe returns the description the model is sent for def, for hosts
+// that filter remote descriptions (invisible or control characters). Nil
+// sends def.Description unchanged.
+type Options = hostcore.Options
 
 // UnknownToolMessage is the output [UnknownTool] gives a call of a name no
 // tool has.
@@ -49,9 +49,7 @@ func UnknownTool(context.Context, string, string) (string, error) {
 // A Source hands out registrations: a *purramcp.Catalog, or a fleet of
 // servers (package purra.dev/purramcp/fleet), whose registrations change as
 // servers come, go and are approved.
-type Source interface {
-	Registrations() []purramcp.ToolDefinition
-}
+type Source = hostcore.Source
 
 // A Toolset serves one source's registrations as Eino tools. Eino fixes a
 // ToolsNode's or an agent's tools when it is built and takes a fresh list
@@ -113,11 +111,7 @@ func (ts *Toolset) tools(l *hostcore.List) ([]tool.BaseTool, error) {
 		if err != nil {
 			return nil, fmt.Errorf("purraeino: tool %q: %w", def.Name, err)
 		}
-		t := &invokable{def: def, ts: ts, description: def.Description, params: params}
-		if ts.opts.Describe != nil {
-			t.description = ts.opts.Describe(def)
-		}
-		out[i] = t
+		out[i] = &invokable{def: def, ts: ts, description: ts.opts.Description(def), params: params}
 	}
 	return out, nil
 }
@@ -165,8 +159,7 @@ func (t *invokable) Info(context.Context) (*schema.ToolInfo, error) {
 // the host's own ScopeFunc failure (after Options.OnHostError), which end
 // Eino's run.
 func (t *invokable) InvokableRun(ctx context.Context, arguments string, _ ...tool.Option) (string, error) {
-	hooks := hostcore.Hooks{Call: t.ts.opts.Call, OnHostError: t.ts.opts.OnHostError}
-	out, err := hostcore.Call(ctx, t.ts.set.Gates(), hooks, t.def, compose.GetToolCallID(ctx), json.RawMessage(arguments))
+	out, err := hostcore.Call(ctx, t.ts.set.Gates(), t.ts.opts.Hooks(), t.def, compose.GetToolCallID(ctx), json.RawMessage(arguments))
 	if err != nil {
 		return "", err
 	}

@@ -21,9 +21,7 @@ const CodeUnknownTool = hostcore.CodeUnknownTool
 // A Source hands out registrations: a *purramcp.Catalog, or a fleet of
 // servers (package purra.dev/purramcp/fleet), whose registrations change as
 // servers come, go and are approved.
-type Source interface {
-	Registrations() []purramcp.ToolDefinition
-}
+type Source = hostcore.Source
 
 // A Toolbox serves one source's registrations to an OpenAI host loop. It
 // reads the source when it is made and at each [Toolbox.Refresh]; its
@@ -32,8 +30,7 @@ type Source interface {
 // ConcurrencySafe never runs concurrently with itself on one Toolbox, across
 // every refresh: one gate per tool name, for the Toolbox's lifetime.
 type Toolbox struct {
-	set  *hostcore.Set
-	opts Options
+	box *hostcore.Box
 }
 
 // functionName is what the OpenAI API accepts as a function name; every
@@ -51,11 +48,11 @@ var rules = hostcore.Rules{Package: "purraopenai", ValidName: functionName.Match
 // repeated, has no Run, or has an input schema whose root is not type
 // "object".
 func NewToolbox(src Source, opts Options) (*Toolbox, error) {
-	set, err := hostcore.NewSet(src, rules)
+	box, err := hostcore.NewBox(src, rules, opts)
 	if err != nil {
 		return nil, err
 	}
-	return &Toolbox{set: set, opts: opts}, nil
+	return &Toolbox{box: box}, nil
 }
 
 // New returns a Toolbox over a fixed list of definitions (copied; typically
@@ -71,19 +68,14 @@ func New(defs []purramcp.ToolDefinition, opts Options) (*Toolbox, error) {
 // started with. A host serving a fleet calls it from the fleet's OnChange.
 // On an error (the registrations break what [NewToolbox] checks) the
 // Toolbox keeps serving what it read before.
-func (tb *Toolbox) Refresh() error {
-	_, err := tb.set.Read()
-	return err
-}
+func (tb *Toolbox) Refresh() error { return tb.box.Refresh() }
 
 // ChatTools returns the Chat Completions declaration of every tool, in the
 // source's order: name, description and parameters (a fresh copy of the
 // input schema) unchanged, and strict:true exactly when [StrictEligible]
 // holds for the schema (else strict is left out).
 func (tb *Toolbox) ChatTools() []openai.ChatCompletionToolUnionParam {
-	defs := tb.set.Current().Defs()
-	tools := make([]openai.ChatCompletionToolUnionParam, len(defs))
-	for i, d := range defs {
+	return hostcore.Declare(tb.box.Current(), func(d purramcp.ToolDefinition) openai.ChatCompletionToolUnionParam {
 		fn := shared.FunctionDefinitionParam{
 			Name:        d.Name,
 			Description: openai.String(d.Description),
@@ -92,9 +84,8 @@ func (tb *Toolbox) ChatTools() []openai.ChatCompletionToolUnionParam {
 		if StrictEligible(d.InputSchema) {
 			fn.Strict = openai.Bool(true)
 		}
-		tools[i] = openai.ChatCompletionFunctionTool(fn)
-	}
-	return tools
+		return openai.ChatCompletionFunctionTool(fn)
+	})
 }
 
 // ResponsesTools returns the Responses declaration of every tool, in the
@@ -103,14 +94,11 @@ func (tb *Toolbox) ChatTools() []openai.ChatCompletionToolUnionParam {
 // function and treats it as true when absent, so it is always sent: true
 // exactly when [StrictEligible] holds, else false.
 func (tb *Toolbox) ResponsesTools() []responses.ToolUnionParam {
-	defs := tb.set.Current().Defs()
-	tools := make([]responses.ToolUnionParam, len(defs))
-	for i, d := range defs {
+	return hostcore.Declare(tb.box.Current(), func(d purramcp.ToolDefinition) responses.ToolUnionParam {
 		t := responses.ToolParamOfFunction(d.Name, strictjson.CloneObject(d.InputSchema), StrictEligible(d.InputSchema))
 		t.OfFunction.Description = openai.String(d.Description)
-		tools[i] = t
-	}
-	return tools
+		return t
+	})
 }
 
 // ChatToolMessages answers every tool call of msg (an assistant message of a
@@ -154,15 +142,11 @@ func (tb *Toolbox) ChatToolMessages(ctx context.Context, msg openai.ChatCompleti
 //
 // The only error is [purramcp.ErrCanceled], when ctx ends.
 func (tb *Toolbox) RunCall(ctx context.Context, callID, name, arguments string) (string, error) {
-	def, ok := tb.set.Current().Lookup(name)
-	if !ok {
-		return hostcore.ErrorJSON(CodeUnknownTool), nil
-	}
 	var args json.RawMessage
 	if arguments != "" {
 		args = json.RawMessage(arguments)
 	}
-	out, err := hostcore.Call(ctx, tb.set.Gates(), tb.opts.hooks(), def, callID, args)
+	out, err := tb.box.Dispatch(ctx, tb.box.Current(), name, callID, args)
 	if err != nil {
 		return "", err
 	}

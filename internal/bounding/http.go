@@ -147,8 +147,7 @@ type bodyFilter struct {
 	out    frameBuf
 	err    error
 
-	chunk []byte // what src.Read fills (SSE)
-	buf   []byte // the part of chunk not yet framed
+	lines lineReader // the SSE body
 	scan  jssize.Scanner
 	event sseEvent
 }
@@ -196,6 +195,7 @@ func (f *bodyFilter) handed() {
 // body is never read.
 func (f *bodyFilter) rejected() {
 	if f.budget != nil {
+		f.budget.overItems.Store(f.scan.Path != nil && f.scan.Items() > f.scan.MaxItems)
 		f.budget.rejected.Store(true)
 	}
 	f.read = func() error { return io.EOF }
@@ -267,26 +267,11 @@ const (
 // on a stream that answers no request, dropped up to its end.
 func (f *bodyFilter) readEvent() error {
 	for {
-		for len(f.buf) > 0 {
-			seg := f.buf
-			i := bytes.IndexByte(seg, '\n')
-			if i >= 0 {
-				seg = seg[:i+1]
-			}
-			f.buf = f.buf[len(seg):]
-			if f.segment(seg, i >= 0) {
+		seg, ends, err := f.lines.next(f.src)
+		if err == nil {
+			if f.segment(seg, ends) {
 				return nil
 			}
-		}
-		if f.chunk == nil {
-			f.chunk = make([]byte, 32<<10)
-		}
-		n, err := f.src.Read(f.chunk)
-		f.buf = f.chunk[:n]
-		if n > 0 {
-			continue
-		}
-		if err == nil {
 			continue
 		}
 		e := &f.event

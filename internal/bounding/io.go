@@ -26,8 +26,7 @@ type frameFilter struct {
 	src  io.ReadCloser
 	conn atomic.Pointer[layerConn] // set once the connection is made
 
-	chunk []byte
-	buf   []byte // the part of chunk not yet framed
+	lines lineReader
 	scan  jssize.Scanner
 	frame frameBuf // the current frame, while it may still be handed on
 	over  bool     // the current frame passed every cap: not buffered
@@ -77,48 +76,27 @@ func (f *frameFilter) Read(p []byte) (int, error) {
 // fill reads until a frame ends and hands it (or its rejection) on.
 func (f *frameFilter) fill() error {
 	for {
-		for len(f.buf) > 0 {
-			if f.take() {
-				return nil
-			}
-		}
-		if f.chunk == nil {
-			f.chunk = make([]byte, 32<<10)
-		}
-		n, err := f.src.Read(f.chunk)
-		f.buf = f.chunk[:n]
-		if n > 0 {
-			continue
-		}
+		piece, ends, err := f.lines.next(f.src)
 		if err != nil {
 			if f.begun && !f.over {
 				f.out, f.frame = f.frame, f.out // a last frame without a newline: go-sdk decides
 			}
 			f.newFrame()
 			if f.out.Len() > 0 {
-				f.buf = nil
 				return nil
 			}
 			return err
 		}
+		if f.take(piece, ends) {
+			return nil
+		}
 	}
 }
 
-// take frames the next piece of buf (up to and including a newline) and
-// reports whether a frame ended with something for go-sdk to read.
-func (f *frameFilter) take() bool {
-	piece := f.buf
-	end := -1
-	for i, c := range piece {
-		if c == '\n' {
-			end = i
-			break
-		}
-	}
-	if end >= 0 {
-		piece = piece[:end+1]
-	}
-	f.buf = f.buf[len(piece):]
+// take frames the next piece of the source (ends: up to and including a
+// newline) and reports whether a frame ended with something for go-sdk to
+// read.
+func (f *frameFilter) take(piece []byte, ends bool) bool {
 	if !f.begun {
 		for _, c := range piece {
 			if c != ' ' && c != '\t' && c != '\r' && c != '\n' {
@@ -143,8 +121,8 @@ func (f *frameFilter) take() bool {
 	}
 	// A frame ends at a newline outside any value: go-sdk's decoder
 	// requires one after each value, and a value may span lines.
-	if end < 0 || !f.begun || !f.scan.Outside() {
-		if end >= 0 && !f.begun {
+	if !ends || !f.begun || !f.scan.Outside() {
+		if ends && !f.begun {
 			f.newFrame() // blank lines: go-sdk skips them
 		}
 		return f.out.Len() > 0

@@ -94,7 +94,10 @@ type frameBudget struct {
 	write    atomic.Int32 // a writeState
 	ended    sync.Once    // end's
 	rejected atomic.Bool  // the answer was over the budget
-	broken   atomic.Bool  // the connection failed while the answer was read
+	// overItems is set with rejected when the answer held more elements
+	// than the budget's items (see Failure.Items).
+	overItems atomic.Bool
+	broken    atomic.Bool // the connection failed while the answer was read
 	// answered is set once the HTTP layer handed go-sdk a frame with a
 	// result for the request: a later failure without a JSON-RPC error is
 	// then the result's decoding, not the connection's.
@@ -170,7 +173,7 @@ func (b *frameBudget) outcome(err error) error {
 	case b == nil:
 		return nil
 	case b.rejected.Load():
-		return fail(b.code)
+		return &Failure{Code: b.code, Items: b.overItems.Load()}
 	case b.broken.Load():
 		return fail(CodeTransportError)
 	case b.httpID.Load() != nil && !b.answered.Load() && !errors.As(err, &rpc):
@@ -530,6 +533,7 @@ func (c *layerConn) check(msg jsonrpc.Message) jsonrpc.Message {
 		// code whatever it held, a JSON-RPC error too (as over HTTP).
 		if m.Error != nil && errorCount(m.Error, limit) > limit || jssize.RawOver(m.Result, limit, path, items) {
 			if p.budget != nil {
+				p.budget.overItems.Store(path != nil && jssize.ItemsOver(m.Result, path, items))
 				p.budget.rejected.Store(true)
 			}
 			return &jsonrpc.Response{ID: m.ID, Error: &frameRejected{code: code}}

@@ -64,7 +64,13 @@ const (
 )
 
 // Failure is a request's failure with one of the codes above.
-type Failure struct{ Code string }
+type Failure struct {
+	Code string
+	// Items is set when the bounding layer rejected the answer for holding
+	// more elements than its cap's items (tools for a tools/list page)
+	// rather than for its size.
+	Items bool
+}
 
 func (f *Failure) Error() string { return "purramcp: " + f.Code }
 

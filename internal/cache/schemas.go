@@ -6,8 +6,6 @@ package cache
 
 import (
 	"hash/maphash"
-	"math"
-	"math/bits"
 	"slices"
 	"sync"
 
@@ -94,7 +92,7 @@ func (c *Schemas[P, V]) Key(root map[string]any, size int, params P) (Key[P], bo
 	if !ok {
 		return Key[P]{}, false
 	}
-	h, ok := hashSchema(seed, root, 0)
+	h, ok := strictjson.HashDecoded(seed, root, HashDepth)
 	if !ok {
 		return Key[P]{}, false
 	}
@@ -131,12 +129,12 @@ func (c *Schemas[P, V]) Lookup(key Key[P], root map[string]any) *Entry[V] {
 	// Buckets are never modified in place (Store replaces them), so they
 	// are compared outside the lock.
 	for _, e := range cur {
-		if sameSchema(root, e.Snap) {
+		if strictjson.SameAsSnapshot(root, e.Snap) {
 			return e
 		}
 	}
 	for _, e := range prev {
-		if sameSchema(root, e.Snap) {
+		if strictjson.SameAsSnapshot(root, e.Snap) {
 			c.Store(key, e) // promoted
 			return e
 		}
@@ -172,115 +170,4 @@ func (c *Schemas[P, V]) Close() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.closed, c.cur, c.prev, c.sharing = true, nil, nil, nil
-}
-
-// Tags that keep the kinds of value apart in hashSchema.
-const (
-	hashNull   = 0x6a09e667f3bcc908
-	hashFalse  = 0xbb67ae8584caa73b
-	hashTrue   = 0x3c6ef372fe94f82b
-	hashNumber = 0xa54ff53a5f1d36f1
-	hashString = 0x510e527fade682d1
-	hashArray  = 0x9b05688c2b3e6c1f
-	hashObject = 0x1f83d9abfb41bd6b
-)
-
-// hashSchema hashes a decoded JSON value: equal values (numbers compared as
-// float64, so −0 equals 0) hash equally, whatever the order of map
-// iteration. It reports false for any other kind of value and below
-// HashDepth.
-func hashSchema(seed maphash.Seed, v any, depth int) (uint64, bool) {
-	if depth > HashDepth {
-		return 0, false
-	}
-	switch x := v.(type) {
-	case nil:
-		return hashNull, true
-	case bool:
-		if x {
-			return hashTrue, true
-		}
-		return hashFalse, true
-	case float64:
-		if x == 0 {
-			x = 0 // −0 is 0
-		}
-		return mix64(math.Float64bits(x) ^ hashNumber), true
-	case string:
-		return maphash.String(seed, x) ^ hashString, true
-	case []any:
-		h := uint64(hashArray) + uint64(len(x))
-		for _, item := range x {
-			ih, ok := hashSchema(seed, item, depth+1)
-			if !ok {
-				return 0, false
-			}
-			h = mix64(h ^ ih)
-		}
-		return h, true
-	case map[string]any:
-		h := uint64(hashObject) + uint64(len(x))
-		for k, item := range x {
-			ih, ok := hashSchema(seed, item, depth+1)
-			if !ok {
-				return 0, false
-			}
-			h += mix64(maphash.String(seed, k) ^ bits.RotateLeft64(ih, 29)) // order-independent
-		}
-		return mix64(h), true
-	}
-	return 0, false
-}
-
-// mix64 is the splitmix64 finalizer.
-func mix64(h uint64) uint64 {
-	h ^= h >> 30
-	h *= 0xbf58476d1ce4e5b9
-	h ^= h >> 27
-	h *= 0x94d049bb133111eb
-	return h ^ h>>31
-}
-
-// sameSchema reports whether the decoded value v equals the snapshot s
-// exactly: the same members and elements, equal strings, booleans and
-// numbers (as float64: a snapshot holds 0 for −0, as the snapshot of v
-// would). The walk follows s, whose depth its limits bound.
-func sameSchema(v, s any) bool {
-	switch x := s.(type) {
-	case nil:
-		return v == nil
-	case bool:
-		y, ok := v.(bool)
-		return ok && y == x
-	case float64:
-		y, ok := v.(float64)
-		return ok && y == x
-	case string:
-		y, ok := v.(string)
-		return ok && y == x
-	case []any:
-		y, ok := v.([]any)
-		if !ok || len(y) != len(x) {
-			return false
-		}
-		for i := range x {
-			if !sameSchema(y[i], x[i]) {
-				return false
-			}
-		}
-		return true
-	case *strictjson.Object:
-		y, ok := v.(map[string]any)
-		if !ok || len(y) != len(x.Keys) {
-			return false
-		}
-		for i, k := range x.Keys {
-			item, ok := y[k]
-			if !ok || !sameSchema(item, x.Values[i]) {
-				return false
-			}
-		}
-		return true
-	}
-	return false
 }

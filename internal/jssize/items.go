@@ -68,16 +68,17 @@ func (s *Scanner) Outside() bool { return !s.inString && s.path.depth == 0 }
 func (s *Scanner) Method() bool { return s.path.method }
 
 // idByte captures one byte of the top-level "id" value.
-func (p *pathState) idByte(c byte) {
-	if p.idLen < 0 {
-		return
+func (p *pathState) idByte(c byte) { p.idLen = capture(p.id[:], p.idLen, c) }
+
+// capture puts c at buf[n], where n bytes of a spelling are captured so
+// far, and returns the new count: -1 once the spelling is longer than buf
+// (and from then on).
+func capture(buf []byte, n int, c byte) int {
+	if n < 0 || n == len(buf) {
+		return -1
 	}
-	if p.idLen == maxIDRaw {
-		p.idLen = -1
-		return
-	}
-	p.id[p.idLen] = c
-	p.idLen++
+	buf[n] = c
+	return n + 1
 }
 
 // Items returns the elements of the Path's arrays counted so far.
@@ -176,15 +177,7 @@ func (s *Scanner) keyByte(c byte) {
 		}
 		return
 	}
-	if p.keyLen < 0 {
-		return
-	}
-	if p.keyLen == maxKeyRaw {
-		p.keyLen = -1
-		return
-	}
-	p.key[p.keyLen] = c
-	p.keyLen++
+	p.keyLen = capture(p.key[:], p.keyLen, c)
 }
 
 // keyEquals reports whether raw, a key's spelling between its quotes,
@@ -239,6 +232,11 @@ func RawOver(b []byte, limit int, path []string, maxItems int) bool {
 	s.Write(b, limit)
 	return s.Over(limit)
 }
+
+// ItemsOver reports whether JSON text b holds more than maxItems elements
+// in the arrays path names, as a Scanner counts them: after RawOver, whether
+// the elements rather than the size passed.
+func ItemsOver(b []byte, path []string, maxItems int) bool { return itemsOver(b, path, maxItems) }
 
 // itemsOver reports whether b holds more than maxItems elements in the
 // arrays path names, as a Scanner counts them, skipping every string but

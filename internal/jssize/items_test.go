@@ -109,15 +109,15 @@ func TestItemsOverMatchesScanner(t *testing.T) {
 	}
 }
 
-// checkItemsOver checks itemsOver against a Scanner's count of the
+// checkItemsOver checks ItemsOver against a Scanner's count of the
 // elements of text's "tools" arrays.
 func checkItemsOver(t *testing.T, text string) {
 	t.Helper()
 	s := Scanner{Path: []string{"tools"}, MaxItems: 1 << 30}
 	s.Write([]byte(text), 1<<30)
 	for _, max := range []int{0, 1, 2, 3, 50, 51, 52, 1000, s.Items() - 1, s.Items()} {
-		if got, want := itemsOver([]byte(text), []string{"tools"}, max), s.Items() > max; got != want {
-			t.Errorf("%s: itemsOver(%d) = %v, the scanner counts %d", text, max, got, s.Items())
+		if got, want := ItemsOver([]byte(text), []string{"tools"}, max), s.Items() > max; got != want {
+			t.Errorf("%s: ItemsOver(%d) = %v, the scanner counts %d", text, max, got, s.Items())
 		}
 	}
 }
@@ -161,5 +161,21 @@ func BenchmarkRawOverPage(b *testing.B) {
 		if RawOver(text, len(text)+4096, path, 8+64) {
 			b.Fatal("a benign page counted over")
 		}
+	}
+}
+
+// capture fills its buffer, then marks the spelling too long for good.
+func TestCapture(t *testing.T) {
+	var buf [2]byte
+	n := capture(buf[:], 0, 'a')
+	n = capture(buf[:], n, 'b')
+	if n != 2 || string(buf[:n]) != "ab" {
+		t.Fatalf("captured %d %q, want 2 \"ab\"", n, buf[:n])
+	}
+	if n = capture(buf[:], n, 'c'); n != -1 {
+		t.Fatalf("count %d past the buffer, want -1", n)
+	}
+	if n = capture(buf[:], n, 'd'); n != -1 {
+		t.Fatalf("count %d after the buffer overflowed, want -1", n)
 	}
 }

@@ -156,7 +156,7 @@ func (in *inliner) schema(v any, level int) (any, measure, error) {
 // obj itself when nothing below it changed.
 func (in *inliner) members(obj *strictjson.Object, level int) (*strictjson.Object, measure, error) {
 	size := measure{nodes: 1, bytes: 2}
-	var changed []any // the resolved values, beside obj.Values, once one changed
+	vals := resolved{vals: obj.Values}
 	for i, k := range obj.Keys {
 		if obj == in.root && k == "$defs" {
 			continue // removed from the result; inspected apart
@@ -180,18 +180,38 @@ func (in *inliner) members(obj *strictjson.Object, level int) (*strictjson.Objec
 		if err != nil {
 			return nil, measure{}, err
 		}
-		if !same(out, v) {
-			if changed == nil {
-				changed = append([]any(nil), obj.Values...)
-			}
-			changed[i] = out
-		}
+		vals.set(i, out)
 		size.addMember(k, child)
 	}
-	if changed == nil {
-		return obj, size, nil
+	return vals.object(obj), size, nil
+}
+
+// resolved holds the values of an object as its members are resolved: the
+// object's own values until one resolves to another value, then a copy
+// holding the resolved ones.
+type resolved struct {
+	vals   []any
+	copied bool
+}
+
+// set records that the value at i resolved to out.
+func (r *resolved) set(i int, out any) {
+	if same(out, r.vals[i]) {
+		return
 	}
-	return strictjson.NewObject(obj.Keys, changed), size, nil
+	if !r.copied {
+		r.vals, r.copied = append([]any(nil), r.vals...), true
+	}
+	r.vals[i] = out
+}
+
+// object returns obj when no value changed, else an object with obj's keys
+// and the resolved values.
+func (r *resolved) object(obj *strictjson.Object) *strictjson.Object {
+	if !r.copied {
+		return obj
+	}
+	return strictjson.NewObject(obj.Keys, r.vals)
 }
 
 // same reports whether a resolved value is the input itself (only objects
@@ -214,7 +234,7 @@ func (in *inliner) properties(v any, level int) (any, measure, error) {
 		return v, in.data(v), nil
 	}
 	size := measure{nodes: 1, bytes: 2}
-	var changed []any // the resolved values, beside props.Values, once one changed
+	vals := resolved{vals: props.Values}
 	for i, name := range props.Keys {
 		in.c.path = append(in.c.path, ".properties."+name)
 		out, child, err := in.schema(props.Values[i], level+1)
@@ -222,18 +242,10 @@ func (in *inliner) properties(v any, level int) (any, measure, error) {
 		if err != nil {
 			return nil, measure{}, err
 		}
-		if !same(out, props.Values[i]) {
-			if changed == nil {
-				changed = append([]any(nil), props.Values...)
-			}
-			changed[i] = out
-		}
+		vals.set(i, out)
 		size.addMember(name, child)
 	}
-	if changed == nil {
-		return props, size, nil
-	}
-	return strictjson.NewObject(props.Keys, changed), size, nil
+	return vals.object(props), size, nil
 }
 
 func (in *inliner) branches(k string, v any, level int) (any, measure, error) {

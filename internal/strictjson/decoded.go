@@ -175,26 +175,6 @@ const (
 	itemChunk   = 32
 )
 
-// Tags that keep the kinds of value apart in the hashes of an Interner.
-const (
-	hashNull   = 0x6a09e667f3bcc908
-	hashFalse  = 0xbb67ae8584caa73b
-	hashTrue   = 0x3c6ef372fe94f82b
-	hashNumber = 0xa54ff53a5f1d36f1
-	hashString = 0x510e527fade682d1
-	hashArray  = 0x9b05688c2b3e6c1f
-	hashObject = 0x1f83d9abfb41bd6b
-)
-
-// mix is the splitmix64 finalizer.
-func mix(h uint64) uint64 {
-	h ^= h >> 30
-	h *= 0xbf58476d1ce4e5b9
-	h ^= h >> 27
-	h *= 0x94d049bb133111eb
-	return h ^ h>>31
-}
-
 // str hashes a string when sharing.
 func (d *decodedCopier) str(s string) uint64 {
 	if d.shared == nil {

@@ -19,15 +19,44 @@ const CodeUnknownTool = "unknown_tool"
 // escaping.
 func ErrorJSON(code string) string { return `{"error":"` + code + `"}` }
 
-// Hooks are the host's two hooks that every integration's Options carries.
+// Hooks are the host's two hooks that every integration's Options carries;
+// purraanthropic.Options and purraopenai.Options are this type.
 type Hooks struct {
 	// Call, when set, returns the ToolContext of one call of def; callID is
-	// the framework's call id, "" where it has none.
+	// the framework's call id, "" where it has none. Whatever Call returns,
+	// ToolName is set to def.Name, and CallID to callID when callID is not
+	// empty ([Hooks.ToolContext]).
 	Call func(ctx context.Context, callID string, def purramcp.ToolDefinition) purramcp.ToolContext
-	// OnHostError, when set, is told the host's own error whenever Run
-	// fails with one (anything but [purramcp.ErrCanceled]); it may be called
-	// concurrently.
+	// OnHostError, when set, is told the tool's name and the host's own
+	// error whenever Run fails with one (anything but
+	// [purramcp.ErrCanceled]); it may be called concurrently.
 	OnHostError func(ctx context.Context, tool string, err error)
+}
+
+// Options are the options of an integration that builds its framework's
+// tool objects; purraadk.Options and purraeino.Options are this type, and
+// each documents its framework's defaults.
+type Options struct {
+	// Call is [Hooks.Call].
+	Call func(ctx context.Context, callID string, def purramcp.ToolDefinition) purramcp.ToolContext
+	// OnHostError is [Hooks.OnHostError].
+	OnHostError func(ctx context.Context, tool string, err error)
+	// Describe returns the description the model is sent for def, for hosts
+	// that filter remote descriptions (invisible or control characters).
+	// Nil sends def.Description unchanged.
+	Describe func(def purramcp.ToolDefinition) string
+}
+
+// Hooks returns the options' Call and OnHostError.
+func (o Options) Hooks() Hooks { return Hooks{Call: o.Call, OnHostError: o.OnHostError} }
+
+// Description returns the description the model is sent for def:
+// Describe's, or def.Description unchanged when Describe is nil.
+func (o Options) Description(def purramcp.ToolDefinition) string {
+	if o.Describe == nil {
+		return def.Description
+	}
+	return o.Describe(def)
 }
 
 // ToolContext returns the ToolContext of one call: what Call returns (the
@@ -46,7 +75,8 @@ func (h Hooks) ToolContext(ctx context.Context, callID string, def purramcp.Tool
 }
 
 // An Outcome is what one call produced, other than a cancellation: Run's
-// result, or the host's own failure.
+// result, the host's own failure, or, for a call dispatched by name
+// ([Box.Dispatch]), a name the box does not serve.
 type Outcome struct {
 	// Result is Run's result when HostErr is nil: a success (ErrorCode "")
 	// or a known failure.
@@ -55,28 +85,34 @@ type Outcome struct {
 	// reported to Hooks.OnHostError. Only an integration whose framework
 	// never shows a Go error's text to the model returns it.
 	HostErr error
+	// UnknownTool is set when the call named no tool served: nothing ran.
+	UnknownTool bool
 }
 
-// Code returns "" on success, the mcp_* code of a known failure, and
-// [purramcp.CodeHostFailure] for a host failure.
+// Code returns "" on success, the mcp_* code of a known failure,
+// [purramcp.CodeHostFailure] for a host failure and [CodeUnknownTool] for an
+// unknown name.
 func (o Outcome) Code() string {
+	if o.UnknownTool {
+		return CodeUnknownTool
+	}
 	return purramcp.OutcomeCode(o.Result, o.HostErr)
 }
 
 // JSON returns what a model reads as text: [purramcp.ToolResult.ModelJSON]
-// for a result, {"error":"host_failure"} for a host failure.
+// for a result, {"error":"<code>"} for a host failure or an unknown name.
 func (o Outcome) JSON() string {
-	if o.HostErr != nil {
-		return ErrorJSON(purramcp.CodeHostFailure)
+	if o.HostErr != nil || o.UnknownTool {
+		return ErrorJSON(o.Code())
 	}
 	return o.Result.ModelJSON()
 }
 
 // Model returns what a model reads as a value: [purramcp.ToolResult.Model]
-// for a result, {"error":"host_failure"} for a host failure.
+// for a result, {"error":"<code>"} for a host failure or an unknown name.
 func (o Outcome) Model() map[string]any {
-	if o.HostErr != nil {
-		return map[string]any{"error": purramcp.CodeHostFailure}
+	if o.HostErr != nil || o.UnknownTool {
+		return map[string]any{"error": o.Code()}
 	}
 	return o.Result.Model()
 }

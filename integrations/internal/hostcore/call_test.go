@@ -100,3 +100,22 @@ func TestErrorJSON(t *testing.T) {
 	assert.Equal(t, `{"error":"unknown_tool"}`, hostcore.ErrorJSON(hostcore.CodeUnknownTool))
 	assert.Equal(t, `{"error":"mcp_catalog_stale"}`, hostcore.ErrorJSON(purramcp.CodeCatalogStale))
 }
+
+func TestOptions(t *testing.T) {
+	def := purramcp.ToolDefinition{Name: "search", Description: "remote\u200btext"}
+	assert.Equal(t, "remote\u200btext", hostcore.Options{}.Description(def))
+	describe := func(d purramcp.ToolDefinition) string { return d.Name + ": filtered" }
+	assert.Equal(t, "search: filtered", hostcore.Options{Describe: describe}.Description(def))
+
+	var reported []string
+	opts := hostcore.Options{
+		Call: func(context.Context, string, purramcp.ToolDefinition) purramcp.ToolContext {
+			return purramcp.ToolContext{RunID: "run_1"}
+		},
+		OnHostError: func(_ context.Context, tool string, _ error) { reported = append(reported, tool) },
+	}
+	h := opts.Hooks()
+	assert.Equal(t, purramcp.ToolContext{RunID: "run_1", ToolName: "search", CallID: "c1"}, h.ToolContext(t.Context(), "c1", def))
+	h.OnHostError(t.Context(), "search", errors.New("x"))
+	assert.Equal(t, []string{"search"}, reported)
+}

@@ -5,6 +5,9 @@
 //
 //   - reading registrations from a [Source] (a *purramcp.Catalog, a fleet,
 //     or a fixed list) into a [Set], checked by the integration's [Rules];
+//   - the host's options ([Hooks], which are purraanthropic's and
+//     purraopenai's Options, and [Options], which are purraadk's and
+//     purraeino's);
 //   - the ConcurrencySafe gate, with the one scope [Gates] documents;
 //   - building each call's [purramcp.ToolContext] and running the
 //     registration once, turning Run's outcome into an [Outcome] and a host

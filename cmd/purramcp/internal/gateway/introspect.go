@@ -193,16 +193,7 @@ func (v *IntrospectionVerifier) Verify(ctx context.Context, token string, req *h
 	}
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	if len(v.cache) >= maxCachedTokens {
-		for k, c := range v.cache {
-			if !now.Before(c.until) {
-				delete(v.cache, k)
-			}
-		}
-		if len(v.cache) >= maxCachedTokens {
-			clear(v.cache)
-		}
-	}
+	makeRoom(v.cache, now, func(c introspected) time.Time { return c.until })
 	v.cache[sum] = introspected{info: info, until: until}
 	return info, nil
 }
@@ -211,16 +202,7 @@ func (v *IntrospectionVerifier) Verify(ctx context.Context, token string, req *h
 func (v *IntrospectionVerifier) refuse(sum [32]byte, err error, now time.Time) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	if len(v.refused) >= maxCachedTokens {
-		for k, r := range v.refused {
-			if !now.Before(r.until) {
-				delete(v.refused, k)
-			}
-		}
-		if len(v.refused) >= maxCachedTokens {
-			clear(v.refused)
-		}
-	}
+	makeRoom(v.refused, now, func(r refusal) time.Time { return r.until })
 	v.refused[sum] = refusal{err: err, until: now.Add(refusalCache)}
 }
 

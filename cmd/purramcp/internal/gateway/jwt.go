@@ -52,9 +52,6 @@ const (
 	jwksDefaultRefresh = 15 * time.Minute
 	// clockSkew is the leeway for exp, nbf and iat.
 	clockSkew = 60 * time.Second
-	// maxCachedTokens caps the verification cache; when full it is
-	// cleared of expired entries, then emptied if still full.
-	maxCachedTokens = 4096
 )
 
 // signatureAlgorithms are the only JWS algorithms accepted: asymmetric
@@ -363,9 +360,7 @@ func (v *JWTVerifier) Verify(ctx context.Context, token string, _ *http.Request)
 	if still, ok := v.keys[header.KeyID]; !ok || !sameKey(still, key) {
 		return nil, invalid("unknown signing key") // rotated out meanwhile
 	}
-	if len(v.cache) >= maxCachedTokens {
-		v.sweep(now)
-	}
+	makeRoom(v.cache, now, func(c cachedToken) time.Time { return c.info.Expiration.Add(clockSkew) })
 	v.cache[sum] = cachedToken{info: info, kid: header.KeyID}
 	return info, nil
 }
@@ -477,19 +472,6 @@ func (v *JWTVerifier) refreshDue() time.Time {
 func sameKey(a, b verifyKey) bool {
 	pub, ok := a.key.(interface{ Equal(crypto.PublicKey) bool })
 	return ok && a.alg == b.alg && pub.Equal(b.key)
-}
-
-// sweep drops expired cache entries, and every entry when none was. The
-// caller holds mu.
-func (v *JWTVerifier) sweep(now time.Time) {
-	for sum, c := range v.cache {
-		if !now.Before(c.info.Expiration.Add(clockSkew)) {
-			delete(v.cache, sum)
-		}
-	}
-	if len(v.cache) >= maxCachedTokens {
-		clear(v.cache)
-	}
 }
 
 // keyAlgorithm is the one algorithm k verifies: its alg when it names an

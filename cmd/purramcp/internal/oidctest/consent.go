@@ -129,15 +129,7 @@ func (p *Provider) Browse(ctx context.Context, authURL string) error {
 		return err
 	}
 	resp, err := get(ctx, http.DefaultClient, redirect)
-	if err != nil {
-		return err
-	}
-	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxPageBytes))
-	_ = resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("%w: the redirect answered %d", errBadAnswer, resp.StatusCode)
-	}
-	return nil
+	return answeredOK(resp, err, "the redirect")
 }
 
 // RevokeRefreshToken revokes a public client's refresh token at the
@@ -165,13 +157,20 @@ func (p *Provider) RevokeRefreshToken(ctx context.Context, clientID, refreshToke
 	}
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	resp, err = http.DefaultClient.Do(req)
+	return answeredOK(resp, err, "revocation")
+}
+
+// answeredOK ends a request whose answer only has to be 200 OK: err when
+// the request failed, else the body is drained (at most maxPageBytes) and
+// closed, and any other status is an error naming what answered.
+func answeredOK(resp *http.Response, err error, what string) error {
 	if err != nil {
 		return err
 	}
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxPageBytes))
 	_ = resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("%w: revocation answered %d", errBadAnswer, resp.StatusCode)
+		return fmt.Errorf("%w: %s answered %d", errBadAnswer, what, resp.StatusCode)
 	}
 	return nil
 }
