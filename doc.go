@@ -21,8 +21,8 @@
 // shutdown; the adapter only sends tools/list and tools/call requests.
 //
 //	monitor := purramcp.NewCatalogMonitor()
-//	client := monitor.NewClient(&mcp.Implementation{Name: "host", Version: "1"},
-//		nil) // or the host's own options, composed
+//	impl := &mcp.Implementation{Name: "host", Version: "1"}
+//	client := monitor.NewClient(impl, nil) // nil or the host's own *mcp.ClientOptions
 //	session, err := monitor.Connect(ctx, client, transport, nil) // Transport, client.Connect, Attach
 //	if err != nil { ... }
 //	defer session.Close()
