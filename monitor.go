@@ -229,9 +229,11 @@ func (m *CatalogMonitor) Attach(session *mcp.ClientSession) error {
 
 // RequireTransport makes Attach fail [ErrBindingInvalid] for a session that
 // was not connected through the monitor's [CatalogMonitor.Transport], so
-// that no session is ever followed without the bounding layer. Call it
-// before Attach; it cannot be undone. Without it, Attach accepts such a
-// session, as purra-mcp 1.0.0's wiring does.
+// that no session is ever followed without the bounding layer. It is for
+// hosts that connect themselves (Transport, client.Connect, Attach), as
+// purramcptest does; Connect requires the layer on its own. Call it before
+// Attach; it cannot be undone. Without it, Attach accepts such a session,
+// as purra-mcp 1.0.0's wiring does.
 func (m *CatalogMonitor) RequireTransport() {
 	m.mu.Lock()
 	m.strict = true

@@ -116,7 +116,7 @@ func NewServer(opts Options, tools ...Tool) *Server {
 
 // Connect connects server in memory to a new client session with the
 // production wiring: a client a fresh monitor built (with opts.Client),
-// its Transport and Attach. When opts.ProtocolVersion is set,
+// its Transport, RequireTransport and Attach. When opts.ProtocolVersion is set,
 // it fails tb unless that version is the one negotiated. opts.Server is
 // not used. Both sessions are closed when tb's test ends; any failure
 // fails tb at once.
@@ -142,6 +142,7 @@ func Connect(tb testing.TB, server *mcp.Server, opts Options) (*mcp.ClientSessio
 	if got := cs.InitializeResult().ProtocolVersion; opts.ProtocolVersion != "" && got != opts.ProtocolVersion {
 		tb.Fatalf("purramcptest: negotiated %s, want %s", got, opts.ProtocolVersion)
 	}
+	monitor.RequireTransport()
 	if err := monitor.Attach(cs); err != nil {
 		tb.Fatalf("purramcptest: attach: %v", err)
 	}
