@@ -22,7 +22,10 @@ import (
 // options NewClient applied. The middleware also marks each request's ctx
 // with its session (bounding.WithSession): the monitor's bounding layer
 // learns from the handshake it carries which session it connected, so that
-// Attach refuses any other once the layer is connected.
+// Attach refuses any other once the layer is connected. Both rest on go-sdk
+// sending every request through the client's sending middleware with the
+// ctx it then writes with; a go-sdk that stopped doing so would make Attach
+// fail (mcp_binding_invalid), never pass.
 
 // maxUnattached is how many sessions a monitor recognises before one is
 // attached: the last ones its clients connected. A monitor serves one
