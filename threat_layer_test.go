@@ -3,6 +3,7 @@ package purramcp_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -611,6 +612,23 @@ func threatHTTPSessionLost(t *testing.T) {
 
 	serve(restarted)
 	ts.CloseClientConnections() // ends the standalone stream; its resumption finds no session
+	// The Run that meets the lost connection fails the transport, unless
+	// the monitor saw the session end first. The monitor learns of the end
+	// on its own goroutine (session.Wait, then Close), so a Run between
+	// go-sdk failing the connection and that goroutine closing the monitor
+	// is mcp_transport_error too: the test waits for the monitor to close
+	// (the event), then every Run fails before sending anything.
+	res, err := reg.Run(t.Context(), argsA, purramcp.ToolContext{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := res.ErrorCode; got != purramcp.CodeTransportError && got != purramcp.CodeConnectionClosed {
+		t.Errorf("T11 the first Run after the restart: got %q, want %q or %q", got, purramcp.CodeTransportError, purramcp.CodeConnectionClosed)
+	}
+	closed := func() bool { return errors.Is(monitor.Check(monitor.Revision()), purramcp.ErrConnectionClosed) }
+	if !eventually(closed, waitFor, tick) {
+		t.Fatalf("T11: the monitor sees the session end: not met in time")
+	}
 	var codes []string
 	for range 20 {
 		res, err := reg.Run(t.Context(), argsA, purramcp.ToolContext{})
@@ -618,17 +636,9 @@ func threatHTTPSessionLost(t *testing.T) {
 			t.Fatal(err)
 		}
 		codes = append(codes, res.ErrorCode)
-		time.Sleep(5 * time.Millisecond)
 	}
-	// The Run that meets the lost connection fails the transport, unless
-	// the monitor saw the session end first; once it ended, Runs fail
-	// before sending anything.
-	want := slices.Repeat([]string{purramcp.CodeConnectionClosed}, len(codes))
-	if codes[0] == purramcp.CodeTransportError {
-		want[0] = purramcp.CodeTransportError
-	}
-	if !slices.Equal(codes, want) {
-		t.Errorf("T11 Runs after the restart: got %q, want %q", codes, want)
+	if want := slices.Repeat([]string{purramcp.CodeConnectionClosed}, len(codes)); !slices.Equal(codes, want) {
+		t.Errorf("T11 Runs once the session ended: got %q, want %q", codes, want)
 	}
 	if _, calls := first.counts(); calls != 1 {
 		t.Errorf("T11: the first server saw %d tools/call, want 1", calls)
