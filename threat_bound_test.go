@@ -394,40 +394,48 @@ func threatHTTPMidCall(t *testing.T) {
 // threatHTTPFrames (T6): over streamable HTTP a 12 MiB answer is rejected as
 // it streams in, as a JSON body and as an SSE event; the session stays usable
 // (it discovers and calls again; go-sdk's Ping is refused by a stateless
-// 2026-07-28 server).
+// 2026-07-28 server). The server is go-sdk's own, which marshals the whole
+// 12 MiB result before it writes a byte: seconds of CPU under -race on a
+// loaded machine, which no Timeout can be sure to cover. So the session
+// runs in a synctest bubble, over an *http.Transport (the layer's inline
+// path, as over a socket) whose http scheme memTransport serves in this
+// process: fake time stands still while the server works, and only an
+// answer never rejected could reach the Timeout.
 func threatHTTPFrames(t *testing.T) {
 	f := loadMCPFixture(t)
 	textOnly := withField(t, f.Tool, "outputSchema", nil)
 	for _, jsonResponse := range []bool{true, false} {
 		leakChecked(t, fmt.Sprintf("json=%v", jsonResponse), func(t *testing.T) {
-			srv := newSDKServer(t, nil, textOnly)
-			srv.handler = func(context.Context) (*mcp.CallToolResult, error) {
-				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strings.Repeat("x", hostileTextBytes)}}}, nil
-			}
-			hs := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv.MCP },
-				&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: jsonResponse}))
-			transport := &http.Transport{}
-			t.Cleanup(func() { // after the session closes (cleanups run last first): hs.Close waits for open streams
-				hs.CloseClientConnections()
-				hs.Close()
-				transport.CloseIdleConnections()
+			synctest.Test(t, func(t *testing.T) {
+				srv := newSDKServer(t, nil, textOnly)
+				srv.handler = func(context.Context) (*mcp.CallToolResult, error) {
+					return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strings.Repeat("x", hostileTextBytes)}}}, nil
+				}
+				transport := &http.Transport{}
+				transport.RegisterProtocol("http", memTransport{handler: mcp.NewStreamableHTTPHandler(
+					func(*http.Request) *mcp.Server { return srv.MCP },
+					&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: jsonResponse})})
+				h := httpHarness(t, "http://peer.test/mcp", transport, srv)
+				reg := discoverWith(t, h, purramcp.Limits{Timeout: 10 * time.Second}, nil)
+				start := time.Now()
+				res, err := reg.Run(t.Context(), argsA, purramcp.ToolContext{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if res.ErrorCode != purramcp.CodeResultTooLarge {
+					t.Errorf("T6 HTTP json=%v: got %q, want %q", jsonResponse, res.ErrorCode, purramcp.CodeResultTooLarge)
+				}
+				if got := time.Since(start); got != 0 {
+					t.Errorf("T6 HTTP json=%v: rejected with no wait: got %v, want 0", jsonResponse, got)
+				}
+				res, err = discoverWith(t, h, purramcp.Limits{}, nil).Run(t.Context(), argsA, purramcp.ToolContext{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if res.ErrorCode != purramcp.CodeResultTooLarge {
+					t.Errorf("T6 HTTP json=%v: the session discovers and calls again: got %q, want %q", jsonResponse, res.ErrorCode, purramcp.CodeResultTooLarge)
+				}
 			})
-			h := httpHarness(t, hs.URL, transport, srv)
-			reg := discoverWith(t, h, purramcp.Limits{Timeout: 10 * time.Second}, nil)
-			res, err := reg.Run(t.Context(), argsA, purramcp.ToolContext{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if res.ErrorCode != purramcp.CodeResultTooLarge {
-				t.Errorf("T6 HTTP json=%v: got %q, want %q", jsonResponse, res.ErrorCode, purramcp.CodeResultTooLarge)
-			}
-			res, err = discoverWith(t, h, purramcp.Limits{}, nil).Run(t.Context(), argsA, purramcp.ToolContext{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if res.ErrorCode != purramcp.CodeResultTooLarge {
-				t.Errorf("T6 HTTP json=%v: the session discovers and calls again: got %q, want %q", jsonResponse, res.ErrorCode, purramcp.CodeResultTooLarge)
-			}
 		})
 	}
 }

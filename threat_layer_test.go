@@ -3,6 +3,7 @@ package purramcp_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -575,61 +576,81 @@ func threatHTTPConnectionFailsInFlight(t *testing.T) {
 // resumed, with an error that carries no sentinel. A Run that meets the
 // failed connection is mcp_transport_error (the bounding layer saw the
 // connection lost), never mcp_result_invalid; once the session has ended,
-// Runs are mcp_connection_closed; none reaches either server.
+// Runs are mcp_connection_closed; none reaches either server, and no
+// goroutine of the session outlives the test.
 func threatHTTPSessionLost(t *testing.T) {
-	tool := json.RawMessage(textTool(t))
-	first, restarted := newSDKServer(t, nil, tool), newSDKServer(t, nil, tool)
-	var handler atomic.Pointer[http.Handler]
-	serve := func(s *sdkServer) {
-		h := http.Handler(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.MCP }, nil))
-		handler.Store(&h)
-	}
-	serve(first)
-	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		(*handler.Load()).ServeHTTP(w, r)
-	}))
-	defer ts.Close()
-	monitor := purramcp.NewCatalogMonitor()
-	client := monitor.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, nil)
-	cs, err := monitor.Connect(t.Context(), client,
-		&mcp.StreamableClientTransport{Endpoint: ts.URL, MaxRetries: -1}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = cs.Close() }()
-	h := sessionHarness{session: cs, monitor: monitor, counts: first.counts, lastArguments: first.lastArguments}
-	reg := discoverWith(t, h, purramcp.Limits{Timeout: 2 * time.Second}, nil)
-	if res, err := reg.Run(t.Context(), argsA, purramcp.ToolContext{}); err != nil || res.ErrorCode != "" {
-		t.Fatalf("before the restart: %v %q", err, res.ErrorCode)
-	}
+	leakChecked(t, "restart", func(t *testing.T) {
+		tool := json.RawMessage(textTool(t))
+		first, restarted := newSDKServer(t, nil, tool), newSDKServer(t, nil, tool)
+		var handler atomic.Pointer[http.Handler]
+		serve := func(s *sdkServer) {
+			h := http.Handler(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.MCP }, nil))
+			handler.Store(&h)
+		}
+		serve(first)
+		ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			(*handler.Load()).ServeHTTP(w, r)
+		}))
+		defer ts.Close()
+		// The first server's session outlives the client's (no DELETE reaches
+		// a server that forgot it): it is closed at the end, so that its
+		// reading goroutine does not outlive the test.
+		defer func() {
+			for ss := range first.MCP.Sessions() {
+				_ = ss.Close()
+			}
+		}()
+		monitor := purramcp.NewCatalogMonitor()
+		client := monitor.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, nil)
+		cs, err := monitor.Connect(t.Context(), client,
+			&mcp.StreamableClientTransport{Endpoint: ts.URL, MaxRetries: -1}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer func() { _ = cs.Close() }()
+		h := sessionHarness{session: cs, monitor: monitor, counts: first.counts, lastArguments: first.lastArguments}
+		reg := discoverWith(t, h, purramcp.Limits{Timeout: 2 * time.Second}, nil)
+		if res, err := reg.Run(t.Context(), argsA, purramcp.ToolContext{}); err != nil || res.ErrorCode != "" {
+			t.Fatalf("before the restart: %v %q", err, res.ErrorCode)
+		}
 
-	serve(restarted)
-	ts.CloseClientConnections() // ends the standalone stream; its resumption finds no session
-	var codes []string
-	for range 20 {
+		serve(restarted)
+		ts.CloseClientConnections() // ends the standalone stream; its resumption finds no session
+		// The Run that meets the lost connection fails the transport, unless
+		// the monitor saw the session end first. The monitor learns of the end
+		// on its own goroutine (session.Wait, then Close), so a Run between
+		// go-sdk failing the connection and that goroutine closing the monitor
+		// is mcp_transport_error too: the test waits for the monitor to close
+		// (the event), then every Run fails before sending anything.
 		res, err := reg.Run(t.Context(), argsA, purramcp.ToolContext{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		codes = append(codes, res.ErrorCode)
-		time.Sleep(5 * time.Millisecond)
-	}
-	// The Run that meets the lost connection fails the transport, unless
-	// the monitor saw the session end first; once it ended, Runs fail
-	// before sending anything.
-	want := slices.Repeat([]string{purramcp.CodeConnectionClosed}, len(codes))
-	if codes[0] == purramcp.CodeTransportError {
-		want[0] = purramcp.CodeTransportError
-	}
-	if !slices.Equal(codes, want) {
-		t.Errorf("T11 Runs after the restart: got %q, want %q", codes, want)
-	}
-	if _, calls := first.counts(); calls != 1 {
-		t.Errorf("T11: the first server saw %d tools/call, want 1", calls)
-	}
-	if _, calls := restarted.counts(); calls != 0 {
-		t.Errorf("T11: the restarted server saw %d tools/call, want 0", calls)
-	}
+		if got := res.ErrorCode; got != purramcp.CodeTransportError && got != purramcp.CodeConnectionClosed {
+			t.Errorf("T11 the first Run after the restart: got %q, want %q or %q", got, purramcp.CodeTransportError, purramcp.CodeConnectionClosed)
+		}
+		closed := func() bool { return errors.Is(monitor.Check(monitor.Revision()), purramcp.ErrConnectionClosed) }
+		if !eventually(closed, waitFor, tick) {
+			t.Fatalf("T11: the monitor sees the session end: not met in time")
+		}
+		var codes []string
+		for range 20 {
+			res, err := reg.Run(t.Context(), argsA, purramcp.ToolContext{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			codes = append(codes, res.ErrorCode)
+		}
+		if want := slices.Repeat([]string{purramcp.CodeConnectionClosed}, len(codes)); !slices.Equal(codes, want) {
+			t.Errorf("T11 Runs once the session ended: got %q, want %q", codes, want)
+		}
+		if _, calls := first.counts(); calls != 1 {
+			t.Errorf("T11: the first server saw %d tools/call, want 1", calls)
+		}
+		if _, calls := restarted.counts(); calls != 0 {
+			t.Errorf("T11: the restarted server saw %d tools/call, want 0", calls)
+		}
+	})
 }
 
 // startReference connects s with purra-mcp 1.0.0's reference wiring (the
