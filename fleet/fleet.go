@@ -34,7 +34,8 @@ const (
 	// mcp_auth_required, mcp_auth_expired, mcp_auth_store_failed). It
 	// registers nothing, never opens a browser, and looks in the token
 	// store every second: once purramcp login (or the host) saves new
-	// credentials there, it reconnects.
+	// credentials there, it reconnects; once the background refresh
+	// renews a token the server refused, it reconnects after its backoff.
 	StateUnauthorized State = "unauthorized"
 	// StateClosed: the fleet was closed.
 	StateClosed State = "closed"

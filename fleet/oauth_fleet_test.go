@@ -3,8 +3,10 @@ package fleet_test
 import (
 	"context"
 	"encoding/json"
+	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -176,5 +178,48 @@ func TestFleet_RefusedRefreshIsUnauthorizedAtOnce(t *testing.T) {
 	})
 	assert.Equal(t, purramcp.CodeAuthExpired, statusOf(t, f, "remote").Code)
 	assert.Empty(t, f.Registrations())
+	require.NoError(t, f.Close())
+}
+
+// TestFleet_RefusedAtConnectRefreshedByKeeper: a server that refuses the
+// access token at the handshake while its token endpoint cannot be
+// reached is unauthorized only until the keeper's retried refresh lands:
+// the keeper renews the credentials on its own (no login changes the
+// store after it), and the server comes back with them, after exactly one
+// refresh and no new registration.
+func TestFleet_RefusedAtConnectRefreshedByKeeper(t *testing.T) {
+	srv := oauthtest.New(t, oauthtest.Options{})
+	store := &oauth.FileStore{Dir: t.TempDir() + "/tokens"}
+	_, err, _ := login(t, srv, store, nil, 0)
+	require.NoError(t, err)
+	ctx := context.Background()
+	creds, err := store.Load(ctx, srv.URL)
+	require.NoError(t, err)
+	const refused = "an-access-token-the-server-refuses"
+	creds.AccessToken = refused // not due for an hour: no refresh before the handshake
+	require.NoError(t, store.Save(ctx, creds))
+	var hangups atomic.Int32
+	srv.Handle(oauthtest.PathToken, http.HandlerFunc(func(http.ResponseWriter, *http.Request) {
+		hangups.Add(1)
+		panic(http.ErrAbortHandler) // no answer: the keeper tries again in 5 s
+	}))
+
+	cfg, err := fleet.ParseConfig([]byte(`{"servers": {"remote": {"type": "http", "url": "` + srv.URL + `",
+		"limits": {"timeout": "5s"}, "tools": {"echo": {"as": "echo"}}}}}`))
+	require.NoError(t, err)
+	f := startFleet(t, cfg, fleet.Options{Backoff: fastBackoff, TokenStore: store})
+	st := statusOf(t, f, "remote")
+	require.Equal(t, fleet.StateUnauthorized, st.State, "the handshake was refused and no refresh answered")
+	assert.Equal(t, purramcp.CodeAuthExpired, st.Code)
+	assert.True(t, srv.Used(refused), "the handshake presented the refused token")
+	assert.NotZero(t, hangups.Load(), "a refresh was tried")
+
+	srv.Handle(oauthtest.PathToken, nil) // answers again
+	waitFor(t, "ready with the keeper's refreshed token", func() bool {
+		return statusOf(t, f, "remote").State == fleet.StateReady
+	})
+	assert.Equal(t, "", run(t, registration(t, f, "echo"), `{"text":"hi"}`))
+	assert.Equal(t, 1, srv.Refreshes())
+	assert.Equal(t, 1, srv.Registrations(), "no new login")
 	require.NoError(t, f.Close())
 }

@@ -78,9 +78,11 @@ func alive(pid int) bool {
 }
 
 // stopped reports whether every thread of pid is in the stopped state.
-// kill(SIGSTOP) returns before the kernel has stopped the target's
-// threads, and a thread woken in read() may still take bytes written
-// meanwhile, so a test that writes to a stopped server waits for this.
+// kill(SIGSTOP) returns once the signal is pending: the group stop begins
+// only when the thread it was given to next runs, and until then another
+// thread woken in read() takes a request written meanwhile and answers it
+// (under CPU load, often), so a test that writes to a stopped server
+// waits for this.
 func stopped(pid int) bool {
 	tasks, err := os.ReadDir(filepath.Join("/proc", strconv.Itoa(pid), "task"))
 	if err != nil || len(tasks) == 0 {
@@ -172,6 +174,7 @@ func TestProcess_KilledThenStoppedNeverReplays(t *testing.T) {
 	require.NoError(t, err)
 	groups = append(groups, g)
 	require.NoError(t, syscall.Kill(second, syscall.SIGSTOP))
+	waitFor(t, "the second server stopped", func() bool { return stopped(second) })
 	assert.Equal(t, purramcp.CodeTimeout, run(t, convert, convertWith(4)))
 	assert.Equal(t, purramcp.CodeTimeout, run(t, convert, convertWith(5)))
 	third := nextServer(t, f, calls, second, digest)

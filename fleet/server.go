@@ -85,6 +85,7 @@ type conn struct {
 	proc     *process // nil unless stdio
 	release  func()   // frees what the transport holds besides the session
 	timeouts atomic.Int32
+	renewals uint64        // the keeper's Renewals before the last discovery began (0 without a keeper)
 	cut      chan struct{} // closed by sever
 	once     sync.Once
 	reason   string // the code sever was given; read after cut is closed
@@ -140,19 +141,19 @@ func (s *server) supervise(ctx context.Context) {
 	failures := 0
 	for ctx.Err() == nil {
 		s.connecting()
+		var renewals uint64 // the keeper's, before the handshake
 		if k := s.keeper; k != nil {
 			if at := k.Due(); !at.IsZero() && !time.Now().Before(at) {
 				_ = k.Refresh(ctx) // an expired token is renewed before the handshake; a refusal shows below
 			}
+			renewals = k.Renewals()
 		}
 		c, err := s.connect(ctx)
 		code := connectCode(err)
 		if code == purramcp.CodeUnauthorized && s.keeper != nil {
-			s.unauthorized(s.keeper.Reason())
-			if !s.awaitLogin(ctx) {
+			if !s.reauthorize(ctx, renewals, &failures) {
 				return
 			}
-			failures = 0
 			continue
 		}
 		if err == nil {
@@ -168,11 +169,13 @@ func (s *server) supervise(ctx context.Context) {
 				// keeper ended the session because only a login helps now (its
 				// refresh was refused): unauthorized at once, not a reconnect
 				// with a token that cannot be renewed
-				s.unauthorized(s.keeper.Reason())
-				if !s.awaitLogin(ctx) {
+				renewals := c.renewals // a 401 to the last discovery
+				if code != purramcp.CodeUnauthorized {
+					renewals = s.keeper.Renewals() // refused: only a login renews
+				}
+				if !s.reauthorize(ctx, renewals, &failures) {
 					return
 				}
-				failures = 0
 				continue
 			}
 		}
@@ -268,6 +271,9 @@ func (s *server) serve(ctx context.Context, c *conn) (string, bool) {
 	}
 	settled := false
 	for {
+		if s.keeper != nil {
+			c.renewals = s.keeper.Renewals()
+		}
 		code := s.discover(ctx, c)
 		if code != "" && code != purramcp.CodeCatalogUnapproved {
 			return code, settled
@@ -469,20 +475,53 @@ func (s *server) unauthorized(code string) {
 	}
 }
 
-// awaitLogin waits until the token store holds new credentials for the
-// server, and reports false when ctx ended first. It never opens a
-// browser: purramcp login (or the host) puts the credentials there.
-func (s *server) awaitLogin(ctx context.Context) bool {
+// reauthorize makes the server unauthorized and waits until it may be
+// tried again (awaitLogin). After a login the next attempt is a first one
+// (*failures is reset); after the keeper's own renewal it is one more
+// consecutive failure and waits out the backoff first, so that a server
+// refusing every refreshed token costs at most one attempt and one
+// refresh per backoff wait. It reports false when ctx ended first.
+func (s *server) reauthorize(ctx context.Context, renewals uint64, failures *int) bool {
+	s.unauthorized(s.keeper.Reason())
+	login, ok := s.awaitLogin(ctx, renewals)
+	if !ok {
+		return false
+	}
+	if login {
+		*failures = 0
+		return true
+	}
+	*failures++
+	t := time.NewTimer(s.f.backoffWait(*failures))
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}
+
+// awaitLogin waits until the server may be tried again: the token store
+// holds new credentials for it (a login: login is true), or the keeper
+// took up credentials since its Renewals was renewals (its own refresh
+// after the server refused a token, which no store change announces). ok
+// is false when ctx ended first. It never opens a browser: purramcp login
+// (or the host) puts the credentials there.
+func (s *server) awaitLogin(ctx context.Context, renewals uint64) (login, ok bool) {
 	t := time.NewTicker(loginPoll)
 	defer t.Stop()
 	for {
 		select {
 		case <-ctx.Done():
-			return false
+			return false, false
 		case <-t.C:
 		}
 		if changed, err := s.keeper.Load(ctx); err == nil && changed {
-			return true
+			return true, true
+		}
+		if s.keeper.Renewals() != renewals {
+			return false, true
 		}
 		if code := s.keeper.Reason(); code != s.statusCode() {
 			s.unauthorized(code) // a store that failed, or answers again

@@ -41,6 +41,7 @@ type Keeper struct {
 	failed   string       // the code of the last failure (auth required, expired, store failed)
 	required []string     // the scopes of the last insufficient_scope challenge
 	refusals int          // refreshes that ended in a coded failure, whoever ran them (Keep reports each)
+	renewals uint64       // credentials taken up: each login Load found and each refresh adopted
 	wakeup   chan struct{}
 
 	refreshing sync.Mutex // held by the one refresh of this keeper in flight
@@ -83,6 +84,9 @@ func (k *Keeper) Load(ctx context.Context) (bool, error) {
 	changed := c != nil && (k.creds == nil || c.AccessToken != k.creds.AccessToken)
 	if changed || (c == nil && k.creds != nil) {
 		k.creds, k.obtained, k.expired, k.failed = c, time.Now(), false, ""
+		if changed {
+			k.renewals++
+		}
 		k.wake() // the refresh schedule follows the new credentials
 	}
 	return changed, nil
@@ -344,8 +348,20 @@ func (k *Keeper) usable(c *Credentials) bool {
 func (k *Keeper) adopt(c *Credentials) {
 	k.mu.Lock()
 	k.creds, k.obtained, k.expired, k.failed = c, time.Now(), false, ""
+	k.renewals++
 	k.mu.Unlock()
 	k.wake() // the refresh schedule follows the new credentials
+}
+
+// Renewals counts the credentials the keeper has taken up: each new
+// access token [Keeper.Load] found and each one a refresh brought (its
+// own, or another holder's it adopted). A caller whose server refused the
+// credentials reads it before the request and waits for it to move: the
+// keeper then holds credentials it had not presented, without a login.
+func (k *Keeper) Renewals() uint64 {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.renewals
 }
 
 // pastExpiry reports whether c's access token has a known expiry that
