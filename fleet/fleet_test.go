@@ -396,18 +396,7 @@ func TestFleet_StatusNamesTheFailingTool(t *testing.T) {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "bad", Version: "1"}, nil)
 	srv.AddTool(&mcp.Tool{Name: "units.list", InputSchema: json.RawMessage(`{"type":"object","allOf":[{}]}`)},
 		purramcptest.Text(nil, "x"))
-	var sessions []*mcp.ServerSession
-	dial := func(ctx context.Context) (mcp.Transport, error) {
-		st, ct := mcp.NewInMemoryTransports()
-		ss, err := srv.Connect(ctx, st, nil)
-		sessions = append(sessions, ss)
-		return ct, err
-	}
-	defer func() {
-		for _, ss := range sessions {
-			_ = ss.Wait()
-		}
-	}()
+	dial := serverDial(t, srv)
 	f := startFleet(t, &fleet.Config{Servers: map[string]fleet.ServerConfig{"bad": {Dial: dial,
 		Tools: map[string]fleet.ToolConfig{"units.list": {As: "list_units"}}}}},
 		fleet.Options{Backoff: fleet.Backoff{Initial: time.Minute, Max: time.Minute}})
@@ -424,18 +413,7 @@ func TestFleet_StatusNamesTheFailingTool(t *testing.T) {
 func TestFleet_StatusNamesNoToolForACatalogLimit(t *testing.T) {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "big", Version: "1"}, nil)
 	srv.AddTool(&mcp.Tool{Name: "units.list", InputSchema: json.RawMessage(`{"type":"object"}`)}, purramcptest.Text(nil, "x"))
-	var sessions []*mcp.ServerSession
-	dial := func(ctx context.Context) (mcp.Transport, error) {
-		st, ct := mcp.NewInMemoryTransports()
-		ss, err := srv.Connect(ctx, st, nil)
-		sessions = append(sessions, ss)
-		return ct, err
-	}
-	defer func() {
-		for _, ss := range sessions {
-			_ = ss.Wait()
-		}
-	}()
+	dial := serverDial(t, srv)
 	f := startFleet(t, &fleet.Config{Servers: map[string]fleet.ServerConfig{"big": {Dial: dial,
 		Limits: purramcp.Limits{MaxCatalogBytes: 10}, Tools: map[string]fleet.ToolConfig{"units.list": {As: "list_units"}}}}},
 		fleet.Options{Backoff: fleet.Backoff{Initial: time.Minute, Max: time.Minute}})

@@ -19,6 +19,32 @@ import (
 	"purra.dev/purramcp/fleet"
 )
 
+// serverDial returns a ServerConfig.Dial that connects srv in memory, a
+// fresh server session each time; t's cleanup waits for every session it
+// made to end.
+func serverDial(t *testing.T, srv *mcp.Server) func(context.Context) (mcp.Transport, error) {
+	var mu sync.Mutex
+	var sessions []*mcp.ServerSession
+	t.Cleanup(func() {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, ss := range sessions {
+			_ = ss.Wait()
+		}
+	})
+	return func(ctx context.Context) (mcp.Transport, error) {
+		st, ct := mcp.NewInMemoryTransports()
+		ss, err := srv.Connect(ctx, st, nil)
+		if err != nil {
+			return nil, err
+		}
+		mu.Lock()
+		sessions = append(sessions, ss)
+		mu.Unlock()
+		return ct, nil
+	}
+}
+
 // memServer is an in-memory MCP server a fleet reaches through Dial. Each
 // Dial starts a fresh go-sdk server session with the current tools, as a
 // restarted process would; Kill ends every live session, and Down makes
